@@ -1,0 +1,199 @@
+#!/usr/bin/env python3
+"""Writes the project's own gate case files (17-*.json onward) beside the 16 public ones.
+
+Each case states, by hand, what the gate must answer and a substring of the reason. Run it
+from this folder after editing; the files it writes are committed.
+"""
+import copy
+import json
+
+NOW = 1767225600
+DAY = 86400
+POLICY = {"similarityThreshold": 0.9, "staleAfterDays": 30, "maxActiveFacts": 120,
+          "protectedCategories": ["identity", "preferences", "commitments"]}
+TRANSCRIPT = [
+    "user: I live in Lisbon and work best in the morning.",
+    "assistant: Good to know.",
+    "user: I installed postgres 16 on the backup box.",
+    "assistant: Nice.",
+    "user: The kitchen leaks and the kettle is broken.",
+    "assistant: Sorry to hear that.",
+    "user: I promised Ana I would review her thesis by Friday.",
+    "assistant: I will remember.",
+    "user: I keep a bearded dragon called Saffron.",
+    "assistant: Lovely.",
+]
+
+
+def item(i, block, text, category, age_days, active=True):
+    return {"itemId": f"m_{i}", "block": block, "text": text, "category": category,
+            "createdAt": NOW - age_days * DAY, "active": active}
+
+
+ITEMS = [
+    item(1, "scratch", "I live in Lisbon and work best in the morning.", "identity", 1),
+    item(2, "scratch", "User lives in Lisbon and works best in the morning.", "identity", 1),
+    item(3, "scratch", "The user installed postgres 16 on the backup box.", "context", 1),
+    item(4, "scratch", "The kitchen leaks and the kettle is broken.", "event", 70),
+    item(5, "human", "The user promised Ana to review her thesis by Friday.", "commitments", 70),
+    item(6, "scratch", "I live in Porto and work best in the morning.", "identity", 1),
+    item(7, "scratch", "The user keeps a bearded dragon.", "context", 2),
+    item(8, "scratch", "The user keeps a bearded dragon called Saffron.", "context", 2),
+    item(9, "scratch", "The old router was replaced.", "context", 40, active=False),
+    item(10, "episodes", "The kettle is broken.", "event", 3),
+    item(11, "scratch", "The kettle whistles loudly.", "context", 45),
+    item(12, "persona", "The assistant is called Nyx.", "identity", 5),
+]
+
+CASES = []
+
+
+def case(name, pass_, proposals, expect, policy=None, items=None):
+    key = {"encode": "facts", "dedupe": "drop", "merge": "merge", "promote": "promote", "forget": "forget"}[pass_]
+    CASES.append({
+        "name": name, "now": NOW, "policy": policy or POLICY, "transcript": TRANSCRIPT,
+        "items": items or ITEMS, "pass": pass_, "proposal": {key: proposals},
+        "expect": [{"accepted": a, "reasonContains": r} for a, r in expect],
+    })
+
+
+def drop(i, of, reason="same fact"):
+    return {"itemId": i, "duplicateOf": of, "reason": reason}
+
+
+# ---- encode
+case("encode accepts a fact naming a person from the transcript", "encode",
+     [{"text": "The user promised Ana to review her thesis.", "category": "commitments", "block": "scratch"}], [(True, "")])
+case("encode accepts inflected words traced through the stemmer", "encode",
+     [{"text": "The user lives in Lisbon and works in the mornings.", "category": "identity", "block": "scratch"}], [(True, "")])
+case("encode refuses a name absent from the transcript", "encode",
+     [{"text": "The user promised Maria to review her thesis.", "category": "commitments", "block": "scratch"}], [(False, "Maria")])
+case("encode refuses a capitalised common word not in the transcript", "encode",
+     [{"text": "The user keeps the Kettle in the kitchen.", "category": "context", "block": "scratch"}], [(False, "Kettle")])
+case("encode refuses a fact with no content", "encode",
+     [{"text": "The user is.", "category": "context", "block": "scratch"}], [(False, "no content")])
+case("encode refuses a missing text", "encode", [{"category": "context", "block": "scratch"}], [(False, "'text' is missing")])
+case("encode refuses a text that is not a string", "encode",
+     [{"text": 42, "category": "context", "block": "scratch"}], [(False, "must be a string")])
+case("encode refuses a fact aimed at human", "encode",
+     [{"text": "The user lives in Lisbon.", "category": "identity", "block": "human"}], [(False, "Promote")])
+case("encode refuses an unknown block", "encode",
+     [{"text": "The user lives in Lisbon.", "category": "identity", "block": "attic"}], [(False, "attic")])
+case("encode refuses an empty category", "encode",
+     [{"text": "The user lives in Lisbon.", "category": " ", "block": "scratch"}], [(False, "category")])
+case("encode refuses a proposal that is not an object", "encode", ["The user lives in Lisbon."], [(False, "object")])
+case("encode lists every invented token", "encode",
+     [{"text": "The user migrated to Kubernetes on the backup box.", "category": "context", "block": "scratch"}],
+     [(False, "migrated, kubernete")])
+case("encode judges each fact on its own", "encode",
+     [{"text": "The user keeps a bearded dragon called Saffron.", "category": "context", "block": "scratch"},
+      {"text": "The user keeps a bearded dragon called Pepper.", "category": "context", "block": "scratch"}],
+     [(True, ""), (False, "pepper")])
+
+# ---- dedupe
+case("dedupe accepts a subset restatement", "dedupe", [drop("m_7", "m_8")], [(True, "1.000")])
+case("dedupe refuses a ghost item", "dedupe", [drop("m_404", "m_1")], [(False, "m_404' does not exist")])
+case("dedupe refuses an inactive item", "dedupe", [drop("m_9", "m_3")], [(False, "not active")])
+case("dedupe refuses an inactive keeper", "dedupe", [drop("m_3", "m_9")], [(False, "duplicateOf m_9 is not active")])
+case("dedupe refuses a chain through a dropped keeper", "dedupe",
+     [drop("m_2", "m_1"), drop("m_1", "m_6")], [(True, ""), (False, "chain")])
+case("dedupe refuses a drop into an item dropped earlier", "dedupe",
+     [drop("m_7", "m_8"), drop("m_8", "m_7")], [(True, ""), (False, "earlier")])
+case("dedupe refuses a missing duplicateOf", "dedupe", [{"itemId": "m_2", "reason": "same"}], [(False, "'duplicateOf' is missing")])
+case("dedupe refuses a numeric itemId", "dedupe", [{"itemId": 2, "duplicateOf": "m_1", "reason": "same"}], [(False, "must be a string")])
+case("dedupe refuses a missing reason", "dedupe", [{"itemId": "m_2", "duplicateOf": "m_1"}], [(False, "reason is empty")])
+case("dedupe refuses a whitespace reason", "dedupe", [drop("m_2", "m_1", "   ")], [(False, "reason")])
+case("dedupe refuses a different stack", "dedupe",
+     [drop("m_11", "m_10")], [(False, "below the threshold")])
+case("dedupe honours a lower threshold in the policy", "dedupe", [drop("m_6", "m_1")], [(True, "0.800")],
+     policy={**POLICY, "similarityThreshold": 0.8})
+case("dedupe refuses a proposal that is a list", "dedupe", [["m_2", "m_1"]], [(False, "object")])
+case("dedupe accepts across blocks", "dedupe", [drop("m_10", "m_4")], [(True, "")])
+
+# ---- merge
+def merge(into, frm, text, reason="same thing"):
+    return {"intoId": into, "fromIds": frm, "mergedText": text, "reason": reason}
+
+
+case("merge accepts a traceable union", "merge",
+     [merge("m_3", ["m_4"], "The user installed postgres 16 on the backup box; the kettle is broken.")], [(True, "")])
+case("merge accepts a restatement of a name from its sources", "merge",
+     [merge("m_8", ["m_7"], "The user keeps a bearded dragon called Saffron.")], [(True, "")])
+case("merge refuses a ghost source", "merge", [merge("m_3", ["m_77"], "x y z")], [(False, "fromIds 'm_77' does not exist")])
+case("merge refuses a ghost target", "merge", [merge("m_70", ["m_3"], "x y z")], [(False, "intoId 'm_70' does not exist")])
+case("merge refuses a source consumed earlier in the pass", "merge",
+     [merge("m_8", ["m_7"], "The user keeps a bearded dragon called Saffron."),
+      merge("m_3", ["m_7"], "The user installed postgres 16 on the backup box.")],
+     [(True, ""), (False, "already removed by an earlier mutation")])
+case("merge refuses an inactive source", "merge", [merge("m_3", ["m_9"], "The user installed postgres 16.")], [(False, "not active")])
+case("merge refuses a target listed among its sources", "merge", [merge("m_3", ["m_3"], "x y z")], [(False, "also listed")])
+case("merge refuses a source listed twice", "merge", [merge("m_3", ["m_4", "m_4"], "x y z")], [(False, "twice")])
+case("merge refuses empty fromIds", "merge", [merge("m_3", [], "x y z")], [(False, "fromIds is empty")])
+case("merge refuses fromIds that is a string", "merge", [merge("m_3", "m_4", "x y z")], [(False, "array")])
+case("merge refuses a numeric entry in fromIds", "merge", [merge("m_3", [4], "x y z")], [(False, "must be a string")])
+case("merge refuses an empty mergedText", "merge", [merge("m_3", ["m_4"], "  ")], [(False, "mergedText is empty")])
+case("merge refuses an empty reason", "merge",
+     [merge("m_3", ["m_4"], "The user installed postgres 16 on the backup box.", "")], [(False, "reason")])
+case("merge refuses a persona fact mixed with scratch", "merge",
+     [merge("m_12", ["m_3"], "The assistant is called Nyx.")], [(False, "two blocks")])
+case("merge refuses a name found only in the transcript", "merge",
+     [merge("m_3", ["m_4"], "The user installed postgres 16 on the backup box for Ana.")], [(False, "Ana")])
+
+# ---- promote
+def promote(i, to, reason="durable"):
+    return {"itemId": i, "toBlock": to, "reason": reason}
+
+
+case("promote accepts an event to episodes", "promote", [promote("m_4", "episodes")], [(True, "episodes")])
+case("promote accepts a fact to persona", "promote", [promote("m_3", "persona")], [(True, "")])
+case("promote refuses scratch as a target", "promote", [promote("m_1", "scratch")], [(False, "'scratch' is not one of")])
+case("promote refuses a capitalised block name", "promote", [promote("m_1", "Human")], [(False, "Human")])
+case("promote refuses an item already there", "promote", [promote("m_5", "human")], [(False, "already in human")])
+case("promote refuses a ghost item", "promote", [promote("m_41", "human")], [(False, "does not exist")])
+case("promote refuses an inactive item", "promote", [promote("m_9", "human")], [(False, "not active")])
+case("promote refuses a second move of the same item", "promote",
+     [promote("m_1", "human"), promote("m_1", "persona")], [(True, ""), (False, "earlier mutation")])
+case("promote refuses a missing toBlock", "promote", [{"itemId": "m_1", "reason": "x"}], [(False, "'toBlock' is missing")])
+case("promote refuses an empty reason", "promote", [promote("m_1", "human", "")], [(False, "reason")])
+
+# ---- forget
+def forget(i, policy="stale", reason="old"):
+    return {"itemId": i, "reason": reason, "policy": policy}
+
+
+SMALL = [item(1, "human", "I live in Lisbon.", "identity", 1),
+         item(2, "scratch", "The kettle is broken.", "event", 1),
+         item(3, "scratch", "The user installed postgres 16.", "context", 10),
+         item(4, "episodes", "The kitchen leaks.", "event", 2)]
+CAP3 = {**POLICY, "maxActiveFacts": 3}
+
+case("forget accepts a stale context fact", "forget", [forget("m_11")], [(True, "stale")])
+case("forget records the verified rule, not the claimed one", "forget", [forget("m_11", "capacity")], [(True, "stale rule")])
+case("forget accepts the lowest-salience fact over capacity", "forget", [forget("m_3", "capacity")], [(True, "capacity")],
+     policy=CAP3, items=SMALL)
+case("forget refuses a fact outside the overflow set", "forget", [forget("m_4", "capacity")], [(False, "lowest-salience")],
+     policy=CAP3, items=SMALL)
+case("forget refuses a second capacity forget once back under the cap", "forget",
+     [forget("m_3", "capacity"), forget("m_2", "capacity")], [(True, ""), (False, "not over capacity")],
+     policy={**POLICY, "maxActiveFacts": 3}, items=SMALL)
+case("forget refuses a protected identity even over capacity", "forget", [forget("m_1", "capacity")], [(False, "protected")],
+     policy={**POLICY, "maxActiveFacts": 1}, items=SMALL)
+case("forget honours custom protected categories", "forget", [forget("m_4")], [(False, "'event' is protected")],
+     policy={**POLICY, "protectedCategories": ["event"]})
+case("forget refuses a ghost item", "forget", [forget("m_99")], [(False, "m_99' does not exist")])
+case("forget refuses an item already forgotten", "forget", [forget("m_9")], [(False, "not active")])
+case("forget refuses forgetting twice in a pass", "forget",
+     [forget("m_11"), forget("m_11")], [(True, ""), (False, "already removed")])
+case("forget refuses an empty reason", "forget", [forget("m_11", reason="")], [(False, "reason")])
+case("forget refuses a non-string policy claim", "forget", [{"itemId": "m_11", "reason": "old", "policy": 7}], [(False, "'policy' must be a string")])
+case("forget names the age and threshold it measured", "forget", [forget("m_7")], [(False, "2.0d old (staleAfterDays=30)")])
+case("forget honours a shorter staleAfterDays", "forget", [forget("m_7")], [(True, "")],
+     policy={**POLICY, "staleAfterDays": 1})
+
+if __name__ == "__main__":
+    for n, c in enumerate(CASES, start=17):
+        slug = c["pass"]
+        with open(f"{n:02d}-{slug}.json", "w") as f:
+            json.dump(c, f, indent=1)
+            f.write("\n")
+    print(f"wrote {len(CASES)} cases")
