@@ -1,0 +1,267 @@
+//! `HttpProvider`: any OpenAI-compatible `POST {baseUrl}/chat/completions`, called from
+//! the page with gloo-net. JSON mode falls back per base URL — json_schema, then
+//! json_object, then plain text — when a server answers 400 to `response_format`, and the
+//! mode each endpoint got is remembered and shown. The API key is sent only in the
+//! Authorization header: never logged, exported, or put in an error message.
+
+use gloo_net::http::{Request as HttpRequest, Response};
+use js_sys::{Reflect, Uint8Array};
+use nocturne_core::provider::{Completion, Provider, ProviderError, Request};
+use serde_json::{json, Value};
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::rc::Rc;
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+use wasm_bindgen_futures::JsFuture;
+
+/// How a server takes structured output.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum JsonMode {
+    /// `response_format: {"type":"json_schema", …}` with a schema built from the data.
+    Schema,
+    /// `response_format: {"type":"json_object"}`.
+    Object,
+    /// No `response_format`: "json mode unsupported"; the prompt alone asks for JSON.
+    Plain,
+}
+
+impl JsonMode {
+    pub fn label(self) -> &'static str {
+        match self {
+            JsonMode::Schema => "json_schema",
+            JsonMode::Object => "json_object",
+            JsonMode::Plain => "json mode unsupported",
+        }
+    }
+
+    fn weaker(self) -> Option<JsonMode> {
+        match self {
+            JsonMode::Schema => Some(JsonMode::Object),
+            JsonMode::Object => Some(JsonMode::Plain),
+            JsonMode::Plain => None,
+        }
+    }
+}
+
+/// Which JSON mode each base URL ended up with (shared by every provider built from the
+/// same settings, so a refusal is detected once per base URL).
+pub type ModeMemo = Rc<RefCell<HashMap<String, JsonMode>>>;
+
+/// Settings of an OpenAI-compatible endpoint.
+#[derive(Clone, PartialEq)]
+pub struct HttpConfig {
+    /// `http://127.0.0.1:18080/v1` — `/chat/completions` is appended.
+    pub base_url: String,
+    pub model: String,
+    /// Kept in memory; never logged, exported or shown.
+    pub api_key: Option<String>,
+    pub timeout_ms: u32,
+    /// The first mode to try.
+    pub prefer: JsonMode,
+}
+
+impl std::fmt::Debug for HttpConfig {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("HttpConfig")
+            .field("base_url", &self.base_url)
+            .field("model", &self.model)
+            .field("api_key", &self.api_key.as_ref().map(|_| "<hidden>"))
+            .field("timeout_ms", &self.timeout_ms)
+            .finish()
+    }
+}
+
+/// The provider.
+#[derive(Clone, Debug)]
+pub struct HttpProvider {
+    pub config: HttpConfig,
+    pub modes: ModeMemo,
+}
+
+impl HttpProvider {
+    pub fn new(config: HttpConfig, modes: ModeMemo) -> Self {
+        HttpProvider { config, modes }
+    }
+
+    fn endpoint(&self) -> String {
+        format!("{}/chat/completions", self.config.base_url.trim_end_matches('/'))
+    }
+
+    /// The JSON mode this base URL uses now.
+    pub fn mode(&self) -> JsonMode {
+        self.modes.borrow().get(&self.config.base_url).copied().unwrap_or(self.config.prefer)
+    }
+
+    fn body(&self, request: &Request, mode: JsonMode, stream: bool) -> Value {
+        let mut body = json!({
+            "model": self.config.model,
+            "messages": request.messages,
+            "temperature": 0,
+            "cache_prompt": false,
+            "max_tokens": request.max_tokens,
+            "stream": stream,
+        });
+        if let Some(contract) = &request.json {
+            match mode {
+                JsonMode::Schema => {
+                    body["response_format"] = json!({"type": "json_schema", "json_schema": {"name": contract.name, "strict": true, "schema": contract.schema}});
+                }
+                JsonMode::Object => body["response_format"] = json!({"type": "json_object"}),
+                JsonMode::Plain => {}
+            }
+        }
+        body
+    }
+
+    /// Removes the API key from any text that might echo it.
+    fn redact(&self, text: &str) -> String {
+        match &self.config.api_key {
+            Some(key) if !key.is_empty() => text.replace(key.as_str(), "<api key>"),
+            _ => text.to_string(),
+        }
+    }
+
+    async fn send(&self, body: &Value) -> Result<Response, ProviderError> {
+        let controller = web_sys::AbortController::new().map_err(|_| ProviderError::Unreachable("no AbortController".into()))?;
+        let signal = controller.signal();
+        let timeout_ms = self.config.timeout_ms;
+        let abort = Closure::once(move || controller.abort());
+        let window = web_sys::window().ok_or_else(|| ProviderError::Unreachable("no window".into()))?;
+        let timer = window
+            .set_timeout_with_callback_and_timeout_and_arguments_0(abort.as_ref().unchecked_ref(), timeout_ms as i32)
+            .map_err(|_| ProviderError::Unreachable("cannot start the timeout".into()))?;
+        let mut builder = HttpRequest::post(&self.endpoint()).header("Content-Type", "application/json").abort_signal(Some(&signal));
+        if let Some(key) = self.config.api_key.as_deref().filter(|k| !k.is_empty()) {
+            builder = builder.header("Authorization", &format!("Bearer {key}"));
+        }
+        let result = match builder.body(body.to_string()) {
+            Ok(req) => req.send().await,
+            Err(e) => {
+                window.clear_timeout_with_handle(timer);
+                return Err(ProviderError::BadResponse(self.redact(&e.to_string())));
+            }
+        };
+        window.clear_timeout_with_handle(timer);
+        drop(abort);
+        result.map_err(|e| {
+            if signal.aborted() {
+                ProviderError::Timeout { seconds: timeout_ms.div_ceil(1000) }
+            } else {
+                ProviderError::Unreachable(self.redact(&e.to_string()))
+            }
+        })
+    }
+
+    /// Posts `request`, falling back to a weaker JSON mode when the server refuses the
+    /// stronger one, and remembering what worked for this base URL.
+    async fn post(&self, request: &Request, stream: bool) -> Result<Response, ProviderError> {
+        let mut mode = self.mode();
+        loop {
+            let response = self.send(&self.body(request, mode, stream)).await?;
+            if response.ok() {
+                if request.json.is_some() {
+                    self.modes.borrow_mut().insert(self.config.base_url.clone(), mode);
+                }
+                return Ok(response);
+            }
+            let status = response.status();
+            let text = response.text().await.unwrap_or_default();
+            let refuses_format = status == 400
+                && request.json.is_some()
+                && ["response_format", "json_schema", "json_object"].iter().any(|k| text.contains(k));
+            match mode.weaker() {
+                Some(next) if refuses_format => {
+                    self.modes.borrow_mut().insert(self.config.base_url.clone(), next);
+                    mode = next;
+                }
+                _ => return Err(ProviderError::Http { status, body: self.redact(&text) }),
+            }
+        }
+    }
+
+    /// Streams a chat reply, calling `on_delta` with each piece of text as it arrives
+    /// (server-sent events read from the fetch body).
+    pub async fn stream(&self, request: &Request, on_delta: &mut dyn FnMut(&str)) -> Result<Completion, ProviderError> {
+        let response = self.post(request, true).await?;
+        let is_sse = response.headers().get("content-type").is_some_and(|c| c.contains("text/event-stream"));
+        if !is_sse {
+            let completion = parse_completion(&response.text().await.map_err(|e| ProviderError::BadResponse(e.to_string()))?)?;
+            on_delta(&completion.text);
+            return Ok(completion);
+        }
+        let body = response.body().ok_or_else(|| ProviderError::BadResponse("the stream has no body".into()))?;
+        let reader: web_sys::ReadableStreamDefaultReader = body.get_reader().unchecked_into();
+        let mut pending: Vec<u8> = Vec::new();
+        let mut completion = Completion::default();
+        let mut finished = false;
+        while !finished {
+            let chunk = JsFuture::from(reader.read())
+                .await
+                .map_err(|e| ProviderError::Unreachable(format!("the stream broke: {}", js_text(&e))))?;
+            if Reflect::get(&chunk, &"done".into()).ok().and_then(|d| d.as_bool()).unwrap_or(true) {
+                break;
+            }
+            let bytes = Reflect::get(&chunk, &"value".into()).map_err(|_| ProviderError::BadResponse("a stream chunk has no value".into()))?;
+            pending.extend(Uint8Array::new(&bytes).to_vec());
+            while let Some(end) = pending.iter().position(|b| *b == b'\n') {
+                let line: Vec<u8> = pending.drain(..=end).collect();
+                let line = String::from_utf8_lossy(&line);
+                let Some(data) = line.trim().strip_prefix("data:") else { continue };
+                let data = data.trim();
+                if data == "[DONE]" {
+                    finished = true;
+                    break;
+                }
+                let event: Value = serde_json::from_str(data).map_err(|e| ProviderError::BadResponse(format!("a stream event is not JSON ({e})")))?;
+                if let Some(delta) = event["choices"][0]["delta"]["content"].as_str() {
+                    completion.text.push_str(delta);
+                    on_delta(delta);
+                }
+                if event["choices"][0]["finish_reason"].as_str() == Some("length") {
+                    completion.truncated = true;
+                }
+                if let Some(usage) = event.get("usage").filter(|u| u.is_object()) {
+                    completion.prompt_tokens = usage["prompt_tokens"].as_u64().unwrap_or(0);
+                    completion.completion_tokens = usage["completion_tokens"].as_u64().unwrap_or(0);
+                }
+            }
+        }
+        Ok(completion)
+    }
+}
+
+fn js_text(v: &JsValue) -> String {
+    v.as_string().or_else(|| js_sys::JSON::stringify(v).ok().and_then(|s| s.as_string())).unwrap_or_else(|| "unknown error".into())
+}
+
+/// Reads an OpenAI-shaped completion body. A body that is not JSON, is cut short, or has
+/// no message is a `BadResponse` naming what was wrong.
+pub fn parse_completion(text: &str) -> Result<Completion, ProviderError> {
+    let value: Value = serde_json::from_str(text).map_err(|e| {
+        let preview: String = text.chars().take(120).collect();
+        ProviderError::BadResponse(format!("the body is not valid JSON ({e}): {preview}"))
+    })?;
+    let choice = &value["choices"][0];
+    let content = choice["message"]["content"]
+        .as_str()
+        .ok_or_else(|| ProviderError::BadResponse("the body has no choices[0].message.content".into()))?;
+    Ok(Completion {
+        text: content.to_string(),
+        prompt_tokens: value["usage"]["prompt_tokens"].as_u64().unwrap_or(0),
+        completion_tokens: value["usage"]["completion_tokens"].as_u64().unwrap_or(0),
+        truncated: choice["finish_reason"].as_str() == Some("length"),
+    })
+}
+
+impl Provider for HttpProvider {
+    fn label(&self) -> String {
+        format!("{} @ {}", self.config.model, self.config.base_url)
+    }
+
+    async fn complete(&self, request: &Request) -> Result<Completion, ProviderError> {
+        let response = self.post(request, false).await?;
+        let text = response.text().await.map_err(|e| ProviderError::BadResponse(format!("the body could not be read: {e}")))?;
+        parse_completion(&text)
+    }
+}

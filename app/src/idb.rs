@@ -1,0 +1,322 @@
+//! `IdbStore`: the core Store trait over IndexedDB (rexie). Every commit is planned in
+//! full first (core's `plan_rows`), then written in one readwrite transaction with
+//! nothing but IndexedDB requests inside it, so a pass's edits and its versions land
+//! together or not at all.
+
+use js_sys::Array;
+use nocturne_core::memory::{Item, Mutation, Turn, Version};
+use nocturne_core::store::{plan_rows, Commit, Meta, Rows, Store, StoreError};
+use nocturne_core::RetentionPolicy;
+use rexie::{Index, KeyRange, ObjectStore, Rexie, TransactionMode};
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+use std::cell::Cell;
+use std::collections::HashMap;
+use std::rc::Rc;
+use wasm_bindgen::JsValue;
+
+/// The IndexedDB schema version this build writes. Opening a database written by an
+/// older build upgrades it in place (new object stores are added; rows are kept).
+pub const DB_VERSION: u32 = 1;
+
+const ITEMS: &str = "items";
+const CHANGES: &str = "changes";
+const VERSIONS: &str = "versions";
+const MUTATIONS: &str = "mutations";
+const TURNS: &str = "turns";
+const META: &str = "meta";
+const ALL: [&str; 6] = [ITEMS, CHANGES, VERSIONS, MUTATIONS, TURNS, META];
+
+/// One change row as stored: the item's state as of version `seq`.
+#[derive(Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct ChangeRow {
+    item_id: String,
+    seq: u64,
+    item: Item,
+}
+
+/// Memory in IndexedDB.
+#[derive(Clone)]
+pub struct IdbStore {
+    db: Rc<Rexie>,
+    rows_written: Rc<Cell<u64>>,
+    /// Test seam: abort the next commit's transaction after writing this many rows.
+    abort_after_rows: Rc<Cell<Option<u64>>>,
+}
+
+impl std::fmt::Debug for IdbStore {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("IdbStore").field("name", &self.db.name()).finish()
+    }
+}
+
+/// Turns a rexie error into a StoreError a person can act on.
+fn backend(what: &str, e: rexie::Error) -> StoreError {
+    let detail = match &e {
+        rexie::Error::IdbError(inner) => inner.to_string(),
+        other => other.to_string(),
+    };
+    if detail.contains("QuotaExceeded") {
+        StoreError::QuotaExceeded(format!("{what}: {detail}"))
+    } else {
+        StoreError::Backend(format!("{what}: {detail}"))
+    }
+}
+
+fn to_js<T: Serialize>(value: &T) -> Result<JsValue, StoreError> {
+    value
+        .serialize(&serde_wasm_bindgen::Serializer::json_compatible())
+        .map_err(|e| StoreError::Backend(format!("cannot encode a record: {e}")))
+}
+
+fn from_js<T: DeserializeOwned>(value: JsValue) -> Result<T, StoreError> {
+    serde_wasm_bindgen::from_value(value).map_err(|e| StoreError::Backend(format!("a stored record is damaged: {e}")))
+}
+
+fn key2(a: &str, b: u64) -> JsValue {
+    let arr = Array::new();
+    arr.push(&JsValue::from_str(a));
+    arr.push(&JsValue::from_f64(b as f64));
+    arr.into()
+}
+
+impl IdbStore {
+    /// Opens (creating or upgrading) the database called `name`.
+    pub async fn open(name: &str) -> Result<IdbStore, StoreError> {
+        let db = Rexie::builder(name)
+            .version(DB_VERSION)
+            .add_object_store(ObjectStore::new(ITEMS).key_path("itemId"))
+            .add_object_store(
+                ObjectStore::new(CHANGES).key_path_array(["itemId", "seq"]).add_index(Index::new("by_seq", "seq")),
+            )
+            .add_object_store(ObjectStore::new(VERSIONS).key_path("seq"))
+            .add_object_store(ObjectStore::new(MUTATIONS).key_path("id").add_index(Index::new("by_seq", "seq")))
+            .add_object_store(ObjectStore::new(TURNS).key_path("index"))
+            .add_object_store(ObjectStore::new(META))
+            .build()
+            .await
+            .map_err(|e| backend(&format!("cannot open the database '{name}'"), e))?;
+        Ok(IdbStore { db: Rc::new(db), rows_written: Rc::new(Cell::new(0)), abort_after_rows: Rc::new(Cell::new(None)) })
+    }
+
+    /// Deletes the database called `name` (tests only; the app never deletes memory).
+    pub async fn delete(name: &str) -> Result<(), StoreError> {
+        Rexie::delete(name).await.map_err(|e| backend("cannot delete the database", e))
+    }
+
+    /// The database's name.
+    pub fn name(&self) -> String {
+        self.db.name()
+    }
+
+    /// Test seam: make the next commit write `rows` records, then abort its transaction —
+    /// as if the tab died mid-pass.
+    pub fn abort_next_commit_after(&self, rows: u64) {
+        self.abort_after_rows.set(Some(rows));
+    }
+
+    async fn read_all<T: DeserializeOwned>(&self, store: &str, range: Option<KeyRange>) -> Result<Vec<T>, StoreError> {
+        let tx = self.db.transaction(&[store], TransactionMode::ReadOnly).map_err(|e| backend("read", e))?;
+        let s = tx.store(store).map_err(|e| backend("read", e))?;
+        let values = s.get_all(range, None).await.map_err(|e| backend(&format!("cannot read {store}"), e))?;
+        values.into_iter().map(from_js).collect()
+    }
+
+    async fn read_meta(&self) -> Result<Meta, StoreError> {
+        let tx = self.db.transaction(&[META], TransactionMode::ReadOnly).map_err(|e| backend("read", e))?;
+        let s = tx.store(META).map_err(|e| backend("read", e))?;
+        match s.get(JsValue::from_str(META)).await.map_err(|e| backend("cannot read meta", e))? {
+            Some(v) if !v.is_undefined() => from_js(v),
+            _ => Ok(Meta::default()),
+        }
+    }
+
+    /// Writes planned rows in one readwrite transaction.
+    async fn write(&self, rows: &Rows) -> Result<(), StoreError> {
+        let mut values: Vec<(&str, JsValue, Option<JsValue>)> = Vec::new();
+        for (seq, item) in &rows.changes {
+            values.push((CHANGES, to_js(&ChangeRow { item_id: item.item_id.clone(), seq: *seq, item: item.clone() })?, None));
+        }
+        for item in &rows.live {
+            values.push((ITEMS, to_js(item)?, None));
+        }
+        for v in &rows.versions {
+            values.push((VERSIONS, to_js(v)?, None));
+        }
+        for m in &rows.mutations {
+            values.push((MUTATIONS, to_js(m)?, None));
+        }
+        for t in &rows.turns {
+            values.push((TURNS, to_js(t)?, None));
+        }
+        values.push((META, to_js(&rows.meta)?, Some(JsValue::from_str(META))));
+        // Everything is encoded; only IndexedDB requests from here to the end.
+        let tx = self.db.transaction(&ALL, TransactionMode::ReadWrite).map_err(|e| backend("cannot start a write", e))?;
+        if let Some(limit) = self.abort_after_rows.take() {
+            for (store, value, key) in values.iter().take(limit as usize) {
+                let s = tx.store(store).map_err(|e| backend("write", e))?;
+                s.put(value, key.as_ref()).await.map_err(|e| backend(&format!("cannot write to {store}"), e))?;
+            }
+            tx.abort().await.map_err(|e| backend("abort", e))?;
+            return Err(StoreError::Backend(format!("the write was aborted after {limit} rows; nothing was changed")));
+        }
+        for store in ALL {
+            let batch: Vec<(JsValue, Option<JsValue>)> =
+                values.iter().filter(|(s, _, _)| *s == store).map(|(_, v, k)| (v.clone(), k.clone())).collect();
+            if batch.is_empty() {
+                continue;
+            }
+            let s = tx.store(store).map_err(|e| backend("write", e))?;
+            s.put_all(batch.into_iter()).await.map_err(|e| backend(&format!("cannot write to {store}"), e))?;
+        }
+        let result = tx.done().await.map_err(|e| backend("the write did not complete", e))?;
+        if !result.is_committed() {
+            return Err(StoreError::Backend("the write transaction was aborted; nothing was changed".into()));
+        }
+        self.rows_written.set(self.rows_written.get() + values.len() as u64);
+        Ok(())
+    }
+
+    /// Loads an export into this (empty) database. Refuses a non-empty one, so an import
+    /// never overwrites memory.
+    pub async fn import(&self, doc: nocturne_core::document::Document) -> Result<(), StoreError> {
+        if self.read_meta().await?.head != 0 || !self.items().await?.is_empty() {
+            return Err(StoreError::Invalid("this memory is not empty; import goes into a new memory".into()));
+        }
+        let rows = doc.into_rows()?;
+        self.write(&rows).await
+    }
+
+    /// The whole memory as one export document (never holds an API key).
+    pub async fn export(&self) -> Result<nocturne_core::document::Document, StoreError> {
+        let changes: Vec<ChangeRow> = self.read_all(CHANGES, None).await?;
+        let mut changes: Vec<(u64, Item)> = changes.into_iter().map(|c| (c.seq, c.item)).collect();
+        changes.sort_by(|a, b| a.0.cmp(&b.0).then(a.1.ordinal().cmp(&b.1.ordinal())));
+        let mut items = self.items().await?;
+        items.sort_by_key(Item::ordinal);
+        Ok(nocturne_core::document::Document::new(
+            self.read_meta().await?,
+            items,
+            changes,
+            self.versions().await?,
+            self.mutations().await?,
+            self.transcript().await?,
+        ))
+    }
+}
+
+impl Store for IdbStore {
+    async fn items(&self) -> Result<Vec<Item>, StoreError> {
+        self.read_all(ITEMS, None).await
+    }
+
+    async fn meta(&self) -> Result<Meta, StoreError> {
+        self.read_meta().await
+    }
+
+    async fn versions(&self) -> Result<Vec<Version>, StoreError> {
+        self.read_all(VERSIONS, None).await
+    }
+
+    async fn mutations(&self) -> Result<Vec<Mutation>, StoreError> {
+        self.read_all(MUTATIONS, None).await
+    }
+
+    async fn transcript(&self) -> Result<Vec<Turn>, StoreError> {
+        self.read_all(TURNS, None).await
+    }
+
+    async fn items_at(&self, seq: u64) -> Result<Vec<Item>, StoreError> {
+        if seq > self.read_meta().await?.head {
+            return Err(StoreError::NoSuchVersion(seq));
+        }
+        // Keys are [itemId, seq] in order, so the last row per item at or before `seq` wins.
+        let rows: Vec<ChangeRow> = self.read_all(CHANGES, None).await?;
+        let mut latest: HashMap<String, Item> = HashMap::new();
+        for row in rows.into_iter().filter(|r| r.seq <= seq) {
+            latest.insert(row.item_id, row.item);
+        }
+        let mut out: Vec<Item> = latest.into_values().collect();
+        out.sort_by_key(Item::ordinal);
+        Ok(out)
+    }
+
+    async fn item_states(&self, ids: &[String], seq: u64) -> Result<Vec<Item>, StoreError> {
+        let tx = self.db.transaction(&[CHANGES], TransactionMode::ReadOnly).map_err(|e| backend("read", e))?;
+        let s = tx.store(CHANGES).map_err(|e| backend("read", e))?;
+        let mut out = Vec::new();
+        for id in ids {
+            let range = KeyRange::bound(&key2(id, 0), &key2(id, seq), Some(false), Some(false))
+                .map_err(|e| StoreError::Backend(format!("bad key range: {e}")))?;
+            let rows = s.get_all(Some(range), None).await.map_err(|e| backend("cannot read changes", e))?;
+            if let Some(last) = rows.into_iter().last() {
+                out.push(from_js::<ChangeRow>(last)?.item);
+            }
+        }
+        Ok(out)
+    }
+
+    async fn changes(&self, lo: u64, hi: u64) -> Result<Vec<(u64, Item)>, StoreError> {
+        if hi <= lo {
+            return Ok(Vec::new());
+        }
+        let tx = self.db.transaction(&[CHANGES], TransactionMode::ReadOnly).map_err(|e| backend("read", e))?;
+        let s = tx.store(CHANGES).map_err(|e| backend("read", e))?;
+        let index = s.index("by_seq").map_err(|e| backend("read", e))?;
+        let range = KeyRange::bound(&JsValue::from_f64(lo as f64), &JsValue::from_f64(hi as f64), Some(true), Some(false))
+            .map_err(|e| StoreError::Backend(format!("bad key range: {e}")))?;
+        let rows = index.get_all(Some(range), None).await.map_err(|e| backend("cannot read changes", e))?;
+        let mut out: Vec<(u64, Item)> =
+            rows.into_iter().map(from_js::<ChangeRow>).map(|r| r.map(|r| (r.seq, r.item))).collect::<Result<_, _>>()?;
+        out.sort_by(|a, b| a.0.cmp(&b.0).then(a.1.ordinal().cmp(&b.1.ordinal())));
+        Ok(out)
+    }
+
+    async fn mutations_between(&self, lo: u64, hi: u64) -> Result<Vec<Mutation>, StoreError> {
+        if hi <= lo {
+            return Ok(Vec::new());
+        }
+        let tx = self.db.transaction(&[MUTATIONS], TransactionMode::ReadOnly).map_err(|e| backend("read", e))?;
+        let s = tx.store(MUTATIONS).map_err(|e| backend("read", e))?;
+        let index = s.index("by_seq").map_err(|e| backend("read", e))?;
+        let range = KeyRange::bound(&JsValue::from_f64(lo as f64), &JsValue::from_f64(hi as f64), Some(true), Some(false))
+            .map_err(|e| StoreError::Backend(format!("bad key range: {e}")))?;
+        let rows = index.get_all(Some(range), None).await.map_err(|e| backend("cannot read mutations", e))?;
+        let mut out: Vec<Mutation> = rows.into_iter().map(from_js).collect::<Result<_, _>>()?;
+        out.sort_by_key(|m| m.id);
+        Ok(out)
+    }
+
+    async fn commit(&self, commit: Commit) -> Result<Vec<Version>, StoreError> {
+        let meta = self.read_meta().await?;
+        let mut previous = HashMap::new();
+        {
+            let tx = self.db.transaction(&[ITEMS], TransactionMode::ReadOnly).map_err(|e| backend("read", e))?;
+            let s = tx.store(ITEMS).map_err(|e| backend("read", e))?;
+            for item in &commit.items {
+                if let Some(v) = s.get(JsValue::from_str(&item.item_id)).await.map_err(|e| backend("read", e))? {
+                    if !v.is_undefined() {
+                        let old: Item = from_js(v)?;
+                        previous.insert(old.item_id.clone(), old);
+                    }
+                }
+            }
+        }
+        let rows = plan_rows(&meta, &previous, commit)?;
+        self.write(&rows).await?;
+        Ok(rows.versions)
+    }
+
+    async fn set_policy(&self, policy: RetentionPolicy) -> Result<(), StoreError> {
+        policy.validate().map_err(StoreError::Invalid)?;
+        let mut meta = self.read_meta().await?;
+        meta.policy = policy;
+        let rows = Rows { meta, ..Default::default() };
+        self.write(&rows).await
+    }
+
+    fn rows_written(&self) -> u64 {
+        self.rows_written.get()
+    }
+}

@@ -1,0 +1,12 @@
+//! nocturne-app: Nocturne in the browser — the Leptos UI, the IndexedDB store and the
+//! OpenAI-compatible provider. The only crate that touches the browser.
+
+pub mod http;
+pub mod idb;
+pub mod providers;
+pub mod ui;
+
+/// Mounts the app on the page's body.
+pub fn mount() {
+    leptos::mount::mount_to_body(ui::App);
+}

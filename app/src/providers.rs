@@ -1,0 +1,28 @@
+//! The provider the app uses: the embedded offline one, or an OpenAI-compatible endpoint.
+
+use crate::http::HttpProvider;
+use nocturne_core::offline::OfflineProvider;
+use nocturne_core::provider::{Completion, Provider, ProviderError, Request};
+
+/// Either provider, chosen in Settings.
+#[derive(Clone, Debug)]
+pub enum AnyProvider {
+    Offline(OfflineProvider),
+    Http(HttpProvider),
+}
+
+impl Provider for AnyProvider {
+    fn label(&self) -> String {
+        match self {
+            AnyProvider::Offline(p) => p.label(),
+            AnyProvider::Http(p) => p.label(),
+        }
+    }
+
+    async fn complete(&self, request: &Request) -> Result<Completion, ProviderError> {
+        match self {
+            AnyProvider::Offline(p) => p.complete(request).await,
+            AnyProvider::Http(p) => p.complete(request).await,
+        }
+    }
+}

@@ -1,0 +1,90 @@
+//! The chat: messages in, replies from memory, each turn encoded into scratch.
+
+use super::{ctx, now};
+use leptos::prelude::*;
+use nocturne_core::chat::{self, TurnOutcome};
+use nocturne_core::memory::Turn;
+use nocturne_core::store::Store;
+
+/// The conversation and the message box.
+#[component]
+pub fn ChatPanel() -> impl IntoView {
+    let c = ctx();
+    let draft = RwSignal::new(String::new());
+    let transcript = LocalResource::new(move || {
+        c.revision.get();
+        let store = c.store.get_value();
+        async move { store.transcript().await.map_err(|e| e.to_string()) }
+    });
+    let send = Action::new_local(move |text: &String| {
+        let text = text.clone();
+        let store = c.store.get_value();
+        let provider = c.provider();
+        async move {
+            let result: Result<TurnOutcome, String> =
+                chat::chat_turn(&store, &provider, &text, now()).await.map_err(|e| e.to_string());
+            result
+        }
+    });
+    Effect::new(move |_| {
+        if send.value().get().is_some() {
+            c.bump();
+            c.refresh_mode();
+        }
+    });
+    let submit = move |ev: leptos::ev::SubmitEvent| {
+        ev.prevent_default();
+        let text = draft.get_untracked();
+        if text.trim().is_empty() || send.pending().get_untracked() {
+            return;
+        }
+        send.dispatch(text);
+        draft.set(String::new());
+    };
+    view! {
+        <div class="chat">
+            <h2>"Chat"</h2>
+            <ol class="transcript" aria-live="polite">
+                <Suspense fallback=|| ()>
+                    {move || transcript.get().map(|r| match r {
+                        Err(e) => view! { <li class="error" role="alert">{e}</li> }.into_any(),
+                        Ok(turns) => turns.into_iter().map(turn_view).collect_view().into_any(),
+                    })}
+                </Suspense>
+            </ol>
+            {move || send.value().get().map(|r| match r {
+                Ok(out) => encode_summary(&out).into_any(),
+                Err(e) => view! { <p class="error" role="alert">{e}</p> }.into_any(),
+            })}
+            <form class="composer" on:submit=submit>
+                <label for="message" class="sr">"Message"</label>
+                <input id="message" type="text" autocomplete="off" placeholder="Tell Nocturne something…"
+                    prop:value=move || draft.get() on:input=move |ev| draft.set(event_target_value(&ev)) />
+                <button type="submit" disabled=move || send.pending().get()>
+                    {move || if send.pending().get() { "Thinking…" } else { "Send" }}
+                </button>
+            </form>
+        </div>
+    }
+}
+
+fn turn_view(t: Turn) -> impl IntoView {
+    view! {
+        <li class=format!("turn {}", t.role.as_str())>
+            <span class="who">{t.role.as_str()}</span>
+            <span class="said">{t.text}</span>
+        </li>
+    }
+}
+
+fn encode_summary(out: &TurnOutcome) -> impl IntoView {
+    let accepted = out.encoded.iter().filter(|m| m.accepted).count();
+    let refused: Vec<String> = out.encoded.iter().filter_map(|m| m.rejection_reason.clone()).collect();
+    view! {
+        <div class="encoded" data-testid="encoded">
+            <p>{format!("Encoded {accepted} fact(s) into scratch; {} refused.", refused.len())}</p>
+            <ul>{refused.into_iter().map(|r| view! { <li class="refused">{r}</li> }).collect_view()}</ul>
+            {out.encode_error.clone().map(|e| view! { <p class="error" role="alert">{format!("The encoder failed: {e}. The turn is kept and will be encoded with the next one.")}</p> })}
+        </div>
+    }
+}

@@ -1,0 +1,160 @@
+//! The Leptos UI. Components stay thin: domain types come from nocturne-core, storage
+//! and the model from the two browser adapters; signals live only here.
+
+mod chat;
+mod memory;
+mod settings;
+mod sleep;
+mod versions;
+
+use crate::http::{HttpConfig, HttpProvider, JsonMode, ModeMemo};
+use crate::idb::IdbStore;
+use crate::providers::AnyProvider;
+use leptos::prelude::*;
+use nocturne_core::offline::OfflineProvider;
+use serde::{Deserialize, Serialize};
+
+pub use settings::Settings;
+
+/// The IndexedDB database the app keeps its memory in.
+pub const DB_NAME: &str = "nocturne";
+
+/// Unix seconds now (the browser's clock; the core never reads one itself).
+pub fn now() -> i64 {
+    (js_sys::Date::now() / 1000.0) as i64
+}
+
+/// What every panel shares. `Copy`: handles only.
+#[derive(Clone, Copy)]
+pub struct Ctx {
+    pub store: StoredValue<IdbStore, LocalStorage>,
+    /// Bumped after every write so views reload.
+    pub revision: RwSignal<u64>,
+    pub settings: RwSignal<Settings>,
+    /// API key typed this session (kept out of `settings` unless the user asks to remember it).
+    pub api_key: RwSignal<String, LocalStorage>,
+    pub modes: StoredValue<ModeMemo, LocalStorage>,
+    /// JSON-mode label per base URL, mirrored from `modes` for display.
+    pub mode_label: RwSignal<String>,
+    /// A Sleep is running (in this tab).
+    pub busy: RwSignal<bool>,
+}
+
+impl Ctx {
+    pub fn bump(&self) {
+        self.revision.update(|r| *r += 1);
+    }
+
+    /// The provider the settings describe.
+    pub fn provider(&self) -> AnyProvider {
+        let s = self.settings.get_untracked();
+        if s.provider == "openai" {
+            let key = self.api_key.get_untracked();
+            AnyProvider::Http(HttpProvider::new(
+                HttpConfig {
+                    base_url: s.base_url.clone(),
+                    model: s.model.clone(),
+                    api_key: (!key.is_empty()).then_some(key),
+                    timeout_ms: s.timeout_s.max(1) * 1000,
+                    prefer: JsonMode::Schema,
+                },
+                self.modes.get_value(),
+            ))
+        } else {
+            AnyProvider::Offline(OfflineProvider)
+        }
+    }
+
+    /// Refreshes the JSON-mode label after a model call.
+    pub fn refresh_mode(&self) {
+        let s = self.settings.get_untracked();
+        let label = self
+            .modes
+            .with_value(|m| m.borrow().get(&s.base_url).map(|m| m.label().to_string()))
+            .unwrap_or_else(|| "not yet probed".into());
+        self.mode_label.set(label);
+    }
+}
+
+pub fn ctx() -> Ctx {
+    expect_context::<Ctx>()
+}
+
+/// Which panel is shown.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Tab {
+    Chat,
+    Versions,
+    Settings,
+}
+
+impl Tab {
+    const ALL: [Tab; 3] = [Tab::Chat, Tab::Versions, Tab::Settings];
+    fn label(self) -> &'static str {
+        match self {
+            Tab::Chat => "Chat, memory & sleep",
+            Tab::Versions => "Versions & diff",
+            Tab::Settings => "Settings",
+        }
+    }
+}
+
+/// The app: opens IndexedDB, then shows the panels.
+#[component]
+pub fn App() -> impl IntoView {
+    let opened = LocalResource::new(|| async { IdbStore::open(DB_NAME).await.map_err(|e| e.to_string()) });
+    view! {
+        <main class="app">
+            <Suspense fallback=|| view! { <p class="status">"Opening memory…"</p> }>
+                {move || opened.get().map(|r| match r {
+                    Ok(store) => view! { <Shell store=store /> }.into_any(),
+                    Err(e) => view! { <p class="error" role="alert">{format!("Nocturne cannot open its memory: {e}")}</p> }.into_any(),
+                })}
+            </Suspense>
+        </main>
+    }
+}
+
+#[component]
+fn Shell(store: IdbStore) -> impl IntoView {
+    let settings = Settings::load();
+    let ctx = Ctx {
+        store: StoredValue::new_local(store),
+        revision: RwSignal::new(0),
+        api_key: RwSignal::new_local(settings.remembered_key.clone().unwrap_or_default()),
+        settings: RwSignal::new(settings),
+        modes: StoredValue::new_local(ModeMemo::default()),
+        mode_label: RwSignal::new("not yet probed".into()),
+        busy: RwSignal::new(false),
+    };
+    provide_context(ctx);
+    let tab = RwSignal::new(Tab::Chat);
+    let provider_label = move || {
+        ctx.settings.get();
+        use nocturne_core::provider::Provider;
+        ctx.provider().label()
+    };
+    view! {
+        <header class="top">
+            <h1>"Nocturne"</h1>
+            <p class="tagline">"A chat agent whose memory sleeps. The model proposes; the code applies."</p>
+            <p class="provider" data-testid="provider">"Provider: " {provider_label}</p>
+        </header>
+        <nav class="tabs" role="tablist">
+            {Tab::ALL.into_iter().map(|t| view! {
+                <button role="tab" aria-selected=move || (tab.get() == t).to_string()
+                    class:active=move || tab.get() == t
+                    on:click=move |_| tab.set(t)>{t.label()}</button>
+            }).collect_view()}
+        </nav>
+        // Every panel stays mounted (hidden when not chosen) so a running Sleep keeps its progress.
+        <section class="panel" role="tabpanel" hidden=move || tab.get() != Tab::Chat>
+            <div class="split">
+                <div class="stack"><chat::ChatPanel /><sleep::SleepPanel /></div>
+                <memory::MemoryPanel />
+            </div>
+        </section>
+        <section class="panel" role="tabpanel" hidden=move || tab.get() != Tab::Versions><versions::VersionsPanel /></section>
+        <section class="panel" role="tabpanel" hidden=move || tab.get() != Tab::Settings><settings::SettingsPanel /></section>
+    }
+}

@@ -1,0 +1,144 @@
+//! Settings: the provider (offline or an OpenAI-compatible endpoint), the JSON-mode
+//! status, the retention policy, and export / import.
+
+use super::ctx;
+use leptos::prelude::*;
+use nocturne_core::store::Store;
+use nocturne_core::RetentionPolicy;
+use serde::{Deserialize, Serialize};
+
+const KEY: &str = "nocturne.settings";
+
+/// Persisted in localStorage. The API key is only here if the user asked to remember it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct Settings {
+    /// `offline` or `openai`.
+    pub provider: String,
+    pub base_url: String,
+    pub model: String,
+    pub timeout_s: u32,
+    pub remembered_key: Option<String>,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Settings {
+            provider: "offline".into(),
+            base_url: "http://127.0.0.1:18080/v1".into(),
+            model: "smollm2".into(),
+            timeout_s: 120,
+            remembered_key: None,
+        }
+    }
+}
+
+impl Settings {
+    fn storage() -> Option<web_sys::Storage> {
+        web_sys::window()?.local_storage().ok()?
+    }
+
+    pub fn load() -> Settings {
+        Self::storage()
+            .and_then(|s| s.get_item(KEY).ok()?)
+            .and_then(|t| serde_json::from_str(&t).ok())
+            .unwrap_or_default()
+    }
+
+    pub fn save(&self) {
+        if let (Some(s), Ok(text)) = (Self::storage(), serde_json::to_string(self)) {
+            let _ = s.set_item(KEY, &text);
+        }
+    }
+}
+
+#[component]
+pub fn SettingsPanel() -> impl IntoView {
+    let c = ctx();
+    let s = c.settings;
+    let remember = RwSignal::new(s.get_untracked().remembered_key.is_some());
+    let saved = RwSignal::new(String::new());
+    let save = move |_| {
+        let mut next = s.get_untracked();
+        next.remembered_key = remember.get_untracked().then(|| c.api_key.get_untracked()).filter(|k| !k.is_empty());
+        next.save();
+        s.set(next);
+        saved.set("Saved.".into());
+    };
+    view! {
+        <div class="settings">
+            <h2>"Provider"</h2>
+            <fieldset>
+                <legend>"Model"</legend>
+                <label><input type="radio" name="provider" prop:checked=move || s.get().provider == "offline"
+                    on:change=move |_| s.update(|x| x.provider = "offline".into()) />
+                    " Offline (deterministic rules, no model, no network)"</label>
+                <label><input type="radio" name="provider" prop:checked=move || s.get().provider == "openai"
+                    on:change=move |_| s.update(|x| x.provider = "openai".into()) />
+                    " OpenAI-compatible endpoint"</label>
+                <label>"Base URL " <input type="url" prop:value=move || s.get().base_url
+                    on:input=move |ev| s.update(|x| x.base_url = event_target_value(&ev)) /></label>
+                <label>"Model " <input type="text" prop:value=move || s.get().model
+                    on:input=move |ev| s.update(|x| x.model = event_target_value(&ev)) /></label>
+                <label>"API key " <input type="password" autocomplete="off" prop:value=move || c.api_key.get()
+                    on:input=move |ev| c.api_key.set(event_target_value(&ev)) /></label>
+                <label><input type="checkbox" prop:checked=move || remember.get()
+                    on:change=move |ev| remember.set(event_target_checked(&ev)) />" Remember the key on this device"</label>
+                <label>"Timeout (s) " <input type="number" min="1" prop:value=move || s.get().timeout_s.to_string()
+                    on:input=move |ev| s.update(|x| x.timeout_s = event_target_value(&ev).parse().unwrap_or(120)) /></label>
+                <p>"JSON mode: " <span data-testid="json-mode">{move || c.mode_label.get()}</span></p>
+                <button on:click=save>"Save provider"</button> " " {move || saved.get()}
+            </fieldset>
+            <PolicyEditor />
+        </div>
+    }
+}
+
+/// The retention policy, stored with the memory.
+#[component]
+fn PolicyEditor() -> impl IntoView {
+    let c = ctx();
+    let policy = RwSignal::new(RetentionPolicy::default());
+    let loaded = LocalResource::new(move || {
+        c.revision.get();
+        let store = c.store.get_value();
+        async move { store.meta().await.map(|m| m.policy).map_err(|e| e.to_string()) }
+    });
+    Effect::new(move |_| {
+        if let Some(Ok(p)) = loaded.get() {
+            policy.set(p);
+        }
+    });
+    let save = Action::new_local(move |p: &RetentionPolicy| {
+        let p = p.clone();
+        let store = c.store.get_value();
+        async move {
+            let r = store.set_policy(p).await.map_err(|e| e.to_string());
+            c.bump();
+            r
+        }
+    });
+    view! {
+        <h2>"Retention policy"</h2>
+        <fieldset class="policy">
+            <legend>"Stored with the memory"</legend>
+            <label>"Similarity threshold " <input type="number" step="0.01" min="0.01" max="1"
+                prop:value=move || policy.get().similarity_threshold.to_string()
+                on:input=move |ev| policy.update(|p| p.similarity_threshold = event_target_value(&ev).parse().unwrap_or(p.similarity_threshold)) /></label>
+            <label>"Stale after (days) " <input type="number" min="1"
+                prop:value=move || policy.get().stale_after_days.to_string()
+                on:input=move |ev| policy.update(|p| p.stale_after_days = event_target_value(&ev).parse().unwrap_or(p.stale_after_days)) /></label>
+            <label>"Max active facts " <input type="number" min="1"
+                prop:value=move || policy.get().max_active_facts.to_string()
+                on:input=move |ev| policy.update(|p| p.max_active_facts = event_target_value(&ev).parse().unwrap_or(p.max_active_facts)) /></label>
+            <label>"Protected categories " <input type="text"
+                prop:value=move || policy.get().protected_categories.join(", ")
+                on:change=move |ev| policy.update(|p| p.protected_categories = event_target_value(&ev).split(',').map(|s| s.trim().to_string()).filter(|s| !s.is_empty()).collect()) /></label>
+            <button on:click=move |_| { save.dispatch(policy.get_untracked()); }>"Save policy"</button>
+            {move || save.value().get().map(|r| match r {
+                Ok(()) => view! { <span class="ok">" Saved."</span> }.into_any(),
+                Err(e) => view! { <span class="error" role="alert">{format!(" {e}")}</span> }.into_any(),
+            })}
+        </fieldset>
+    }
+}

@@ -1,0 +1,116 @@
+//! The Sleep button, the dry-run toggle and live per-pass progress.
+
+use super::{ctx, now};
+use leptos::prelude::*;
+use nocturne_core::gate::PassKind;
+use nocturne_core::sleep::{self, PassEvent, Phase, SleepOptions, SleepReport};
+
+/// Runs a Sleep and shows each pass as its events arrive.
+#[component]
+pub fn SleepPanel() -> impl IntoView {
+    let c = ctx();
+    let dry_run = RwSignal::new(false);
+    let events: RwSignal<Vec<PassEvent>> = RwSignal::new(Vec::new());
+    let run = Action::new_local(move |dry: &bool| {
+        let dry = *dry;
+        let store = c.store.get_value();
+        let provider = c.provider();
+        events.set(Vec::new());
+        c.busy.set(true);
+        async move {
+            let options = SleepOptions { dry_run: dry, ..SleepOptions::new(now()) };
+            let result: Result<SleepReport, String> = sleep::sleep(&store, &provider, &options, &mut |ev| {
+                let ev = ev.clone();
+                events.update(|all| {
+                    all.retain(|e| e.pass != ev.pass);
+                    all.push(ev);
+                });
+            })
+            .await
+            .map_err(|e| e.to_string());
+            c.busy.set(false);
+            c.bump();
+            c.refresh_mode();
+            result
+        }
+    });
+    let done = move || events.with(|e| e.iter().filter(|e| e.phase == Phase::Done).count());
+    view! {
+        <div class="sleep">
+            <h2>"Sleep"</h2>
+            <p class="hint">"Dedupe → Merge → Promote → Forget. Every proposal is judged by a gate; accepted and refused edits are both recorded."</p>
+            <div class="controls">
+                <label><input type="checkbox" prop:checked=move || dry_run.get()
+                    on:change=move |ev| dry_run.set(event_target_checked(&ev)) />
+                    " Dry run (report only, write nothing)"</label>
+                <button class="primary" data-testid="sleep" disabled=move || run.pending().get()
+                    on:click=move |_| { run.dispatch(dry_run.get_untracked()); }>
+                    {move || if run.pending().get() { "Sleeping…" } else { "Sleep" }}
+                </button>
+            </div>
+            <progress max="4" value=move || done().to_string() aria-label="passes done"></progress>
+            <table class="passes" data-testid="passes">
+                <thead><tr>
+                    <th>"pass"</th><th>"state"</th><th>"input"</th><th>"proposed"</th><th>"accepted"</th>
+                    <th>"rejected"</th><th>"enforced"</th><th>"active after"</th><th>"versions"</th>
+                </tr></thead>
+                <tbody>
+                    {move || {
+                        let all = events.get();
+                        PassKind::SLEEP.into_iter().map(|p| {
+                            let ev = all.iter().find(|e| e.pass == p).cloned();
+                            pass_row(p, ev)
+                        }).collect_view()
+                    }}
+                </tbody>
+            </table>
+            {move || run.value().get().map(|r| match r {
+                Ok(rep) => view! {
+                    <p class="summary" data-testid="sleep-summary">{format!(
+                        "{}: active {} → {}; {} proposed, {} accepted, {} refused, {} enforced by engine rules.",
+                        if rep.dry_run { "Dry run — nothing was written" } else { "Sleep complete" },
+                        rep.active_before, rep.active_after,
+                        rep.total(|p| p.proposed), rep.total(|p| p.accepted), rep.total(|p| p.rejected), rep.total(|p| p.enforced))}</p>
+                    <RefusalList report=rep />
+                }.into_any(),
+                Err(e) => view! { <p class="error" role="alert">{e}</p> }.into_any(),
+            })}
+        </div>
+    }
+}
+
+fn pass_row(pass: PassKind, ev: Option<PassEvent>) -> impl IntoView {
+    let (state, cls) = match ev.as_ref().map(|e| e.phase) {
+        None => ("waiting", "waiting"),
+        Some(Phase::Start) => ("running", "running"),
+        Some(Phase::Done) => ("done", "done"),
+        Some(Phase::Error) => ("error", "error"),
+    };
+    let n = |f: fn(&PassEvent) -> usize| ev.as_ref().filter(|e| e.phase == Phase::Done).map_or("".to_string(), |e| f(e).to_string());
+    let versions = ev.as_ref().and_then(|e| Some(format!("v{} → v{}", e.before_version?, e.after_version?))).unwrap_or_default();
+    let error = ev.as_ref().and_then(|e| e.error.clone());
+    view! {
+        <tr class=cls data-pass=pass.name()>
+            <td>{pass.name()}</td>
+            <td>{state}</td>
+            <td>{ev.as_ref().map(|e| e.input.to_string())}</td>
+            <td>{n(|e| e.proposed)}</td><td>{n(|e| e.accepted)}</td><td>{n(|e| e.rejected)}</td>
+            <td>{n(|e| e.enforced)}</td><td>{n(|e| e.active_after)}</td><td>{versions}</td>
+        </tr>
+        {error.map(|e| view! { <tr class="error"><td colspan="9" role="alert">{e}</td></tr> })}
+    }
+}
+
+/// The refused proposals of a Sleep (or dry run), with their reasons.
+#[component]
+fn RefusalList(report: SleepReport) -> impl IntoView {
+    let refused: Vec<_> = report.passes.iter().flat_map(|p| p.mutations.iter().filter(|m| !m.accepted).cloned()).collect();
+    (!refused.is_empty()).then(|| view! {
+        <h3>"Refused"</h3>
+        <ul class="refusals">
+            {refused.into_iter().map(|m| view! {
+                <li><b>{m.pass.clone()}</b>" "{m.kind.clone()}" "<code>{m.item_id.clone()}</code>": "{m.rejection_reason.clone().unwrap_or_default()}</li>
+            }).collect_view()}
+        </ul>
+    })
+}

@@ -1,0 +1,133 @@
+//! The version timeline with restore, the diff of any two versions, the forgetting
+//! curve and the mutations table.
+
+use super::{ctx, now};
+use leptos::prelude::*;
+use nocturne_core::diff::{self, Diff};
+use nocturne_core::memory::{Mutation, Version};
+use nocturne_core::store::Store;
+
+/// Versions, diff, curve and log.
+#[component]
+pub fn VersionsPanel() -> impl IntoView {
+    let c = ctx();
+    let versions = LocalResource::new(move || {
+        c.revision.get();
+        let store = c.store.get_value();
+        async move { store.versions().await.map_err(|e| e.to_string()) }
+    });
+    let restore = Action::new_local(move |seq: &u64| {
+        let seq = *seq;
+        let store = c.store.get_value();
+        async move {
+            let r = store.restore(seq, now()).await.map(|v| v.id()).map_err(|e| e.to_string());
+            c.bump();
+            r
+        }
+    });
+    let lo = RwSignal::new(0u64);
+    let hi = RwSignal::new(0u64);
+    let diffed = LocalResource::new(move || {
+        c.revision.get();
+        let (a, b) = (lo.get(), hi.get());
+        let store = c.store.get_value();
+        async move {
+            if a == 0 || b == 0 {
+                return Ok(None);
+            }
+            diff::diff(&store, a, b).await.map(Some).map_err(|e| e.to_string())
+        }
+    });
+    view! {
+        <div class="versions">
+            <h2>"Versions"</h2>
+            <Suspense fallback=|| ()>
+                {move || versions.get().map(|r| match r {
+                    Err(e) => view! { <p class="error" role="alert">{e}</p> }.into_any(),
+                    Ok(vs) => view! {
+                        <Curve versions=vs.clone() />
+                        <ol class="timeline" data-testid="timeline">
+                            {vs.iter().rev().cloned().map(|v| {
+                                let seq = v.seq;
+                                view! {
+                                    <li>
+                                        <code>{v.id()}</code>" "<span class="label">{v.label.clone()}</span>
+                                        " "<span class="count">{format!("{} active", v.active_count)}</span>
+                                        <button class="small" on:click=move |_| lo.set(seq)>"diff from"</button>
+                                        <button class="small" on:click=move |_| hi.set(seq)>"diff to"</button>
+                                        <button class="small" data-testid=format!("restore-{seq}") on:click=move |_| {
+                                            let ok = window().confirm_with_message(&format!("Restore v{seq}? The current state stays in history as its own version.")).unwrap_or(false);
+                                            if ok { restore.dispatch(seq); }
+                                        }>"restore"</button>
+                                    </li>
+                                }
+                            }).collect_view()}
+                        </ol>
+                    }.into_any(),
+                })}
+            </Suspense>
+            {move || restore.value().get().map(|r| match r {
+                Ok(id) => view! { <p class="ok" data-testid="restored">{format!("Restored as {id}.")}</p> }.into_any(),
+                Err(e) => view! { <p class="error" role="alert">{e}</p> }.into_any(),
+            })}
+            <h2>"Diff " {move || format!("v{} → v{}", lo.get(), hi.get())}</h2>
+            <Suspense fallback=|| ()>
+                {move || diffed.get().map(|r| match r {
+                    Err(e) => view! { <p class="error" role="alert">{e}</p> }.into_any(),
+                    Ok(None) => view! { <p class="hint">"Pick two versions with “diff from” and “diff to”."</p> }.into_any(),
+                    Ok(Some(d)) => diff_view(d).into_any(),
+                })}
+            </Suspense>
+        </div>
+    }
+}
+
+fn who(m: &Mutation) -> String {
+    format!("{} · {} · {}", m.pass, m.policy.clone().unwrap_or_else(|| m.proposer.as_str().to_string()), m.reason)
+}
+
+fn diff_view(d: Diff) -> impl IntoView {
+    view! {
+        <div class="diff" data-testid="diff">
+            <p>{format!("kept {} · changed {} · forgotten {} · added {} · refused {}", d.kept, d.changed.len(), d.forgotten.len(), d.added.len(), d.refused.len())}</p>
+            <ul>
+                {d.changed.into_iter().map(|c| view! {
+                    <li class="changed"><b>"changed "</b><code>{c.after.item_id.clone()}</code>
+                        {format!(" [{} → {}] “{}” → “{}”", c.before.block, c.after.block, c.before.text, c.after.text)}
+                        <small>{c.sources.iter().map(|m| format!(" ({}{})", who(m), if m.refs.from_ids.is_empty() { String::new() } else { format!(", from {}", m.refs.from_ids.join(", ")) })).collect::<String>()}</small></li>
+                }).collect_view()}
+                {d.forgotten.into_iter().map(|f| view! {
+                    <li class="forgotten"><b>"forgotten "</b><code>{f.item.item_id.clone()}</code>{format!(" “{}”", f.item.text)}
+                        <small>{f.by.as_ref().map(|m| format!(" — {}", who(m))).unwrap_or_else(|| " — retired by a restore".into())}</small></li>
+                }).collect_view()}
+                {d.added.into_iter().map(|a| view! {
+                    <li class="added"><b>"added "</b><code>{a.item_id.clone()}</code>{format!(" “{}”", a.text)}</li>
+                }).collect_view()}
+                {d.refused.into_iter().map(|m| view! {
+                    <li class="refused"><b>"refused "</b>{format!("{} {} {}: ", m.pass, m.kind, m.item_id)}{m.rejection_reason.clone().unwrap_or_default()}</li>
+                }).collect_view()}
+            </ul>
+        </div>
+    }
+}
+
+/// Active facts per version, as an SVG line.
+#[component]
+fn Curve(versions: Vec<Version>) -> impl IntoView {
+    let (w, h) = (600.0, 120.0);
+    let max = versions.iter().map(|v| v.active_count).max().unwrap_or(1).max(1) as f64;
+    let n = versions.len().max(2) as f64 - 1.0;
+    let points: String = versions
+        .iter()
+        .enumerate()
+        .map(|(i, v)| format!("{:.1},{:.1} ", 10.0 + (w - 20.0) * i as f64 / n, h - 10.0 - (h - 20.0) * v.active_count as f64 / max))
+        .collect();
+    view! {
+        <figure class="curve">
+            <svg viewBox=format!("0 0 {w} {h}") role="img" aria-label="Forgetting curve: active facts per version">
+                <polyline points=points fill="none" stroke="currentColor" stroke-width="2" />
+            </svg>
+            <figcaption>{format!("Active facts per version (max {max})")}</figcaption>
+        </figure>
+    }
+}

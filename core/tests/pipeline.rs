@@ -1,0 +1,362 @@
+//! The pipeline driven end to end over MemStore: the offline provider on the scripted
+//! conversation (exact counts, versions, diff, restore), dry runs, hostile and lazy
+//! scripted providers, broken replies, chunking, and the regressions the article lists.
+
+use nocturne_core::memory::{Block, Mutation, Proposer, Refs};
+use nocturne_core::offline::OfflineProvider;
+use nocturne_core::prompt::Budget;
+use nocturne_core::provider::{Completion, Provider, ProviderError, Request, Task};
+use nocturne_core::sleep::{self, SleepOptions};
+use nocturne_core::store::{Commit, MemStore, Store};
+use nocturne_core::{audit, chat, diff, verify, RetentionPolicy, DAY};
+use serde_json::{json, Value};
+use std::cell::RefCell;
+
+const NOW: i64 = 1_767_225_600;
+
+fn block<F: std::future::Future>(f: F) -> F::Output {
+    pollster::block_on(f)
+}
+
+/// A provider that answers by task with a closure (the offline provider for chat and
+/// encoding unless the closure answers).
+struct Scripted<F: Fn(&Request) -> Option<String>> {
+    answer: F,
+    seen: RefCell<Vec<Task>>,
+}
+
+impl<F: Fn(&Request) -> Option<String>> Scripted<F> {
+    fn new(answer: F) -> Self {
+        Scripted { answer, seen: RefCell::new(Vec::new()) }
+    }
+}
+
+impl<F: Fn(&Request) -> Option<String>> Provider for Scripted<F> {
+    fn label(&self) -> String {
+        "scripted".into()
+    }
+    async fn complete(&self, request: &Request) -> Result<Completion, ProviderError> {
+        self.seen.borrow_mut().push(request.task);
+        match (self.answer)(request) {
+            Some(text) if text == "TRUNCATE" => Ok(Completion { text: "{\"merge\": [".into(), truncated: true, ..Default::default() }),
+            Some(text) => Ok(Completion { text, ..Default::default() }),
+            None => OfflineProvider.complete(request).await,
+        }
+    }
+}
+
+/// The scripted conversation of the verifier, through the real chat path.
+fn seeded() -> MemStore {
+    let store = MemStore::new();
+    for (days, text) in verify::SCRIPT {
+        block(chat::chat_turn(&store, &OfflineProvider, text, NOW - (days * DAY as f64) as i64)).expect("chat turn");
+    }
+    store
+}
+
+fn counts(report: &sleep::SleepReport) -> Vec<(String, usize, usize, usize, usize, usize, usize)> {
+    report
+        .passes
+        .iter()
+        .map(|p| {
+            let e = &p.event;
+            (e.pass.name().to_string(), e.input, e.proposed, e.accepted, e.rejected, e.enforced, e.active_after)
+        })
+        .collect()
+}
+
+#[test]
+fn offline_sleep_over_the_scripted_conversation() {
+    let store = seeded();
+    let seeded_versions = block(store.versions()).expect("versions").len();
+    assert_eq!(block(store.meta()).expect("meta").active_count, 15);
+    let mut events = Vec::new();
+    let report = block(sleep::sleep(&store, &OfflineProvider, &SleepOptions::new(NOW), &mut |e| events.push(e.name()))).expect("sleep");
+    assert_eq!(
+        counts(&report),
+        [
+            ("dedupe".into(), 15, 3, 3, 0, 0, 12),
+            ("merge".into(), 12, 1, 1, 0, 0, 11),
+            ("promote".into(), 11, 5, 5, 0, 0, 11),
+            ("forget".into(), 11, 3, 3, 0, 0, 8),
+        ]
+    );
+    assert_eq!(events.len(), 8);
+    assert_eq!(events[0], "pass:dedupe:start");
+    assert_eq!(events[7], "pass:forget:done");
+    let versions = block(store.versions()).expect("versions");
+    let labels: Vec<&str> = versions[seeded_versions..].iter().map(|v| v.label.as_str()).collect();
+    assert_eq!(
+        labels,
+        [
+            "consolidation:start", "pass:dedupe:before", "pass:dedupe:after", "pass:merge:before", "pass:merge:after",
+            "pass:promote:before", "pass:promote:after", "pass:forget:before", "pass:forget:after"
+        ]
+    );
+    let actives: Vec<usize> = versions[seeded_versions..].iter().map(|v| v.active_count).collect();
+    assert_eq!(actives, [15, 15, 12, 12, 11, 11, 11, 11, 8]);
+
+    let start = versions[seeded_versions].seq;
+    let end = versions.last().expect("a version").seq;
+    let d = block(diff::diff(&store, start, end)).expect("diff");
+    assert_eq!((d.kept, d.changed.len(), d.forgotten.len(), d.added.len(), d.refused.len()), (5, 3, 7, 0, 0));
+    let passes: Vec<&str> = d.forgotten.iter().map(|f| f.by.as_ref().map_or("?", |m| m.pass.as_str())).collect();
+    assert_eq!(passes.iter().filter(|p| **p == "dedupe").count(), 3);
+    assert_eq!(passes.iter().filter(|p| **p == "merge").count(), 1);
+    assert_eq!(passes.iter().filter(|p| **p == "forget").count(), 3);
+    let stale: Vec<_> = d.forgotten.iter().filter_map(|f| f.by.as_ref()).filter(|m| m.pass == "forget").map(|m| m.policy.clone()).collect();
+    assert!(stale.iter().all(|p| p.as_deref() == Some("stale")));
+
+    // Restore the pre-Sleep version: exact, and itself undoable.
+    let before: Vec<_> = block(store.items_at(start)).expect("v").into_iter().filter(|i| i.active).collect();
+    let undo = block(store.restore(start, NOW + 10)).expect("restore");
+    assert_eq!(undo.active_count, 15);
+    let mut now_active: Vec<_> = block(store.items()).expect("items").into_iter().filter(|i| i.active).collect();
+    now_active.sort_by_key(|i| i.ordinal());
+    assert_eq!(now_active, before);
+    let redo = block(store.restore(end, NOW + 20)).expect("restore the restore");
+    assert_eq!(redo.active_count, 8);
+    assert!(block(audit::audit(&store)).expect("audit").problems.is_empty());
+}
+
+#[test]
+fn dry_run_leaves_the_store_file_byte_identical() {
+    let store = seeded();
+    let before = store.document().to_json();
+    let rows = store.rows_written();
+    let report = block(sleep::sleep(&store, &OfflineProvider, &SleepOptions::new(NOW).dry(), &mut |_| {})).expect("dry run");
+    assert_eq!(report.active_after, 8, "the dry run reports what a Sleep would do");
+    assert!(report.passes.iter().all(|p| p.event.before_version.is_none()));
+    assert_eq!(store.document().to_json(), before);
+    assert_eq!(store.rows_written(), rows);
+}
+
+#[test]
+fn a_what_if_policy_is_refused_outside_a_dry_run() {
+    let store = seeded();
+    let options = SleepOptions { policy: Some(RetentionPolicy { max_active_facts: 2, ..Default::default() }), ..SleepOptions::new(NOW) };
+    assert!(block(sleep::sleep(&store, &OfflineProvider, &options, &mut |_| {})).is_err());
+    assert_eq!(block(store.versions()).expect("v").len(), 7, "nothing was written");
+}
+
+fn hostile(req: &Request) -> Option<String> {
+    let reply = match req.task {
+        Task::Dedupe => json!({"drop": [
+            {"itemId": "m_404", "duplicateOf": "m_1", "reason": "ghost"},
+            {"itemId": "m_1", "duplicateOf": "m_1", "reason": "self"},
+            {"itemId": "m_1", "duplicateOf": "m_4", "reason": "not really the same"},
+            {"itemId": "m_12", "duplicateOf": "m_5", "reason": ""},
+            "drop everything",
+            {"itemId": 5, "duplicateOf": "m_1", "reason": "numbers"}
+        ]}),
+        Task::Merge => json!({"merge": [
+            {"intoId": "m_1", "fromIds": ["m_2"], "mergedText": "The user owns a yacht in Monaco.", "reason": "upgrade"},
+            {"intoId": "m_4", "fromIds": ["m_4"], "mergedText": "x", "reason": "self"},
+            {"intoId": "m_1", "fromIds": ["m_2"], "mergedText": "The kitchen leaks and the Kettle is broken.", "reason": "names"}
+        ]}),
+        Task::Promote => json!({"promote": [
+            {"itemId": "m_1", "toBlock": "longterm", "reason": "durable"},
+            {"itemId": "m_999", "toBlock": "human", "reason": "ghost"}
+        ]}),
+        Task::Forget => json!({"forget": [
+            {"itemId": "m_7", "reason": "I dislike it", "policy": "stale"},
+            {"itemId": "m_6", "reason": "already gone", "policy": "stale"},
+            {"itemId": "m_14", "reason": "fresh", "policy": "capacity"}
+        ]}),
+        _ => return None,
+    };
+    Some(reply.to_string())
+}
+
+#[test]
+fn a_hostile_provider_changes_nothing_the_gates_forbid() {
+    let store = seeded();
+    let before: Vec<_> = block(store.items()).expect("items");
+    let provider = Scripted::new(hostile);
+    let report = block(sleep::sleep(&store, &provider, &SleepOptions::new(NOW), &mut |_| {})).expect("sleep");
+    let model_accepted: usize = report.passes.iter().flat_map(|p| &p.mutations).filter(|m| m.accepted && m.proposer == Proposer::Model).count();
+    assert_eq!(model_accepted, 0, "every hostile proposal must be refused");
+    assert_eq!(report.total(|p| p.rejected), 14);
+    let log = block(store.mutations()).expect("log");
+    let refused: Vec<&Mutation> = log.iter().filter(|m| !m.accepted).collect();
+    assert_eq!(refused.len(), 14);
+    assert!(refused.iter().all(|m| m.rejection_reason.as_deref().is_some_and(|r| !r.is_empty()) && m.refs.proposal.is_some()));
+    let reasons: Vec<&str> = refused.iter().filter_map(|m| m.rejection_reason.as_deref()).collect();
+    for needle in ["m_404' does not exist", "self-pair", "below the threshold", "reason is empty", "expected a JSON object", "must be a string", "yacht, monaco", "proper nouns absent from every source: Kettle", "longterm", "m_999", "protected", "not active", "no retention rule"] {
+        assert!(reasons.iter().any(|r| r.contains(needle)), "no refusal mentions {needle}: {reasons:#?}");
+    }
+    let after = block(store.items()).expect("items");
+    assert!(after.iter().all(|i| !i.text.contains("yacht")), "invented text reached the store");
+    let protected_forgotten = after.iter().filter(|i| !i.active && RetentionPolicy::default().is_protected(&i.category)).filter(|i| {
+        before.iter().any(|b| b.item_id == i.item_id && b.active)
+    });
+    assert_eq!(protected_forgotten.count(), 0, "a protected fact was forgotten");
+    assert!(block(audit::audit(&store)).expect("audit").problems.is_empty());
+}
+
+#[test]
+fn a_lazy_provider_leaves_the_rules_to_the_engine_and_they_are_labelled() {
+    let store = seeded();
+    block(store.set_policy(RetentionPolicy { max_active_facts: 6, ..Default::default() })).expect("policy");
+    let lazy = Scripted::new(|req| match req.task {
+        Task::Dedupe | Task::Merge | Task::Promote | Task::Forget => Some("{}".into()),
+        _ => None,
+    });
+    let report = block(sleep::sleep(&store, &lazy, &SleepOptions::new(NOW), &mut |_| {})).expect("sleep");
+    assert_eq!(report.total(|p| p.proposed), 0);
+    let by = |p: Proposer| report.passes.iter().flat_map(|x| &x.mutations).filter(|m| m.accepted && m.proposer == p).count();
+    assert_eq!(by(Proposer::DuplicateRule), 3);
+    assert_eq!(by(Proposer::PromotionRule), 5);
+    assert_eq!(by(Proposer::PolicyEngine), 6, "12 active after dedupe, cap 6, 6 unprotected below the floor");
+    assert_eq!(report.total(|p| p.enforced), 14);
+    assert_eq!(report.active_after, 6);
+    let left: Vec<_> = block(store.items()).expect("items").into_iter().filter(|i| i.active).collect();
+    assert_eq!(left.iter().filter(|i| RetentionPolicy::default().is_protected(&i.category)).count(), 3, "protected facts are the floor");
+    assert!(block(audit::audit(&store)).expect("audit").problems.is_empty());
+}
+
+#[test]
+fn a_garbage_reply_ends_the_pass_and_changes_nothing() {
+    for garbage in ["I am sorry, I cannot do that.", "{\"merge\": [{\"intoId\": \"m_1\"", "TRUNCATE", "{\"merge\": \"everything\"}"] {
+        let store = seeded();
+        let provider = Scripted::new(move |req| (req.task == Task::Merge).then(|| garbage.to_string()));
+        let mut events = Vec::new();
+        let err = block(sleep::sleep(&store, &provider, &SleepOptions::new(NOW), &mut |e| events.push(e.clone())));
+        let err = err.expect_err("the Sleep must stop at the merge pass");
+        assert!(err.to_string().contains("merge pass stopped and changed nothing"), "{err}");
+        let last = events.last().expect("an event");
+        assert_eq!(last.name(), "pass:merge:error");
+        assert!(last.error.as_deref().is_some_and(|e| !e.is_empty()));
+        // Dedupe committed; merge wrote nothing at all.
+        let labels: Vec<String> = block(store.versions()).expect("v").into_iter().map(|v| v.label).collect();
+        assert_eq!(labels.last().map(String::as_str), Some("pass:dedupe:after"), "{garbage}");
+    }
+}
+
+#[test]
+fn large_stores_are_sent_in_chunks_and_prompt_tokens_grow_linearly() {
+    let store = MemStore::new();
+    let items: Vec<_> = (1..=400)
+        .map(|n| nocturne_core::store::conformance::fact(n, Block::Scratch, &format!("Fact {n} about topic{} and thing{}.", n % 37, n % 11), NOW))
+        .collect();
+    block(store.commit(Commit { at: NOW, label: Some("bulk".into()), items, ..Default::default() })).expect("bulk");
+    let provider = Scripted::new(|_| None);
+    let options = SleepOptions { budget: Budget { items_tokens: 800, ..Budget::default() }, ..SleepOptions::new(NOW).dry() };
+    let report = block(sleep::sleep(&store, &provider, &options, &mut |_| {})).expect("sleep");
+    let dedupe_calls = report.passes[0].calls;
+    assert!(dedupe_calls >= 10, "400 facts in 800-token chunks took {dedupe_calls} call(s)");
+    let tokens_400 = report.prompt_tokens();
+    let small = MemStore::new();
+    let items: Vec<_> = (1..=200)
+        .map(|n| nocturne_core::store::conformance::fact(n, Block::Scratch, &format!("Fact {n} about topic{} and thing{}.", n % 37, n % 11), NOW))
+        .collect();
+    block(small.commit(Commit { at: NOW, label: Some("bulk".into()), items, ..Default::default() })).expect("bulk");
+    let tokens_200 = block(sleep::sleep(&small, &provider, &options, &mut |_| {})).expect("sleep").prompt_tokens();
+    let ratio = tokens_400 as f64 / tokens_200 as f64;
+    assert!((1.6..2.4).contains(&ratio), "prompt tokens grew {ratio:.2}x for 2x the facts");
+}
+
+#[test]
+fn regression_a_refused_merge_across_blocks_does_not_kill_the_sleep() {
+    let store = seeded();
+    let provider = Scripted::new(|req| {
+        (req.task == Task::Merge).then(|| json!({"merge": [{"intoId": "m_1", "fromIds": ["m_4"], "mergedText": "The kitchen leaks.", "reason": "x"}]}).to_string())
+    });
+    // Move m_4 out of scratch first so the merge spans two blocks.
+    let mut moved = block(store.items()).expect("items").into_iter().find(|i| i.item_id == "m_4").expect("m_4");
+    moved.block = Block::Episodes;
+    block(store.commit(Commit { at: NOW, label: Some("move".into()), items: vec![moved], ..Default::default() })).expect("move");
+    let report = block(sleep::sleep(&store, &provider, &SleepOptions::new(NOW), &mut |_| {})).expect("the Sleep survives the refusal");
+    let merge = &report.passes[1];
+    assert_eq!(merge.event.rejected, 1);
+    let logged = block(store.mutations()).expect("log").into_iter().find(|m| m.pass == "merge" && !m.accepted).expect("logged");
+    assert!(logged.rejection_reason.as_deref().is_some_and(|r| r.contains("two blocks")));
+}
+
+#[test]
+fn regression_a_rejection_mid_range_appears_in_the_diff() {
+    let store = seeded();
+    let provider = Scripted::new(|req| {
+        (req.task == Task::Promote).then(|| json!({"promote": [{"itemId": "m_1", "toBlock": "attic", "reason": "x"}]}).to_string())
+    });
+    block(sleep::sleep(&store, &provider, &SleepOptions::new(NOW), &mut |_| {})).expect("sleep");
+    let versions = block(store.versions()).expect("v");
+    let start = versions[versions.len() - 9].seq;
+    let end = versions.last().expect("v").seq;
+    let d = block(diff::diff(&store, start, end)).expect("diff");
+    assert!(d.refused.iter().any(|m| m.rejection_reason.as_deref().is_some_and(|r| r.contains("attic"))), "{:?}", d.refused);
+}
+
+#[test]
+fn regression_the_encoder_sends_each_turn_once() {
+    let store = MemStore::new();
+    let sent = RefCell::new(Vec::new());
+    let provider = Scripted::new(|req| {
+        if req.task == Task::Encode {
+            let payload: Value = serde_json::from_str(&req.messages[1].content).expect("payload");
+            sent.borrow_mut().push(payload["turns"].as_array().map_or(0, Vec::len));
+        }
+        None
+    });
+    for (i, text) in ["I live in Lisbon.", "I keep a bearded dragon.", "I like green tea."].iter().enumerate() {
+        block(chat::chat_turn(&store, &provider, text, NOW + i as i64)).expect("turn");
+    }
+    assert_eq!(*sent.borrow(), [1, 1, 1], "each turn is encoded once, not the whole transcript");
+    assert_eq!(block(store.meta()).expect("meta").encoded_through, 6);
+}
+
+#[test]
+fn an_encoder_failure_keeps_the_turn_for_the_next_one() {
+    let store = MemStore::new();
+    let broken = Scripted::new(|req| (req.task == Task::Encode).then(|| "no json here".to_string()));
+    let out = block(chat::chat_turn(&store, &broken, "I live in Lisbon.", NOW)).expect("turn");
+    assert!(out.encode_error.is_some());
+    assert_eq!(block(store.transcript()).expect("t").len(), 2, "the conversation is kept");
+    assert!(block(store.items()).expect("items").is_empty());
+    let out = block(chat::chat_turn(&store, &OfflineProvider, "I keep a bearded dragon.", NOW + 1)).expect("turn");
+    assert_eq!(out.encoded.iter().filter(|m| m.accepted).count(), 2, "the missed turn is encoded with the next");
+}
+
+#[test]
+fn an_unreachable_model_stores_nothing_for_the_turn() {
+    struct Down;
+    impl Provider for Down {
+        fn label(&self) -> String {
+            "down".into()
+        }
+        async fn complete(&self, _: &Request) -> Result<Completion, ProviderError> {
+            Err(ProviderError::Unreachable("connection refused".into()))
+        }
+    }
+    let store = MemStore::new();
+    let err = block(chat::chat_turn(&store, &Down, "I live in Lisbon.", NOW)).expect_err("no model");
+    assert!(err.to_string().contains("could not be reached"));
+    assert!(block(store.transcript()).expect("t").is_empty());
+    assert_eq!(store.rows_written(), 0);
+}
+
+#[test]
+fn the_audit_catches_a_mutation_that_bypassed_the_gates() {
+    let store = seeded();
+    block(sleep::sleep(&store, &OfflineProvider, &SleepOptions::new(NOW), &mut |_| {})).expect("sleep");
+    assert!(block(audit::audit(&store)).expect("audit").problems.is_empty());
+    // Forge a drop of two different facts, as if a buggy pass had applied it.
+    let head = block(store.meta()).expect("meta").head;
+    store.plant_mutation_for_test(Mutation {
+        id: 999,
+        seq: head,
+        pass: "dedupe".into(),
+        kind: "drop".into(),
+        item_id: "m_5".into(),
+        refs: Refs { duplicate_of: Some("m_4".into()), similarity: Some(1.0), ..Default::default() },
+        accepted: true,
+        reason: "trust me".into(),
+        rejection_reason: None,
+        policy: Some("duplicate".into()),
+        proposer: Proposer::Model,
+        at: NOW,
+    });
+    let report = block(audit::audit(&store)).expect("audit");
+    assert_eq!(report.problems.len(), 1, "{:?}", report.problems);
+    assert_eq!(report.problems[0].mutation_id, 999);
+}

@@ -1,0 +1,187 @@
+//! Property tests over random stores and random proposals: whatever a model sends, an
+//! accepted edit satisfies its gate's rule, and no gate panics.
+
+use nocturne_core::gate::{Edit, Ground, Judge, PassKind, Verdict};
+use nocturne_core::memory::{Block, Item};
+use nocturne_core::textmath::{self, PairInput};
+use nocturne_core::{RetentionPolicy, DAY};
+use proptest::prelude::*;
+use serde_json::{json, Value};
+use std::collections::{BTreeMap, BTreeSet};
+
+const NOW: i64 = 1_767_225_600;
+const WORDS: &[&str] = &[
+    "the", "user", "lives", "in", "Lisbon", "Porto", "kettle", "kitchen", "leaks", "dragon", "bearded", "Saffron",
+    "works", "best", "morning", "promised", "Ana", "thesis", "postgres", "box", "backup", "and", "is", "broken",
+];
+const CATEGORIES: &[&str] = &["identity", "preferences", "commitments", "event", "context"];
+
+fn sentence() -> impl Strategy<Value = String> {
+    prop::collection::vec(prop::sample::select(WORDS), 1..7).prop_map(|w| {
+        let mut s = w.join(" ");
+        s.push('.');
+        s
+    })
+}
+
+fn store() -> impl Strategy<Value = BTreeMap<String, Item>> {
+    prop::collection::vec((sentence(), 0..4usize, 0..5usize, 0..90i64, prop::bool::weighted(0.85)), 1..14).prop_map(|rows| {
+        rows.into_iter()
+            .enumerate()
+            .map(|(n, (text, b, c, age, active))| {
+                let id = format!("m_{}", n + 1);
+                let item = Item {
+                    item_id: id.clone(),
+                    block: Block::ALL[b],
+                    text,
+                    category: CATEGORIES[c].into(),
+                    source_turn: None,
+                    created_at: NOW - age * DAY,
+                    updated_at: NOW,
+                    active,
+                    valid_from: None,
+                    valid_to: None,
+                    superseded_by: None,
+                };
+                (id, item)
+            })
+            .collect()
+    })
+}
+
+fn id() -> impl Strategy<Value = Value> {
+    prop_oneof![
+        8 => (1..16usize).prop_map(|n| json!(format!("m_{n}"))),
+        1 => Just(json!(7)),
+        1 => Just(Value::Null),
+    ]
+}
+
+fn reason() -> impl Strategy<Value = Value> {
+    prop_oneof![4 => Just(json!("because")), 1 => Just(json!("")), 1 => Just(Value::Null)]
+}
+
+fn proposal(pass: PassKind) -> BoxedStrategy<Value> {
+    match pass {
+        PassKind::Dedupe => (id(), id(), reason()).prop_map(|(a, b, r)| json!({"itemId": a, "duplicateOf": b, "reason": r})).boxed(),
+        PassKind::Merge => (id(), prop::collection::vec(id(), 0..3), sentence(), reason())
+            .prop_map(|(a, f, t, r)| json!({"intoId": a, "fromIds": f, "mergedText": t, "reason": r}))
+            .boxed(),
+        PassKind::Promote => (id(), prop::sample::select(&["human", "persona", "episodes", "scratch", "attic"][..]), reason())
+            .prop_map(|(a, b, r)| json!({"itemId": a, "toBlock": b, "reason": r}))
+            .boxed(),
+        PassKind::Forget => (id(), reason()).prop_map(|(a, r)| json!({"itemId": a, "reason": r, "policy": "stale"})).boxed(),
+        PassKind::Encode => (sentence(), prop::sample::select(CATEGORIES)).prop_map(|(t, c)| json!({"text": t, "category": c, "block": "scratch"})).boxed(),
+    }
+}
+
+fn any_json() -> impl Strategy<Value = Value> {
+    let leaf = prop_oneof![Just(Value::Null), any::<bool>().prop_map(Value::from), any::<i64>().prop_map(Value::from), ".{0,12}".prop_map(Value::from)];
+    leaf.prop_recursive(3, 24, 4, |inner| {
+        prop_oneof![
+            prop::collection::vec(inner.clone(), 0..4).prop_map(Value::from),
+            prop::collection::btree_map(prop::sample::select(&["itemId", "duplicateOf", "intoId", "fromIds", "mergedText", "toBlock", "reason", "text"][..]).prop_map(String::from), inner, 0..5)
+                .prop_map(|m| Value::Object(m.into_iter().collect())),
+        ]
+    })
+}
+
+fn judge_all(pass: PassKind, items: &BTreeMap<String, Item>, policy: &RetentionPolicy, transcript: &[String], proposals: &[Value]) -> Vec<Verdict> {
+    let ground = Ground { items, policy, now: NOW, transcript };
+    let mut judge = Judge::new(pass, ground);
+    proposals.iter().map(|p| judge.judge(p)).collect()
+}
+
+fn transcript() -> Vec<String> {
+    vec!["user: I live in Lisbon and work best in the morning.".into(), "user: The kitchen leaks and the kettle is broken.".into()]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 300, ..ProptestConfig::default() })]
+
+    #[test]
+    fn accepted_drops_reach_the_threshold_and_never_chain(items in store(), proposals in prop::collection::vec(proposal(PassKind::Dedupe), 0..10)) {
+        let policy = RetentionPolicy::default();
+        let verdicts = judge_all(PassKind::Dedupe, &items, &policy, &[], &proposals);
+        let mut dropped = BTreeSet::new();
+        let mut keepers = BTreeSet::new();
+        for v in verdicts {
+            if let Verdict::Accept(Edit::Drop { item_id, duplicate_of, .. }) = v {
+                let sim = textmath::similarity(&items[&item_id].text, &items[&duplicate_of].text);
+                prop_assert!(textmath::reaches(sim, policy.similarity_threshold));
+                prop_assert!(items[&item_id].active && items[&duplicate_of].active);
+                prop_assert!(item_id != duplicate_of);
+                prop_assert!(!dropped.contains(&duplicate_of) && !keepers.contains(&item_id), "a chain through {item_id}/{duplicate_of}");
+                prop_assert!(dropped.insert(item_id));
+                keepers.insert(duplicate_of);
+            }
+        }
+    }
+
+    #[test]
+    fn accepted_merges_are_fully_traceable_and_name_no_one_new(items in store(), proposals in prop::collection::vec(proposal(PassKind::Merge), 0..8)) {
+        let policy = RetentionPolicy::default();
+        for v in judge_all(PassKind::Merge, &items, &policy, &[], &proposals) {
+            if let Verdict::Accept(Edit::Merge { into_id, from_ids, merged_text }) = v {
+                let sources: Vec<&str> = std::iter::once(&into_id).chain(&from_ids).map(|id| items[id].text.as_str()).collect();
+                prop_assert!(textmath::coverage(&merged_text, sources.iter().copied()).is_full());
+                prop_assert!(textmath::new_proper_nouns(&merged_text, sources.iter().copied()).is_empty());
+                let block = items[&into_id].block;
+                prop_assert!(from_ids.iter().all(|id| items[id].block == block && items[id].active));
+            }
+        }
+    }
+
+    #[test]
+    fn accepted_facts_are_traceable_to_the_transcript(proposals in prop::collection::vec(proposal(PassKind::Encode), 0..8)) {
+        let lines = transcript();
+        let stripped: Vec<&str> = lines.iter().map(|l| nocturne_core::gate::strip_role(l)).collect();
+        for v in judge_all(PassKind::Encode, &BTreeMap::new(), &RetentionPolicy::default(), &lines, &proposals) {
+            if let Verdict::Accept(Edit::Add { text, .. }) = v {
+                prop_assert!(textmath::coverage(&text, stripped.iter().copied()).is_full(), "{text}");
+                prop_assert!(textmath::new_proper_nouns(&text, stripped.iter().copied()).is_empty(), "{text}");
+            }
+        }
+    }
+
+    #[test]
+    fn accepted_forgets_are_authorised(items in store(), cap in 1..12usize, proposals in prop::collection::vec(proposal(PassKind::Forget), 0..10)) {
+        let policy = RetentionPolicy { max_active_facts: cap, ..Default::default() };
+        let overflow = policy.overflow(items.values(), NOW);
+        for v in judge_all(PassKind::Forget, &items, &policy, &[], &proposals) {
+            if let Verdict::Accept(Edit::Forget { item_id, .. }) = v {
+                let item = &items[&item_id];
+                prop_assert!(!policy.is_protected(&item.category));
+                prop_assert!(policy.is_stale(item, NOW) || overflow.contains(&item_id));
+            }
+        }
+    }
+
+    #[test]
+    fn accepted_promotions_go_to_a_promotion_block(items in store(), proposals in prop::collection::vec(proposal(PassKind::Promote), 0..8)) {
+        for v in judge_all(PassKind::Promote, &items, &RetentionPolicy::default(), &[], &proposals) {
+            if let Verdict::Accept(Edit::Promote { item_id, from, to }) = v {
+                prop_assert!(Block::PROMOTION_TARGETS.contains(&to));
+                prop_assert!(from != to && items[&item_id].active);
+            }
+        }
+    }
+
+    #[test]
+    fn gates_never_panic_on_any_json(items in store(), junk in prop::collection::vec(any_json(), 0..6)) {
+        let policy = RetentionPolicy::default();
+        for pass in [PassKind::Encode, PassKind::Dedupe, PassKind::Merge, PassKind::Promote, PassKind::Forget] {
+            let verdicts = judge_all(pass, &items, &policy, &transcript(), &junk);
+            prop_assert_eq!(verdicts.len(), junk.len());
+            for v in verdicts {
+                if let Verdict::Refuse(r) = v { prop_assert!(!r.is_empty()); }
+            }
+        }
+    }
+
+    #[test]
+    fn indexed_duplicate_pairs_equal_brute_force(texts in prop::collection::vec(sentence(), 0..40), threshold in prop::sample::select(&[0.5, 0.6, 0.75, 0.8, 0.9, 1.0][..])) {
+        let facts: Vec<PairInput<'_>> = texts.iter().enumerate().map(|(i, t)| PairInput { text: t, rank: (i % 3) as i64, created_at: (i % 5) as i64 }).collect();
+        prop_assert_eq!(textmath::duplicate_pairs(&facts, threshold), textmath::duplicate_pairs_brute_force(&facts, threshold));
+    }
+}

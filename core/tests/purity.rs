@@ -1,0 +1,25 @@
+//! nocturne-core stays sans-IO: no web, IO or async-runtime crate among its normal
+//! dependencies, direct or transitive, for any target.
+
+use std::process::Command;
+
+const FORBIDDEN: &[&str] = &[
+    "web-sys", "js-sys", "wasm-bindgen", "wasm-bindgen-futures", "leptos", "rexie", "idb", "gloo", "gloo-net",
+    "gloo-timers", "reqwest", "ureq", "hyper", "tokio", "async-std", "smol", "getrandom", "mio",
+];
+
+#[test]
+fn core_has_no_web_or_io_dependency() {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let out = Command::new(cargo)
+        .args(["tree", "-q", "--offline", "-p", "nocturne-core", "-e", "normal", "--target", "all", "--prefix", "none"])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .expect("cargo tree runs");
+    assert!(out.status.success(), "cargo tree failed: {}", String::from_utf8_lossy(&out.stderr));
+    let tree = String::from_utf8_lossy(&out.stdout);
+    let names: Vec<&str> = tree.lines().filter_map(|l| l.split_whitespace().next()).collect();
+    assert!(names.contains(&"serde_json"), "cargo tree output looks wrong:\n{tree}");
+    let bad: Vec<&&str> = FORBIDDEN.iter().filter(|f| names.contains(f)).collect();
+    assert!(bad.is_empty(), "nocturne-core depends on {bad:?}; move that code to app/ or cli/, or pass it in through a trait");
+}

@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# Installs whatever is missing for building, serving and testing Nocturne, and nothing
+# that is already there. Sourced by serve.sh and test.sh; safe to run on its own.
+# Everything comes from the package registries (crates.io, npm, Debian): nothing else.
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+TOOLS=${NOCTURNE_TOOLS:-$HOME/.cache/nocturne-tools}
+TRUNK_VERSION=0.21.14
+BINARYEN_VERSION=132.0.0
+export PATH="$HOME/.cargo/bin:$TOOLS/binaryen/node_modules/.bin:$TOOLS/e2e/node_modules/.bin:$PATH"
+# Trunk must never download a tool: versions are pinned in Trunk.toml and installed here.
+export TRUNK_SKIP_VERSION_CHECK=true
+
+say() { echo "[setup] $*" >&2; }
+
+# The wasm-bindgen version Cargo.lock pins (the CLI must match it exactly).
+wasm_bindgen_version() {
+  awk '/^name = "wasm-bindgen"$/ { getline; sub(/version = "/, ""); sub(/"/, ""); print; exit }' "$ROOT/Cargo.lock"
+}
+
+ensure_rust() {
+  if ! rustup target list --installed 2>/dev/null | grep -qx wasm32-unknown-unknown; then
+    say "adding the wasm32-unknown-unknown target"
+    rustup target add wasm32-unknown-unknown
+  fi
+}
+
+ensure_wasm_bindgen() {
+  local want; want=$(wasm_bindgen_version)
+  [ -n "$want" ] || { say "cannot read the wasm-bindgen version from Cargo.lock"; exit 1; }
+  if [ "$(wasm-bindgen --version 2>/dev/null | awk '{print $2}')" != "$want" ]; then
+    say "installing wasm-bindgen-cli $want (matches Cargo.lock)"
+    # Not --locked: its lock file pins a webpki-roots release the registry no longer serves.
+    cargo install -q wasm-bindgen-cli --version "=$want" --force
+  fi
+}
+
+ensure_trunk() {
+  if [ "$(trunk --version 2>/dev/null | awk '{print $2}')" != "$TRUNK_VERSION" ]; then
+    say "installing trunk $TRUNK_VERSION (about 10 minutes, once)"
+    cargo install -q trunk --version "=$TRUNK_VERSION" --locked --force
+  fi
+}
+
+ensure_binaryen() {
+  # Debian's binaryen 108 produces a blank page; npm's binaryen 132 is the one Trunk.toml pins.
+  if ! wasm-opt --version 2>/dev/null | grep -q "version ${BINARYEN_VERSION%%.*}"; then
+    say "installing wasm-opt from npm binaryen@$BINARYEN_VERSION"
+    mkdir -p "$TOOLS/binaryen"
+    npm install -s --no-audit --no-fund --prefix "$TOOLS/binaryen" "binaryen@$BINARYEN_VERSION" >/dev/null
+  fi
+}
+
+ensure_chromium() {
+  if ! command -v chromium >/dev/null || ! command -v chromedriver >/dev/null; then
+    say "installing Debian chromium and chromium-driver"
+    local sudo=""; [ "$(id -u)" = 0 ] || sudo=sudo
+    $sudo apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq chromium chromium-driver >/dev/null
+  fi
+}
+
+ensure_e2e_node() {
+  # playwright-core drives the system chromium; it never downloads a browser.
+  if [ ! -d "$TOOLS/e2e/node_modules/playwright-core" ]; then
+    say "installing playwright-core for the end-to-end checks"
+    mkdir -p "$TOOLS/e2e"
+    npm install -s --no-audit --no-fund --prefix "$TOOLS/e2e" playwright-core@1 >/dev/null
+  fi
+  export NODE_PATH="$TOOLS/e2e/node_modules"
+}
+
+ensure_build_tools() {
+  ensure_rust
+  ensure_wasm_bindgen
+  ensure_trunk
+  ensure_binaryen
+}
+
+if [ "${BASH_SOURCE[0]}" = "$0" ]; then
+  ensure_build_tools
+  ensure_chromium
+  ensure_e2e_node
+  say "all tools present"
+fi

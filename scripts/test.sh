@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# Runs every test: native tests, the gate cases and the verifier through the command
+# line, the wasm suites in headless Chromium, a release `trunk build` with its size
+# report, and the end-to-end checks of the built page in headless Chromium. Installs
+# whatever is missing first. Exits non-zero if anything failed.
+set -uo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/setup.sh"
+set -e
+ensure_build_tools
+ensure_chromium
+ensure_e2e_node
+set +e
+cd "$ROOT"
+export CHROMEDRIVER=${CHROMEDRIVER:-/usr/bin/chromedriver}
+export WASM_BINDGEN_TEST_TIMEOUT=${WASM_BINDGEN_TEST_TIMEOUT:-120}
+LOG=$(mktemp -d)
+failed_steps=()
+native=0; native_failed=0; wasm=0; wasm_failed=0; e2e=0; e2e_failed=0
+
+# Sums "test result: … N passed; M failed" lines of a cargo test log.
+count() { grep -E "^test result:" "$1" | sed -E 's/.* ([0-9]+) passed; ([0-9]+) failed.*/\1 \2/' | awk '{p+=$1; f+=$2} END {print p+0, f+0}'; }
+
+step() { echo; echo "==== $*"; }
+
+step "native tests (core, command line)"
+cargo test --locked --no-fail-fast -p nocturne-core -p nocturne-cli 2>&1 | tee "$LOG/native.log"
+[ "${PIPESTATUS[0]}" = 0 ] || failed_steps+=("native tests")
+read -r native native_failed < <(count "$LOG/native.log")
+
+step "nocturne gate cases/*.json"
+cargo run --locked -q -p nocturne-cli -- gate cases/*.json > "$LOG/gate.jsonl" || failed_steps+=("nocturne gate")
+echo "$(wc -l < "$LOG/gate.jsonl") case files judged as expected"
+
+step "nocturne verify --provider offline"
+cargo run --locked -q -p nocturne-cli -- verify --provider offline || failed_steps+=("nocturne verify")
+
+step "wasm suites in headless Chromium"
+cargo test --locked --no-fail-fast -p nocturne-tests --target wasm32-unknown-unknown 2>&1 | tee "$LOG/wasm.log"
+[ "${PIPESTATUS[0]}" = 0 ] || failed_steps+=("wasm tests")
+read -r wasm wasm_failed < <(count "$LOG/wasm.log")
+
+step "release build (trunk)"
+if trunk build --release 2>&1 | tail -n 3; then
+  wasm_file=$(ls dist/*_bg.wasm | head -n1); js_file=${wasm_file%_bg.wasm}.js
+  printf "size: wasm %s bytes raw, %s gzipped; js %s raw, %s gzipped\n" \
+    "$(wc -c < "$wasm_file")" "$(gzip -9c "$wasm_file" | wc -c)" "$(wc -c < "$js_file")" "$(gzip -9c "$js_file" | wc -c)"
+else
+  failed_steps+=("trunk build")
+fi
+
+step "end-to-end checks of the built page in headless Chromium"
+if [ -f dist/index.html ]; then
+  port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+  python3 -m http.server "$port" --bind 127.0.0.1 --directory dist > "$LOG/http.log" 2>&1 &
+  server=$!
+  for _ in $(seq 1 50); do curl -s -o /dev/null "http://127.0.0.1:$port/" && break; sleep 0.1; done
+  mkdir -p tests/e2e/out
+  node tests/e2e/app.cjs "http://127.0.0.1:$port/" tests/e2e/out 2>&1 | tee "$LOG/e2e.log"
+  [ "${PIPESTATUS[0]}" = 0 ] || failed_steps+=("end-to-end")
+  kill "$server" 2>/dev/null
+  e2e=$(grep -c '^ok ' "$LOG/e2e.log"); e2e_failed=$(grep -c '^not ok ' "$LOG/e2e.log")
+else
+  failed_steps+=("end-to-end (no build)")
+fi
+
+echo
+echo "==== summary"
+echo "native tests: $native passed, $native_failed failed"
+echo "wasm tests in Chromium: $wasm passed, $wasm_failed failed"
+echo "end-to-end checks: $e2e passed, $e2e_failed failed"
+if [ ${#failed_steps[@]} -gt 0 ]; then echo "failed steps: ${failed_steps[*]}"; fi
+total=$((native + wasm + e2e)); total_failed=$((native_failed + wasm_failed + e2e_failed + ${#failed_steps[@]}))
+echo "$total passed, $total_failed failed"
+[ ${#failed_steps[@]} -eq 0 ] && [ "$total_failed" -eq 0 ]

@@ -1,0 +1,104 @@
+//! Browser suite, run in headless Chromium: the gate case files, the store conformance
+//! suite against IndexedDB, a raw rexie round trip, atomicity of a pass under an aborted
+//! transaction, and the verifier against IndexedDB. One file, so one browser start.
+#![cfg(target_arch = "wasm32")]
+
+use nocturne_app::idb::IdbStore;
+use nocturne_core::case;
+use nocturne_core::offline::OfflineProvider;
+use nocturne_core::sleep::{self, SleepOptions};
+use nocturne_core::store::{conformance, Store};
+use nocturne_core::{chat, verify};
+use nocturne_tests::unique_db;
+use wasm_bindgen::JsValue;
+use wasm_bindgen_test::*;
+
+wasm_bindgen_test_configure!(run_in_browser);
+
+const NOW: i64 = 1_767_225_600;
+
+async fn fresh(prefix: &str, n: u32) -> IdbStore {
+    let name = unique_db(prefix, n);
+    IdbStore::delete(&name).await.expect("delete old test database");
+    IdbStore::open(&name).await.expect("open test database")
+}
+
+#[wasm_bindgen_test]
+fn every_case_file_agrees_with_its_expectations_in_the_browser() {
+    assert!(case::BUNDLED.len() >= 60, "only {} bundled cases", case::BUNDLED.len());
+    let mut failures = Vec::new();
+    for (name, text) in case::BUNDLED {
+        match case::parse(text).and_then(|c| c.judge()) {
+            Ok(r) if r.disagreements.is_empty() => {}
+            Ok(r) => failures.push(format!("{name}: {}", r.disagreements.join("; "))),
+            Err(e) => failures.push(format!("{name}: {e}")),
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[wasm_bindgen_test]
+async fn rexie_writes_a_record_in_a_transaction_and_reads_it_back() {
+    use rexie::{ObjectStore, Rexie, TransactionMode};
+    let name = unique_db("raw", 0);
+    Rexie::delete(&name).await.expect("delete");
+    let db = Rexie::builder(&name).version(1).add_object_store(ObjectStore::new("notes").key_path("id")).build().await.expect("open");
+    let tx = db.transaction(&["notes"], TransactionMode::ReadWrite).expect("tx");
+    let store = tx.store("notes").expect("store");
+    let record = js_sys::JSON::parse(r#"{"id": 1, "text": "I live in Lisbon."}"#).expect("json");
+    store.put(&record, None).await.expect("put");
+    tx.done().await.expect("commit");
+    let tx = db.transaction(&["notes"], TransactionMode::ReadOnly).expect("tx");
+    let got = tx.store("notes").expect("store").get(JsValue::from_f64(1.0)).await.expect("get").expect("found");
+    let text = js_sys::Reflect::get(&got, &"text".into()).expect("field").as_string();
+    assert_eq!(text.as_deref(), Some("I live in Lisbon."));
+}
+
+#[wasm_bindgen_test]
+async fn idb_store_passes_every_conformance_check() {
+    let mut failures = Vec::new();
+    for (n, name) in conformance::CHECKS.iter().enumerate() {
+        let store = fresh("conf", n as u32).await;
+        if let Err(e) = conformance::check(name, &store).await {
+            failures.push(format!("{name}: {e}"));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[wasm_bindgen_test]
+async fn an_aborted_pass_leaves_the_pre_pass_version() {
+    let store = fresh("abort", 0).await;
+    for (days, text) in verify::SCRIPT {
+        chat::chat_turn(&store, &OfflineProvider, text, NOW - (days * 86_400.0) as i64).await.expect("chat");
+    }
+    let items = store.items().await.expect("items");
+    let versions = store.versions().await.expect("versions");
+    let log = store.mutations().await.expect("log");
+    // The first pass's transaction dies after 3 of its rows are written.
+    store.abort_next_commit_after(3);
+    let err = sleep::sleep(&store, &OfflineProvider, &SleepOptions::new(NOW), &mut |_| {}).await;
+    assert!(err.is_err(), "the aborted write must end the Sleep with an error");
+    let mut after = store.items().await.expect("items");
+    let mut before = items.clone();
+    before.sort_by_key(|i| i.ordinal());
+    after.sort_by_key(|i| i.ordinal());
+    assert_eq!(after, before, "items changed although the transaction aborted");
+    assert_eq!(store.versions().await.expect("versions"), versions, "a version survived the abort");
+    assert_eq!(store.mutations().await.expect("log"), log, "a mutation survived the abort");
+    // And the store still works: the same Sleep now commits.
+    let report = sleep::sleep(&store, &OfflineProvider, &SleepOptions::new(NOW), &mut |_| {}).await.expect("sleep");
+    assert!(report.active_after < report.active_before);
+}
+
+#[wasm_bindgen_test]
+async fn the_verifier_passes_against_indexeddb() {
+    let store = fresh("verify", 0).await;
+    let options = verify::VerifyOptions { now: NOW, require_skill: true, cases: case::bundled() };
+    let report = verify::verify(&store, &OfflineProvider, &options, &mut |c| web_sys_log(&c.line())).await;
+    assert!(report.ok(true), "{}\n{}", report.summary(true), report.checks.iter().map(|c| c.line()).collect::<Vec<_>>().join("\n"));
+}
+
+fn web_sys_log(line: &str) {
+    wasm_bindgen_test::console_log!("{line}");
+}
