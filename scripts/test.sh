@@ -35,8 +35,16 @@ step "nocturne verify --provider offline"
 cargo run --locked -q -p nocturne-cli -- verify --provider offline || failed_steps+=("nocturne verify")
 
 step "wasm suites in headless Chromium"
+# The scripted OpenAI-compatible server the provider suite talks to (a fixed port keeps
+# the compiled-in address, and so the build, stable between runs).
+fake_port=${NOCTURNE_FAKE_PORT:-18999}
+python3 tests/fake_openai.py "$fake_port" > "$LOG/fake.log" 2>&1 &
+fake=$!
+for _ in $(seq 1 50); do grep -q ready "$LOG/fake.log" && break; sleep 0.1; done
+export NOCTURNE_FAKE_OPENAI="http://127.0.0.1:$fake_port"
 cargo test --locked --no-fail-fast -p nocturne-tests --target wasm32-unknown-unknown 2>&1 | tee "$LOG/wasm.log"
 [ "${PIPESTATUS[0]}" = 0 ] || failed_steps+=("wasm tests")
+kill "$fake" 2>/dev/null
 read -r wasm wasm_failed < <(count "$LOG/wasm.log")
 
 step "release build (trunk)"

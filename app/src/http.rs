@@ -259,6 +259,10 @@ impl Provider for HttpProvider {
         format!("{} @ {}", self.config.model, self.config.base_url)
     }
 
+    async fn complete_streaming(&self, request: &Request, on_delta: &mut dyn FnMut(&str)) -> Result<Completion, ProviderError> {
+        self.stream(request, on_delta).await
+    }
+
     async fn complete(&self, request: &Request) -> Result<Completion, ProviderError> {
         let response = self.post(request, false).await?;
         let text = response.text().await.map_err(|e| ProviderError::BadResponse(format!("the body could not be read: {e}")))?;

@@ -3,6 +3,7 @@
 
 pub mod http;
 pub mod idb;
+pub mod lock;
 pub mod providers;
 pub mod ui;
 

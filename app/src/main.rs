@@ -2,7 +2,17 @@
 
 fn main() {
     console_error_panic_hook_lite();
+    register_service_worker();
     nocturne_app::mount();
+}
+
+/// Lets the app load with no network after the first visit (www/sw.js).
+fn register_service_worker() {
+    let Some(window) = web_sys::window() else { return };
+    if !window.location().protocol().is_ok_and(|p| p.starts_with("http")) {
+        return;
+    }
+    let _ = window.navigator().service_worker().register("/sw.js");
 }
 
 /// Panics go to the console instead of vanishing.

@@ -54,6 +54,17 @@ impl From<StoreError> for ChatError {
 
 /// Replies to `text` from the active memory, then stores the turn and its encoded facts.
 pub async fn chat_turn<S: Store, P: Provider>(store: &S, provider: &P, text: &str, now: i64) -> Result<TurnOutcome, ChatError> {
+    chat_turn_streaming(store, provider, text, now, &mut |_| {}).await
+}
+
+/// [`chat_turn`], handing each piece of the reply to `on_delta` as it streams in.
+pub async fn chat_turn_streaming<S: Store, P: Provider>(
+    store: &S,
+    provider: &P,
+    text: &str,
+    now: i64,
+    on_delta: &mut dyn FnMut(&str),
+) -> Result<TurnOutcome, ChatError> {
     let text = text.trim();
     if text.is_empty() {
         return Err(ChatError::EmptyMessage);
@@ -64,7 +75,7 @@ pub async fn chat_turn<S: Store, P: Provider>(store: &S, provider: &P, text: &st
     let refs: Vec<&Item> = memory.iter().collect();
     let history = &transcript[transcript.len().saturating_sub(HISTORY_TURNS)..];
     let reply = provider
-        .complete(&prompt::chat_request(&refs, history, text))
+        .complete_streaming(&prompt::chat_request(&refs, history, text), on_delta)
         .await
         .map_err(ChatError::Provider)?
         .text

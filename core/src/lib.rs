@@ -14,6 +14,7 @@ pub mod diff;
 pub mod document;
 pub mod engine;
 pub mod gate;
+pub mod lineage;
 pub mod memory;
 pub mod offline;
 pub mod pass;

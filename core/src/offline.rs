@@ -226,7 +226,7 @@ fn chat(system: &str, message: &str) -> String {
 /// A question naming only the fact's most distinctive (longest) word.
 fn question(fact: &str) -> String {
     let word = fact
-        .split_whitespace()
+        .split(|c: char| !c.is_alphanumeric() && c != '\'' && c != '’')
         .map(|w| w.trim_matches(|c: char| !c.is_alphanumeric()))
         .filter(|w| !w.is_empty() && !textmath::is_stopword(&textmath::stem_token(&textmath::normalize(w).replace(' ', ""))))
         .max_by(|a, b| a.chars().count().cmp(&b.chars().count()).then(b.cmp(a)))
@@ -258,5 +258,6 @@ mod tests {
     #[test]
     fn question_names_one_word() {
         assert_eq!(question("The kitchen leaks and the kettle is broken."), "What do you remember about kitchen?");
+        assert_eq!(question("<img src=x onerror=alert(1)> is what I typed."), "What do you remember about onerror?");
     }
 }

@@ -98,6 +98,14 @@ pub trait Provider {
     /// A short label for logs and the UI (`offline (deterministic)`, `smollm2 @ http://…`).
     fn label(&self) -> String;
     async fn complete(&self, request: &Request) -> Result<Completion, ProviderError>;
+
+    /// Like `complete`, calling `on_delta` with each piece of the reply as it arrives.
+    /// Providers that cannot stream hand over the whole reply at once.
+    async fn complete_streaming(&self, request: &Request, on_delta: &mut dyn FnMut(&str)) -> Result<Completion, ProviderError> {
+        let completion = self.complete(request).await?;
+        on_delta(&completion.text);
+        Ok(completion)
+    }
 }
 
 /// Finds the JSON object in a model reply: the whole text, a fenced code block, or the

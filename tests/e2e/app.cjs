@@ -33,10 +33,10 @@ function check(cond, what, detail = '') {
     await page.screenshot({ path: `${out}/01-empty.png`, fullPage: true });
 
     const say = async (text) => {
-      const before = await page.locator('.turn').count();
+      const before = await page.locator('.turn:not(.pending)').count();
       await page.fill('#message', text);
       await page.click('.composer button[type=submit]');
-      await page.waitForFunction((b) => document.querySelectorAll('.turn').length >= b + 2, before, { timeout: 15000 });
+      await page.waitForFunction((b) => document.querySelectorAll('.turn:not(.pending)').length >= b + 2, before, { timeout: 15000 });
     };
     await say('I live in Lisbon and work best in the morning. I keep a bearded dragon.');
     await say('I keep a bearded dragon called Saffron. I live in Lisbon and work best in the morning.');
@@ -45,10 +45,19 @@ function check(cond, what, detail = '') {
     await page.waitForFunction(() => document.querySelectorAll('[data-block="scratch"] .fact').length >= 5, null, { timeout: 10000 });
     const scratch = await page.locator('[data-block="scratch"] .fact').count();
     check(scratch === 6, 'chat turns are encoded into scratch facts', `${scratch} facts`);
-    const turns = await page.locator('.turn').allInnerTexts();
+    const turns = await page.locator('.turn:not(.pending)').allInnerTexts();
     check(turns.some((t) => t.includes('<img src=x onerror=alert(1)>')), 'memory text is escaped: the markup shows as text');
     check(dialogs.length === 0 && (await page.locator('.transcript img').count()) === 0, 'no script or element was injected');
     await page.screenshot({ path: `${out}/02-chat.png`, fullPage: true });
+
+    // A tight capacity so the Sleep has to forget something (policy editor in Settings).
+    await page.click('text=Settings');
+    const cap = page.locator('.policy label', { hasText: 'Max active facts' }).locator('input');
+    await cap.fill('3');
+    await page.click('text=Save policy');
+    await page.waitForSelector('.policy .ok');
+    check(true, 'the retention policy is saved from Settings');
+    await page.click('text=Chat, memory & sleep');
 
     // Dry run first: it reports and writes nothing.
     await page.check('.sleep input[type=checkbox]');
@@ -66,6 +75,7 @@ function check(cond, what, detail = '') {
     check(/active 6 → \d/.test(summary), 'the Sleep summary shows the active counts', summary);
     const human = await page.locator('[data-block="human"] .fact').count();
     check(human >= 2, 'identity and commitments were promoted to human', `${human} in human`);
+    check(/active 6 → 3/.test(summary) && /[1-9]\d* enforced/.test(summary), 'the capacity rule forgot down to maxActiveFacts, labelled as enforced', summary);
     await page.screenshot({ path: `${out}/03-sleep.png`, fullPage: true });
 
     // Versions: a diff of the Sleep, then restore the pre-Sleep version.
@@ -91,11 +101,89 @@ function check(cond, what, detail = '') {
     check(scratchAfter === 6, 'restore brings the pre-Sleep memory back', `${scratchAfter} in scratch`);
     await page.screenshot({ path: `${out}/05-restored.png`, fullPage: true });
 
+    // Undo the undo: restore the post-Sleep version, then wake.
+    await page.click('text=Versions & diff');
+    const after = page.locator('[data-testid="timeline"] li', { hasText: 'pass:forget:after' });
+    const afterSeq = (await after.locator('code').innerText()).replace('v', '');
+    await page.click(`[data-testid="restore-${afterSeq}"]`);
+    await page.waitForFunction((s) => document.querySelector('[data-testid="timeline"] .label')?.innerText === `restore:v${s}`, afterSeq);
+    check(true, 'a restore can itself be undone');
+
+    await page.click('text=Wake & verify');
+    await page.click('[data-testid="quiz"]');
+    await page.waitForSelector('[data-testid="quiz-score"]', { timeout: 20000 });
+    const score = await page.locator('[data-testid="quiz-score"]').innerText();
+    check(/^(\d+)\/\1 recalled$/.test(score), 'the Wake quiz recalls every surviving fact it asks about', score);
+    const probe = await page.locator('[data-testid="probe"]').innerText();
+    check(/passed/i.test(probe) && probe.includes('absentFromStore = true') && probe.includes('saidAbsent = true') && probe.includes('leakedForgottenContent = false'), 'the forgotten probe reports its three conditions and passes', probe);
+    await page.screenshot({ path: `${out}/07-quiz.png`, fullPage: true });
+
+    // The mutation log, filtered, and the lineage of an item.
+    await page.click('text=Mutations & lineage');
+    await page.waitForSelector('[data-testid="mutations"] tbody tr');
+    const all = await page.locator('[data-testid="mutations"] tbody tr').count();
+    await page.selectOption('[data-testid="verdict-filter"]', 'accepted');
+    const accepted = await page.locator('[data-testid="mutations"] tbody tr').count();
+    check(all > 0 && accepted > 0 && accepted <= all, 'the mutations table filters by verdict', `${accepted} of ${all}`);
+    await page.locator('[data-testid="mutations"] tbody tr', { hasText: 'promote' }).first().locator('button.link').click();
+    const lineage = await page.locator('[data-testid="lineage"]').innerText();
+    check(lineage.includes('encoded from turn') && lineage.includes('promoted scratch → human'), 'lineage shows the turn a fact came from and its promotion', lineage);
+    await page.screenshot({ path: `${out}/08-log.png`, fullPage: true });
+
+    // Export, a refused corrupt import, then a real import into a new memory.
+    await page.click('text=Settings');
+    const [download] = await Promise.all([page.waitForEvent('download'), page.click('[data-testid="export"]')]);
+    const file = `${out}/export.json`;
+    await download.saveAs(file);
+    const exported = JSON.parse(require('fs').readFileSync(file, 'utf8'));
+    check(exported.format === 'nocturne-memory' && exported.items.length === 6 && exported.mutations.length > 0, 'export writes the whole memory as one JSON document');
+    check(!JSON.stringify(exported).toLowerCase().includes('apikey'), 'the export holds no API key');
+    const memoryBefore = await page.locator('legend', { hasText: 'Memory in use' }).innerText();
+    await page.setInputFiles('[data-testid="import"]', { name: 'foreign.json', mimeType: 'application/json', buffer: Buffer.from('{"format":"something-else","items":[]}') });
+    await page.waitForSelector('[data-testid="transfer-status"] .error');
+    const refusedImport = await page.locator('[data-testid="transfer-status"]').innerText();
+    check(refusedImport.includes('Import refused') && refusedImport.includes('Nothing was changed'), 'a foreign file is refused with a clear message', refusedImport);
+    check((await page.locator('legend', { hasText: 'Memory in use' }).innerText()) === memoryBefore, 'a refused import changes nothing');
+    await page.setInputFiles('[data-testid="import"]', file);
+    await page.waitForFunction(() => (document.querySelector('[data-testid="transfer-status"]')?.innerText || '').startsWith('Imported'));
+    const memoryAfter = await page.locator('legend', { hasText: 'Memory in use' }).innerText();
+    check(memoryAfter !== memoryBefore, 'import goes into a new memory and switches to it', memoryAfter);
+    await page.screenshot({ path: `${out}/09-settings.png`, fullPage: true });
+    await page.click('text=Chat, memory & sleep');
+    const importedFacts = await page.locator('[data-block] .fact').count();
+    check(importedFacts === 3, 'the imported memory shows the same active facts', `${importedFacts} facts`);
+
+    // The verifier, in the browser, against a scratch database.
+    await page.click('text=Wake & verify');
+    await page.click('[data-testid="verify"]');
+    await page.waitForSelector('[data-testid="verify-summary"]', { timeout: 60000 });
+    const verdict = await page.locator('[data-testid="verify-summary"]').innerText();
+    const lines = await page.locator('[data-testid="checks"] li').count();
+    check(/^(\d+)\/\1 checks/.test(verdict) && lines >= 15, 'the Verify panel passes every check, shown as each arrives', `${verdict}; ${lines} lines`);
+    await page.screenshot({ path: `${out}/10-verify.png`, fullPage: true });
+
     // Phone width stays usable.
     await page.setViewportSize({ width: 390, height: 844 });
     await page.screenshot({ path: `${out}/06-phone.png`, fullPage: true });
     const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
     check(overflow <= 1, 'no horizontal scrolling at phone width', `${overflow}px`);
+
+    const csp = await page.locator('meta[http-equiv="Content-Security-Policy"]').getAttribute('content');
+    check(/script-src 'self' 'wasm-unsafe-eval' 'sha256-[^']+'(;|$)/.test(csp) && !csp.includes('unsafe-inline'), 'the Content-Security-Policy lets scripts come only from the app', csp);
+    const injected = await page.evaluate(() => { window.__ran = false; const s = document.createElement('script'); s.textContent = 'window.__ran = true'; document.body.appendChild(s); return window.__ran; });
+    check(injected === false, 'an injected inline script does not run');
+    errors.splice(0, errors.length, ...errors.filter((e) => !e.includes('Content Security Policy')));
+
+    // Offline after the first load: the service worker serves the app with no network.
+    await page.setViewportSize({ width: 1280, height: 1000 });
+    await page.evaluate(() => navigator.serviceWorker.ready);
+    await page.reload();
+    await page.waitForSelector('[data-block="scratch"]', { timeout: 30000 });
+    await page.context().setOffline(true);
+    await page.reload();
+    const offlineOk = await page.waitForSelector('[data-block="scratch"]', { timeout: 30000 }).then(() => true, () => false);
+    check(offlineOk, 'the app loads with no network after the first visit');
+    await page.context().setOffline(false);
 
     check(errors.length === 0, 'no console errors', errors.join(' | '));
   } catch (e) {

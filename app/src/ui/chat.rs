@@ -16,13 +16,19 @@ pub fn ChatPanel() -> impl IntoView {
         let store = c.store.get_value();
         async move { store.transcript().await.map_err(|e| e.to_string()) }
     });
+    // The reply as it streams in, shown until the turn is stored.
+    let streaming = RwSignal::new(String::new());
+    let asked = RwSignal::new(String::new());
     let send = Action::new_local(move |text: &String| {
         let text = text.clone();
         let store = c.store.get_value();
         let provider = c.provider();
+        streaming.set(String::new());
+        asked.set(text.clone());
         async move {
+            let mut on_delta = |d: &str| streaming.update(|s| s.push_str(d));
             let result: Result<TurnOutcome, String> =
-                chat::chat_turn(&store, &provider, &text, now()).await.map_err(|e| e.to_string());
+                chat::chat_turn_streaming(&store, &provider, &text, now(), &mut on_delta).await.map_err(|e| e.to_string());
             result
         }
     });
@@ -51,6 +57,10 @@ pub fn ChatPanel() -> impl IntoView {
                         Ok(turns) => turns.into_iter().map(turn_view).collect_view().into_any(),
                     })}
                 </Suspense>
+                {move || send.pending().get().then(|| view! {
+                    <li class="turn user pending"><span class="who">"user"</span><span class="said">{asked.get()}</span></li>
+                    <li class="turn assistant pending"><span class="who">"assistant"</span><span class="said">{move || streaming.get()}"▍"</span></li>
+                })}
             </ol>
             {move || send.value().get().map(|r| match r {
                 Ok(out) => encode_summary(&out).into_any(),

@@ -2,10 +2,13 @@
 //! and the model from the two browser adapters; signals live only here.
 
 mod chat;
+mod log;
 mod memory;
 mod settings;
 mod sleep;
+mod transfer;
 mod versions;
+mod wake;
 
 use crate::http::{HttpConfig, HttpProvider, JsonMode, ModeMemo};
 use crate::idb::IdbStore;
@@ -38,6 +41,8 @@ pub struct Ctx {
     pub mode_label: RwSignal<String>,
     /// A Sleep is running (in this tab).
     pub busy: RwSignal<bool>,
+    /// The IndexedDB database name of the memory in use.
+    pub memory: RwSignal<String>,
 }
 
 impl Ctx {
@@ -85,15 +90,19 @@ pub fn ctx() -> Ctx {
 pub enum Tab {
     Chat,
     Versions,
+    Log,
+    Wake,
     Settings,
 }
 
 impl Tab {
-    const ALL: [Tab; 3] = [Tab::Chat, Tab::Versions, Tab::Settings];
+    const ALL: [Tab; 5] = [Tab::Chat, Tab::Versions, Tab::Log, Tab::Wake, Tab::Settings];
     fn label(self) -> &'static str {
         match self {
             Tab::Chat => "Chat, memory & sleep",
             Tab::Versions => "Versions & diff",
+            Tab::Log => "Mutations & lineage",
+            Tab::Wake => "Wake & verify",
             Tab::Settings => "Settings",
         }
     }
@@ -102,7 +111,7 @@ impl Tab {
 /// The app: opens IndexedDB, then shows the panels.
 #[component]
 pub fn App() -> impl IntoView {
-    let opened = LocalResource::new(|| async { IdbStore::open(DB_NAME).await.map_err(|e| e.to_string()) });
+    let opened = LocalResource::new(|| async { IdbStore::open(&transfer::active_memory()).await.map_err(|e| e.to_string()) });
     view! {
         <main class="app">
             <Suspense fallback=|| view! { <p class="status">"Opening memory…"</p> }>
@@ -126,7 +135,9 @@ fn Shell(store: IdbStore) -> impl IntoView {
         modes: StoredValue::new_local(ModeMemo::default()),
         mode_label: RwSignal::new("not yet probed".into()),
         busy: RwSignal::new(false),
+        memory: RwSignal::new(String::new()),
     };
+    ctx.memory.set(ctx.store.with_value(IdbStore::name));
     provide_context(ctx);
     let tab = RwSignal::new(Tab::Chat);
     let provider_label = move || {
@@ -155,6 +166,12 @@ fn Shell(store: IdbStore) -> impl IntoView {
             </div>
         </section>
         <section class="panel" role="tabpanel" hidden=move || tab.get() != Tab::Versions><versions::VersionsPanel /></section>
-        <section class="panel" role="tabpanel" hidden=move || tab.get() != Tab::Settings><settings::SettingsPanel /></section>
+        <section class="panel" role="tabpanel" hidden=move || tab.get() != Tab::Log><log::LogPanel /></section>
+        <section class="panel" role="tabpanel" hidden=move || tab.get() != Tab::Wake>
+            <div class="stack"><wake::QuizPanel /><wake::VerifyPanel /></div>
+        </section>
+        <section class="panel" role="tabpanel" hidden=move || tab.get() != Tab::Settings>
+            <div class="stack"><settings::SettingsPanel /><div class="settings"><transfer::TransferPanel /></div></div>
+        </section>
     }
 }

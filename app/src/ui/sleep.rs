@@ -1,6 +1,7 @@
 //! The Sleep button, the dry-run toggle and live per-pass progress.
 
 use super::{ctx, now};
+use crate::lock;
 use leptos::prelude::*;
 use nocturne_core::gate::PassKind;
 use nocturne_core::sleep::{self, PassEvent, Phase, SleepOptions, SleepReport};
@@ -19,15 +20,23 @@ pub fn SleepPanel() -> impl IntoView {
         c.busy.set(true);
         async move {
             let options = SleepOptions { dry_run: dry, ..SleepOptions::new(now()) };
-            let result: Result<SleepReport, String> = sleep::sleep(&store, &provider, &options, &mut |ev| {
+            let mut on_event = |ev: &PassEvent| {
                 let ev = ev.clone();
                 events.update(|all| {
                     all.retain(|e| e.pass != ev.pass);
                     all.push(ev);
                 });
-            })
-            .await
-            .map_err(|e| e.to_string());
+            };
+            let work = sleep::sleep(&store, &provider, &options, &mut on_event);
+            // One Sleep at a time across tabs; a dry run writes nothing and needs no lock.
+            let result: Result<SleepReport, String> = if dry {
+                work.await.map_err(|e| e.to_string())
+            } else {
+                match lock::exclusive(lock::SLEEP_LOCK, work).await {
+                    Ok(r) => r.map_err(|e| e.to_string()),
+                    Err(e) => Err(e.to_string()),
+                }
+            };
             c.busy.set(false);
             c.bump();
             c.refresh_mode();

@@ -1,0 +1,86 @@
+//! One Sleep at a time across tabs, with the Web Locks API: a second tab asking while a
+//! Sleep runs gets a clear message instead of interleaving writes.
+
+use js_sys::{Function, Object, Promise, Reflect};
+use std::cell::RefCell;
+use std::future::Future;
+use std::rc::Rc;
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+use wasm_bindgen_futures::JsFuture;
+
+/// The lock every Sleep (and restore) takes.
+pub const SLEEP_LOCK: &str = "nocturne-sleep";
+
+/// Why `exclusive` did not run its work.
+#[derive(Clone, Debug, PartialEq)]
+pub enum LockError {
+    /// Another tab (or this one) holds the lock.
+    Busy,
+    /// The browser has no Web Locks API.
+    Unsupported(String),
+}
+
+impl std::fmt::Display for LockError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            LockError::Busy => write!(f, "a Sleep is already running in another tab; wait for it to finish, then try again"),
+            LockError::Unsupported(m) => write!(f, "this browser cannot coordinate tabs (Web Locks: {m})"),
+        }
+    }
+}
+
+fn locks() -> Result<JsValue, LockError> {
+    let window = web_sys::window().ok_or_else(|| LockError::Unsupported("no window".into()))?;
+    let locks = Reflect::get(&window.navigator(), &"locks".into()).map_err(|_| LockError::Unsupported("no navigator.locks".into()))?;
+    if locks.is_undefined() {
+        return Err(LockError::Unsupported("navigator.locks is missing".into()));
+    }
+    Ok(locks)
+}
+
+/// Runs `work` while holding the named lock, or returns `Busy` at once if it is held.
+pub async fn exclusive<T>(name: &str, work: impl Future<Output = T>) -> Result<T, LockError> {
+    let locks = locks()?;
+    let request: Function = Reflect::get(&locks, &"request".into())
+        .ok()
+        .and_then(|f| f.dyn_into().ok())
+        .ok_or_else(|| LockError::Unsupported("navigator.locks.request is missing".into()))?;
+    // `granted` settles when the callback runs (true: we hold it); `release` ends the hold.
+    let grant_slot: Rc<RefCell<Option<Function>>> = Rc::default();
+    let release_slot: Rc<RefCell<Option<Function>>> = Rc::default();
+    let granted = {
+        let slot = grant_slot.clone();
+        Promise::new(&mut |resolve, _| *slot.borrow_mut() = Some(resolve))
+    };
+    let callback = {
+        let (grant_slot, release_slot) = (grant_slot.clone(), release_slot.clone());
+        Closure::once(move |lock: JsValue| -> Promise {
+            let held = !lock.is_null();
+            if let Some(grant) = grant_slot.borrow_mut().take() {
+                let _ = grant.call1(&JsValue::NULL, &JsValue::from_bool(held));
+            }
+            if !held {
+                return Promise::resolve(&JsValue::UNDEFINED);
+            }
+            Promise::new(&mut |resolve, _| *release_slot.borrow_mut() = Some(resolve))
+        })
+    };
+    let options = Object::new();
+    Reflect::set(&options, &"ifAvailable".into(), &JsValue::TRUE).map_err(|_| LockError::Unsupported("options".into()))?;
+    let done = request
+        .call3(&locks, &JsValue::from_str(name), &options, callback.as_ref().unchecked_ref())
+        .map_err(|e| LockError::Unsupported(format!("{e:?}")))?;
+    let held = JsFuture::from(granted).await.ok().and_then(|v| v.as_bool()).unwrap_or(false);
+    if !held {
+        let _ = JsFuture::from(Promise::from(done)).await;
+        return Err(LockError::Busy);
+    }
+    let out = work.await;
+    if let Some(release) = release_slot.borrow_mut().take() {
+        let _ = release.call0(&JsValue::NULL);
+    }
+    let _ = JsFuture::from(Promise::from(done)).await;
+    drop(callback);
+    Ok(out)
+}

@@ -1,0 +1,101 @@
+//! The mutations table — filterable by pass, verdict and proposer — and the lineage of
+//! any item.
+
+use super::ctx;
+use leptos::prelude::*;
+use nocturne_core::lineage;
+use nocturne_core::memory::Mutation;
+use nocturne_core::store::Store;
+
+/// Every proposed edit, accepted and refused.
+#[component]
+pub fn LogPanel() -> impl IntoView {
+    let c = ctx();
+    let log = LocalResource::new(move || {
+        c.revision.get();
+        let store = c.store.get_value();
+        async move { store.mutations().await.map_err(|e| e.to_string()) }
+    });
+    let pass = RwSignal::new(String::new());
+    let verdict = RwSignal::new(String::new());
+    let proposer = RwSignal::new(String::new());
+    let selected = RwSignal::new(String::new());
+    let keep = move |m: &Mutation| {
+        let (p, v, who) = (pass.get(), verdict.get(), proposer.get());
+        (p.is_empty() || m.pass == p)
+            && (v.is_empty() || (v == "accepted") == m.accepted)
+            && (who.is_empty() || (who == "model") == (m.proposer.as_str() == "model"))
+    };
+    view! {
+        <div class="log">
+            <h2>"Mutations"</h2>
+            <div class="controls">
+                <label>"Pass " <select on:change=move |ev| pass.set(event_target_value(&ev))>
+                    <option value="">"all"</option>
+                    {["encode", "dedupe", "merge", "promote", "forget"].into_iter().map(|p| view! { <option value=p>{p}</option> }).collect_view()}
+                </select></label>
+                <label>"Verdict " <select data-testid="verdict-filter" on:change=move |ev| verdict.set(event_target_value(&ev))>
+                    <option value="">"all"</option><option value="accepted">"accepted"</option><option value="refused">"refused"</option>
+                </select></label>
+                <label>"Proposer " <select on:change=move |ev| proposer.set(event_target_value(&ev))>
+                    <option value="">"all"</option><option value="model">"model"</option><option value="engine">"engine rules"</option>
+                </select></label>
+            </div>
+            <Suspense fallback=|| ()>
+                {move || log.get().map(|r| match r {
+                    Err(e) => view! { <p class="error" role="alert">{e}</p> }.into_any(),
+                    Ok(all) => {
+                        let rows: Vec<Mutation> = all.iter().filter(|m| keep(m)).cloned().collect();
+                        let shown = rows.len();
+                        view! {
+                            <p class="hint">{format!("{shown} of {} mutations", all.len())}</p>
+                            <table class="mutations" data-testid="mutations">
+                                <thead><tr><th>"#"</th><th>"version"</th><th>"pass"</th><th>"kind"</th><th>"item"</th><th>"verdict"</th><th>"proposer"</th><th>"policy"</th><th>"reason"</th></tr></thead>
+                                <tbody>
+                                    {rows.into_iter().rev().map(|m| {
+                                        let id = m.item_id.clone();
+                                        let verdict = if m.accepted { "accepted".to_string() } else { format!("refused: {}", m.rejection_reason.clone().unwrap_or_default()) };
+                                        view! {
+                                            <tr class:refused=!m.accepted>
+                                                <td>{m.id}</td><td>{format!("v{}", m.seq)}</td><td>{m.pass.clone()}</td><td>{m.kind.clone()}</td>
+                                                <td><button class="link" on:click=move |_| selected.set(id.clone())>{m.item_id.clone()}</button></td>
+                                                <td class="wrap">{verdict}</td><td>{m.proposer.as_str()}</td>
+                                                <td>{m.policy.clone().unwrap_or_default()}</td><td class="wrap">{m.reason.clone()}</td>
+                                            </tr>
+                                        }
+                                    }).collect_view()}
+                                </tbody>
+                            </table>
+                            <Lineage id=selected log=all />
+                        }.into_any()
+                    }
+                })}
+            </Suspense>
+        </div>
+    }
+}
+
+#[component]
+fn Lineage(id: RwSignal<String>, log: Vec<Mutation>) -> impl IntoView {
+    view! {
+        <section class="lineage" data-testid="lineage">
+            {move || {
+                let item = id.get();
+                if item.is_empty() {
+                    return view! { <p class="hint">"Click an item id to see its lineage."</p> }.into_any();
+                }
+                let steps = lineage::lineage(&item, &log);
+                view! {
+                    <h3>{format!("Lineage of {item}")}</h3>
+                    <ol>
+                        {steps.into_iter().map(|s| view! {
+                            <li>{format!("v{} · {} · ", s.seq, s.pass)}{s.what}
+                                {s.links.into_iter().map(|l| { let go = l.clone(); view! { " " <button class="link" on:click=move |_| id.set(go.clone())>{l}</button> } }).collect_view()}
+                            </li>
+                        }).collect_view()}
+                    </ol>
+                }.into_any()
+            }}
+        </section>
+    }
+}

@@ -1,0 +1,35 @@
+#!/usr/bin/env python3
+"""Trunk post-build hook: pins the Content-Security-Policy to the build.
+
+Scripts may come only from the app itself: the one inline module script Trunk writes to
+load the wasm is allowed by its SHA-256 hash, computed here, and nothing else inline is.
+Connections may go to any http(s) endpoint, because the model's base URL is the user's.
+"""
+import base64
+import hashlib
+import os
+import re
+import sys
+
+stage = os.environ.get("TRUNK_STAGING_DIR") or (sys.argv[1] if len(sys.argv) > 1 else "dist")
+path = os.path.join(stage, "index.html")
+html = open(path, encoding="utf-8").read()
+hashes = [
+    "'sha256-%s'" % base64.b64encode(hashlib.sha256(body.encode("utf-8")).digest()).decode()
+    for body in re.findall(r"<script(?: [^>]*)?>(.*?)</script>", html, flags=re.S)
+]
+policy = "; ".join([
+    "default-src 'self'",
+    "script-src 'self' 'wasm-unsafe-eval' " + " ".join(hashes),
+    "style-src 'self'",
+    "img-src 'self' data:",
+    "connect-src 'self' http: https:",
+    "worker-src 'self'",
+    "object-src 'none'",
+    "base-uri 'none'",
+    "form-action 'none'",
+])
+meta = '<meta http-equiv="Content-Security-Policy" content="%s" />' % policy
+if "<!-- CSP -->" not in html:
+    sys.exit("index.html has no <!-- CSP --> placeholder")
+open(path, "w", encoding="utf-8").write(html.replace("<!-- CSP -->", meta))
