@@ -102,3 +102,18 @@ async fn the_verifier_passes_against_indexeddb() {
 fn web_sys_log(line: &str) {
     wasm_bindgen_test::console_log!("{line}");
 }
+
+#[wasm_bindgen_test]
+async fn regression_a_closed_store_can_be_deleted_and_reopened() {
+    // Deleting a database waits for every open connection to close: the Verify panel
+    // hung on its second run until stores were closed after use.
+    let name = unique_db("close", 0);
+    IdbStore::delete(&name).await.expect("delete");
+    let store = IdbStore::open(&name).await.expect("open");
+    store.snapshot("marker", NOW).await.expect("write");
+    store.close();
+    IdbStore::delete(&name).await.expect("delete after close completes");
+    let again = IdbStore::open(&name).await.expect("reopen");
+    assert!(again.versions().await.expect("versions").is_empty(), "the deleted database came back");
+    again.close();
+}

@@ -64,14 +64,30 @@ fn backend(what: &str, e: rexie::Error) -> StoreError {
     }
 }
 
-fn to_js<T: Serialize>(value: &T) -> Result<JsValue, StoreError> {
-    value
-        .serialize(&serde_wasm_bindgen::Serializer::json_compatible())
-        .map_err(|e| StoreError::Backend(format!("cannot encode a record: {e}")))
+/// A stored record: the key fields as plain JS values (for key paths and indexes) and the
+/// row itself as one JSON string, which IndexedDB stores and returns far faster than an
+/// object built field by field.
+fn to_js<T: Serialize>(value: &T, keys: &[&str]) -> Result<JsValue, StoreError> {
+    let encode = |e: serde_json::Error| StoreError::Backend(format!("cannot encode a record: {e}"));
+    let json = serde_json::to_value(value).map_err(encode)?;
+    let record = js_sys::Object::new();
+    for key in keys {
+        let field = match &json[*key] {
+            serde_json::Value::String(s) => JsValue::from_str(s),
+            serde_json::Value::Number(n) => JsValue::from_f64(n.as_f64().unwrap_or_default()),
+            other => return Err(StoreError::Backend(format!("key field {key} is not a string or number: {other}"))),
+        };
+        js_sys::Reflect::set(&record, &JsValue::from_str(key), &field).map_err(|_| StoreError::Backend("cannot build a record".into()))?;
+    }
+    let row = serde_json::to_string(&json).map_err(encode)?;
+    js_sys::Reflect::set(&record, &JsValue::from_str("row"), &JsValue::from_str(&row)).map_err(|_| StoreError::Backend("cannot build a record".into()))?;
+    Ok(record.into())
 }
 
 fn from_js<T: DeserializeOwned>(value: JsValue) -> Result<T, StoreError> {
-    serde_wasm_bindgen::from_value(value).map_err(|e| StoreError::Backend(format!("a stored record is damaged: {e}")))
+    let row = js_sys::Reflect::get(&value, &JsValue::from_str("row")).ok().and_then(|r| r.as_string());
+    let row = row.ok_or_else(|| StoreError::Backend("a stored record has no row; the database may be from another program".into()))?;
+    serde_json::from_str(&row).map_err(|e| StoreError::Backend(format!("a stored record is damaged: {e}")))
 }
 
 fn key2(a: &str, b: u64) -> JsValue {
@@ -105,6 +121,14 @@ impl IdbStore {
         Rexie::delete(name).await.map_err(|e| backend("cannot delete the database", e))
     }
 
+    /// Closes the connection (so the database can be deleted or upgraded) when this is
+    /// the last handle to it; other handles keep it open.
+    pub fn close(self) {
+        if let Ok(db) = Rc::try_unwrap(self.db) {
+            db.close();
+        }
+    }
+
     /// The database's name.
     pub fn name(&self) -> String {
         self.db.name()
@@ -136,21 +160,21 @@ impl IdbStore {
     async fn write(&self, rows: &Rows) -> Result<(), StoreError> {
         let mut values: Vec<(&str, JsValue, Option<JsValue>)> = Vec::new();
         for (seq, item) in &rows.changes {
-            values.push((CHANGES, to_js(&ChangeRow { item_id: item.item_id.clone(), seq: *seq, item: item.clone() })?, None));
+            values.push((CHANGES, to_js(&ChangeRow { item_id: item.item_id.clone(), seq: *seq, item: item.clone() }, &["itemId", "seq"])?, None));
         }
         for item in &rows.live {
-            values.push((ITEMS, to_js(item)?, None));
+            values.push((ITEMS, to_js(item, &["itemId"])?, None));
         }
         for v in &rows.versions {
-            values.push((VERSIONS, to_js(v)?, None));
+            values.push((VERSIONS, to_js(v, &["seq"])?, None));
         }
         for m in &rows.mutations {
-            values.push((MUTATIONS, to_js(m)?, None));
+            values.push((MUTATIONS, to_js(m, &["id", "seq"])?, None));
         }
         for t in &rows.turns {
-            values.push((TURNS, to_js(t)?, None));
+            values.push((TURNS, to_js(t, &["index"])?, None));
         }
-        values.push((META, to_js(&rows.meta)?, Some(JsValue::from_str(META))));
+        values.push((META, to_js(&rows.meta, &[])?, Some(JsValue::from_str(META))));
         // Everything is encoded; only IndexedDB requests from here to the end.
         let tx = self.db.transaction(&ALL, TransactionMode::ReadWrite).map_err(|e| backend("cannot start a write", e))?;
         if let Some(limit) = self.abort_after_rows.take() {
@@ -290,19 +314,24 @@ impl Store for IdbStore {
 
     async fn commit(&self, commit: Commit) -> Result<Vec<Version>, StoreError> {
         let meta = self.read_meta().await?;
-        let mut previous = HashMap::new();
-        {
+        let previous: HashMap<String, Item> = if commit.items.len() > 32 {
+            // One bulk read beats thousands of sequential point reads.
+            let wanted: std::collections::HashSet<&str> = commit.items.iter().map(|i| i.item_id.as_str()).collect();
+            self.items().await?.into_iter().filter(|i| wanted.contains(i.item_id.as_str())).map(|i| (i.item_id.clone(), i)).collect()
+        } else {
+            let mut found = HashMap::new();
             let tx = self.db.transaction(&[ITEMS], TransactionMode::ReadOnly).map_err(|e| backend("read", e))?;
             let s = tx.store(ITEMS).map_err(|e| backend("read", e))?;
             for item in &commit.items {
                 if let Some(v) = s.get(JsValue::from_str(&item.item_id)).await.map_err(|e| backend("read", e))? {
                     if !v.is_undefined() {
                         let old: Item = from_js(v)?;
-                        previous.insert(old.item_id.clone(), old);
+                        found.insert(old.item_id.clone(), old);
                     }
                 }
             }
-        }
+            found
+        };
         let rows = plan_rows(&meta, &previous, commit)?;
         self.write(&rows).await?;
         Ok(rows.versions)

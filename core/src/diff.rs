@@ -58,13 +58,15 @@ pub async fn diff<S: Store>(store: &S, a: u64, b: u64) -> Result<Diff, StoreErro
     let ids: Vec<String> = after.keys().cloned().collect();
     let before: HashMap<String, Item> = store.item_states(&ids, lo).await?.into_iter().map(|i| (i.item_id.clone(), i)).collect();
     let mutations = store.mutations_between(lo, hi).await?;
-    let touching = |id: &str| -> Vec<Mutation> {
-        mutations
-            .iter()
-            .filter(|m| m.accepted && (m.item_id == id || m.refs.from_ids.iter().any(|f| f == id)))
-            .cloned()
-            .collect()
-    };
+    // Accepted mutations by the items they touched (merge sources included), in log order.
+    let mut by_item: HashMap<&str, Vec<&Mutation>> = HashMap::new();
+    for m in mutations.iter().filter(|m| m.accepted) {
+        by_item.entry(m.item_id.as_str()).or_default().push(m);
+        for f in &m.refs.from_ids {
+            by_item.entry(f.as_str()).or_default().push(m);
+        }
+    }
+    let touching = |id: &str| -> Vec<Mutation> { by_item.get(id).map_or(Vec::new(), |v| v.iter().map(|m| (*m).clone()).collect()) };
     let mut diff = Diff { lo, hi, kept: 0, changed: vec![], forgotten: vec![], added: vec![], refused: vec![] };
     let mut touched_active = 0usize;
     for (id, now) in after {

@@ -24,6 +24,7 @@ pub mod provider;
 pub mod quiz;
 pub mod sleep;
 pub mod store;
+pub mod synth;
 pub mod textmath;
 pub mod verify;
 

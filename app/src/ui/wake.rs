@@ -85,6 +85,7 @@ pub fn VerifyPanel() -> impl IntoView {
                 checks.update(|all| all.push(check));
             })
             .await;
+            store.close();
             c.refresh_mode();
             Ok::<String, String>(report.summary(require_skill))
         }

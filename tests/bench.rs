@@ -1,0 +1,61 @@
+//! Browser benchmark (not part of the test command; run by scripts/bench.sh): the offline
+//! Sleep over 10,000 synthetic facts in IndexedDB, printing its time and rows written.
+#![cfg(target_arch = "wasm32")]
+
+use nocturne_app::idb::IdbStore;
+use nocturne_core::offline::OfflineProvider;
+use nocturne_core::sleep::{self, SleepOptions};
+use nocturne_core::store::{Commit, Store};
+use nocturne_core::synth;
+use wasm_bindgen_test::*;
+
+wasm_bindgen_test_configure!(run_in_browser);
+
+const NOW: i64 = 1_767_225_600;
+
+#[wasm_bindgen_test]
+async fn bench_offline_sleep_over_10000_facts_in_indexeddb() {
+    for profile in [synth::Profile::Consolidated, synth::Profile::Fresh] {
+        run(profile).await;
+    }
+}
+
+async fn run(profile: synth::Profile) {
+    let n: usize = option_env!("NOCTURNE_BENCH_FACTS").and_then(|v| v.parse().ok()).unwrap_or(10_000);
+    let name = format!("nocturne-bench-{profile:?}");
+    let name = name.as_str();
+    IdbStore::delete(name).await.expect("delete");
+    let store = IdbStore::open(name).await.expect("open");
+    let t0 = js_sys::Date::now();
+    store.commit(Commit { at: NOW, label: Some("bench:seed".into()), items: synth::memory(n, NOW, 11, profile), ..Default::default() }).await.expect("seed");
+    let seeded = js_sys::Date::now() - t0;
+    store.set_policy(policy(n)).await.expect("policy");
+    let rows_before = store.rows_written();
+    let t1 = js_sys::Date::now();
+    let report = sleep::sleep(&store, &OfflineProvider, &SleepOptions::new(NOW), &mut |_| {}).await.expect("sleep");
+    let took = js_sys::Date::now() - t1;
+    let rows = store.rows_written() - rows_before;
+    let changed: usize = store.versions().await.expect("versions").iter().skip(1).map(|v| v.changed).sum();
+    console_log!(
+        "browser bench ({profile:?} memory): {n} facts seeded in {:.2}s; offline Sleep with IndexedDB {:.2}s, {} model calls, {changed} items changed, {rows} rows written ({:.2} per change)",
+        seeded / 1000.0,
+        took / 1000.0,
+        report.calls(),
+        rows as f64 / changed.max(1) as f64
+    );
+    assert!(rows as usize <= 3 * changed + 16, "{rows} rows for {changed} changes");
+    store.close();
+    // The same Sleep over MemStore in the same browser: the engine's share of the time.
+    let mem = nocturne_core::store::MemStore::new();
+    mem.commit(Commit { at: NOW, label: Some("bench:seed".into()), items: synth::memory(n, NOW, 11, profile), ..Default::default() }).await.expect("seed");
+    mem.set_policy(policy(n)).await.expect("policy");
+    let t2 = js_sys::Date::now();
+    sleep::sleep(&mem, &OfflineProvider, &SleepOptions::new(NOW), &mut |_| {}).await.expect("sleep");
+    console_log!("browser bench ({profile:?} memory): the same Sleep over MemStore in wasm {:.2}s (engine and offline provider alone)", (js_sys::Date::now() - t2) / 1000.0);
+}
+
+/// A cap that does not bind (at the default of 120 the capacity rule would retire every
+/// unprotected fact of a large memory).
+fn policy(n: usize) -> nocturne_core::RetentionPolicy {
+    nocturne_core::RetentionPolicy { max_active_facts: 2 * n, ..Default::default() }
+}
