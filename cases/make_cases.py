@@ -49,7 +49,7 @@ CASES = []
 
 
 def case(name, pass_, proposals, expect, policy=None, items=None):
-    key = {"encode": "facts", "dedupe": "drop", "merge": "merge", "promote": "promote", "forget": "forget"}[pass_]
+    key = {"encode": "facts", "dedupe": "drop", "merge": "merge", "promote": "promote", "forget": "forget", "supersede": "supersede"}[pass_]
     CASES.append({
         "name": name, "now": NOW, "policy": policy or POLICY, "transcript": TRANSCRIPT,
         "items": items or ITEMS, "pass": pass_, "proposal": {key: proposals},
@@ -189,6 +189,36 @@ case("forget refuses a non-string policy claim", "forget", [{"itemId": "m_11", "
 case("forget names the age and threshold it measured", "forget", [forget("m_7")], [(False, "2.0d old (staleAfterDays=30)")])
 case("forget honours a shorter staleAfterDays", "forget", [forget("m_7")], [(True, "")],
      policy={**POLICY, "staleAfterDays": 1})
+
+# ---- supersede
+MOVES = [item(1, "human", "I live in Lisbon.", "identity", 40),
+         item(2, "human", "I live in Porto.", "identity", 2),
+         item(3, "scratch", "My dog is called Rex.", "context", 40),
+         item(4, "scratch", "My dog is called Bolt.", "context", 2),
+         item(5, "scratch", "I live in Porto.", "identity", 1),
+         item(6, "human", "User lives in Lisbon.", "identity", 1),
+         item(7, "human", "I prefer green tea.", "preferences", 1),
+         item(8, "human", "I lived in Faro.", "identity", 50, active=False)]
+
+
+def sup(old, new, reason="moved"):
+    return {"oldId": old, "newId": new, "reason": reason}
+
+
+case("supersede accepts a newer city", "supersede", [sup("m_1", "m_2")], [(True, "supersedes")], items=MOVES)
+case("supersede accepts a protected identity fact", "supersede", [sup("m_1", "m_2")], [(True, "")], items=MOVES,
+     policy={**POLICY, "protectedCategories": ["identity"]})
+case("supersede accepts a pet's new name", "supersede", [sup("m_3", "m_4")], [(True, "")], items=MOVES)
+case("supersede refuses an older fact replacing a newer one", "supersede", [sup("m_2", "m_1")], [(False, "not newer")], items=MOVES)
+case("supersede refuses facts in two blocks", "supersede", [sup("m_1", "m_5")], [(False, "one block")], items=MOVES)
+case("supersede refuses a duplicate", "supersede", [sup("m_1", "m_6")], [(False, "Dedupe")], items=MOVES)
+case("supersede refuses facts about different things", "supersede", [sup("m_1", "m_7")], [(False, "not about the same thing")], items=MOVES)
+case("supersede refuses a ghost", "supersede", [sup("m_1", "m_42")], [(False, "newId 'm_42' does not exist")], items=MOVES)
+case("supersede refuses an inactive fact", "supersede", [sup("m_8", "m_2")], [(False, "not active")], items=MOVES)
+case("supersede refuses a fact superseded earlier in the pass", "supersede", [sup("m_1", "m_2"), sup("m_1", "m_6")],
+     [(True, ""), (False, "already removed by an earlier mutation")], items=MOVES)
+case("supersede refuses a self-pair", "supersede", [sup("m_1", "m_1")], [(False, "itself")], items=MOVES)
+case("supersede refuses an empty reason", "supersede", [sup("m_3", "m_4", "")], [(False, "reason")], items=MOVES)
 
 if __name__ == "__main__":
     for n, c in enumerate(CASES, start=17):

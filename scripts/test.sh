@@ -71,6 +71,25 @@ else
   failed_steps+=("end-to-end (no build)")
 fi
 
+step "a real model: llama.cpp's server with SmolLM2-135M (scripts/local-llm.sh)"
+if ./scripts/local-llm.sh start; then
+  llm="http://127.0.0.1:${LLM_PORT:-18080}/v1"
+  cargo run --locked -q -p nocturne-cli -- verify --provider openai --base-url "$llm" --model smollm2 2>&1 | tee "$LOG/real-cli.log"
+  [ "${PIPESTATUS[0]}" = 0 ] || failed_steps+=("verify with the real model (native)")
+  if [ -n "${port:-}" ] && [ -f dist/index.html ]; then
+    python3 -m http.server "$port" --bind 127.0.0.1 --directory dist > "$LOG/http2.log" 2>&1 &
+    server=$!
+    for _ in $(seq 1 50); do curl -s -o /dev/null "http://127.0.0.1:$port/" && break; sleep 0.1; done
+    node tests/e2e/real-model.cjs "http://127.0.0.1:$port/" "$llm" tests/e2e/out 2>&1 | tee "$LOG/real-e2e.log"
+    [ "${PIPESTATUS[0]}" = 0 ] || failed_steps+=("verify with the real model (browser)")
+    kill "$server" 2>/dev/null
+    e2e=$((e2e + $(grep -c '^ok ' "$LOG/real-e2e.log"))); e2e_failed=$((e2e_failed + $(grep -c '^not ok ' "$LOG/real-e2e.log")))
+  fi
+  ./scripts/local-llm.sh stop
+else
+  failed_steps+=("starting the local model")
+fi
+
 echo
 echo "==== summary"
 echo "native tests: $native passed, $native_failed failed"

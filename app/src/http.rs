@@ -6,8 +6,9 @@
 
 use gloo_net::http::{Request as HttpRequest, Response};
 use js_sys::{Reflect, Uint8Array};
+use nocturne_core::openai;
 use nocturne_core::provider::{Completion, Provider, ProviderError, Request};
-use serde_json::{json, Value};
+use serde_json::Value;
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::rc::Rc;
@@ -15,34 +16,7 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
 
-/// How a server takes structured output.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum JsonMode {
-    /// `response_format: {"type":"json_schema", …}` with a schema built from the data.
-    Schema,
-    /// `response_format: {"type":"json_object"}`.
-    Object,
-    /// No `response_format`: "json mode unsupported"; the prompt alone asks for JSON.
-    Plain,
-}
-
-impl JsonMode {
-    pub fn label(self) -> &'static str {
-        match self {
-            JsonMode::Schema => "json_schema",
-            JsonMode::Object => "json_object",
-            JsonMode::Plain => "json mode unsupported",
-        }
-    }
-
-    fn weaker(self) -> Option<JsonMode> {
-        match self {
-            JsonMode::Schema => Some(JsonMode::Object),
-            JsonMode::Object => Some(JsonMode::Plain),
-            JsonMode::Plain => None,
-        }
-    }
-}
+pub use nocturne_core::openai::JsonMode;
 
 /// Which JSON mode each base URL ended up with (shared by every provider built from the
 /// same settings, so a refusal is detected once per base URL).
@@ -94,32 +68,12 @@ impl HttpProvider {
     }
 
     fn body(&self, request: &Request, mode: JsonMode, stream: bool) -> Value {
-        let mut body = json!({
-            "model": self.config.model,
-            "messages": request.messages,
-            "temperature": 0,
-            "cache_prompt": false,
-            "max_tokens": request.max_tokens,
-            "stream": stream,
-        });
-        if let Some(contract) = &request.json {
-            match mode {
-                JsonMode::Schema => {
-                    body["response_format"] = json!({"type": "json_schema", "json_schema": {"name": contract.name, "strict": true, "schema": contract.schema}});
-                }
-                JsonMode::Object => body["response_format"] = json!({"type": "json_object"}),
-                JsonMode::Plain => {}
-            }
-        }
-        body
+        openai::body(request, &self.config.model, mode, stream)
     }
 
     /// Removes the API key from any text that might echo it.
     fn redact(&self, text: &str) -> String {
-        match &self.config.api_key {
-            Some(key) if !key.is_empty() => text.replace(key.as_str(), "<api key>"),
-            _ => text.to_string(),
-        }
+        openai::redact(text, self.config.api_key.as_deref())
     }
 
     async fn send(&self, body: &Value) -> Result<Response, ProviderError> {
@@ -167,9 +121,7 @@ impl HttpProvider {
             }
             let status = response.status();
             let text = response.text().await.unwrap_or_default();
-            let refuses_format = status == 400
-                && request.json.is_some()
-                && ["response_format", "json_schema", "json_object"].iter().any(|k| text.contains(k));
+            let refuses_format = request.json.is_some() && openai::refuses_format(status, &text);
             match mode.weaker() {
                 Some(next) if refuses_format => {
                     self.modes.borrow_mut().insert(self.config.base_url.clone(), next);
@@ -235,24 +187,7 @@ fn js_text(v: &JsValue) -> String {
     v.as_string().or_else(|| js_sys::JSON::stringify(v).ok().and_then(|s| s.as_string())).unwrap_or_else(|| "unknown error".into())
 }
 
-/// Reads an OpenAI-shaped completion body. A body that is not JSON, is cut short, or has
-/// no message is a `BadResponse` naming what was wrong.
-pub fn parse_completion(text: &str) -> Result<Completion, ProviderError> {
-    let value: Value = serde_json::from_str(text).map_err(|e| {
-        let preview: String = text.chars().take(120).collect();
-        ProviderError::BadResponse(format!("the body is not valid JSON ({e}): {preview}"))
-    })?;
-    let choice = &value["choices"][0];
-    let content = choice["message"]["content"]
-        .as_str()
-        .ok_or_else(|| ProviderError::BadResponse("the body has no choices[0].message.content".into()))?;
-    Ok(Completion {
-        text: content.to_string(),
-        prompt_tokens: value["usage"]["prompt_tokens"].as_u64().unwrap_or(0),
-        completion_tokens: value["usage"]["completion_tokens"].as_u64().unwrap_or(0),
-        truncated: choice["finish_reason"].as_str() == Some("length"),
-    })
-}
+pub use nocturne_core::openai::parse_completion;
 
 impl Provider for HttpProvider {
     fn label(&self) -> String {

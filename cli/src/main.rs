@@ -2,11 +2,12 @@
 //! chat, sleep, versions, diff, restore, quiz, verify and benchmarks.
 
 mod bench;
+mod openai;
 
 use nocturne_core::document::Document;
 use nocturne_core::offline::OfflineProvider;
 use nocturne_core::store::{MemStore, Store};
-use nocturne_core::{case, chat, diff, quiz, sleep, textmath, verify};
+use nocturne_core::{case, chat, compare, diff, quiz, sleep, textmath, verify};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -27,7 +28,10 @@ memory (a store file, default nocturne-memory.json; --now SECONDS overrides the 
   quiz [--store F]               the Wake quiz
 
 proofs
-  verify [--provider offline]    scripted conversation, dry run, sleep, quiz, audit, gate cases
+  verify [--provider offline|openai] [--base-url URL --model NAME --api-key-env VAR --timeout S]
+                                 scripted conversation, dry run, sleep, quiz, audit, gate cases
+  bench-models [--provider offline|URL,MODEL[,KEY_ENV]]...
+                                 the same conversation and Sleep through each provider, as a table
   bench [--max N]                performance figures (see README)";
 
 fn main() -> ExitCode {
@@ -46,7 +50,11 @@ struct Flags {
     store: PathBuf,
     now: i64,
     dry_run: bool,
-    provider: String,
+    providers: Vec<String>,
+    base_url: String,
+    model: String,
+    api_key_env: Option<String>,
+    timeout: u64,
     max: usize,
     positional: Vec<String>,
 }
@@ -56,7 +64,11 @@ fn flags(args: &[String]) -> Result<Flags, String> {
         store: PathBuf::from("nocturne-memory.json"),
         now: std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs() as i64),
         dry_run: false,
-        provider: "offline".into(),
+        providers: Vec::new(),
+        base_url: "http://127.0.0.1:18080/v1".into(),
+        model: "smollm2".into(),
+        api_key_env: None,
+        timeout: 300,
         max: 100_000,
         positional: Vec::new(),
     };
@@ -67,7 +79,11 @@ fn flags(args: &[String]) -> Result<Flags, String> {
             "--store" => f.store = PathBuf::from(value("--store")?),
             "--now" => f.now = value("--now")?.parse().map_err(|_| "--now takes Unix seconds".to_string())?,
             "--dry-run" => f.dry_run = true,
-            "--provider" => f.provider = value("--provider")?,
+            "--provider" => f.providers.push(value("--provider")?),
+            "--base-url" => f.base_url = value("--base-url")?,
+            "--model" => f.model = value("--model")?,
+            "--api-key-env" => f.api_key_env = Some(value("--api-key-env")?),
+            "--timeout" => f.timeout = value("--timeout")?.parse().map_err(|_| "--timeout takes seconds".to_string())?,
             "--max" => f.max = value("--max")?.parse().map_err(|_| "--max takes a number of facts".to_string())?,
             _ => f.positional.push(a.clone()),
         }
@@ -199,15 +215,33 @@ fn run(args: &[String]) -> Result<ExitCode, String> {
         }
         "verify" => {
             let f = flags(rest)?;
-            if f.provider != "offline" {
-                return Err(format!("unknown provider '{}' (this build has: offline)", f.provider));
+            match f.providers.first().map(String::as_str).unwrap_or("offline") {
+                "offline" => verify(&f, &OfflineProvider, true),
+                "openai" => {
+                    let provider = remote(&f, &f.base_url, &f.model, f.api_key_env.as_deref())?;
+                    let code = verify(&f, &provider, false);
+                    println!("json mode used: {}", provider.mode().label());
+                    code
+                }
+                other => Err(format!("unknown provider '{other}' (offline or openai)")),
             }
-            let store = MemStore::new();
-            let options = verify::VerifyOptions { now: f.now, require_skill: true, cases: case::bundled() };
-            println!("verify with {}", nocturne_core::provider::Provider::label(&OfflineProvider));
-            let report = pollster::block_on(verify::verify(&store, &OfflineProvider, &options, &mut |c| println!("{}", c.line())));
-            println!("{}", report.summary(options.require_skill));
-            Ok(if report.ok(options.require_skill) { ExitCode::SUCCESS } else { ExitCode::FAILURE })
+        }
+        "bench-models" => {
+            let f = flags(rest)?;
+            let clock = || std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0.0, |d| d.as_secs_f64() * 1000.0);
+            let mut rows = vec![pollster::block_on(compare::run(OfflineProvider, f.now, &clock))];
+            for spec in f.providers.iter().filter(|p| p.as_str() != "offline") {
+                // URL,MODEL[,API_KEY_ENV]
+                let parts: Vec<&str> = spec.split(',').collect();
+                let (url, model) = match parts.as_slice() {
+                    [url, model, ..] => (*url, *model),
+                    _ => return Err(format!("--provider '{spec}': give offline, or BASE_URL,MODEL[,API_KEY_ENV]")),
+                };
+                eprintln!("bench-models: running {model} @ {url} …");
+                rows.push(pollster::block_on(compare::run(remote(&f, url, model, parts.get(2).copied())?, f.now, &clock)));
+            }
+            print!("{}", compare::table(&rows));
+            Ok(ExitCode::SUCCESS)
         }
         "bench" => {
             let f = flags(rest)?;
@@ -220,6 +254,27 @@ fn run(args: &[String]) -> Result<ExitCode, String> {
         }
         other => Err(format!("unknown command '{other}'\n{USAGE}")),
     }
+}
+
+/// An OpenAI-compatible provider from the flags; the key is read from the named
+/// environment variable and never printed.
+fn remote(f: &Flags, url: &str, model: &str, key_env: Option<&str>) -> Result<openai::OpenAi, String> {
+    let key = match key_env {
+        Some(var) => Some(std::env::var(var).map_err(|_| format!("the environment variable {var} (for the API key) is not set"))?),
+        None => None,
+    };
+    Ok(openai::OpenAi::new(url, model, key, std::time::Duration::from_secs(f.timeout)))
+}
+
+/// `nocturne verify`: every check, one line each, then `N/N checks`. With a real model the
+/// model-dependent figures are reported, not required.
+fn verify<P: nocturne_core::provider::Provider>(f: &Flags, provider: &P, require_skill: bool) -> Result<ExitCode, String> {
+    let store = MemStore::new();
+    let options = verify::VerifyOptions { now: f.now, require_skill, cases: case::bundled() };
+    println!("verify with {}", provider.label());
+    let report = pollster::block_on(verify::verify(&store, provider, &options, &mut |c| println!("{}", c.line())));
+    println!("{}", report.summary(require_skill));
+    Ok(if report.ok(require_skill) { ExitCode::SUCCESS } else { ExitCode::FAILURE })
 }
 
 fn join<S: AsRef<str>>(items: impl IntoIterator<Item = S>) -> String {

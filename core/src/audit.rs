@@ -197,6 +197,25 @@ fn check(
                 return Err("still active after being forgotten".into());
             }
         }
+        "supersede" => {
+            let new_id = m.refs.superseded_by.as_deref().ok_or("a supersession without supersededBy")?;
+            let old = active(before, &m.item_id, "before it was superseded")?;
+            let new = active(before, new_id, "before it superseded another")?;
+            if old.block != new.block {
+                return Err(format!("superseded across blocks ({} and {})", old.block, new.block));
+            }
+            if (new.created_at, new.ordinal()) <= (old.created_at, old.ordinal()) {
+                return Err(format!("{new_id} is not newer than {}", m.item_id));
+            }
+            let (a, b) = (textmath::content_tokens(&old.text), textmath::content_tokens(&new.text));
+            if !textmath::conflicts(&a, &b, policy.similarity_threshold) {
+                return Err(format!("re-measured, {} and {new_id} are not a conflict", m.item_id));
+            }
+            match after.get(&m.item_id) {
+                Some(i) if !i.active && i.valid_to.is_some() && i.superseded_by.as_deref() == Some(new_id) => {}
+                _ => return Err("the old fact is not closed (inactive, validTo, supersededBy) after the pass".into()),
+            }
+        }
         other => return Err(format!("unknown pass '{other}'")),
     }
     Ok(())

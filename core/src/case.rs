@@ -95,7 +95,7 @@ pub fn parse(text: &str) -> Result<Case, CaseError> {
     let case: Case = serde_json::from_str(text).map_err(|e| CaseError(format!("not a gate case: {e}")))?;
     if PassKind::parse(&case.pass).is_none() {
         return Err(CaseError(format!(
-            "unknown pass '{}' (expected encode, dedupe, merge, promote or forget)",
+            "unknown pass '{}' (expected encode, dedupe, merge, promote, forget or supersede)",
             case.pass
         )));
     }

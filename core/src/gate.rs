@@ -30,11 +30,12 @@ pub enum PassKind {
     Merge,
     Promote,
     Forget,
+    Supersede,
 }
 
 impl PassKind {
-    /// The four Sleep passes, in order.
-    pub const SLEEP: [PassKind; 4] = [PassKind::Dedupe, PassKind::Merge, PassKind::Promote, PassKind::Forget];
+    /// The Sleep passes, in order: the article's four with Supersede after Merge.
+    pub const SLEEP: [PassKind; 5] = [PassKind::Dedupe, PassKind::Merge, PassKind::Supersede, PassKind::Promote, PassKind::Forget];
 
     pub fn name(self) -> &'static str {
         match self {
@@ -43,11 +44,12 @@ impl PassKind {
             PassKind::Merge => "merge",
             PassKind::Promote => "promote",
             PassKind::Forget => "forget",
+            PassKind::Supersede => "supersede",
         }
     }
 
     pub fn parse(name: &str) -> Option<PassKind> {
-        [PassKind::Encode, PassKind::Dedupe, PassKind::Merge, PassKind::Promote, PassKind::Forget]
+        [PassKind::Encode, PassKind::Dedupe, PassKind::Merge, PassKind::Promote, PassKind::Forget, PassKind::Supersede]
             .into_iter()
             .find(|p| p.name() == name)
     }
@@ -60,6 +62,7 @@ impl PassKind {
             PassKind::Merge => "merge",
             PassKind::Promote => "promote",
             PassKind::Forget => "forget",
+            PassKind::Supersede => "supersede",
         }
     }
 
@@ -71,6 +74,7 @@ impl PassKind {
             PassKind::Merge => "merge",
             PassKind::Promote => "promote",
             PassKind::Forget => "forget",
+            PassKind::Supersede => "supersede",
         }
     }
 
@@ -79,6 +83,7 @@ impl PassKind {
         match self {
             PassKind::Encode => "text",
             PassKind::Merge => "intoId",
+            PassKind::Supersede => "oldId",
             _ => "itemId",
         }
     }
@@ -110,6 +115,8 @@ pub enum Edit {
     Merge { into_id: String, from_ids: Vec<String>, merged_text: String },
     Promote { item_id: String, from: Block, to: Block },
     Forget { item_id: String, rule: ForgetRule, age_days: f64 },
+    /// `old_id` stops being current: `valid_to` is set and it links to `new_id`.
+    Supersede { old_id: String, new_id: String, valid_to: i64 },
 }
 
 impl Edit {
@@ -127,6 +134,7 @@ impl Edit {
             Edit::Forget { item_id, rule, age_days } => {
                 format!("{item_id} forgotten under the {} rule ({age_days:.1}d old)", rule.as_str())
             }
+            Edit::Supersede { old_id, new_id, .. } => format!("{new_id} supersedes {old_id}: same subject, newer value"),
         }
     }
 
@@ -136,6 +144,7 @@ impl Edit {
             Edit::Add { .. } => None,
             Edit::Drop { item_id, .. } | Edit::Promote { item_id, .. } | Edit::Forget { item_id, .. } => Some(item_id),
             Edit::Merge { into_id, .. } => Some(into_id),
+            Edit::Supersede { old_id, .. } => Some(old_id),
         }
     }
 }
@@ -238,6 +247,7 @@ impl<'a> Judge<'a> {
                 PassKind::Merge => self.merge(proposal),
                 PassKind::Promote => self.promote(proposal),
                 PassKind::Forget => self.forget(proposal),
+                PassKind::Supersede => self.supersede(proposal),
             },
         };
         match checked {
@@ -268,6 +278,9 @@ impl<'a> Judge<'a> {
             Edit::Forget { item_id, .. } => {
                 self.consumed.insert(item_id.clone(), "forgotten".into());
                 self.active_now = self.active_now.saturating_sub(1);
+            }
+            Edit::Supersede { old_id, new_id, .. } => {
+                self.consumed.insert(old_id.clone(), format!("superseded by {new_id}"));
             }
         }
     }
@@ -455,6 +468,42 @@ impl<'a> Judge<'a> {
         };
         require_reason(reason)?;
         Ok(Edit::Forget { item_id: item_id.into(), rule, age_days: age })
+    }
+}
+
+impl Judge<'_> {
+    fn supersede(&self, p: &Value) -> Check<Edit> {
+        let old_id = required_str(p, "oldId")?;
+        let new_id = required_str(p, "newId")?;
+        let reason = optional_str(p, "reason")?;
+        if old_id == new_id {
+            return Err(format!("oldId {old_id} is paired with itself"));
+        }
+        let old = self.live("oldId", old_id)?;
+        let new = self.live("newId", new_id)?;
+        if old.block != new.block {
+            return Err(format!("{old_id} is in {} and {new_id} in {}: a supersession stays within one block", old.block, new.block));
+        }
+        if (new.created_at, new.ordinal()) <= (old.created_at, old.ordinal()) {
+            return Err(format!("newId {new_id} is not newer than oldId {old_id}: only a later fact can supersede an earlier one"));
+        }
+        let threshold = self.ground.policy.similarity_threshold;
+        let sim = textmath::similarity(&old.text, &new.text);
+        if textmath::reaches(sim, threshold) {
+            return Err(format!("similarity {sim:.3} reaches the threshold {threshold}: a duplicate, which is Dedupe's job"));
+        }
+        let (a, b) = (textmath::content_tokens(&old.text), textmath::content_tokens(&new.text));
+        if !textmath::conflicts(&a, &b, threshold) {
+            let (subject, _, _) = textmath::subject_and_values(&old.text, &new.text);
+            return Err(format!(
+                "{old_id} and {new_id} are not about the same thing: they share {} of {} content tokens ({}), not half of the smaller fact with a value each",
+                subject.len(),
+                a.len().min(b.len()),
+                if subject.is_empty() { "none".to_string() } else { subject.join(", ") }
+            ));
+        }
+        require_reason(reason)?;
+        Ok(Edit::Supersede { old_id: old_id.into(), new_id: new_id.into(), valid_to: new.created_at })
     }
 }
 

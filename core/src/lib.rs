@@ -10,6 +10,7 @@
 pub mod audit;
 pub mod case;
 pub mod chat;
+pub mod compare;
 pub mod diff;
 pub mod document;
 pub mod engine;
@@ -17,6 +18,7 @@ pub mod gate;
 pub mod lineage;
 pub mod memory;
 pub mod offline;
+pub mod openai;
 pub mod pass;
 pub mod policy;
 pub mod prompt;

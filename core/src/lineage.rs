@@ -49,6 +49,13 @@ pub fn lineage(item_id: &str, log: &[Mutation]) -> Vec<Step> {
                 let from = m.refs.from_block.map_or("?".to_string(), |b| b.to_string());
                 steps.push(step(format!("promoted {from} → {} ({})", m.refs.to_block.clone().unwrap_or_default(), m.proposer.as_str()), vec![]));
             }
+            "supersede" if is_self => {
+                let new = m.refs.superseded_by.clone().unwrap_or_default();
+                steps.push(step(format!("superseded by {new}: no longer current from {}", m.at), vec![new]));
+            }
+            "supersede" if m.refs.superseded_by.as_deref() == Some(item_id) => {
+                steps.push(step(format!("supersedes {} (its newer value)", m.item_id), vec![m.item_id.clone()]));
+            }
             "forget" if is_self => {
                 steps.push(step(format!("forgotten under the {} rule: {}", m.policy.clone().unwrap_or_default(), m.reason), vec![]));
             }

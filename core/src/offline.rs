@@ -7,7 +7,8 @@
 //! keywords; *dedupe* adjudicates the engine's candidate pairs; *merge* joins two
 //! unprotected facts of one block and category that share at least two content tokens
 //! yet are not duplicates; *promote* sends identity/preferences/commitments to human and
-//! events to episodes; *forget* proposes stale unprotected facts; *chat* answers a
+//! events to episodes; *supersede* adjudicates the engine's candidate conflicts (the
+//! later fact wins); *forget* proposes stale unprotected facts; *chat* answers a
 //! question with the memory line sharing most content tokens, or says it is not in memory;
 //! *quiz questions* name only the fact's most distinctive word.
 
@@ -52,6 +53,7 @@ pub fn respond(request: &Request) -> String {
         Task::Merge => json!({"merge": merge(&payload)}).to_string(),
         Task::Promote => json!({"promote": promote(&payload)}).to_string(),
         Task::Forget => json!({"forget": forget(&payload)}).to_string(),
+        Task::Supersede => json!({"supersede": supersede(&payload)}).to_string(),
         Task::QuizQuestion => json!({"question": question(payload["fact"].as_str().unwrap_or(""))}).to_string(),
     }
 }
@@ -158,7 +160,8 @@ fn merge(payload: &Value) -> Vec<Value> {
             let (ta, tb) = (content_tokens(str_of(a, "text")), content_tokens(str_of(b, "text")));
             let shared = ta.intersection(&tb).count();
             let sim = textmath::set_similarity(&ta, &tb);
-            if shared < 2 || textmath::reaches(sim, policy.similarity_threshold) {
+            // Duplicates are Dedupe's, contradictions Supersede's: neither is merged.
+            if shared < 2 || textmath::reaches(sim, policy.similarity_threshold) || textmath::conflicts(&ta, &tb, policy.similarity_threshold) {
                 continue;
             }
             used.insert(ia);
@@ -166,6 +169,22 @@ fn merge(payload: &Value) -> Vec<Value> {
             let merged = format!("{}; {}", str_of(a, "text").trim_end_matches('.'), str_of(b, "text"));
             out.push(json!({"intoId": ia, "fromIds": [ib], "mergedText": merged, "reason": format!("both describe the same {category}")}));
         }
+    }
+    out
+}
+
+fn supersede(payload: &Value) -> Vec<Value> {
+    let mut used = HashSet::new();
+    let mut out = Vec::new();
+    for pair in payload["candidateConflicts"].as_array().into_iter().flatten() {
+        let (old, new) = (str_of(pair, "oldId"), str_of(pair, "newId"));
+        // One edit per item: a chain of three values is settled over successive Sleeps.
+        if used.contains(old) || used.contains(new) {
+            continue;
+        }
+        used.insert(old.to_string());
+        used.insert(new.to_string());
+        out.push(json!({"oldId": old, "newId": new, "reason": format!("{new} states a newer value for the same thing")}));
     }
     out
 }

@@ -110,6 +110,11 @@ fn refs_of(edit: &Edit, items: &BTreeMap<String, Item>) -> (String, Refs, Option
             Refs { age_days: Some((age_days * 10.0).round() / 10.0), ..Default::default() },
             Some(rule.as_str().into()),
         ),
+        Edit::Supersede { old_id, new_id, .. } => (
+            old_id.clone(),
+            Refs { superseded_by: Some(new_id.clone()), previous_text: items.get(old_id).map(|i| i.text.clone()), ..Default::default() },
+            Some("superseded".into()),
+        ),
     }
 }
 
@@ -157,7 +162,7 @@ pub fn plan(pass: PassKind, input: PassInput<'_>, model: Vec<Value>) -> Plan {
         PassKind::Dedupe => engine::duplicate_rule(&judge, input.pairs, &adjudicated),
         PassKind::Promote => engine::promotion_rule(&judge, input.items),
         PassKind::Forget => engine::capacity_rule(&judge, input.items, input.policy, input.now),
-        PassKind::Merge | PassKind::Encode => Vec::new(),
+        PassKind::Merge | PassKind::Encode | PassKind::Supersede => Vec::new(),
     };
     for (proposer, proposal) in enforced {
         let verdict = judge.judge(&proposal);
@@ -189,10 +194,40 @@ fn apply(items: &BTreeMap<String, Item>, outcomes: &[Outcome], now: i64) -> Vec<
                 }
             }
             Edit::Promote { item_id, to, .. } => edit_row(item_id, &|i| i.block = *to),
+            Edit::Supersede { old_id, new_id, valid_to } => edit_row(old_id, &|i| {
+                i.active = false;
+                i.valid_to = Some(*valid_to);
+                i.superseded_by = Some(new_id.clone());
+            }),
         }
     }
     let mut out: Vec<Item> = changed.into_values().collect();
     out.sort_by_key(Item::ordinal);
+    out
+}
+
+/// Supersede's candidate conflicts over the active items: same block and category, a
+/// shared subject and differing values (textmath::conflicts), older first.
+pub fn candidate_conflicts(items: &[&Item], threshold: f64) -> Vec<CandidatePair> {
+    let mut groups: BTreeMap<(crate::Block, &str), Vec<&Item>> = BTreeMap::new();
+    for i in items {
+        groups.entry((i.block, i.category.as_str())).or_default().push(i);
+    }
+    let mut out = Vec::new();
+    for group in groups.values() {
+        // Sharing half of the smaller fact is containment >= 0.5: the indexed pair finder
+        // narrows the candidates, then the conflict rule decides.
+        let inputs: Vec<textmath::PairInput<'_>> =
+            group.iter().map(|i| textmath::PairInput { text: &i.text, rank: 0, created_at: i.created_at }).collect();
+        for p in textmath::duplicate_pairs(&inputs, 0.5) {
+            let (a, b) = (group[p.drop], group[p.keeper]);
+            let (ta, tb) = (textmath::content_tokens(&a.text), textmath::content_tokens(&b.text));
+            if textmath::conflicts(&ta, &tb, threshold) {
+                let (old, new) = if (a.created_at, a.ordinal()) <= (b.created_at, b.ordinal()) { (a, b) } else { (b, a) };
+                out.push(CandidatePair { drop_id: old.item_id.clone(), keeper_id: new.item_id.clone(), similarity: p.similarity });
+            }
+        }
+    }
     out
 }
 

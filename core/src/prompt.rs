@@ -19,6 +19,7 @@ pub fn contract(pass: PassKind) -> &'static str {
         PassKind::Merge => r#"{"merge":[{"intoId":"item that receives the text","fromIds":["items folded into it"],"mergedText":"one fact using only words of the sources","reason":"why"}]}"#,
         PassKind::Promote => r#"{"promote":[{"itemId":"item","toBlock":"persona|human|episodes","reason":"why"}]}"#,
         PassKind::Forget => r#"{"forget":[{"itemId":"item","reason":"why","policy":"stale|capacity"}]}"#,
+        PassKind::Supersede => r#"{"supersede":[{"oldId":"the earlier fact","newId":"the later fact that replaces it","reason":"why"}]}"#,
     }
 }
 
@@ -29,6 +30,7 @@ fn instruction(pass: PassKind) -> &'static str {
         PassKind::Merge => "Merge items of the same block that describe one thing into a single fact built only from their words.",
         PassKind::Promote => "Move durable facts out of scratch: identity, preferences and commitments to human, events to episodes, facts about the assistant to persona.",
         PassKind::Forget => "Propose forgetting facts that are stale (ageDays above staleAfterDays) or over capacity. Never forget protected categories.",
+        PassKind::Supersede => "Find facts that a later fact contradicts (the same thing with a new value, like a new city). candidateConflicts lists pairs the engine measured: adjudicate them.",
     }
 }
 
@@ -39,6 +41,7 @@ fn task(pass: PassKind) -> Task {
         PassKind::Merge => Task::Merge,
         PassKind::Promote => Task::Promote,
         PassKind::Forget => Task::Forget,
+        PassKind::Supersede => Task::Supersede,
     }
 }
 
@@ -88,7 +91,7 @@ pub fn pass_requests(
     budget: &Budget,
 ) -> Vec<Request> {
     let mut groups: Vec<Vec<&Item>> = Vec::new();
-    if pass == PassKind::Merge {
+    if pass == PassKind::Merge || pass == PassKind::Supersede {
         for block in Block::ALL {
             let g: Vec<&Item> = items.iter().copied().filter(|i| i.block == block).collect();
             if g.len() >= 2 {
@@ -108,13 +111,15 @@ pub fn pass_requests(
                 "policy": policy,
                 "items": chunk.iter().map(|i| item_json(i, now)).collect::<Vec<_>>(),
             });
+            let local = pairs.iter().filter(|p| ids.contains(p.drop_id.as_str()) && ids.contains(p.keeper_id.as_str()));
             if pass == PassKind::Dedupe {
-                let local: Vec<Value> = pairs
-                    .iter()
-                    .filter(|p| ids.contains(p.drop_id.as_str()) && ids.contains(p.keeper_id.as_str()))
+                let local: Vec<Value> = local
                     .map(|p| json!({"dropId": p.drop_id, "keeperId": p.keeper_id, "similarity": (p.similarity * 1000.0).round() / 1000.0}))
                     .collect();
                 payload["candidatePairs"] = Value::Array(local);
+            } else if pass == PassKind::Supersede {
+                let local: Vec<Value> = local.map(|p| json!({"oldId": p.drop_id, "newId": p.keeper_id})).collect();
+                payload["candidateConflicts"] = Value::Array(local);
             }
             let chunk_ids: Vec<&str> = chunk.iter().map(|i| i.item_id.as_str()).collect();
             requests.push(Request {
@@ -177,6 +182,10 @@ pub fn schema(pass: PassKind, ids: &[&str], max_items: usize) -> Value {
         PassKind::Promote => (
             "promote",
             json!({"type":"object","properties":{"itemId":id,"toBlock":{"type":"string","enum":["persona","human","episodes"]},"reason":reason},"required":["itemId","toBlock","reason"]}),
+        ),
+        PassKind::Supersede => (
+            "supersede",
+            json!({"type":"object","properties":{"oldId":id,"newId":id,"reason":reason},"required":["oldId","newId","reason"]}),
         ),
         PassKind::Forget => (
             "forget",

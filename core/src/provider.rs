@@ -14,6 +14,7 @@ pub enum Task {
     Merge,
     Promote,
     Forget,
+    Supersede,
     QuizQuestion,
 }
 

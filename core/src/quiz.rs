@@ -50,12 +50,31 @@ pub struct ForgottenProbe {
     pub passed: bool,
 }
 
+/// A question about something that changed: the answer must give the current value and
+/// not the superseded one.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SupersededProbe {
+    pub old_id: String,
+    pub new_id: String,
+    pub old_fact: String,
+    pub current_fact: String,
+    pub question: String,
+    pub answer: String,
+    /// The answer reproduces ≥ 0.9 of the current fact's content tokens.
+    pub gave_current: bool,
+    /// The answer names a value only the superseded fact had.
+    pub gave_superseded: bool,
+    pub passed: bool,
+}
+
 /// A Wake quiz.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct QuizReport {
     pub questions: Vec<Question>,
     pub probe: Option<ForgottenProbe>,
+    pub superseded: Option<SupersededProbe>,
 }
 
 impl QuizReport {
@@ -215,7 +234,44 @@ pub async fn wake<S: Store, P: Provider>(store: &S, provider: &P, now: i64) -> R
             })
         }
     };
-    Ok(QuizReport { questions, probe })
+    let superseded = mutations
+        .iter()
+        .rev()
+        .filter(|m| m.accepted && m.pass == "supersede")
+        .find_map(|m| {
+            let old = items.iter().find(|i| i.item_id == m.item_id && !i.active)?;
+            let new = items.iter().find(|i| Some(i.item_id.as_str()) == m.refs.superseded_by.as_deref() && i.active)?;
+            Some((old, new))
+        });
+    let superseded = match superseded {
+        None => None,
+        Some((old, new)) => {
+            // Asked by subject alone (the words both facts share), so it names no value.
+            let (subject, old_values, _) = textmath::subject_and_values(&old.text, &new.text);
+            let words: Vec<&str> = new
+                .text
+                .split(|c: char| !c.is_alphanumeric() && c != '\'')
+                .filter(|w| subject.contains(&textmath::stem_token(&textmath::normalize(w).replace(' ', ""))))
+                .collect();
+            let question = format!("What do you remember about {}?", words.join(" "));
+            let reply = answer(provider, &memory, &question).await?;
+            let said: BTreeSet<String> = tokens(&reply).into_iter().collect();
+            let gave_current = recall(&new.text, &reply) >= RECALL_THRESHOLD;
+            let gave_superseded = old_values.iter().any(|v| said.contains(v));
+            Some(SupersededProbe {
+                old_id: old.item_id.clone(),
+                new_id: new.item_id.clone(),
+                old_fact: old.text.clone(),
+                current_fact: new.text.clone(),
+                question,
+                answer: reply,
+                gave_current,
+                gave_superseded,
+                passed: gave_current && !gave_superseded,
+            })
+        }
+    };
+    Ok(QuizReport { questions, probe, superseded })
 }
 
 /// Generates a question for `fact`, refusing one that leaks its answer and allowing one

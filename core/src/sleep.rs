@@ -174,6 +174,7 @@ pub async fn sleep<S: Store, P: Provider>(
         on_event(&event);
         let pairs = match kind {
             PassKind::Dedupe => pass::candidate_pairs(&active, policy.similarity_threshold),
+            PassKind::Supersede => pass::candidate_conflicts(&active, policy.similarity_threshold),
             _ => Vec::new(),
         };
         let requests = prompt::pass_requests(kind, &active, &pairs, &policy, now, &options.budget);

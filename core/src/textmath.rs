@@ -403,6 +403,20 @@ mod tests {
     }
 
     #[test]
+    fn conflicts_share_a_subject_and_differ_in_value() {
+        let t = |s: &str| content_tokens(s);
+        assert!(conflicts(&t("I live in Lisbon."), &t("I live in Porto."), 0.9));
+        assert!(conflicts(&t("My dog is called Rex."), &t("My dog is called Bolt."), 0.9));
+        assert!(!conflicts(&t("I live in Lisbon."), &t("User lives in Lisbon."), 0.9), "a duplicate is not a conflict");
+        assert!(!conflicts(&t("I keep a bearded dragon."), &t("The cat next door is called Miso."), 0.9));
+        assert!(!conflicts(
+            &t("I installed postgres 16 on the backup box."),
+            &t("The backup box sits near the router."),
+            0.9
+        ), "two of five tokens shared is not the same subject");
+    }
+
+    #[test]
     fn indexed_pairs_match_brute_force_on_a_small_store() {
         let texts = [
             "I live in Lisbon and work best in the morning.",
@@ -418,4 +432,29 @@ mod tests {
         assert_eq!(fast.len(), 2);
         assert!(fast.contains(&DuplicatePair { drop: 3, keeper: 4, similarity: 1.0 }));
     }
+}
+
+/// Whether two facts contradict each other in the textmath sense: they share a *subject*
+/// — at least one content token, and at least half of the smaller fact's — while each has
+/// a *value* token the other lacks, and they are not duplicates (similarity below
+/// `threshold`). "I live in Lisbon." / "I live in Porto.": subject {live}, values {lisbon}
+/// and {porto}.
+pub fn conflicts(a: &BTreeSet<String>, b: &BTreeSet<String>, threshold: f64) -> bool {
+    let shared = a.intersection(b).count();
+    let smaller = a.len().min(b.len());
+    shared >= 1
+        && 2 * shared >= smaller
+        && a.len() > shared
+        && b.len() > shared
+        && !reaches(set_similarity(a, b), threshold)
+}
+
+/// The shared and the differing content tokens of two facts: (subject, only in a, only in b).
+pub fn subject_and_values(a: &str, b: &str) -> (Vec<String>, Vec<String>, Vec<String>) {
+    let (ta, tb) = (content_tokens(a), content_tokens(b));
+    (
+        ta.intersection(&tb).cloned().collect(),
+        ta.difference(&tb).cloned().collect(),
+        tb.difference(&ta).cloned().collect(),
+    )
 }

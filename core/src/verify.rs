@@ -135,7 +135,12 @@ async fn run<S: Store, P: Provider>(store: &S, provider: &P, o: &VerifyOptions, 
         "seed",
         transcript.len() == SCRIPT.len() * 2,
         false,
-        format!("{} turns stored; encoder accepted {accepted}, refused {refused}; {} encode error(s); {active_seeded} active facts", transcript.len(), errors.len()),
+        format!(
+            "{} turns stored; encoder accepted {accepted}, refused {refused}; {} encode error(s){}; {active_seeded} active facts",
+            transcript.len(),
+            errors.len(),
+            errors.first().map_or(String::new(), |e| format!(" (first: {})", e.chars().take(160).collect::<String>()))
+        ),
     );
     r.check("encoder", accepted > 0 && errors.is_empty(), true, format!("{accepted} fact(s) encoded from {} user turns", SCRIPT.len()));
 
@@ -184,7 +189,8 @@ async fn run<S: Store, P: Provider>(store: &S, provider: &P, o: &VerifyOptions, 
     r.check(
         "policy comparison",
         f6 > f120 && left6 >= 6.min(left120) && left6 <= left120,
-        false,
+        // With fewer than 7 facts a cap of 6 has nothing to forget: that is the model's doing.
+        active_seeded < 7,
         format!("maxActiveFacts=120: forgotten={f120}, active left={left120}; maxActiveFacts=6: forgotten={f6}, active left={left6} (protected facts seeded: {protected_active})"),
     );
 
@@ -199,11 +205,13 @@ async fn run<S: Store, P: Provider>(store: &S, provider: &P, o: &VerifyOptions, 
         }
     };
     let versions = store.versions().await.map_err(|x| e(&x))?;
-    let labels: Vec<&str> = versions.iter().rev().take(9).rev().map(|v| v.label.as_str()).collect();
-    let want = [
-        "consolidation:start", "pass:dedupe:before", "pass:dedupe:after", "pass:merge:before", "pass:merge:after",
-        "pass:promote:before", "pass:promote:after", "pass:forget:before", "pass:forget:after",
-    ];
+    let markers = 1 + 2 * PassKind::SLEEP.len();
+    let labels: Vec<&str> = versions.iter().rev().take(markers).rev().map(|v| v.label.as_str()).collect();
+    let mut want = vec!["consolidation:start".to_string()];
+    for p in PassKind::SLEEP {
+        want.push(format!("pass:{}:before", p.name()));
+        want.push(format!("pass:{}:after", p.name()));
+    }
     let per_pass: Vec<String> = report
         .passes
         .iter()
@@ -214,7 +222,7 @@ async fn run<S: Store, P: Provider>(store: &S, provider: &P, o: &VerifyOptions, 
         .collect();
     r.check(
         "sleep",
-        labels == want && events.len() == 8,
+        labels == want && events.len() == 2 * PassKind::SLEEP.len(),
         false,
         format!("{}; versions {}", per_pass.join(" | "), labels.join(", ")),
     );
@@ -222,7 +230,7 @@ async fn run<S: Store, P: Provider>(store: &S, provider: &P, o: &VerifyOptions, 
     // 5. Every refusal is in the log with its reason.
     let log = store.mutations().await.map_err(|x| e(&x))?;
     let reported_refusals = report.total(|p| p.rejected);
-    let sleep_seq = versions.iter().rev().nth(8).map_or(0, |v| v.seq);
+    let sleep_seq = versions.iter().rev().nth(markers - 1).map_or(0, |v| v.seq);
     let logged: Vec<_> = log.iter().filter(|m| m.seq >= sleep_seq && !m.accepted).collect();
     r.check(
         "refusals logged",
@@ -251,7 +259,7 @@ async fn run<S: Store, P: Provider>(store: &S, provider: &P, o: &VerifyOptions, 
     r.check("no invention", offenders.is_empty(), false, format!("{ok}/{total} active facts fully traceable to the transcript{}", if offenders.is_empty() { String::new() } else { format!("; untraceable: {}", offenders.join(", ")) }));
 
     // 8. Diff of the Sleep: every item accounted for.
-    let start = versions.iter().rev().nth(8).map_or(0, |v| v.seq);
+    let start = versions.iter().rev().nth(markers - 1).map_or(0, |v| v.seq);
     let end = versions.last().map_or(0, |v| v.seq);
     let d = diff::diff(store, start, end).await.map_err(|x| e(&x))?;
     let at = |seq: u64| versions.iter().find(|v| v.seq == seq).map_or(0, |v| v.active_count);
@@ -313,6 +321,15 @@ async fn run<S: Store, P: Provider>(store: &S, provider: &P, o: &VerifyOptions, 
             );
         }
         None => r.check("forgotten probe", false, true, "the Sleep forgot nothing, so there is nothing to probe".into()),
+    }
+
+    if let Some(s) = &quiz.superseded {
+        r.check(
+            "superseded probe",
+            s.passed,
+            true,
+            format!("\"{}\" -> \"{}\": current value given={} superseded value given={}", s.question, s.answer, s.gave_current, s.gave_superseded),
+        );
     }
 
     // 11. Gates with no model at all.

@@ -77,24 +77,25 @@ fn offline_sleep_over_the_scripted_conversation() {
         [
             ("dedupe".into(), 15, 3, 3, 0, 0, 12),
             ("merge".into(), 12, 1, 1, 0, 0, 11),
+            ("supersede".into(), 11, 0, 0, 0, 0, 11),
             ("promote".into(), 11, 5, 5, 0, 0, 11),
             ("forget".into(), 11, 3, 3, 0, 0, 8),
         ]
     );
-    assert_eq!(events.len(), 8);
+    assert_eq!(events.len(), 10);
     assert_eq!(events[0], "pass:dedupe:start");
-    assert_eq!(events[7], "pass:forget:done");
+    assert_eq!(events[9], "pass:forget:done");
     let versions = block(store.versions()).expect("versions");
     let labels: Vec<&str> = versions[seeded_versions..].iter().map(|v| v.label.as_str()).collect();
     assert_eq!(
         labels,
         [
             "consolidation:start", "pass:dedupe:before", "pass:dedupe:after", "pass:merge:before", "pass:merge:after",
-            "pass:promote:before", "pass:promote:after", "pass:forget:before", "pass:forget:after"
+            "pass:supersede:before", "pass:supersede:after", "pass:promote:before", "pass:promote:after", "pass:forget:before", "pass:forget:after"
         ]
     );
     let actives: Vec<usize> = versions[seeded_versions..].iter().map(|v| v.active_count).collect();
-    assert_eq!(actives, [15, 15, 12, 12, 11, 11, 11, 11, 8]);
+    assert_eq!(actives, [15, 15, 12, 12, 11, 11, 11, 11, 11, 11, 8]);
 
     let start = versions[seeded_versions].seq;
     let end = versions.last().expect("a version").seq;
@@ -199,7 +200,7 @@ fn a_lazy_provider_leaves_the_rules_to_the_engine_and_they_are_labelled() {
     let store = seeded();
     block(store.set_policy(RetentionPolicy { max_active_facts: 6, ..Default::default() })).expect("policy");
     let lazy = Scripted::new(|req| match req.task {
-        Task::Dedupe | Task::Merge | Task::Promote | Task::Forget => Some("{}".into()),
+        Task::Dedupe | Task::Merge | Task::Supersede | Task::Promote | Task::Forget => Some("{}".into()),
         _ => None,
     });
     let report = block(sleep::sleep(&store, &lazy, &SleepOptions::new(NOW), &mut |_| {})).expect("sleep");
@@ -281,7 +282,7 @@ fn regression_a_rejection_mid_range_appears_in_the_diff() {
     });
     block(sleep::sleep(&store, &provider, &SleepOptions::new(NOW), &mut |_| {})).expect("sleep");
     let versions = block(store.versions()).expect("v");
-    let start = versions[versions.len() - 9].seq;
+    let start = versions[versions.len() - 11].seq;
     let end = versions.last().expect("v").seq;
     let d = block(diff::diff(&store, start, end)).expect("diff");
     assert!(d.refused.iter().any(|m| m.rejection_reason.as_deref().is_some_and(|r| r.contains("attic"))), "{:?}", d.refused);
@@ -359,4 +360,44 @@ fn the_audit_catches_a_mutation_that_bypassed_the_gates() {
     let report = block(audit::audit(&store)).expect("audit");
     assert_eq!(report.problems.len(), 1, "{:?}", report.problems);
     assert_eq!(report.problems[0].mutation_id, 999);
+}
+
+#[test]
+fn contradictions_keep_only_current_values_with_their_history() {
+    let store = MemStore::new();
+    let script = [
+        (40.0, "I live in Lisbon. I work as a nurse. My dog is called Rex."),
+        (20.0, "I prefer green tea over coffee."),
+        (2.0, "I live in Porto. My dog is called Bolt."),
+        (1.0, "I work as a teacher."),
+    ];
+    for (days, text) in script {
+        block(chat::chat_turn(&store, &OfflineProvider, text, NOW - (days * DAY as f64) as i64)).expect("turn");
+    }
+    let report = block(sleep::sleep(&store, &OfflineProvider, &SleepOptions::new(NOW), &mut |_| {})).expect("sleep");
+    let supersede = report.passes.iter().find(|p| p.event.pass.name() == "supersede").expect("a supersede pass");
+    assert_eq!((supersede.event.proposed, supersede.event.accepted, supersede.event.rejected), (3, 3, 0));
+    let items = block(store.items()).expect("items");
+    let active: Vec<&str> = items.iter().filter(|i| i.active).map(|i| i.text.as_str()).collect();
+    for current in ["I live in Porto.", "I work as a teacher.", "My dog is called Bolt."] {
+        assert!(active.contains(&current), "{current} is not active: {active:?}");
+    }
+    for old in ["I live in Lisbon.", "I work as a nurse.", "My dog is called Rex."] {
+        assert!(!active.contains(&old), "{old} is still active");
+        let row = items.iter().find(|i| i.text == old).expect("kept in history");
+        let new = items.iter().find(|i| Some(&i.item_id) == row.superseded_by.as_ref()).expect("linked to its successor");
+        assert_eq!(row.valid_to, Some(new.created_at), "valid until the newer fact was stated");
+        let steps = nocturne_core::lineage::lineage(&row.item_id, &block(store.mutations()).expect("log"));
+        assert!(steps.iter().any(|s| s.what.starts_with(&format!("superseded by {}", new.item_id))), "{steps:?}");
+    }
+    let quiz = block(nocturne_core::quiz::wake(&store, &OfflineProvider, NOW)).expect("quiz");
+    let probe = quiz.superseded.expect("a question about a changed fact");
+    assert!(probe.passed, "{probe:?}");
+    assert!(block(audit::audit(&store)).expect("audit").problems.is_empty());
+    // Restore brings the old values back, exactly.
+    let versions = block(store.versions()).expect("v");
+    let before = versions.iter().find(|v| v.label == "pass:supersede:before").expect("marker").seq;
+    block(store.restore(before, NOW + 5)).expect("restore");
+    let lisbon = block(store.items()).expect("items").into_iter().find(|i| i.text == "I live in Lisbon.").expect("row");
+    assert!(lisbon.active && lisbon.valid_to.is_none() && lisbon.superseded_by.is_none());
 }

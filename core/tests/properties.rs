@@ -72,6 +72,7 @@ fn proposal(pass: PassKind) -> BoxedStrategy<Value> {
             .boxed(),
         PassKind::Forget => (id(), reason()).prop_map(|(a, r)| json!({"itemId": a, "reason": r, "policy": "stale"})).boxed(),
         PassKind::Encode => (sentence(), prop::sample::select(CATEGORIES)).prop_map(|(t, c)| json!({"text": t, "category": c, "block": "scratch"})).boxed(),
+        PassKind::Supersede => (id(), id(), reason()).prop_map(|(a, b, r)| json!({"oldId": a, "newId": b, "reason": r})).boxed(),
     }
 }
 
@@ -168,9 +169,22 @@ proptest! {
     }
 
     #[test]
+    fn accepted_supersessions_are_newer_conflicting_facts_of_one_block(items in store(), proposals in prop::collection::vec(proposal(PassKind::Supersede), 0..8)) {
+        let policy = RetentionPolicy::default();
+        for v in judge_all(PassKind::Supersede, &items, &policy, &[], &proposals) {
+            if let Verdict::Accept(Edit::Supersede { old_id, new_id, .. }) = v {
+                let (old, new) = (&items[&old_id], &items[&new_id]);
+                prop_assert!(old.active && new.active && old.block == new.block);
+                prop_assert!((new.created_at, new.ordinal()) > (old.created_at, old.ordinal()));
+                prop_assert!(textmath::conflicts(&textmath::content_tokens(&old.text), &textmath::content_tokens(&new.text), policy.similarity_threshold));
+            }
+        }
+    }
+
+    #[test]
     fn gates_never_panic_on_any_json(items in store(), junk in prop::collection::vec(any_json(), 0..6)) {
         let policy = RetentionPolicy::default();
-        for pass in [PassKind::Encode, PassKind::Dedupe, PassKind::Merge, PassKind::Promote, PassKind::Forget] {
+        for pass in [PassKind::Encode, PassKind::Dedupe, PassKind::Merge, PassKind::Promote, PassKind::Forget, PassKind::Supersede] {
             let verdicts = judge_all(pass, &items, &policy, &transcript(), &junk);
             prop_assert_eq!(verdicts.len(), junk.len());
             for v in verdicts {

@@ -70,7 +70,7 @@ function check(cond, what, detail = '') {
     await page.click('[data-testid="sleep"]');
     await page.waitForFunction(() => (document.querySelector('[data-testid="sleep-summary"]')?.innerText || '').startsWith('Sleep complete'), null, { timeout: 20000 });
     const rows = await page.locator('[data-testid="passes"] tbody tr').allInnerTexts();
-    check(rows.length === 4 && rows.every((r) => r.includes('done')), 'all four passes report done', rows.join(' | '));
+    check(rows.length === 5 && rows.every((r) => r.includes('done')), 'all five passes report done', rows.join(' | '));
     const summary = await page.locator('[data-testid="sleep-summary"]').innerText();
     check(/active 6 → \d/.test(summary), 'the Sleep summary shows the active counts', summary);
     const human = await page.locator('[data-block="human"] .fact').count();

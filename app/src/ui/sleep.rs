@@ -47,7 +47,7 @@ pub fn SleepPanel() -> impl IntoView {
     view! {
         <div class="sleep">
             <h2>"Sleep"</h2>
-            <p class="hint">"Dedupe → Merge → Promote → Forget. Every proposal is judged by a gate; accepted and refused edits are both recorded."</p>
+            <p class="hint">"Dedupe → Merge → Supersede → Promote → Forget. Every proposal is judged by a gate; accepted and refused edits are both recorded."</p>
             <div class="controls">
                 <label><input type="checkbox" prop:checked=move || dry_run.get()
                     on:change=move |ev| dry_run.set(event_target_checked(&ev)) />
@@ -57,7 +57,7 @@ pub fn SleepPanel() -> impl IntoView {
                     {move || if run.pending().get() { "Sleeping…" } else { "Sleep" }}
                 </button>
             </div>
-            <progress max="4" value=move || done().to_string() aria-label="passes done"></progress>
+            <progress max=PassKind::SLEEP.len().to_string() value=move || done().to_string() aria-label="passes done"></progress>
             <table class="passes" data-testid="passes">
                 <thead><tr>
                     <th>"pass"</th><th>"state"</th><th>"input"</th><th>"proposed"</th><th>"accepted"</th>

@@ -1,0 +1,83 @@
+//! The command line's OpenAI-compatible provider: the same wire format as the browser's
+//! (nocturne_core::openai), over a blocking HTTP client. The JSON mode falls back
+//! json_schema → json_object → plain when a server refuses one, remembered for the run.
+
+use nocturne_core::openai::{self, JsonMode};
+use nocturne_core::provider::{Completion, Provider, ProviderError, Request};
+use std::cell::Cell;
+use std::time::Duration;
+
+/// An OpenAI-compatible endpoint.
+pub struct OpenAi {
+    base_url: String,
+    model: String,
+    /// Read from the environment variable the user named; never printed.
+    api_key: Option<String>,
+    timeout: Duration,
+    mode: Cell<JsonMode>,
+    agent: ureq::Agent,
+}
+
+impl std::fmt::Debug for OpenAi {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("OpenAi").field("base_url", &self.base_url).field("model", &self.model).finish_non_exhaustive()
+    }
+}
+
+impl OpenAi {
+    pub fn new(base_url: &str, model: &str, api_key: Option<String>, timeout: Duration) -> Self {
+        OpenAi {
+            base_url: base_url.trim_end_matches('/').to_string(),
+            model: model.to_string(),
+            api_key,
+            timeout,
+            mode: Cell::new(JsonMode::Schema),
+            agent: ureq::AgentBuilder::new().timeout(timeout).build(),
+        }
+    }
+
+    /// The JSON mode this endpoint ended up with.
+    pub fn mode(&self) -> JsonMode {
+        self.mode.get()
+    }
+
+    fn post(&self, request: &Request) -> Result<String, ProviderError> {
+        loop {
+            let mode = self.mode.get();
+            let body = openai::body(request, &self.model, mode, false).to_string();
+            let mut call = self.agent.post(&format!("{}/chat/completions", self.base_url)).set("Content-Type", "application/json");
+            if let Some(key) = self.api_key.as_deref().filter(|k| !k.is_empty()) {
+                call = call.set("Authorization", &format!("Bearer {key}"));
+            }
+            let redact = |t: &str| openai::redact(t, self.api_key.as_deref());
+            match call.send_string(&body) {
+                Ok(resp) => return resp.into_string().map_err(|e| ProviderError::BadResponse(format!("the body could not be read: {e}"))),
+                Err(ureq::Error::Status(status, resp)) => {
+                    let text = resp.into_string().unwrap_or_default();
+                    match mode.weaker() {
+                        Some(next) if request.json.is_some() && openai::refuses_format(status, &text) => self.mode.set(next),
+                        _ => return Err(ProviderError::Http { status, body: redact(&text) }),
+                    }
+                }
+                Err(ureq::Error::Transport(t)) => {
+                    let message = redact(&t.to_string());
+                    return Err(if message.contains("timed out") {
+                        ProviderError::Timeout { seconds: self.timeout.as_secs() as u32 }
+                    } else {
+                        ProviderError::Unreachable(message)
+                    });
+                }
+            }
+        }
+    }
+}
+
+impl Provider for OpenAi {
+    fn label(&self) -> String {
+        format!("{} @ {}", self.model, self.base_url)
+    }
+
+    async fn complete(&self, request: &Request) -> Result<Completion, ProviderError> {
+        openai::parse_completion(&self.post(request)?)
+    }
+}
