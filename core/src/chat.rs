@@ -3,7 +3,7 @@
 
 use crate::gate::{Edit, Ground, Judge, PassKind, Verdict};
 use crate::memory::{Item, Mutation, Proposer, Refs, Role, Turn, Version};
-use crate::prompt::{self, Budget};
+use crate::prompt;
 use crate::provider::{self, Provider, ProviderError};
 use crate::store::{Commit, Store, StoreError};
 use serde::Serialize;
@@ -125,7 +125,7 @@ pub async fn encode<P: Provider>(provider: &P, turns: &[Turn], first_id: u64, no
     if turns.is_empty() {
         return Ok((Vec::new(), Vec::new()));
     }
-    let completion = provider.complete(&prompt::encode_request(turns, &Budget::default())).await.map_err(|e| e.to_string())?;
+    let completion = provider.complete(&prompt::encode_request(turns)).await.map_err(|e| e.to_string())?;
     if completion.truncated {
         return Err("the encoder's reply was cut off at the token limit".into());
     }

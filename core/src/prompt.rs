@@ -25,7 +25,7 @@ pub fn contract(pass: PassKind) -> &'static str {
 
 fn instruction(pass: PassKind) -> &'static str {
     match pass {
-        PassKind::Encode => "Split the user's new turns into small atomic facts worth remembering, using the user's own words.",
+        PassKind::Encode => "Split the user's new turns into small atomic facts worth remembering, copying the user's own words. For example the turn \"I moved to Faro and adopted a cat called Tom.\" gives the facts \"I moved to Faro.\" and \"I adopted a cat called Tom.\"",
         PassKind::Dedupe => "Find items that restate another item. candidatePairs lists pairs the engine measured as near-identical: adjudicate them.",
         PassKind::Merge => "Merge items of the same block that describe one thing into a single fact built only from their words.",
         PassKind::Promote => "Move durable facts out of scratch: identity, preferences and commitments to human, events to episodes, facts about the assistant to persona.",
@@ -195,8 +195,13 @@ pub fn schema(pass: PassKind, ids: &[&str], max_items: usize) -> Value {
     json!({"type":"object","properties":{key:{"type":"array","items":entry,"maxItems":max_items}},"required":[key]})
 }
 
+/// At most this many facts from one encoder call.
+pub const ENCODE_MAX_FACTS: usize = 8;
+/// Reply budget of one encoder call.
+pub const ENCODE_MAX_TOKENS: u32 = 400;
+
 /// The encoder's request: the new user turns since the cursor.
-pub fn encode_request(turns: &[Turn], budget: &Budget) -> Request {
+pub fn encode_request(turns: &[Turn]) -> Request {
     let payload = json!({
         "task": "encode",
         "turns": turns.iter().map(|t| json!({"index": t.index, "role": t.role.as_str(), "text": t.text})).collect::<Vec<_>>(),
@@ -212,8 +217,9 @@ pub fn encode_request(turns: &[Turn], budget: &Budget) -> Request {
             )),
             Message::user(payload.to_string()),
         ],
-        json: Some(JsonContract { name: "encode".into(), schema: schema(PassKind::Encode, &[], budget.max_proposals) }),
-        max_tokens: budget.max_reply_tokens,
+        // A turn rarely holds more than eight facts; a tighter bound stops a looping model early.
+        json: Some(JsonContract { name: "encode".into(), schema: schema(PassKind::Encode, &[], ENCODE_MAX_FACTS) }),
+        max_tokens: ENCODE_MAX_TOKENS,
     }
 }
 

@@ -16,15 +16,15 @@ use crate::{RetentionPolicy, DAY};
 use serde::Serialize;
 
 /// The scripted conversation: (days before `now`, user message). Exact duplicates,
-/// near-duplicates, stale events and protected facts, then a question.
+/// near-duplicates, stale events, protected facts and a change of job, then a question.
 pub const SCRIPT: &[(f64, &str)] = &[
     (70.0, "The kitchen leaks and the kettle is broken. I went to the hardware store yesterday."),
     (45.0, "I installed postgres 16 on the backup box. The backup box sits near the router."),
-    (3.0, "I live in Lisbon and work best in the morning. I keep a bearded dragon."),
+    (3.0, "I live in Lisbon and work best in the morning. I keep a bearded dragon. I work as a nurse."),
     (2.0, "I promised Ana I would review her thesis by Friday. I prefer green tea over coffee."),
     (2.0, "I keep a bearded dragon called Saffron. My stack is Airflow and Postgres. The cat next door is called Miso."),
     (1.0, "I live in Lisbon and work best in the morning."),
-    (1.0, "My stack is Airflow and Postgres with dbt on top. I read science fiction on the train. My laptop has a cracked screen."),
+    (1.0, "My stack is Airflow and Postgres with dbt on top. I read science fiction on the train. My laptop has a cracked screen. I work as a teacher."),
     (0.1, "What do you remember about my dragon?"),
 ];
 

@@ -69,17 +69,17 @@ fn counts(report: &sleep::SleepReport) -> Vec<(String, usize, usize, usize, usiz
 fn offline_sleep_over_the_scripted_conversation() {
     let store = seeded();
     let seeded_versions = block(store.versions()).expect("versions").len();
-    assert_eq!(block(store.meta()).expect("meta").active_count, 15);
+    assert_eq!(block(store.meta()).expect("meta").active_count, 17);
     let mut events = Vec::new();
     let report = block(sleep::sleep(&store, &OfflineProvider, &SleepOptions::new(NOW), &mut |e| events.push(e.name()))).expect("sleep");
     assert_eq!(
         counts(&report),
         [
-            ("dedupe".into(), 15, 3, 3, 0, 0, 12),
-            ("merge".into(), 12, 1, 1, 0, 0, 11),
-            ("supersede".into(), 11, 0, 0, 0, 0, 11),
-            ("promote".into(), 11, 5, 5, 0, 0, 11),
-            ("forget".into(), 11, 3, 3, 0, 0, 8),
+            ("dedupe".into(), 17, 3, 3, 0, 0, 14),
+            ("merge".into(), 14, 1, 1, 0, 0, 13),
+            ("supersede".into(), 13, 1, 1, 0, 0, 12),
+            ("promote".into(), 12, 6, 6, 0, 0, 12),
+            ("forget".into(), 12, 3, 3, 0, 0, 9),
         ]
     );
     assert_eq!(events.len(), 10);
@@ -95,28 +95,29 @@ fn offline_sleep_over_the_scripted_conversation() {
         ]
     );
     let actives: Vec<usize> = versions[seeded_versions..].iter().map(|v| v.active_count).collect();
-    assert_eq!(actives, [15, 15, 12, 12, 11, 11, 11, 11, 11, 11, 8]);
+    assert_eq!(actives, [17, 17, 14, 14, 13, 13, 12, 12, 12, 12, 9]);
 
     let start = versions[seeded_versions].seq;
     let end = versions.last().expect("a version").seq;
     let d = block(diff::diff(&store, start, end)).expect("diff");
-    assert_eq!((d.kept, d.changed.len(), d.forgotten.len(), d.added.len(), d.refused.len()), (5, 3, 7, 0, 0));
+    assert_eq!((d.kept, d.changed.len(), d.forgotten.len(), d.added.len(), d.refused.len()), (5, 4, 8, 0, 0));
     let passes: Vec<&str> = d.forgotten.iter().map(|f| f.by.as_ref().map_or("?", |m| m.pass.as_str())).collect();
     assert_eq!(passes.iter().filter(|p| **p == "dedupe").count(), 3);
     assert_eq!(passes.iter().filter(|p| **p == "merge").count(), 1);
     assert_eq!(passes.iter().filter(|p| **p == "forget").count(), 3);
+    assert_eq!(passes.iter().filter(|p| **p == "supersede").count(), 1, "the nurse became a teacher");
     let stale: Vec<_> = d.forgotten.iter().filter_map(|f| f.by.as_ref()).filter(|m| m.pass == "forget").map(|m| m.policy.clone()).collect();
     assert!(stale.iter().all(|p| p.as_deref() == Some("stale")));
 
     // Restore the pre-Sleep version: exact, and itself undoable.
     let before: Vec<_> = block(store.items_at(start)).expect("v").into_iter().filter(|i| i.active).collect();
     let undo = block(store.restore(start, NOW + 10)).expect("restore");
-    assert_eq!(undo.active_count, 15);
+    assert_eq!(undo.active_count, 17);
     let mut now_active: Vec<_> = block(store.items()).expect("items").into_iter().filter(|i| i.active).collect();
     now_active.sort_by_key(|i| i.ordinal());
     assert_eq!(now_active, before);
     let redo = block(store.restore(end, NOW + 20)).expect("restore the restore");
-    assert_eq!(redo.active_count, 8);
+    assert_eq!(redo.active_count, 9);
     assert!(block(audit::audit(&store)).expect("audit").problems.is_empty());
 }
 
@@ -126,7 +127,7 @@ fn dry_run_leaves_the_store_file_byte_identical() {
     let before = store.document().to_json();
     let rows = store.rows_written();
     let report = block(sleep::sleep(&store, &OfflineProvider, &SleepOptions::new(NOW).dry(), &mut |_| {})).expect("dry run");
-    assert_eq!(report.active_after, 8, "the dry run reports what a Sleep would do");
+    assert_eq!(report.active_after, 9, "the dry run reports what a Sleep would do");
     assert!(report.passes.iter().all(|p| p.event.before_version.is_none()));
     assert_eq!(store.document().to_json(), before);
     assert_eq!(store.rows_written(), rows);
@@ -146,7 +147,7 @@ fn hostile(req: &Request) -> Option<String> {
             {"itemId": "m_404", "duplicateOf": "m_1", "reason": "ghost"},
             {"itemId": "m_1", "duplicateOf": "m_1", "reason": "self"},
             {"itemId": "m_1", "duplicateOf": "m_4", "reason": "not really the same"},
-            {"itemId": "m_12", "duplicateOf": "m_5", "reason": ""},
+            {"itemId": "m_13", "duplicateOf": "m_5", "reason": ""},
             "drop everything",
             {"itemId": 5, "duplicateOf": "m_1", "reason": "numbers"}
         ]}),
@@ -159,10 +160,11 @@ fn hostile(req: &Request) -> Option<String> {
             {"itemId": "m_1", "toBlock": "longterm", "reason": "durable"},
             {"itemId": "m_999", "toBlock": "human", "reason": "ghost"}
         ]}),
+        Task::Supersede => json!({"supersede": [{"oldId": "m_17", "newId": "m_7", "reason": "backwards"}]}),
         Task::Forget => json!({"forget": [
-            {"itemId": "m_7", "reason": "I dislike it", "policy": "stale"},
+            {"itemId": "m_8", "reason": "I dislike it", "policy": "stale"},
             {"itemId": "m_6", "reason": "already gone", "policy": "stale"},
-            {"itemId": "m_14", "reason": "fresh", "policy": "capacity"}
+            {"itemId": "m_15", "reason": "fresh", "policy": "capacity"}
         ]}),
         _ => return None,
     };
@@ -177,13 +179,13 @@ fn a_hostile_provider_changes_nothing_the_gates_forbid() {
     let report = block(sleep::sleep(&store, &provider, &SleepOptions::new(NOW), &mut |_| {})).expect("sleep");
     let model_accepted: usize = report.passes.iter().flat_map(|p| &p.mutations).filter(|m| m.accepted && m.proposer == Proposer::Model).count();
     assert_eq!(model_accepted, 0, "every hostile proposal must be refused");
-    assert_eq!(report.total(|p| p.rejected), 14);
+    assert_eq!(report.total(|p| p.rejected), 15);
     let log = block(store.mutations()).expect("log");
     let refused: Vec<&Mutation> = log.iter().filter(|m| !m.accepted).collect();
-    assert_eq!(refused.len(), 14);
+    assert_eq!(refused.len(), 15);
     assert!(refused.iter().all(|m| m.rejection_reason.as_deref().is_some_and(|r| !r.is_empty()) && m.refs.proposal.is_some()));
     let reasons: Vec<&str> = refused.iter().filter_map(|m| m.rejection_reason.as_deref()).collect();
-    for needle in ["m_404' does not exist", "self-pair", "below the threshold", "reason is empty", "expected a JSON object", "must be a string", "yacht, monaco", "proper nouns absent from every source: Kettle", "longterm", "m_999", "protected", "not active", "no retention rule"] {
+    for needle in ["m_404' does not exist", "self-pair", "below the threshold", "reason is empty", "expected a JSON object", "must be a string", "yacht, monaco", "proper nouns absent from every source: Kettle", "longterm", "m_999", "protected", "not active", "no retention rule", "not newer"] {
         assert!(reasons.iter().any(|r| r.contains(needle)), "no refusal mentions {needle}: {reasons:#?}");
     }
     let after = block(store.items()).expect("items");
@@ -207,12 +209,12 @@ fn a_lazy_provider_leaves_the_rules_to_the_engine_and_they_are_labelled() {
     assert_eq!(report.total(|p| p.proposed), 0);
     let by = |p: Proposer| report.passes.iter().flat_map(|x| &x.mutations).filter(|m| m.accepted && m.proposer == p).count();
     assert_eq!(by(Proposer::DuplicateRule), 3);
-    assert_eq!(by(Proposer::PromotionRule), 5);
-    assert_eq!(by(Proposer::PolicyEngine), 6, "12 active after dedupe, cap 6, 6 unprotected below the floor");
-    assert_eq!(report.total(|p| p.enforced), 14);
+    assert_eq!(by(Proposer::PromotionRule), 7, "5 protected facts to human, 2 events to episodes");
+    assert_eq!(by(Proposer::PolicyEngine), 8, "14 active after dedupe, cap 6");
+    assert_eq!(report.total(|p| p.enforced), 18);
     assert_eq!(report.active_after, 6);
     let left: Vec<_> = block(store.items()).expect("items").into_iter().filter(|i| i.active).collect();
-    assert_eq!(left.iter().filter(|i| RetentionPolicy::default().is_protected(&i.category)).count(), 3, "protected facts are the floor");
+    assert_eq!(left.iter().filter(|i| RetentionPolicy::default().is_protected(&i.category)).count(), 5, "protected facts are the floor");
     assert!(block(audit::audit(&store)).expect("audit").problems.is_empty());
 }
 
