@@ -117,3 +117,28 @@ async fn regression_a_closed_store_can_be_deleted_and_reopened() {
     assert!(again.versions().await.expect("versions").is_empty(), "the deleted database came back");
     again.close();
 }
+
+#[wasm_bindgen_test]
+async fn a_later_schema_version_opens_todays_data() {
+    use rexie::ObjectStore;
+    // Today's build writes a memory; a later release opens the same database at a higher
+    // version with today's schema plus a new object store. The upgrade adds the store and
+    // keeps every row. (A store left out of the schema would be deleted: the schema only grows.)
+    let name = unique_db("upgrade", 0);
+    IdbStore::delete(&name).await.expect("delete");
+    let store = IdbStore::open(&name).await.expect("open");
+    chat::chat_turn(&store, &OfflineProvider, "I live in Lisbon. I keep a bearded dragon.", NOW).await.expect("chat");
+    let before = store.export().await.expect("export");
+    store.close();
+    let later = IdbStore::schema(&name, nocturne_app::idb::DB_VERSION + 1)
+        .add_object_store(ObjectStore::new("future_feature").key_path("id"))
+        .build()
+        .await
+        .expect("upgrade");
+    assert!(later.store_names().contains(&"future_feature".to_string()));
+    assert!(later.store_names().contains(&"changes".to_string()), "an upgrade must not drop today's stores");
+    let tx = later.transaction(&["items"], rexie::TransactionMode::ReadOnly).expect("tx");
+    let rows = tx.store("items").expect("items").get_all(None, None).await.expect("read");
+    assert_eq!(rows.len(), before.items.len(), "rows survived the upgrade");
+    later.close();
+}

@@ -98,10 +98,12 @@ fn key2(a: &str, b: u64) -> JsValue {
 }
 
 impl IdbStore {
-    /// Opens (creating or upgrading) the database called `name`.
-    pub async fn open(name: &str) -> Result<IdbStore, StoreError> {
-        let db = Rexie::builder(name)
-            .version(DB_VERSION)
+    /// Every object store of the schema, at `version`. An upgrade (a higher version)
+    /// creates the stores that are missing and keeps their rows — and *deletes* any store
+    /// not declared here, so a later release adds stores to this list and never removes one.
+    pub fn schema(name: &str, version: u32) -> rexie::RexieBuilder {
+        Rexie::builder(name)
+            .version(version)
             .add_object_store(ObjectStore::new(ITEMS).key_path("itemId"))
             .add_object_store(
                 ObjectStore::new(CHANGES).key_path_array(["itemId", "seq"]).add_index(Index::new("by_seq", "seq")),
@@ -110,6 +112,11 @@ impl IdbStore {
             .add_object_store(ObjectStore::new(MUTATIONS).key_path("id").add_index(Index::new("by_seq", "seq")))
             .add_object_store(ObjectStore::new(TURNS).key_path("index"))
             .add_object_store(ObjectStore::new(META))
+    }
+
+    /// Opens (creating or upgrading) the database called `name`.
+    pub async fn open(name: &str) -> Result<IdbStore, StoreError> {
+        let db = Self::schema(name, DB_VERSION)
             .build()
             .await
             .map_err(|e| backend(&format!("cannot open the database '{name}'"), e))?;

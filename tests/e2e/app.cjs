@@ -161,6 +161,10 @@ function check(cond, what, detail = '') {
     const lines = await page.locator('[data-testid="checks"] li').count();
     check(/^(\d+)\/\1 checks/.test(verdict) && lines >= 15, 'the Verify panel passes every check, shown as each arrives', `${verdict}; ${lines} lines`);
     await page.screenshot({ path: `${out}/10-verify.png`, fullPage: true });
+    await page.click('[data-testid="compare"]');
+    await page.waitForSelector('[data-testid="compare-table"] tbody tr', { timeout: 30000 });
+    const compareRow = await page.locator('[data-testid="compare-table"] tbody tr').first().innerText();
+    check(compareRow.includes('offline') && compareRow.includes('passed'), 'the cross-model table is produced in the app', compareRow);
 
     // Phone width stays usable.
     await page.setViewportSize({ width: 390, height: 844 });

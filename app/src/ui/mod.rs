@@ -168,7 +168,7 @@ fn Shell(store: IdbStore) -> impl IntoView {
         <section class="panel" role="tabpanel" hidden=move || tab.get() != Tab::Versions><versions::VersionsPanel /></section>
         <section class="panel" role="tabpanel" hidden=move || tab.get() != Tab::Log><log::LogPanel /></section>
         <section class="panel" role="tabpanel" hidden=move || tab.get() != Tab::Wake>
-            <div class="stack"><wake::QuizPanel /><wake::VerifyPanel /></div>
+            <div class="stack"><wake::QuizPanel /><wake::VerifyPanel /><wake::ComparePanel /></div>
         </section>
         <section class="panel" role="tabpanel" hidden=move || tab.get() != Tab::Settings>
             <div class="stack"><settings::SettingsPanel /><div class="settings"><transfer::TransferPanel /></div></div>

@@ -5,6 +5,8 @@ use crate::idb::IdbStore;
 use crate::providers::AnyProvider;
 use leptos::prelude::*;
 use nocturne_core::quiz::{self, QuizReport};
+use nocturne_core::compare::{self, Row};
+use nocturne_core::offline::OfflineProvider;
 use nocturne_core::verify::{self, Check};
 
 /// Five recall questions and the forgotten probe.
@@ -105,5 +107,60 @@ pub fn VerifyPanel() -> impl IntoView {
                 Err(e) => view! { <p class="error" role="alert">{e}</p> }.into_any(),
             })}
         </div>
+    }
+}
+
+/// The cross-model benchmark in the browser: the scripted conversation, a Sleep and the
+/// quiz through the offline provider and, if one is set, the configured endpoint.
+#[component]
+pub fn ComparePanel() -> impl IntoView {
+    let c = ctx();
+    let run = Action::new_local(move |_: &()| {
+        let provider = c.provider();
+        async move {
+            let clock = || js_sys::Date::now();
+            let mut rows = vec![compare::run(OfflineProvider, now(), &clock).await];
+            if let AnyProvider::Http(p) = provider {
+                rows.push(compare::run(p, now(), &clock).await);
+            }
+            c.refresh_mode();
+            rows
+        }
+    });
+    view! {
+        <div class="compare">
+            <h2>"Compare providers"</h2>
+            <p class="hint">"The same seeded conversation and Sleep through the offline provider and the endpoint chosen in Settings."</p>
+            <button data-testid="compare" disabled=move || run.pending().get() on:click=move |_| { run.dispatch(()); }>
+                {move || if run.pending().get() { "Comparing…" } else { "Compare" }}
+            </button>
+            {move || run.value().get().map(compare_table)}
+        </div>
+    }
+}
+
+fn compare_table(rows: Vec<Row>) -> impl IntoView {
+    let pass = |r: &Row, name: &str| r.passes.iter().find(|p| p.0 == name).map_or("—".to_string(), |p| format!("{} / {} / {}", p.1, p.2, p.3));
+    view! {
+        <table data-testid="compare-table">
+            <thead><tr>
+                <th>"provider"</th><th>"facts proposed / accepted / refused"</th><th>"dedupe"</th><th>"merge"</th><th>"supersede"</th>
+                <th>"promote"</th><th>"forget"</th><th>"inventions"</th><th>"quiz"</th><th>"probe"</th><th>"calls"</th><th>"tokens in / out"</th><th>"time"</th>
+            </tr></thead>
+            <tbody>
+                {rows.iter().map(|r| view! {
+                    <tr>
+                        <td class="wrap">{r.provider.clone()}</td>
+                        <td>{format!("{} / {} / {}", r.facts_proposed, r.facts_accepted, r.facts_refused)}</td>
+                        <td>{pass(r, "dedupe")}</td><td>{pass(r, "merge")}</td><td>{pass(r, "supersede")}</td>
+                        <td>{pass(r, "promote")}</td><td>{pass(r, "forget")}</td>
+                        <td>{r.invention_attempts}</td><td>{format!("{}/{}", r.quiz_correct, r.quiz_asked)}</td>
+                        <td>{r.error.clone().unwrap_or_else(|| match r.probe_passed { Some(true) => "passed".into(), Some(false) => "failed".into(), None => "—".into() })}</td>
+                        <td>{r.calls}</td><td>{format!("{} / {}", r.prompt_tokens, r.completion_tokens)}</td><td>{format!("{:.1} s", r.seconds)}</td>
+                    </tr>
+                }).collect_view()}
+            </tbody>
+        </table>
+        <p class="hint">"Per pass: edits the model proposed / accepted / refused (engine-rule edits not included)."</p>
     }
 }
