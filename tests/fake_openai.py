@@ -32,7 +32,7 @@ def contract_key(body):
     if required:
         return required[0]
     system = next((m["content"] for m in body.get("messages", []) if m.get("role") == "system"), "")
-    for key in ("facts", "drop", "merge", "promote", "forget", "question"):
+    for key in ("facts", "drop", "merge", "supersede", "promote", "forget", "question"):
         if '{"%s"' % key in system:
             return key
     return None

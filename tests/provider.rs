@@ -156,7 +156,7 @@ async fn a_broken_endpoint_ends_the_pass_and_leaves_indexeddb_as_it_was() {
     assert_eq!(store.export().await.expect("export"), before, "IndexedDB changed");
     // A well-behaved endpoint runs the whole Sleep through the same store.
     let report = sleep::sleep(&store, &provider("good", JsonMode::Schema, 5000), &SleepOptions::new(NOW), &mut |_| {}).await.expect("sleep");
-    assert_eq!(report.passes.len(), 4);
+    assert_eq!(report.passes.len(), PassKind::SLEEP.len());
     assert_eq!(report.total(|p| p.proposed), 0, "the fake model proposes nothing");
     assert!(report.total(|p| p.enforced) > 0, "the engine rules still run");
     assert!(store.versions().await.expect("versions").len() > before.versions.len());

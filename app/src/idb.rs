@@ -163,6 +163,19 @@ impl IdbStore {
         }
     }
 
+    /// Records of `store` whose `seq` lies in `lo < seq <= hi`, through its `by_seq` index.
+    async fn by_seq(&self, store: &str, lo: u64, hi: u64) -> Result<Vec<JsValue>, StoreError> {
+        if hi <= lo {
+            return Ok(Vec::new());
+        }
+        let tx = self.db.transaction(&[store], TransactionMode::ReadOnly).map_err(|e| backend("read", e))?;
+        let s = tx.store(store).map_err(|e| backend("read", e))?;
+        let index = s.index("by_seq").map_err(|e| backend("read", e))?;
+        let range = KeyRange::bound(&JsValue::from_f64(lo as f64), &JsValue::from_f64(hi as f64), Some(true), Some(false))
+            .map_err(|e| StoreError::Backend(format!("bad key range: {e}")))?;
+        index.get_all(Some(range), None).await.map_err(|e| backend(&format!("cannot read {store}"), e))
+    }
+
     /// Writes planned rows in one readwrite transaction.
     async fn write(&self, rows: &Rows) -> Result<(), StoreError> {
         let mut values: Vec<(&str, JsValue, Option<JsValue>)> = Vec::new();
@@ -289,15 +302,7 @@ impl Store for IdbStore {
     }
 
     async fn changes(&self, lo: u64, hi: u64) -> Result<Vec<(u64, Item)>, StoreError> {
-        if hi <= lo {
-            return Ok(Vec::new());
-        }
-        let tx = self.db.transaction(&[CHANGES], TransactionMode::ReadOnly).map_err(|e| backend("read", e))?;
-        let s = tx.store(CHANGES).map_err(|e| backend("read", e))?;
-        let index = s.index("by_seq").map_err(|e| backend("read", e))?;
-        let range = KeyRange::bound(&JsValue::from_f64(lo as f64), &JsValue::from_f64(hi as f64), Some(true), Some(false))
-            .map_err(|e| StoreError::Backend(format!("bad key range: {e}")))?;
-        let rows = index.get_all(Some(range), None).await.map_err(|e| backend("cannot read changes", e))?;
+        let rows = self.by_seq(CHANGES, lo, hi).await?;
         let mut out: Vec<(u64, Item)> =
             rows.into_iter().map(from_js::<ChangeRow>).map(|r| r.map(|r| (r.seq, r.item))).collect::<Result<_, _>>()?;
         out.sort_by(|a, b| a.0.cmp(&b.0).then(a.1.ordinal().cmp(&b.1.ordinal())));
@@ -305,15 +310,7 @@ impl Store for IdbStore {
     }
 
     async fn mutations_between(&self, lo: u64, hi: u64) -> Result<Vec<Mutation>, StoreError> {
-        if hi <= lo {
-            return Ok(Vec::new());
-        }
-        let tx = self.db.transaction(&[MUTATIONS], TransactionMode::ReadOnly).map_err(|e| backend("read", e))?;
-        let s = tx.store(MUTATIONS).map_err(|e| backend("read", e))?;
-        let index = s.index("by_seq").map_err(|e| backend("read", e))?;
-        let range = KeyRange::bound(&JsValue::from_f64(lo as f64), &JsValue::from_f64(hi as f64), Some(true), Some(false))
-            .map_err(|e| StoreError::Backend(format!("bad key range: {e}")))?;
-        let rows = index.get_all(Some(range), None).await.map_err(|e| backend("cannot read mutations", e))?;
+        let rows = self.by_seq(MUTATIONS, lo, hi).await?;
         let mut out: Vec<Mutation> = rows.into_iter().map(from_js).collect::<Result<_, _>>()?;
         out.sort_by_key(|m| m.id);
         Ok(out)

@@ -125,7 +125,8 @@ pub struct PassInput<'a> {
     pub items: &'a BTreeMap<String, Item>,
     pub policy: &'a RetentionPolicy,
     pub now: i64,
-    /// Dedupe's engine-measured pairs (ignored by the other passes).
+    /// The engine's candidates: Dedupe's duplicate pairs, Supersede's conflicts (drop/old
+    /// first, keeper/new second); the other passes ignore them.
     pub pairs: &'a [CandidatePair],
 }
 

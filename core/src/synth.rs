@@ -14,7 +14,7 @@ impl Rng {
         Rng(seed.max(1))
     }
 
-    pub fn next(&mut self) -> u64 {
+    pub fn next_u64(&mut self) -> u64 {
         let mut x = self.0;
         x ^= x >> 12;
         x ^= x << 25;
@@ -25,7 +25,7 @@ impl Rng {
 
     /// A number in `0..n`.
     pub fn below(&mut self, n: u64) -> u64 {
-        self.next() % n.max(1)
+        self.next_u64() % n.max(1)
     }
 }
 

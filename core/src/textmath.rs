@@ -153,7 +153,7 @@ pub fn proper_nouns(text: &str) -> BTreeSet<String> {
         let word = raw.trim_matches(|c: char| !c.is_alphanumeric() && c != '\'' && c != '’');
         let word = word.strip_suffix("'s").or_else(|| word.strip_suffix("’s")).unwrap_or(word);
         let capitalised = word.chars().next().is_some_and(char::is_uppercase);
-        if capitalised && !sentence_start && !is_stopword(&normalize(word).trim().to_string()) {
+        if capitalised && !sentence_start && !is_stopword(normalize(word).trim()) {
             names.insert(word.to_string());
         }
         if !word.is_empty() || raw.chars().any(|c| matches!(c, '.' | '!' | '?' | ':')) {

@@ -2,21 +2,12 @@
 // Debian's chromium). usage: node app.cjs URL OUTDIR
 // Prints one "ok N - …" or "not ok N - …" line per check and saves a screenshot of each
 // panel in OUTDIR. Exits non-zero if any check failed.
-const { chromium } = require('playwright-core');
+const { check, launch, finish } = require('./harness.cjs');
 
 const [url, out = 'out'] = process.argv.slice(2);
-let n = 0, failed = 0;
-function check(cond, what, detail = '') {
-  n += 1;
-  if (cond) console.log(`ok ${n} - ${what}`);
-  else { failed += 1; console.log(`not ok ${n} - ${what}${detail ? ` (${detail})` : ''}`); }
-}
 
 (async () => {
-  const browser = await chromium.launch({
-    executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
-    args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--disable-background-networking', '--disable-component-update', '--no-first-run'],
-  });
+  const browser = await launch();
   const page = await browser.newPage({ viewport: { width: 1280, height: 1000 } });
   const errors = [];
   const dialogs = [];
@@ -195,6 +186,5 @@ function check(cond, what, detail = '') {
     await page.screenshot({ path: `${out}/failure.png`, fullPage: true }).catch(() => {});
   }
   await browser.close();
-  console.log(`e2e: ${n - failed} passed, ${failed} failed`);
-  process.exit(failed ? 1 : 0);
+  finish('e2e');
 })();

@@ -3,31 +3,21 @@
 // usage: node real-model.cjs APP_URL MODEL_BASE_URL OUTDIR
 // Every check that does not depend on the model's skill must pass; the model-dependent
 // figures are printed, not asserted.
-const { chromium } = require('playwright-core');
+const { check, launch, finish } = require('./harness.cjs');
 
 const [url, base, out = 'out'] = process.argv.slice(2);
-let n = 0, failed = 0;
-function check(cond, what, detail = '') {
-  n += 1;
-  if (cond) console.log(`ok ${n} - ${what}`);
-  else { failed += 1; console.log(`not ok ${n} - ${what}${detail ? ` (${detail})` : ''}`); }
-}
 
 (async () => {
-  const browser = await chromium.launch({
-    executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
-    args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--disable-background-networking', '--disable-component-update', '--no-first-run'],
-  });
+  const browser = await launch();
   const page = await browser.newPage({ viewport: { width: 1280, height: 1000 } });
   try {
     await page.goto(url);
     await page.waitForSelector('[data-block="scratch"]', { timeout: 30000 });
     await page.click('text=Settings');
     await page.check('input[name=provider] >> nth=1');
-    const field = (label) => page.locator('.settings fieldset label', { hasText: label }).locator('input');
-    await field('Base URL').fill(base);
-    await field('Model').fill('smollm2');
-    await field('Timeout').fill('300');
+    await page.getByRole('textbox', { name: 'Base URL', exact: true }).fill(base);
+    await page.getByRole('textbox', { name: 'Model', exact: true }).fill('smollm2');
+    await page.getByRole('spinbutton', { name: 'Timeout (s)', exact: true }).fill('300');
     await page.click('text=Save provider');
     const label = await page.locator('[data-testid="provider"]').innerText();
     check(label.includes('smollm2') && label.includes(base), 'the provider is the local model', label);
@@ -52,6 +42,5 @@ function check(cond, what, detail = '') {
     check(false, 'the real-model run completed', String(e));
   }
   await browser.close();
-  console.log(`real model e2e: ${n - failed} passed, ${failed} failed`);
-  process.exit(failed ? 1 : 0);
+  finish('real model e2e');
 })();

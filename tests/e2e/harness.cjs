@@ -1,0 +1,27 @@
+// What both end-to-end scripts share: a TAP-like check() and the system Chromium.
+const { chromium } = require('playwright-core');
+
+let n = 0, failed = 0;
+
+/** Prints "ok N - what" or "not ok N - what (detail)". */
+function check(cond, what, detail = '') {
+  n += 1;
+  if (cond) console.log(`ok ${n} - ${what}`);
+  else { failed += 1; console.log(`not ok ${n} - ${what}${detail ? ` (${detail})` : ''}`); }
+}
+
+/** Debian's chromium, headless, quiet on a closed network; never a downloaded browser. */
+function launch() {
+  return chromium.launch({
+    executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
+    args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--disable-background-networking', '--disable-component-update', '--no-first-run'],
+  });
+}
+
+/** Prints the closing "name: N passed, M failed" line and exits non-zero on a failure. */
+function finish(name) {
+  console.log(`${name}: ${n - failed} passed, ${failed} failed`);
+  process.exit(failed ? 1 : 0);
+}
+
+module.exports = { check, launch, finish };
