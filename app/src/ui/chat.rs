@@ -11,11 +11,7 @@ use nocturne_core::store::Store;
 pub fn ChatPanel() -> impl IntoView {
     let c = ctx();
     let draft = RwSignal::new(String::new());
-    let transcript = LocalResource::new(move || {
-        c.revision.get();
-        let store = c.store.get_value();
-        async move { store.transcript().await.map_err(|e| e.to_string()) }
-    });
+    let transcript = c.load(|store| async move { store.transcript().await });
     // The reply as it streams in, shown until the turn is stored.
     let streaming = RwSignal::new(String::new());
     let asked = RwSignal::new(String::new());

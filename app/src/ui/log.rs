@@ -11,11 +11,7 @@ use nocturne_core::store::Store;
 #[component]
 pub fn LogPanel() -> impl IntoView {
     let c = ctx();
-    let log = LocalResource::new(move || {
-        c.revision.get();
-        let store = c.store.get_value();
-        async move { store.mutations().await.map_err(|e| e.to_string()) }
-    });
+    let log = c.load(|store| async move { store.mutations().await });
     let pass = RwSignal::new(String::new());
     let verdict = RwSignal::new(String::new());
     let proposer = RwSignal::new(String::new());

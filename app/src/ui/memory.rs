@@ -10,11 +10,7 @@ use nocturne_core::store::Store;
 #[component]
 pub fn MemoryPanel() -> impl IntoView {
     let c = ctx();
-    let items = LocalResource::new(move || {
-        c.revision.get();
-        let store = c.store.get_value();
-        async move { store.items().await.map_err(|e| e.to_string()) }
-    });
+    let items = c.load(|store| async move { store.items().await });
     view! {
         <aside class="memory" aria-label="Memory">
             <h2>"Memory"</h2>

@@ -70,6 +70,21 @@ impl Ctx {
         }
     }
 
+    /// Loads something from the memory in use, and again after every write.
+    pub fn load<T, F, Fut>(&self, read: F) -> LocalResource<Result<T, String>>
+    where
+        T: 'static,
+        F: Fn(IdbStore) -> Fut + 'static,
+        Fut: std::future::Future<Output = Result<T, nocturne_core::store::StoreError>> + 'static,
+    {
+        let c = *self;
+        LocalResource::new(move || {
+            c.revision.get();
+            let pending = read(c.store.get_value());
+            async move { pending.await.map_err(|e| e.to_string()) }
+        })
+    }
+
     /// Refreshes the JSON-mode label after a model call.
     pub fn refresh_mode(&self) {
         let s = self.settings.get_untracked();

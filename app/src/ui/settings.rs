@@ -99,11 +99,7 @@ pub fn SettingsPanel() -> impl IntoView {
 fn PolicyEditor() -> impl IntoView {
     let c = ctx();
     let policy = RwSignal::new(RetentionPolicy::default());
-    let loaded = LocalResource::new(move || {
-        c.revision.get();
-        let store = c.store.get_value();
-        async move { store.meta().await.map(|m| m.policy).map_err(|e| e.to_string()) }
-    });
+    let loaded = c.load(|store| async move { store.meta().await.map(|m| m.policy) });
     Effect::new(move |_| {
         if let Some(Ok(p)) = loaded.get() {
             policy.set(p);

@@ -11,11 +11,7 @@ use nocturne_core::store::Store;
 #[component]
 pub fn VersionsPanel() -> impl IntoView {
     let c = ctx();
-    let versions = LocalResource::new(move || {
-        c.revision.get();
-        let store = c.store.get_value();
-        async move { store.versions().await.map_err(|e| e.to_string()) }
-    });
+    let versions = c.load(|store| async move { store.versions().await });
     let restore = Action::new_local(move |seq: &u64| {
         let seq = *seq;
         let store = c.store.get_value();
