@@ -29,7 +29,7 @@ async fn run(profile: synth::Profile) {
     let t0 = js_sys::Date::now();
     store.commit(Commit { at: NOW, label: Some("bench:seed".into()), items: synth::memory(n, NOW, 11, profile), ..Default::default() }).await.expect("seed");
     let seeded = js_sys::Date::now() - t0;
-    store.set_policy(policy(n)).await.expect("policy");
+    store.set_policy(synth::bench_policy(n)).await.expect("policy");
     let rows_before = store.rows_written();
     let t1 = js_sys::Date::now();
     let report = sleep::sleep(&store, &OfflineProvider, &SleepOptions::new(NOW), &mut |_| {}).await.expect("sleep");
@@ -48,14 +48,9 @@ async fn run(profile: synth::Profile) {
     // The same Sleep over MemStore in the same browser: the engine's share of the time.
     let mem = nocturne_core::store::MemStore::new();
     mem.commit(Commit { at: NOW, label: Some("bench:seed".into()), items: synth::memory(n, NOW, 11, profile), ..Default::default() }).await.expect("seed");
-    mem.set_policy(policy(n)).await.expect("policy");
+    mem.set_policy(synth::bench_policy(n)).await.expect("policy");
     let t2 = js_sys::Date::now();
     sleep::sleep(&mem, &OfflineProvider, &SleepOptions::new(NOW), &mut |_| {}).await.expect("sleep");
     console_log!("browser bench ({profile:?} memory): the same Sleep over MemStore in wasm {:.2}s (engine and offline provider alone)", (js_sys::Date::now() - t2) / 1000.0);
 }
 
-/// A cap that does not bind (at the default of 120 the capacity rule would retire every
-/// unprotected fact of a large memory).
-fn policy(n: usize) -> nocturne_core::RetentionPolicy {
-    nocturne_core::RetentionPolicy { max_active_facts: 2 * n, ..Default::default() }
-}

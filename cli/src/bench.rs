@@ -7,7 +7,7 @@ use nocturne_core::offline::OfflineProvider;
 use nocturne_core::sleep::{self, SleepOptions};
 use nocturne_core::store::{Commit, MemStore, Store};
 use nocturne_core::textmath::{self, PairInput};
-use nocturne_core::{diff, synth, RetentionPolicy};
+use nocturne_core::{diff, synth};
 use std::time::{Duration, Instant};
 
 const NOW: i64 = 1_767_225_600;
@@ -80,9 +80,7 @@ fn sleep_table(sizes: &[usize], profile: synth::Profile) {
         let store = MemStore::new();
         let items = synth::memory(n, NOW, 11, profile);
         pollster::block_on(store.commit(Commit { at: NOW, label: Some("bench:seed".into()), items, ..Default::default() })).expect("seed");
-        // A cap that does not bind: at the default of 120 the capacity rule would retire
-        // every unprotected fact of a large memory, which measures nothing useful.
-        pollster::block_on(store.set_policy(RetentionPolicy { max_active_facts: 2 * n, ..Default::default() })).expect("policy");
+        pollster::block_on(store.set_policy(synth::bench_policy(n))).expect("policy");
         let rows_before = store.rows_written();
         let t = Instant::now();
         let report = pollster::block_on(sleep::sleep(&store, &OfflineProvider, &SleepOptions::new(NOW), &mut |_| {})).expect("sleep");

@@ -469,9 +469,7 @@ impl<'a> Judge<'a> {
         require_reason(reason)?;
         Ok(Edit::Forget { item_id: item_id.into(), rule, age_days: age })
     }
-}
 
-impl Judge<'_> {
     fn supersede(&self, p: &Value) -> Check<Edit> {
         let old_id = required_str(p, "oldId")?;
         let new_id = required_str(p, "newId")?;

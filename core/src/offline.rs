@@ -244,10 +244,8 @@ fn chat(system: &str, message: &str) -> String {
 
 /// A question naming only the fact's most distinctive (longest) word.
 fn question(fact: &str) -> String {
-    let word = fact
-        .split(|c: char| !c.is_alphanumeric() && c != '\'' && c != '’')
-        .map(|w| w.trim_matches(|c: char| !c.is_alphanumeric()))
-        .filter(|w| !w.is_empty() && !textmath::is_stopword(&textmath::stem_token(&textmath::normalize(w).replace(' ', ""))))
+    let word = textmath::words(fact)
+        .filter(|w| !textmath::is_stopword(&textmath::word_token(w)))
         .max_by(|a, b| a.chars().count().cmp(&b.chars().count()).then(b.cmp(a)))
         .unwrap_or("that");
     format!("What do you remember about {word}?")

@@ -248,11 +248,7 @@ pub async fn wake<S: Store, P: Provider>(store: &S, provider: &P, now: i64) -> R
         Some((old, new)) => {
             // Asked by subject alone (the words both facts share), so it names no value.
             let (subject, old_values, _) = textmath::subject_and_values(&old.text, &new.text);
-            let words: Vec<&str> = new
-                .text
-                .split(|c: char| !c.is_alphanumeric() && c != '\'')
-                .filter(|w| subject.contains(&textmath::stem_token(&textmath::normalize(w).replace(' ', ""))))
-                .collect();
+            let words: Vec<&str> = textmath::words(&new.text).filter(|w| subject.contains(&textmath::word_token(w))).collect();
             let question = format!("What do you remember about {}?", words.join(" "));
             let reply = answer(provider, &memory, &question).await?;
             let said: BTreeSet<String> = tokens(&reply).into_iter().collect();

@@ -104,3 +104,10 @@ pub fn memory(n: usize, now: i64, seed: u64, profile: Profile) -> Vec<Item> {
     }
     out
 }
+
+/// The policy the benchmarks run under: the defaults with a cap that does not bind, since
+/// at the default of 120 the capacity rule would retire every unprotected fact of a large
+/// memory, which measures nothing useful.
+pub fn bench_policy(facts: usize) -> crate::RetentionPolicy {
+    crate::RetentionPolicy { max_active_facts: 2 * facts, ..Default::default() }
+}

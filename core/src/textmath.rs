@@ -66,6 +66,19 @@ pub fn stem_token(token: &str) -> String {
     }
 }
 
+/// The words of `text` as written (letters and digits, apostrophes kept inside), in order:
+/// what a question or a subject is built from when it must quote the fact's own words.
+pub fn words(text: &str) -> impl Iterator<Item = &str> {
+    text.split(|c: char| !c.is_alphanumeric() && c != '\'' && c != '’')
+        .map(|w| w.trim_matches(|c: char| !c.is_alphanumeric()))
+        .filter(|w| !w.is_empty())
+}
+
+/// The token one written word counts as (`Lisbon's` → `lisbon`).
+pub fn word_token(word: &str) -> String {
+    stem_token(normalize(word).trim())
+}
+
 /// Every token of `text`, normalized and stemmed, stopwords included, in order.
 pub fn tokens(text: &str) -> Vec<String> {
     normalize(text).split_whitespace().map(stem_token).collect()
