@@ -7,10 +7,14 @@ fn main() {
     let dir = Path::new(&env::var("CARGO_MANIFEST_DIR").expect("set by cargo")).join("../cases");
     println!("cargo:rerun-if-changed={}", dir.display());
     let mut files: Vec<_> = fs::read_dir(&dir)
-        .map(|rd| rd.filter_map(|e| e.ok()).map(|e| e.path()).filter(|p| p.extension().is_some_and(|x| x == "json")).collect())
+        .map(|rd| {
+            rd.filter_map(|e| e.ok()).map(|e| e.path()).filter(|p| p.extension().is_some_and(|x| x == "json")).collect()
+        })
         .unwrap_or_default();
     files.sort();
-    let mut out = String::from("/// Every gate case file of `cases/`, as (file name, JSON text).\npub const BUNDLED: &[(&str, &str)] = &[\n");
+    let mut out = String::from(
+        "/// Every gate case file of `cases/`, as (file name, JSON text).\npub const BUNDLED: &[(&str, &str)] = &[\n",
+    );
     for f in &files {
         println!("cargo:rerun-if-changed={}", f.display());
         let name = f.file_name().and_then(|n| n.to_str()).unwrap_or_default();

@@ -22,6 +22,12 @@ count() { grep -E "^test result:" "$1" | sed -E 's/.* ([0-9]+) passed; ([0-9]+) 
 
 step() { echo; echo "==== $*"; }
 
+step "format and lints (cargo fmt --check, clippy -D warnings, native and wasm32)"
+cargo fmt --all -- --check || failed_steps+=("cargo fmt --check")
+cargo clippy --locked --workspace --all-targets -q -- -D warnings || failed_steps+=("clippy (native)")
+cargo clippy --locked -p nocturne-app -p nocturne-tests --target wasm32-unknown-unknown --all-targets -q -- -D warnings \
+  || failed_steps+=("clippy (wasm32)")
+
 step "native tests (core, command line)"
 cargo test --locked --no-fail-fast -p nocturne-core -p nocturne-cli 2>&1 | tee "$LOG/native.log"
 [ "${PIPESTATUS[0]}" = 0 ] || failed_steps+=("native tests")

@@ -27,7 +27,15 @@ async fn run(profile: synth::Profile) {
     IdbStore::delete(name).await.expect("delete");
     let store = IdbStore::open(name).await.expect("open");
     let t0 = js_sys::Date::now();
-    store.commit(Commit { at: NOW, label: Some("bench:seed".into()), items: synth::memory(n, NOW, 11, profile), ..Default::default() }).await.expect("seed");
+    store
+        .commit(Commit {
+            at: NOW,
+            label: Some("bench:seed".into()),
+            items: synth::memory(n, NOW, 11, profile),
+            ..Default::default()
+        })
+        .await
+        .expect("seed");
     let seeded = js_sys::Date::now() - t0;
     store.set_policy(synth::bench_policy(n)).await.expect("policy");
     let rows_before = store.rows_written();
@@ -47,10 +55,16 @@ async fn run(profile: synth::Profile) {
     store.close();
     // The same Sleep over MemStore in the same browser: the engine's share of the time.
     let mem = nocturne_core::store::MemStore::new();
-    mem.commit(Commit { at: NOW, label: Some("bench:seed".into()), items: synth::memory(n, NOW, 11, profile), ..Default::default() }).await.expect("seed");
+    mem.commit(Commit {
+        at: NOW,
+        label: Some("bench:seed".into()),
+        items: synth::memory(n, NOW, 11, profile),
+        ..Default::default()
+    })
+    .await
+    .expect("seed");
     mem.set_policy(synth::bench_policy(n)).await.expect("policy");
     let t2 = js_sys::Date::now();
     sleep::sleep(&mem, &OfflineProvider, &SleepOptions::new(NOW), &mut |_| {}).await.expect("sleep");
     console_log!("browser bench ({profile:?} memory): the same Sleep over MemStore in wasm {:.2}s (engine and offline provider alone)", (js_sys::Date::now() - t2) / 1000.0);
 }
-

@@ -42,7 +42,12 @@ async fn rexie_writes_a_record_in_a_transaction_and_reads_it_back() {
     use rexie::{ObjectStore, Rexie, TransactionMode};
     let name = unique_db("raw", 0);
     Rexie::delete(&name).await.expect("delete");
-    let db = Rexie::builder(&name).version(1).add_object_store(ObjectStore::new("notes").key_path("id")).build().await.expect("open");
+    let db = Rexie::builder(&name)
+        .version(1)
+        .add_object_store(ObjectStore::new("notes").key_path("id"))
+        .build()
+        .await
+        .expect("open");
     let tx = db.transaction(&["notes"], TransactionMode::ReadWrite).expect("tx");
     let store = tx.store("notes").expect("store");
     let record = js_sys::JSON::parse(r#"{"id": 1, "text": "I live in Lisbon."}"#).expect("json");
@@ -96,7 +101,12 @@ async fn the_verifier_passes_against_indexeddb() {
     let store = fresh("verify", 0).await;
     let options = verify::VerifyOptions { now: NOW, require_skill: true, cases: case::bundled() };
     let report = verify::verify(&store, &OfflineProvider, &options, &mut |c| web_sys_log(&c.line())).await;
-    assert!(report.ok(true), "{}\n{}", report.summary(true), report.checks.iter().map(|c| c.line()).collect::<Vec<_>>().join("\n"));
+    assert!(
+        report.ok(true),
+        "{}\n{}",
+        report.summary(true),
+        report.checks.iter().map(|c| c.line()).collect::<Vec<_>>().join("\n")
+    );
 }
 
 fn web_sys_log(line: &str) {

@@ -61,7 +61,7 @@ async fn a_well_behaved_endpoint_gets_a_schema_and_deterministic_settings() {
     assert_eq!(out.text, r#"{"drop": []}"#);
     assert_eq!((out.prompt_tokens, out.completion_tokens), (11, 5));
     assert_eq!(p.mode(), JsonMode::Schema);
-    let last = received().await.into_iter().filter(|r| r["mode"] == "good").last().expect("recorded");
+    let last = received().await.into_iter().rfind(|r| r["mode"] == "good").expect("recorded");
     assert_eq!(last["format"], "json_schema");
     assert_eq!(last["temperature"], 0);
     assert_eq!(last["cachePrompt"], false);
@@ -75,8 +75,13 @@ async fn lm_studio_400_is_detected_once_and_json_mode_is_reported_unsupported() 
     assert_eq!(p.mode(), JsonMode::Plain);
     assert_eq!(p.mode().label(), "json mode unsupported");
     p.complete(&pass_request()).await.expect("second call");
-    let formats: Vec<serde_json::Value> = received().await.into_iter().filter(|r| r["mode"] == "lmstudio").map(|r| r["format"].clone()).collect();
-    assert_eq!(formats, [serde_json::json!("json_object"), serde_json::Value::Null, serde_json::Value::Null], "refused once, then never sent again");
+    let formats: Vec<serde_json::Value> =
+        received().await.into_iter().filter(|r| r["mode"] == "lmstudio").map(|r| r["format"].clone()).collect();
+    assert_eq!(
+        formats,
+        [serde_json::json!("json_object"), serde_json::Value::Null, serde_json::Value::Null],
+        "refused once, then never sent again"
+    );
 }
 
 #[wasm_bindgen_test]
@@ -84,7 +89,8 @@ async fn a_server_refusing_json_schema_falls_back_to_json_object() {
     let p = provider("noschema", JsonMode::Schema, 5000);
     p.complete(&pass_request()).await.expect("falls back");
     assert_eq!(p.mode(), JsonMode::Object);
-    let formats: Vec<serde_json::Value> = received().await.into_iter().filter(|r| r["mode"] == "noschema").map(|r| r["format"].clone()).collect();
+    let formats: Vec<serde_json::Value> =
+        received().await.into_iter().filter(|r| r["mode"] == "noschema").map(|r| r["format"].clone()).collect();
     assert_eq!(formats, [serde_json::json!("json_schema"), serde_json::json!("json_object")]);
 }
 
@@ -108,13 +114,20 @@ async fn garbage_truncated_and_failing_bodies_are_clear_errors() {
 #[wasm_bindgen_test]
 async fn unreachable_and_cors_refusals_say_what_to_do() {
     let closed = HttpProvider::new(
-        HttpConfig { base_url: "http://127.0.0.1:9/v1".into(), model: "x".into(), api_key: None, timeout_ms: 5000, prefer: JsonMode::Schema },
+        HttpConfig {
+            base_url: "http://127.0.0.1:9/v1".into(),
+            model: "x".into(),
+            api_key: None,
+            timeout_ms: 5000,
+            prefer: JsonMode::Schema,
+        },
         ModeMemo::default(),
     );
     let err = closed.complete(&pass_request()).await.expect_err("nothing listens on port 9");
     assert!(matches!(err, ProviderError::Unreachable(_)), "{err}");
     assert!(err.to_string().contains("CORS"));
-    let nocors = provider("nocors", JsonMode::Schema, 5000).complete(&pass_request()).await.expect_err("no CORS headers");
+    let nocors =
+        provider("nocors", JsonMode::Schema, 5000).complete(&pass_request()).await.expect_err("no CORS headers");
     assert!(matches!(nocors, ProviderError::Unreachable(_)), "{nocors}");
 }
 
@@ -148,14 +161,18 @@ async fn a_broken_endpoint_ends_the_pass_and_leaves_indexeddb_as_it_was() {
     }
     let before = store.export().await.expect("export");
     let mut events = Vec::new();
-    let err = sleep::sleep(&store, &provider("truncated", JsonMode::Schema, 5000), &SleepOptions::new(NOW), &mut |e| events.push(e.name()))
-        .await
-        .expect_err("a truncated reply ends the Sleep");
+    let err = sleep::sleep(&store, &provider("truncated", JsonMode::Schema, 5000), &SleepOptions::new(NOW), &mut |e| {
+        events.push(e.name())
+    })
+    .await
+    .expect_err("a truncated reply ends the Sleep");
     assert!(err.to_string().contains("dedupe pass stopped and changed nothing"), "{err}");
     assert_eq!(events, ["pass:dedupe:start", "pass:dedupe:error"]);
     assert_eq!(store.export().await.expect("export"), before, "IndexedDB changed");
     // A well-behaved endpoint runs the whole Sleep through the same store.
-    let report = sleep::sleep(&store, &provider("good", JsonMode::Schema, 5000), &SleepOptions::new(NOW), &mut |_| {}).await.expect("sleep");
+    let report = sleep::sleep(&store, &provider("good", JsonMode::Schema, 5000), &SleepOptions::new(NOW), &mut |_| {})
+        .await
+        .expect("sleep");
     assert_eq!(report.passes.len(), PassKind::SLEEP.len());
     assert_eq!(report.total(|p| p.proposed), 0, "the fake model proposes nothing");
     assert!(report.total(|p| p.enforced) > 0, "the engine rules still run");
@@ -206,7 +223,11 @@ async fn join<A: std::future::Future, B: std::future::Future>(a: A, b: B) -> (A:
                 rb = Some(v);
             }
         }
-        if ra.is_some() && rb.is_some() { Poll::Ready(()) } else { Poll::Pending }
+        if ra.is_some() && rb.is_some() {
+            Poll::Ready(())
+        } else {
+            Poll::Pending
+        }
     })
     .await;
     (ra.expect("ready"), rb.expect("ready"))

@@ -77,7 +77,8 @@ impl HttpProvider {
     }
 
     async fn send(&self, body: &Value) -> Result<Response, ProviderError> {
-        let controller = web_sys::AbortController::new().map_err(|_| ProviderError::Unreachable("no AbortController".into()))?;
+        let controller =
+            web_sys::AbortController::new().map_err(|_| ProviderError::Unreachable("no AbortController".into()))?;
         let signal = controller.signal();
         let timeout_ms = self.config.timeout_ms;
         let abort = Closure::once(move || controller.abort());
@@ -85,7 +86,8 @@ impl HttpProvider {
         let timer = window
             .set_timeout_with_callback_and_timeout_and_arguments_0(abort.as_ref().unchecked_ref(), timeout_ms as i32)
             .map_err(|_| ProviderError::Unreachable("cannot start the timeout".into()))?;
-        let mut builder = HttpRequest::post(&self.endpoint()).header("Content-Type", "application/json").abort_signal(Some(&signal));
+        let mut builder =
+            HttpRequest::post(&self.endpoint()).header("Content-Type", "application/json").abort_signal(Some(&signal));
         if let Some(key) = self.config.api_key.as_deref().filter(|k| !k.is_empty()) {
             builder = builder.header("Authorization", &format!("Bearer {key}"));
         }
@@ -138,7 +140,8 @@ impl HttpProvider {
         let response = self.post(request, true).await?;
         let is_sse = response.headers().get("content-type").is_some_and(|c| c.contains("text/event-stream"));
         if !is_sse {
-            let completion = parse_completion(&response.text().await.map_err(|e| ProviderError::BadResponse(e.to_string()))?)?;
+            let completion =
+                parse_completion(&response.text().await.map_err(|e| ProviderError::BadResponse(e.to_string()))?)?;
             on_delta(&completion.text);
             return Ok(completion);
         }
@@ -154,7 +157,8 @@ impl HttpProvider {
             if Reflect::get(&chunk, &"done".into()).ok().and_then(|d| d.as_bool()).unwrap_or(true) {
                 break;
             }
-            let bytes = Reflect::get(&chunk, &"value".into()).map_err(|_| ProviderError::BadResponse("a stream chunk has no value".into()))?;
+            let bytes = Reflect::get(&chunk, &"value".into())
+                .map_err(|_| ProviderError::BadResponse("a stream chunk has no value".into()))?;
             pending.extend(Uint8Array::new(&bytes).to_vec());
             while let Some(end) = pending.iter().position(|b| *b == b'\n') {
                 let line: Vec<u8> = pending.drain(..=end).collect();
@@ -165,7 +169,8 @@ impl HttpProvider {
                     finished = true;
                     break;
                 }
-                let event: Value = serde_json::from_str(data).map_err(|e| ProviderError::BadResponse(format!("a stream event is not JSON ({e})")))?;
+                let event: Value = serde_json::from_str(data)
+                    .map_err(|e| ProviderError::BadResponse(format!("a stream event is not JSON ({e})")))?;
                 if let Some(delta) = event["choices"][0]["delta"]["content"].as_str() {
                     completion.text.push_str(delta);
                     on_delta(delta);
@@ -184,7 +189,9 @@ impl HttpProvider {
 }
 
 fn js_text(v: &JsValue) -> String {
-    v.as_string().or_else(|| js_sys::JSON::stringify(v).ok().and_then(|s| s.as_string())).unwrap_or_else(|| "unknown error".into())
+    v.as_string()
+        .or_else(|| js_sys::JSON::stringify(v).ok().and_then(|s| s.as_string()))
+        .unwrap_or_else(|| "unknown error".into())
 }
 
 pub use nocturne_core::openai::parse_completion;
@@ -194,13 +201,20 @@ impl Provider for HttpProvider {
         format!("{} @ {}", self.config.model, self.config.base_url)
     }
 
-    async fn complete_streaming(&self, request: &Request, on_delta: &mut dyn FnMut(&str)) -> Result<Completion, ProviderError> {
+    async fn complete_streaming(
+        &self,
+        request: &Request,
+        on_delta: &mut dyn FnMut(&str),
+    ) -> Result<Completion, ProviderError> {
         self.stream(request, on_delta).await
     }
 
     async fn complete(&self, request: &Request) -> Result<Completion, ProviderError> {
         let response = self.post(request, false).await?;
-        let text = response.text().await.map_err(|e| ProviderError::BadResponse(format!("the body could not be read: {e}")))?;
+        let text = response
+            .text()
+            .await
+            .map_err(|e| ProviderError::BadResponse(format!("the body could not be read: {e}")))?;
         parse_completion(&text)
     }
 }

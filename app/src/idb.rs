@@ -77,16 +77,20 @@ fn to_js<T: Serialize>(value: &T, keys: &[&str]) -> Result<JsValue, StoreError> 
             serde_json::Value::Number(n) => JsValue::from_f64(n.as_f64().unwrap_or_default()),
             other => return Err(StoreError::Backend(format!("key field {key} is not a string or number: {other}"))),
         };
-        js_sys::Reflect::set(&record, &JsValue::from_str(key), &field).map_err(|_| StoreError::Backend("cannot build a record".into()))?;
+        js_sys::Reflect::set(&record, &JsValue::from_str(key), &field)
+            .map_err(|_| StoreError::Backend("cannot build a record".into()))?;
     }
     let row = serde_json::to_string(&json).map_err(encode)?;
-    js_sys::Reflect::set(&record, &JsValue::from_str("row"), &JsValue::from_str(&row)).map_err(|_| StoreError::Backend("cannot build a record".into()))?;
+    js_sys::Reflect::set(&record, &JsValue::from_str("row"), &JsValue::from_str(&row))
+        .map_err(|_| StoreError::Backend("cannot build a record".into()))?;
     Ok(record.into())
 }
 
 fn from_js<T: DeserializeOwned>(value: JsValue) -> Result<T, StoreError> {
     let row = js_sys::Reflect::get(&value, &JsValue::from_str("row")).ok().and_then(|r| r.as_string());
-    let row = row.ok_or_else(|| StoreError::Backend("a stored record has no row; the database may be from another program".into()))?;
+    let row = row.ok_or_else(|| {
+        StoreError::Backend("a stored record has no row; the database may be from another program".into())
+    })?;
     serde_json::from_str(&row).map_err(|e| StoreError::Backend(format!("a stored record is damaged: {e}")))
 }
 
@@ -120,7 +124,11 @@ impl IdbStore {
             .build()
             .await
             .map_err(|e| backend(&format!("cannot open the database '{name}'"), e))?;
-        Ok(IdbStore { db: Rc::new(db), rows_written: Rc::new(Cell::new(0)), abort_after_rows: Rc::new(Cell::new(None)) })
+        Ok(IdbStore {
+            db: Rc::new(db),
+            rows_written: Rc::new(Cell::new(0)),
+            abort_after_rows: Rc::new(Cell::new(None)),
+        })
     }
 
     /// Deletes the database called `name` (tests only; the app never deletes memory).
@@ -171,8 +179,9 @@ impl IdbStore {
         let tx = self.db.transaction(&[store], TransactionMode::ReadOnly).map_err(|e| backend("read", e))?;
         let s = tx.store(store).map_err(|e| backend("read", e))?;
         let index = s.index("by_seq").map_err(|e| backend("read", e))?;
-        let range = KeyRange::bound(&JsValue::from_f64(lo as f64), &JsValue::from_f64(hi as f64), Some(true), Some(false))
-            .map_err(|e| StoreError::Backend(format!("bad key range: {e}")))?;
+        let range =
+            KeyRange::bound(&JsValue::from_f64(lo as f64), &JsValue::from_f64(hi as f64), Some(true), Some(false))
+                .map_err(|e| StoreError::Backend(format!("bad key range: {e}")))?;
         index.get_all(Some(range), None).await.map_err(|e| backend(&format!("cannot read {store}"), e))
     }
 
@@ -180,7 +189,11 @@ impl IdbStore {
     async fn write(&self, rows: &Rows) -> Result<(), StoreError> {
         let mut values: Vec<(&str, JsValue, Option<JsValue>)> = Vec::new();
         for (seq, item) in &rows.changes {
-            values.push((CHANGES, to_js(&ChangeRow { item_id: item.item_id.clone(), seq: *seq, item: item.clone() }, &["itemId", "seq"])?, None));
+            values.push((
+                CHANGES,
+                to_js(&ChangeRow { item_id: item.item_id.clone(), seq: *seq, item: item.clone() }, &["itemId", "seq"])?,
+                None,
+            ));
         }
         for item in &rows.live {
             values.push((ITEMS, to_js(item, &["itemId"])?, None));
@@ -196,7 +209,8 @@ impl IdbStore {
         }
         values.push((META, to_js(&rows.meta, &[])?, Some(JsValue::from_str(META))));
         // Everything is encoded; only IndexedDB requests from here to the end.
-        let tx = self.db.transaction(&ALL, TransactionMode::ReadWrite).map_err(|e| backend("cannot start a write", e))?;
+        let tx =
+            self.db.transaction(&ALL, TransactionMode::ReadWrite).map_err(|e| backend("cannot start a write", e))?;
         if let Some(limit) = self.abort_after_rows.take() {
             for (store, value, key) in values.iter().take(limit as usize) {
                 let s = tx.store(store).map_err(|e| backend("write", e))?;
@@ -321,7 +335,12 @@ impl Store for IdbStore {
         let previous: HashMap<String, Item> = if commit.items.len() > 32 {
             // One bulk read beats thousands of sequential point reads.
             let wanted: std::collections::HashSet<&str> = commit.items.iter().map(|i| i.item_id.as_str()).collect();
-            self.items().await?.into_iter().filter(|i| wanted.contains(i.item_id.as_str())).map(|i| (i.item_id.clone(), i)).collect()
+            self.items()
+                .await?
+                .into_iter()
+                .filter(|i| wanted.contains(i.item_id.as_str()))
+                .map(|i| (i.item_id.clone(), i))
+                .collect()
         } else {
             let mut found = HashMap::new();
             let tx = self.db.transaction(&[ITEMS], TransactionMode::ReadOnly).map_err(|e| backend("read", e))?;

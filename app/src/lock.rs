@@ -24,7 +24,9 @@ pub enum LockError {
 impl std::fmt::Display for LockError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            LockError::Busy => write!(f, "a Sleep is already running in another tab; wait for it to finish, then try again"),
+            LockError::Busy => {
+                write!(f, "a Sleep is already running in another tab; wait for it to finish, then try again")
+            }
             LockError::Unsupported(m) => write!(f, "this browser cannot coordinate tabs (Web Locks: {m})"),
         }
     }
@@ -32,7 +34,8 @@ impl std::fmt::Display for LockError {
 
 fn locks() -> Result<JsValue, LockError> {
     let window = web_sys::window().ok_or_else(|| LockError::Unsupported("no window".into()))?;
-    let locks = Reflect::get(&window.navigator(), &"locks".into()).map_err(|_| LockError::Unsupported("no navigator.locks".into()))?;
+    let locks = Reflect::get(&window.navigator(), &"locks".into())
+        .map_err(|_| LockError::Unsupported("no navigator.locks".into()))?;
     if locks.is_undefined() {
         return Err(LockError::Unsupported("navigator.locks is missing".into()));
     }
@@ -67,7 +70,8 @@ pub async fn exclusive<T>(name: &str, work: impl Future<Output = T>) -> Result<T
         })
     };
     let options = Object::new();
-    Reflect::set(&options, &"ifAvailable".into(), &JsValue::TRUE).map_err(|_| LockError::Unsupported("options".into()))?;
+    Reflect::set(&options, &"ifAvailable".into(), &JsValue::TRUE)
+        .map_err(|_| LockError::Unsupported("options".into()))?;
     let done = request
         .call3(&locks, &JsValue::from_str(name), &options, callback.as_ref().unchecked_ref())
         .map_err(|e| LockError::Unsupported(format!("{e:?}")))?;

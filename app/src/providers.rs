@@ -26,7 +26,11 @@ impl Provider for AnyProvider {
         }
     }
 
-    async fn complete_streaming(&self, request: &Request, on_delta: &mut dyn FnMut(&str)) -> Result<Completion, ProviderError> {
+    async fn complete_streaming(
+        &self,
+        request: &Request,
+        on_delta: &mut dyn FnMut(&str),
+    ) -> Result<Completion, ProviderError> {
         match self {
             AnyProvider::Offline(p) => p.complete_streaming(request, on_delta).await,
             AnyProvider::Http(p) => p.complete_streaming(request, on_delta).await,

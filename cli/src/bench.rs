@@ -24,14 +24,19 @@ fn secs(d: Duration) -> String {
 fn peak_mib() -> String {
     std::fs::read_to_string("/proc/self/status")
         .ok()
-        .and_then(|s| s.lines().find(|l| l.starts_with("VmHWM:")).map(|l| l.split_whitespace().nth(1).unwrap_or("0").to_string()))
+        .and_then(|s| {
+            s.lines().find(|l| l.starts_with("VmHWM:")).map(|l| l.split_whitespace().nth(1).unwrap_or("0").to_string())
+        })
         .and_then(|kb| kb.parse::<f64>().ok())
         .map_or("n/a".into(), |kb| format!("{:.0} MiB", kb / 1024.0))
 }
 
 pub fn run(max: usize) {
     let sizes: Vec<usize> = [1_000, 10_000, 50_000, 100_000].into_iter().filter(|n| *n <= max).collect();
-    println!("nocturne bench — {} core(s); figures from one run, release build", std::thread::available_parallelism().map_or(1, |n| n.get()));
+    println!(
+        "nocturne bench — {} core(s); figures from one run, release build",
+        std::thread::available_parallelism().map_or(1, |n| n.get())
+    );
     println!();
     println!("candidate duplicate pairs (threshold 0.9; indexed: best of 3 runs)");
     println!("{:>8} {:>10} {:>12} {:>12} {:>8}", "facts", "pairs", "indexed", "brute force", "ratio");
@@ -63,7 +68,9 @@ pub fn run(max: usize) {
         };
         println!("{n:>8} {:>10} {:>12} {:>12} {:>8}", pairs.len(), secs(fast), brute, ratio);
     }
-    if let (Some(a), Some(b)) = (indexed_times.iter().find(|(n, _)| *n == 50_000), indexed_times.iter().find(|(n, _)| *n == 100_000)) {
+    if let (Some(a), Some(b)) =
+        (indexed_times.iter().find(|(n, _)| *n == 50_000), indexed_times.iter().find(|(n, _)| *n == 100_000))
+    {
         println!("growth 50,000 -> 100,000 facts: indexed {:.2}x (brute force would be 4x)", b.1 / a.1);
     }
     println!();
@@ -75,15 +82,25 @@ pub fn run(max: usize) {
 
 fn sleep_table(sizes: &[usize], profile: synth::Profile) {
     println!("full Sleep with the offline provider (MemStore), {profile:?} memory, maxActiveFacts = 2 x facts");
-    println!("{:>8} {:>10} {:>8} {:>9} {:>11} {:>9} {:>10} {:>12} {:>10}", "facts", "sleep", "calls", "changed", "rows", "rows/chg", "diff", "prompt tok", "tok/fact");
+    println!(
+        "{:>8} {:>10} {:>8} {:>9} {:>11} {:>9} {:>10} {:>12} {:>10}",
+        "facts", "sleep", "calls", "changed", "rows", "rows/chg", "diff", "prompt tok", "tok/fact"
+    );
     for &n in sizes {
         let store = MemStore::new();
         let items = synth::memory(n, NOW, 11, profile);
-        pollster::block_on(store.commit(Commit { at: NOW, label: Some("bench:seed".into()), items, ..Default::default() })).expect("seed");
+        pollster::block_on(store.commit(Commit {
+            at: NOW,
+            label: Some("bench:seed".into()),
+            items,
+            ..Default::default()
+        }))
+        .expect("seed");
         pollster::block_on(store.set_policy(synth::bench_policy(n))).expect("policy");
         let rows_before = store.rows_written();
         let t = Instant::now();
-        let report = pollster::block_on(sleep::sleep(&store, &OfflineProvider, &SleepOptions::new(NOW), &mut |_| {})).expect("sleep");
+        let report = pollster::block_on(sleep::sleep(&store, &OfflineProvider, &SleepOptions::new(NOW), &mut |_| {}))
+            .expect("sleep");
         let took = t.elapsed();
         let rows = store.rows_written() - rows_before;
         let versions = pollster::block_on(store.versions()).expect("versions");

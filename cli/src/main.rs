@@ -83,7 +83,9 @@ fn flags(args: &[String]) -> Result<Flags, String> {
             "--base-url" => f.base_url = value("--base-url")?,
             "--model" => f.model = value("--model")?,
             "--api-key-env" => f.api_key_env = Some(value("--api-key-env")?),
-            "--timeout" => f.timeout = value("--timeout")?.parse().map_err(|_| "--timeout takes seconds".to_string())?,
+            "--timeout" => {
+                f.timeout = value("--timeout")?.parse().map_err(|_| "--timeout takes seconds".to_string())?
+            }
             "--max" => f.max = value("--max")?.parse().map_err(|_| "--max takes a number of facts".to_string())?,
             _ => f.positional.push(a.clone()),
         }
@@ -124,7 +126,8 @@ fn run(args: &[String]) -> Result<ExitCode, String> {
             let f = flags(rest)?;
             let store = open(&f.store)?;
             let message = f.positional.join(" ");
-            let turn = pollster::block_on(chat::chat_turn(&store, &OfflineProvider, &message, f.now)).map_err(|e| e.to_string())?;
+            let turn = pollster::block_on(chat::chat_turn(&store, &OfflineProvider, &message, f.now))
+                .map_err(|e| e.to_string())?;
             println!("{}", turn.reply);
             for m in &turn.encoded {
                 match &m.rejection_reason {
@@ -178,17 +181,28 @@ fn run(args: &[String]) -> Result<ExitCode, String> {
             let d = pollster::block_on(diff::diff(&store, seq(lo)?, seq(hi)?)).map_err(|e| e.to_string())?;
             println!("kept {}", d.kept);
             for c in &d.changed {
-                println!("changed   {} [{} -> {}] \"{}\" -> \"{}\"", c.after.item_id, c.before.block, c.after.block, c.before.text, c.after.text);
+                println!(
+                    "changed   {} [{} -> {}] \"{}\" -> \"{}\"",
+                    c.after.item_id, c.before.block, c.after.block, c.before.text, c.after.text
+                );
             }
             for g in &d.forgotten {
-                let by = g.by.as_ref().map_or("no mutation".to_string(), |m| format!("{} {} ({})", m.pass, m.policy.as_deref().unwrap_or("-"), m.reason));
+                let by = g.by.as_ref().map_or("no mutation".to_string(), |m| {
+                    format!("{} {} ({})", m.pass, m.policy.as_deref().unwrap_or("-"), m.reason)
+                });
                 println!("forgotten {} \"{}\" by {by}", g.item.item_id, g.item.text);
             }
             for a in &d.added {
                 println!("added     {} \"{}\"", a.item_id, a.text);
             }
             for m in &d.refused {
-                println!("refused   {} {} {}: {}", m.pass, m.kind, m.item_id, m.rejection_reason.as_deref().unwrap_or(""));
+                println!(
+                    "refused   {} {} {}: {}",
+                    m.pass,
+                    m.kind,
+                    m.item_id,
+                    m.rejection_reason.as_deref().unwrap_or("")
+                );
             }
             Ok(ExitCode::SUCCESS)
         }
@@ -206,10 +220,25 @@ fn run(args: &[String]) -> Result<ExitCode, String> {
             let store = open(&f.store)?;
             let report = pollster::block_on(quiz::wake(&store, &OfflineProvider, f.now)).map_err(|e| e.to_string())?;
             for q in &report.questions {
-                println!("[{}] {} -> {} (score {:.2}, attempts {})", if q.correct { "OK" } else { "MISS" }, q.question, q.answer, q.score, q.attempts);
+                println!(
+                    "[{}] {} -> {} (score {:.2}, attempts {})",
+                    if q.correct { "OK" } else { "MISS" },
+                    q.question,
+                    q.answer,
+                    q.score,
+                    q.attempts
+                );
             }
             if let Some(p) = &report.probe {
-                println!("forgotten probe [{}]: {} -> {} absentFromStore={} saidAbsent={} leaked={}", if p.passed { "OK" } else { "FAIL" }, p.question, p.answer, p.absent_from_store, p.said_absent, p.leaked_forgotten_content);
+                println!(
+                    "forgotten probe [{}]: {} -> {} absentFromStore={} saidAbsent={} leaked={}",
+                    if p.passed { "OK" } else { "FAIL" },
+                    p.question,
+                    p.answer,
+                    p.absent_from_store,
+                    p.said_absent,
+                    p.leaked_forgotten_content
+                );
             }
             Ok(ExitCode::SUCCESS)
         }
@@ -228,7 +257,11 @@ fn run(args: &[String]) -> Result<ExitCode, String> {
         }
         "bench-models" => {
             let f = flags(rest)?;
-            let clock = || std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0.0, |d| d.as_secs_f64() * 1000.0);
+            let clock = || {
+                std::time::SystemTime::now()
+                    .duration_since(std::time::UNIX_EPOCH)
+                    .map_or(0.0, |d| d.as_secs_f64() * 1000.0)
+            };
             let mut rows = vec![pollster::block_on(compare::run(OfflineProvider, f.now, &clock))];
             for spec in f.providers.iter().filter(|p| p.as_str() != "offline") {
                 // URL,MODEL[,API_KEY_ENV]
@@ -238,7 +271,11 @@ fn run(args: &[String]) -> Result<ExitCode, String> {
                     _ => return Err(format!("--provider '{spec}': give offline, or BASE_URL,MODEL[,API_KEY_ENV]")),
                 };
                 eprintln!("bench-models: running {model} @ {url} …");
-                rows.push(pollster::block_on(compare::run(remote(&f, url, model, parts.get(2).copied())?, f.now, &clock)));
+                rows.push(pollster::block_on(compare::run(
+                    remote(&f, url, model, parts.get(2).copied())?,
+                    f.now,
+                    &clock,
+                )));
             }
             print!("{}", compare::table(&rows));
             Ok(ExitCode::SUCCESS)
@@ -260,7 +297,9 @@ fn run(args: &[String]) -> Result<ExitCode, String> {
 /// environment variable and never printed.
 fn remote(f: &Flags, url: &str, model: &str, key_env: Option<&str>) -> Result<openai::OpenAi, String> {
     let key = match key_env {
-        Some(var) => Some(std::env::var(var).map_err(|_| format!("the environment variable {var} (for the API key) is not set"))?),
+        Some(var) => Some(
+            std::env::var(var).map_err(|_| format!("the environment variable {var} (for the API key) is not set"))?,
+        ),
         None => None,
     };
     Ok(openai::OpenAi::new(url, model, key, std::time::Duration::from_secs(f.timeout)))
@@ -268,7 +307,11 @@ fn remote(f: &Flags, url: &str, model: &str, key_env: Option<&str>) -> Result<op
 
 /// `nocturne verify`: every check, one line each, then `N/N checks`. With a real model the
 /// model-dependent figures are reported, not required.
-fn verify<P: nocturne_core::provider::Provider>(f: &Flags, provider: &P, require_skill: bool) -> Result<ExitCode, String> {
+fn verify<P: nocturne_core::provider::Provider>(
+    f: &Flags,
+    provider: &P,
+    require_skill: bool,
+) -> Result<ExitCode, String> {
     let store = MemStore::new();
     let options = verify::VerifyOptions { now: f.now, require_skill, cases: case::bundled() };
     println!("verify with {}", provider.label());

@@ -45,17 +45,24 @@ impl OpenAi {
         loop {
             let mode = self.mode.get();
             let body = openai::body(request, &self.model, mode, false).to_string();
-            let mut call = self.agent.post(&format!("{}/chat/completions", self.base_url)).set("Content-Type", "application/json");
+            let mut call =
+                self.agent.post(&format!("{}/chat/completions", self.base_url)).set("Content-Type", "application/json");
             if let Some(key) = self.api_key.as_deref().filter(|k| !k.is_empty()) {
                 call = call.set("Authorization", &format!("Bearer {key}"));
             }
             let redact = |t: &str| openai::redact(t, self.api_key.as_deref());
             match call.send_string(&body) {
-                Ok(resp) => return resp.into_string().map_err(|e| ProviderError::BadResponse(format!("the body could not be read: {e}"))),
+                Ok(resp) => {
+                    return resp
+                        .into_string()
+                        .map_err(|e| ProviderError::BadResponse(format!("the body could not be read: {e}")))
+                }
                 Err(ureq::Error::Status(status, resp)) => {
                     let text = resp.into_string().unwrap_or_default();
                     match mode.weaker() {
-                        Some(next) if request.json.is_some() && openai::refuses_format(status, &text) => self.mode.set(next),
+                        Some(next) if request.json.is_some() && openai::refuses_format(status, &text) => {
+                            self.mode.set(next)
+                        }
                         _ => return Err(ProviderError::Http { status, body: redact(&text) }),
                     }
                 }

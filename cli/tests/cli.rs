@@ -35,7 +35,8 @@ fn gate_judges_every_case_file_and_exits_zero() {
     let args: Vec<&str> = std::iter::once("gate").chain(files.iter().map(String::as_str)).collect();
     let out = nocturne(&args);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let lines: Vec<serde_json::Value> = stdout(&out).lines().map(|l| serde_json::from_str(l).expect("a JSON line")).collect();
+    let lines: Vec<serde_json::Value> =
+        stdout(&out).lines().map(|l| serde_json::from_str(l).expect("a JSON line")).collect();
     assert_eq!(lines.len(), files.len());
     let ghost = lines.iter().find(|l| l["name"] == "dedupe refuses a ghost keeper").expect("case 02");
     assert_eq!(ghost["verdicts"][0]["kind"], "drop");
@@ -68,7 +69,11 @@ fn gate_exits_one_when_a_verdict_disagrees_with_expect() {
 
 #[test]
 fn text_measures_print_the_number_first() {
-    let out = nocturne(&["similarity", "I live in Lisbon and work best in the morning.", "I live in Porto and work best in the morning."]);
+    let out = nocturne(&[
+        "similarity",
+        "I live in Lisbon and work best in the morning.",
+        "I live in Porto and work best in the morning.",
+    ]);
     assert!(stdout(&out).starts_with("0.800"), "{}", stdout(&out));
     let out = nocturne(&[
         "coverage",
@@ -95,7 +100,10 @@ fn a_dry_run_leaves_the_store_file_byte_identical() {
     let store = temp("memory.json");
     let _ = std::fs::remove_file(&store);
     let s = store.to_str().expect("utf8");
-    for (now, msg) in [("1761177600", "The kitchen leaks and the kettle is broken."), ("1767139200", "I live in Lisbon. I live in Lisbon.")] {
+    for (now, msg) in [
+        ("1761177600", "The kitchen leaks and the kettle is broken."),
+        ("1767139200", "I live in Lisbon. I live in Lisbon."),
+    ] {
         assert!(nocturne(&["chat", "--store", s, "--now", now, msg]).status.success());
     }
     let before = std::fs::read(&store).expect("store file");

@@ -121,7 +121,10 @@ fn check(
             let keeper = active(before, keeper_id, "before the pass")?;
             let sim = textmath::similarity(&item.text, &keeper.text);
             if !textmath::reaches(sim, policy.similarity_threshold) {
-                return Err(format!("re-measured similarity {sim:.3} with {keeper_id} is below {}", policy.similarity_threshold));
+                return Err(format!(
+                    "re-measured similarity {sim:.3} with {keeper_id} is below {}",
+                    policy.similarity_threshold
+                ));
             }
             if after.get(&m.item_id).is_some_and(|i| i.active) {
                 return Err("still active after being dropped".into());
@@ -184,13 +187,22 @@ fn check(
                     .filter(|i| !policy.protected_categories.contains(&i.category))
                     .map(|i| (salience(i, &policy.protected_categories, policy.stale_after_days, m.at), i))
                     .collect();
-                ranked.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.created_at.cmp(&b.1.created_at)).then(a.1.ordinal().cmp(&b.1.ordinal())));
+                ranked.sort_by(|a, b| {
+                    a.0.total_cmp(&b.0)
+                        .then(a.1.created_at.cmp(&b.1.created_at))
+                        .then(a.1.ordinal().cmp(&b.1.ordinal()))
+                });
                 ranked.iter().take(excess).any(|(_, i)| i.item_id == m.item_id)
             };
             match m.policy.as_deref() {
                 Some("stale") if stale => {}
                 Some("capacity") if capacity => {}
-                Some(p) => return Err(format!("recorded under '{p}' but the item is {age:.1}d old and {}in the overflow set", if capacity { "" } else { "not " })),
+                Some(p) => {
+                    return Err(format!(
+                        "recorded under '{p}' but the item is {age:.1}d old and {}in the overflow set",
+                        if capacity { "" } else { "not " }
+                    ))
+                }
                 None => return Err("no verified policy recorded".into()),
             }
             if after.get(&m.item_id).is_some_and(|i| i.active) {
@@ -235,7 +247,11 @@ pub async fn sweep<S: Store>(store: &S) -> Result<(usize, usize, Vec<String>), S
         let cov = textmath::coverage_in(&item.text, &vocab);
         let new: Vec<String> = textmath::proper_nouns(&item.text).into_iter().filter(|n| !names.contains(n)).collect();
         if !cov.missing.is_empty() || !new.is_empty() {
-            offenders.push(format!("{} ({})", item.item_id, cov.missing.iter().chain(new.iter()).cloned().collect::<Vec<_>>().join(", ")));
+            offenders.push(format!(
+                "{} ({})",
+                item.item_id,
+                cov.missing.iter().chain(new.iter()).cloned().collect::<Vec<_>>().join(", ")
+            ));
         }
     }
     Ok((live.len() - offenders.len(), live.len(), offenders))

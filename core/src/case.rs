@@ -169,10 +169,8 @@ impl Case {
                     got.reason
                 ));
             } else if !got.reason.to_lowercase().contains(&want.reason_contains.to_lowercase()) {
-                disagreements.push(format!(
-                    "edit {i}: reason '{}' does not contain '{}'",
-                    got.reason, want.reason_contains
-                ));
+                disagreements
+                    .push(format!("edit {i}: reason '{}' does not contain '{}'", got.reason, want.reason_contains));
             }
         }
         Ok(CaseResult { name: self.name.clone(), verdicts, disagreements })

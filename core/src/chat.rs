@@ -53,7 +53,12 @@ impl From<StoreError> for ChatError {
 }
 
 /// Replies to `text` from the active memory, then stores the turn and its encoded facts.
-pub async fn chat_turn<S: Store, P: Provider>(store: &S, provider: &P, text: &str, now: i64) -> Result<TurnOutcome, ChatError> {
+pub async fn chat_turn<S: Store, P: Provider>(
+    store: &S,
+    provider: &P,
+    text: &str,
+    now: i64,
+) -> Result<TurnOutcome, ChatError> {
     chat_turn_streaming(store, provider, text, now, &mut |_| {}).await
 }
 
@@ -121,7 +126,12 @@ pub async fn chat_turn_streaming<S: Store, P: Provider>(
 
 /// Asks the model to encode `turns` and gates every proposed fact against them. Returns
 /// the accepted items (ids from `first_id`) and a mutation for every verdict.
-pub async fn encode<P: Provider>(provider: &P, turns: &[Turn], first_id: u64, now: i64) -> Result<(Vec<Item>, Vec<Mutation>), String> {
+pub async fn encode<P: Provider>(
+    provider: &P,
+    turns: &[Turn],
+    first_id: u64,
+    now: i64,
+) -> Result<(Vec<Item>, Vec<Mutation>), String> {
     if turns.is_empty() {
         return Ok((Vec::new(), Vec::new()));
     }

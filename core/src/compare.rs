@@ -69,7 +69,9 @@ pub struct Row {
 }
 
 fn is_invention(m: &Mutation) -> bool {
-    m.rejection_reason.as_deref().is_some_and(|r| r.contains("invented") || r.contains("not traceable") || r.contains("proper nouns absent"))
+    m.rejection_reason
+        .as_deref()
+        .is_some_and(|r| r.contains("invented") || r.contains("not traceable") || r.contains("proper nouns absent"))
 }
 
 /// Runs the scripted conversation, a Sleep and the quiz through `provider` on a fresh
@@ -81,14 +83,24 @@ pub async fn run<P: Provider>(provider: P, now: i64, clock: &dyn Fn() -> f64) ->
     let mut row = Row { provider: metered.label(), ..Default::default() };
     let outcome = async {
         for (days, text) in SCRIPT {
-            let turn = chat::chat_turn(&store, &metered, text, now - (days * DAY as f64) as i64).await.map_err(|e| e.to_string())?;
+            let turn = chat::chat_turn(&store, &metered, text, now - (days * DAY as f64) as i64)
+                .await
+                .map_err(|e| e.to_string())?;
             row.encode_errors += usize::from(turn.encode_error.is_some());
         }
-        let report = sleep::sleep(&store, &metered, &SleepOptions::new(now), &mut |_| {}).await.map_err(|e| e.to_string())?;
+        let report =
+            sleep::sleep(&store, &metered, &SleepOptions::new(now), &mut |_| {}).await.map_err(|e| e.to_string())?;
         row.passes = report
             .passes
             .iter()
-            .map(|p| (p.event.pass.name().to_string(), p.event.proposed, p.event.accepted - p.event.enforced, p.event.rejected))
+            .map(|p| {
+                (
+                    p.event.pass.name().to_string(),
+                    p.event.proposed,
+                    p.event.accepted - p.event.enforced,
+                    p.event.rejected,
+                )
+            })
             .collect();
         let q = quiz::wake(&store, &metered, now).await.map_err(|e| e.to_string())?;
         row.quiz_correct = q.correct();
@@ -140,7 +152,9 @@ pub fn table(rows: &[Row]) -> String {
             r.invention_attempts,
             r.quiz_correct,
             r.quiz_asked,
-            r.error.as_ref().map_or(probe.to_string(), |e| format!("stopped: {}", e.chars().take(60).collect::<String>())),
+            r.error
+                .as_ref()
+                .map_or(probe.to_string(), |e| format!("stopped: {}", e.chars().take(60).collect::<String>())),
             r.calls,
             r.prompt_tokens,
             r.completion_tokens,

@@ -56,7 +56,8 @@ pub async fn diff<S: Store>(store: &S, a: u64, b: u64) -> Result<Diff, StoreErro
         after.insert(item.item_id.clone(), item);
     }
     let ids: Vec<String> = after.keys().cloned().collect();
-    let before: HashMap<String, Item> = store.item_states(&ids, lo).await?.into_iter().map(|i| (i.item_id.clone(), i)).collect();
+    let before: HashMap<String, Item> =
+        store.item_states(&ids, lo).await?.into_iter().map(|i| (i.item_id.clone(), i)).collect();
     let mutations = store.mutations_between(lo, hi).await?;
     // Accepted mutations by the items they touched (merge sources included), in log order.
     let mut by_item: HashMap<&str, Vec<&Mutation>> = HashMap::new();
@@ -66,7 +67,9 @@ pub async fn diff<S: Store>(store: &S, a: u64, b: u64) -> Result<Diff, StoreErro
             by_item.entry(f.as_str()).or_default().push(m);
         }
     }
-    let touching = |id: &str| -> Vec<Mutation> { by_item.get(id).map_or(Vec::new(), |v| v.iter().map(|m| (*m).clone()).collect()) };
+    let touching = |id: &str| -> Vec<Mutation> {
+        by_item.get(id).map_or(Vec::new(), |v| v.iter().map(|m| (*m).clone()).collect())
+    };
     let mut diff = Diff { lo, hi, kept: 0, changed: vec![], forgotten: vec![], added: vec![], refused: vec![] };
     let mut touched_active = 0usize;
     for (id, now) in after {

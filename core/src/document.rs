@@ -71,9 +71,7 @@ impl Document {
         match value.get("schemaVersion").and_then(|v| v.as_u64()) {
             Some(v) if v == u64::from(SCHEMA_VERSION) => {}
             Some(v) => {
-                return Err(format!(
-                    "this export has schema version {v}; this build reads version {SCHEMA_VERSION}"
-                ))
+                return Err(format!("this export has schema version {v}; this build reads version {SCHEMA_VERSION}"))
             }
             None => return Err("this export has no schemaVersion".into()),
         }

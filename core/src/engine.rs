@@ -11,7 +11,11 @@ use std::collections::{BTreeMap, HashSet};
 
 /// engine-duplicate-rule: every candidate pair (similarity ≥ threshold) the model did not
 /// adjudicate — neither proposed as a pair nor touched by an earlier edit of the pass.
-pub fn duplicate_rule(judge: &Judge<'_>, pairs: &[CandidatePair], adjudicated: &HashSet<(String, String)>) -> Vec<(Proposer, Value)> {
+pub fn duplicate_rule(
+    judge: &Judge<'_>,
+    pairs: &[CandidatePair],
+    adjudicated: &HashSet<(String, String)>,
+) -> Vec<(Proposer, Value)> {
     let mut used: HashSet<&str> = HashSet::new();
     let mut out = Vec::new();
     for p in pairs {
@@ -86,7 +90,12 @@ pub fn promotion_priority(category: &str) -> u8 {
 
 /// policy-engine: while more than `maxActiveFacts` remain active after the model's
 /// forgettings, forget the lowest-salience unprotected facts.
-pub fn capacity_rule(judge: &Judge<'_>, items: &BTreeMap<String, Item>, policy: &RetentionPolicy, now: i64) -> Vec<(Proposer, Value)> {
+pub fn capacity_rule(
+    judge: &Judge<'_>,
+    items: &BTreeMap<String, Item>,
+    policy: &RetentionPolicy,
+    now: i64,
+) -> Vec<(Proposer, Value)> {
     let remaining: Vec<&Item> = items.values().filter(|i| i.active && !judge.is_consumed(&i.item_id)).collect();
     policy
         .overflow(remaining, now)

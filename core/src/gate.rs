@@ -35,7 +35,8 @@ pub enum PassKind {
 
 impl PassKind {
     /// The Sleep passes, in order: the article's four with Supersede after Merge.
-    pub const SLEEP: [PassKind; 5] = [PassKind::Dedupe, PassKind::Merge, PassKind::Supersede, PassKind::Promote, PassKind::Forget];
+    pub const SLEEP: [PassKind; 5] =
+        [PassKind::Dedupe, PassKind::Merge, PassKind::Supersede, PassKind::Promote, PassKind::Forget];
 
     pub fn name(self) -> &'static str {
         match self {
@@ -110,13 +111,37 @@ impl ForgetRule {
 #[derive(Clone, Debug, PartialEq)]
 pub enum Edit {
     /// A new fact for scratch (ids are assigned when it is stored).
-    Add { text: String, category: String, block: Block },
-    Drop { item_id: String, duplicate_of: String, similarity: f64 },
-    Merge { into_id: String, from_ids: Vec<String>, merged_text: String },
-    Promote { item_id: String, from: Block, to: Block },
-    Forget { item_id: String, rule: ForgetRule, age_days: f64 },
+    Add {
+        text: String,
+        category: String,
+        block: Block,
+    },
+    Drop {
+        item_id: String,
+        duplicate_of: String,
+        similarity: f64,
+    },
+    Merge {
+        into_id: String,
+        from_ids: Vec<String>,
+        merged_text: String,
+    },
+    Promote {
+        item_id: String,
+        from: Block,
+        to: Block,
+    },
+    Forget {
+        item_id: String,
+        rule: ForgetRule,
+        age_days: f64,
+    },
     /// `old_id` stops being current: `valid_to` is set and it links to `new_id`.
-    Supersede { old_id: String, new_id: String, valid_to: i64 },
+    Supersede {
+        old_id: String,
+        new_id: String,
+        valid_to: i64,
+    },
 }
 
 impl Edit {
@@ -134,7 +159,9 @@ impl Edit {
             Edit::Forget { item_id, rule, age_days } => {
                 format!("{item_id} forgotten under the {} rule ({age_days:.1}d old)", rule.as_str())
             }
-            Edit::Supersede { old_id, new_id, .. } => format!("{new_id} supersedes {old_id}: same subject, newer value"),
+            Edit::Supersede { old_id, new_id, .. } => {
+                format!("{new_id} supersedes {old_id}: same subject, newer value")
+            }
         }
     }
 
@@ -225,7 +252,16 @@ impl<'a> Judge<'a> {
             ),
             _ => Default::default(),
         };
-        Judge { pass, ground, consumed: BTreeMap::new(), keepers: BTreeSet::new(), overflow, active_now, transcript_vocab, transcript_names }
+        Judge {
+            pass,
+            ground,
+            consumed: BTreeMap::new(),
+            keepers: BTreeSet::new(),
+            overflow,
+            active_now,
+            transcript_vocab,
+            transcript_names,
+        }
     }
 
     pub fn pass(&self) -> PassKind {
@@ -326,7 +362,8 @@ impl<'a> Judge<'a> {
                 cov.missing.iter().take(8).cloned().collect::<Vec<_>>().join(", ")
             ));
         }
-        let names: Vec<_> = textmath::proper_nouns(text).into_iter().filter(|n| !self.transcript_names.contains(n)).collect();
+        let names: Vec<_> =
+            textmath::proper_nouns(text).into_iter().filter(|n| !self.transcript_names.contains(n)).collect();
         if !names.is_empty() {
             return Err(format!("fact introduces proper nouns absent from the transcript: {}", names.join(", ")));
         }
@@ -454,10 +491,7 @@ impl<'a> Judge<'a> {
             ForgetRule::Capacity
         } else {
             let capacity = if self.active_now > policy.max_active_facts {
-                format!(
-                    "not among the {} lowest-salience unprotected facts over capacity",
-                    self.overflow.len()
-                )
+                format!("not among the {} lowest-salience unprotected facts over capacity", self.overflow.len())
             } else {
                 format!("not over capacity ({} active, maxActiveFacts={})", self.active_now, policy.max_active_facts)
             };
@@ -480,15 +514,22 @@ impl<'a> Judge<'a> {
         let old = self.live("oldId", old_id)?;
         let new = self.live("newId", new_id)?;
         if old.block != new.block {
-            return Err(format!("{old_id} is in {} and {new_id} in {}: a supersession stays within one block", old.block, new.block));
+            return Err(format!(
+                "{old_id} is in {} and {new_id} in {}: a supersession stays within one block",
+                old.block, new.block
+            ));
         }
         if (new.created_at, new.ordinal()) <= (old.created_at, old.ordinal()) {
-            return Err(format!("newId {new_id} is not newer than oldId {old_id}: only a later fact can supersede an earlier one"));
+            return Err(format!(
+                "newId {new_id} is not newer than oldId {old_id}: only a later fact can supersede an earlier one"
+            ));
         }
         let threshold = self.ground.policy.similarity_threshold;
         let sim = textmath::similarity(&old.text, &new.text);
         if textmath::reaches(sim, threshold) {
-            return Err(format!("similarity {sim:.3} reaches the threshold {threshold}: a duplicate, which is Dedupe's job"));
+            return Err(format!(
+                "similarity {sim:.3} reaches the threshold {threshold}: a duplicate, which is Dedupe's job"
+            ));
         }
         let (a, b) = (textmath::content_tokens(&old.text), textmath::content_tokens(&new.text));
         if !textmath::conflicts(&a, &b, threshold) {
@@ -555,7 +596,9 @@ fn required_str_list<'v>(p: &'v Value, field: &str) -> Check<Vec<&'v str>> {
                 )),
             })
             .collect(),
-        Some(other) => Err(format!("malformed proposal: field '{field}' must be an array of ids, got {}", json_type(other))),
+        Some(other) => {
+            Err(format!("malformed proposal: field '{field}' must be an array of ids, got {}", json_type(other)))
+        }
     }
 }
 

@@ -38,7 +38,11 @@ pub fn lineage(item_id: &str, log: &[Mutation]) -> Vec<Step> {
             }
             "merge" if is_self => {
                 steps.push(step(
-                    format!("merged {} into it: “{}”", m.refs.from_ids.join(", "), m.refs.merged_text.clone().unwrap_or_default()),
+                    format!(
+                        "merged {} into it: “{}”",
+                        m.refs.from_ids.join(", "),
+                        m.refs.merged_text.clone().unwrap_or_default()
+                    ),
                     m.refs.from_ids.clone(),
                 ));
             }
@@ -47,7 +51,14 @@ pub fn lineage(item_id: &str, log: &[Mutation]) -> Vec<Step> {
             }
             "promote" if is_self => {
                 let from = m.refs.from_block.map_or("?".to_string(), |b| b.to_string());
-                steps.push(step(format!("promoted {from} → {} ({})", m.refs.to_block.clone().unwrap_or_default(), m.proposer.as_str()), vec![]));
+                steps.push(step(
+                    format!(
+                        "promoted {from} → {} ({})",
+                        m.refs.to_block.clone().unwrap_or_default(),
+                        m.proposer.as_str()
+                    ),
+                    vec![],
+                ));
             }
             "supersede" if is_self => {
                 let new = m.refs.superseded_by.clone().unwrap_or_default();
@@ -57,7 +68,10 @@ pub fn lineage(item_id: &str, log: &[Mutation]) -> Vec<Step> {
                 steps.push(step(format!("supersedes {} (its newer value)", m.item_id), vec![m.item_id.clone()]));
             }
             "forget" if is_self => {
-                steps.push(step(format!("forgotten under the {} rule: {}", m.policy.clone().unwrap_or_default(), m.reason), vec![]));
+                steps.push(step(
+                    format!("forgotten under the {} rule: {}", m.policy.clone().unwrap_or_default(), m.reason),
+                    vec![],
+                ));
             }
             _ => {}
         }
@@ -79,15 +93,36 @@ mod tests {
     use crate::memory::{Block, Proposer, Refs};
 
     fn m(pass: &str, item: &str, refs: Refs) -> Mutation {
-        Mutation { id: 1, seq: 2, pass: pass.into(), kind: "x".into(), item_id: item.into(), refs, accepted: true, reason: "r".into(), rejection_reason: None, policy: Some("stale".into()), proposer: Proposer::Model, at: 5 }
+        Mutation {
+            id: 1,
+            seq: 2,
+            pass: pass.into(),
+            kind: "x".into(),
+            item_id: item.into(),
+            refs,
+            accepted: true,
+            reason: "r".into(),
+            rejection_reason: None,
+            policy: Some("stale".into()),
+            proposer: Proposer::Model,
+            at: 5,
+        }
     }
 
     #[test]
     fn lineage_follows_encode_merge_promote_and_forget() {
         let log = vec![
             m("encode", "m_1", Refs { source_turn: Some(0), ..Default::default() }),
-            m("merge", "m_1", Refs { from_ids: vec!["m_2".into()], merged_text: Some("a; b".into()), ..Default::default() }),
-            m("promote", "m_1", Refs { from_block: Some(Block::Scratch), to_block: Some("human".into()), ..Default::default() }),
+            m(
+                "merge",
+                "m_1",
+                Refs { from_ids: vec!["m_2".into()], merged_text: Some("a; b".into()), ..Default::default() },
+            ),
+            m(
+                "promote",
+                "m_1",
+                Refs { from_block: Some(Block::Scratch), to_block: Some("human".into()), ..Default::default() },
+            ),
             m("forget", "m_1", Refs::default()),
         ];
         let steps: Vec<String> = lineage("m_1", &log).into_iter().map(|s| s.what).collect();

@@ -76,7 +76,29 @@ pub fn categorise(sentence: &str) -> &'static str {
         "preferences"
     } else if has(&["name", "named", "live", "am", "im", "born", "work as", "job", "moved", "age", "old", "allergic"]) {
         "identity"
-    } else if has(&["yesterday", "today", "tonight", "last", "ago", "went", "visited", "broke", "broken", "leaks", "leaked", "happened", "met", "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday", "weekend"]) {
+    } else if has(&[
+        "yesterday",
+        "today",
+        "tonight",
+        "last",
+        "ago",
+        "went",
+        "visited",
+        "broke",
+        "broken",
+        "leaks",
+        "leaked",
+        "happened",
+        "met",
+        "monday",
+        "tuesday",
+        "wednesday",
+        "thursday",
+        "friday",
+        "saturday",
+        "sunday",
+        "weekend",
+    ]) {
         "event"
     } else {
         "context"
@@ -133,7 +155,9 @@ fn dedupe(payload: &Value) -> Vec<Value> {
         dropped.insert(drop.to_string());
         keepers.insert(keep.to_string());
         let sim = pair["similarity"].as_f64().unwrap_or(0.0);
-        out.push(json!({"itemId": drop, "duplicateOf": keep, "reason": format!("restates {keep} (similarity {sim:.3})")}));
+        out.push(
+            json!({"itemId": drop, "duplicateOf": keep, "reason": format!("restates {keep} (similarity {sim:.3})")}),
+        );
     }
     out
 }
@@ -151,7 +175,11 @@ fn merge(payload: &Value) -> Vec<Value> {
         for b in &list[i + 1..] {
             let (ia, ib) = (str_of(a, "itemId"), str_of(b, "itemId"));
             let category = str_of(a, "category");
-            if used.contains(ia) || used.contains(ib) || category != str_of(b, "category") || policy.is_protected(category) {
+            if used.contains(ia)
+                || used.contains(ib)
+                || category != str_of(b, "category")
+                || policy.is_protected(category)
+            {
                 continue;
             }
             if str_of(a, "block") != str_of(b, "block") {
@@ -161,7 +189,10 @@ fn merge(payload: &Value) -> Vec<Value> {
             let shared = ta.intersection(&tb).count();
             let sim = textmath::set_similarity(&ta, &tb);
             // Duplicates are Dedupe's, contradictions Supersede's: neither is merged.
-            if shared < 2 || textmath::reaches(sim, policy.similarity_threshold) || textmath::conflicts(&ta, &tb, policy.similarity_threshold) {
+            if shared < 2
+                || textmath::reaches(sim, policy.similarity_threshold)
+                || textmath::conflicts(&ta, &tb, policy.similarity_threshold)
+            {
                 continue;
             }
             used.insert(ia);
@@ -184,7 +215,9 @@ fn supersede(payload: &Value) -> Vec<Value> {
         }
         used.insert(old.to_string());
         used.insert(new.to_string());
-        out.push(json!({"oldId": old, "newId": new, "reason": format!("{new} states a newer value for the same thing")}));
+        out.push(
+            json!({"oldId": old, "newId": new, "reason": format!("{new} states a newer value for the same thing")}),
+        );
     }
     out
 }
@@ -211,7 +244,8 @@ fn forget(payload: &Value) -> Vec<Value> {
 }
 
 /// Words that make a question without naming its subject.
-const QUESTION_WORDS: &[&str] = &["remember", "know", "tell", "recall", "anything", "something", "say", "said", "mention"];
+const QUESTION_WORDS: &[&str] =
+    &["remember", "know", "tell", "recall", "anything", "something", "say", "said", "mention"];
 
 fn question_tokens(text: &str) -> BTreeSet<String> {
     content_tokens(text).into_iter().filter(|t| !QUESTION_WORDS.contains(&t.as_str())).collect()
@@ -266,7 +300,10 @@ mod tests {
 
     #[test]
     fn chat_answers_from_memory_or_says_absent() {
-        let system = format!("x\n{}\n- [m_1] human: I live in Lisbon.\n- [m_2] scratch: The kettle is broken.\n", prompt::MEMORY_HEADER);
+        let system = format!(
+            "x\n{}\n- [m_1] human: I live in Lisbon.\n- [m_2] scratch: The kettle is broken.\n",
+            prompt::MEMORY_HEADER
+        );
         assert_eq!(chat(&system, "What do you remember about Lisbon?"), "From memory: I live in Lisbon.");
         assert_eq!(chat(&system, "What do you remember about Saffron?"), NOT_IN_MEMORY);
         assert!(chat(&system, "I like tea.").starts_with("Noted"));

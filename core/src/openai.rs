@@ -50,8 +50,7 @@ pub fn body(request: &Request, model: &str, mode: JsonMode, stream: bool) -> Val
     if let Some(contract) = &request.json {
         match mode {
             JsonMode::Schema => {
-                body["response_format"] =
-                    json!({"type": "json_schema", "json_schema": {"name": contract.name, "strict": true, "schema": contract.schema}});
+                body["response_format"] = json!({"type": "json_schema", "json_schema": {"name": contract.name, "strict": true, "schema": contract.schema}});
             }
             JsonMode::Object => body["response_format"] = json!({"type": "json_object"}),
             JsonMode::Plain => {}
@@ -63,7 +62,8 @@ pub fn body(request: &Request, model: &str, mode: JsonMode, stream: bool) -> Val
 /// Whether an error answer means "this server does not take that response_format" (LM
 /// Studio's 400 for json_object, older llama.cpp's for json_schema, …).
 pub fn refuses_format(status: u16, body: &str) -> bool {
-    (status == 400 || status == 422) && ["response_format", "json_schema", "json_object"].iter().any(|k| body.contains(k))
+    (status == 400 || status == 422)
+        && ["response_format", "json_schema", "json_object"].iter().any(|k| body.contains(k))
 }
 
 /// Reads an OpenAI-shaped completion body. A body that is not JSON, is cut short, or has
@@ -113,7 +113,10 @@ mod tests {
     #[test]
     fn refusals_of_response_format_are_recognised() {
         assert!(refuses_format(400, "'response_format.type' must be 'json_schema' or 'text'"));
-        assert!(refuses_format(400, r#"response_format type must be one of "text" or "json_object", but got: json_schema"#));
+        assert!(refuses_format(
+            400,
+            r#"response_format type must be one of "text" or "json_object", but got: json_schema"#
+        ));
         assert!(!refuses_format(400, "request (5000 tokens) exceeds the available context size"));
         assert!(!refuses_format(500, "response_format"));
     }
@@ -122,7 +125,9 @@ mod tests {
     fn completions_parse_or_say_why_not() {
         let ok = parse_completion(r#"{"choices":[{"message":{"content":"hi"},"finish_reason":"length"}],"usage":{"prompt_tokens":3,"completion_tokens":1}}"#).expect("ok");
         assert_eq!((ok.text.as_str(), ok.truncated, ok.prompt_tokens), ("hi", true, 3));
-        assert!(matches!(parse_completion("{\"choices\":[{\"mess"), Err(ProviderError::BadResponse(m)) if m.contains("not valid JSON")));
+        assert!(
+            matches!(parse_completion("{\"choices\":[{\"mess"), Err(ProviderError::BadResponse(m)) if m.contains("not valid JSON"))
+        );
         assert!(matches!(parse_completion("{}"), Err(ProviderError::BadResponse(m)) if m.contains("choices")));
         assert_eq!(redact("Bearer sk-1 bad", Some("sk-1")), "Bearer <api key> bad");
     }

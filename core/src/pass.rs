@@ -59,9 +59,12 @@ impl Plan {
                         let (id, refs, policy) = refs_of(edit, items);
                         (id, refs, policy, None)
                     }
-                    Verdict::Refuse(why) => {
-                        (proposed_id, Refs { proposal: Some(o.proposal.clone()), ..Default::default() }, None, Some(why.clone()))
-                    }
+                    Verdict::Refuse(why) => (
+                        proposed_id,
+                        Refs { proposal: Some(o.proposal.clone()), ..Default::default() },
+                        None,
+                        Some(why.clone()),
+                    ),
                 };
                 Mutation {
                     id: 0,
@@ -112,7 +115,11 @@ fn refs_of(edit: &Edit, items: &BTreeMap<String, Item>) -> (String, Refs, Option
         ),
         Edit::Supersede { old_id, new_id, .. } => (
             old_id.clone(),
-            Refs { superseded_by: Some(new_id.clone()), previous_text: items.get(old_id).map(|i| i.text.clone()), ..Default::default() },
+            Refs {
+                superseded_by: Some(new_id.clone()),
+                previous_text: items.get(old_id).map(|i| i.text.clone()),
+                ..Default::default()
+            },
             Some("superseded".into()),
         ),
     }
@@ -149,10 +156,9 @@ pub fn plan(pass: PassKind, input: PassInput<'_>, model: Vec<Value>) -> Plan {
     let mut adjudicated = HashSet::new();
     for proposal in model {
         if pass == PassKind::Dedupe {
-            if let (Some(a), Some(b)) = (
-                proposal.get("itemId").and_then(Value::as_str),
-                proposal.get("duplicateOf").and_then(Value::as_str),
-            ) {
+            if let (Some(a), Some(b)) =
+                (proposal.get("itemId").and_then(Value::as_str), proposal.get("duplicateOf").and_then(Value::as_str))
+            {
                 adjudicated.insert(engine::unordered(a, b));
             }
         }
@@ -224,8 +230,13 @@ pub fn candidate_conflicts(items: &[&Item], threshold: f64) -> Vec<CandidatePair
             let (a, b) = (group[p.drop], group[p.keeper]);
             let (ta, tb) = (textmath::content_tokens(&a.text), textmath::content_tokens(&b.text));
             if textmath::conflicts(&ta, &tb, threshold) {
-                let (old, new) = if (a.created_at, a.ordinal()) <= (b.created_at, b.ordinal()) { (a, b) } else { (b, a) };
-                out.push(CandidatePair { drop_id: old.item_id.clone(), keeper_id: new.item_id.clone(), similarity: p.similarity });
+                let (old, new) =
+                    if (a.created_at, a.ordinal()) <= (b.created_at, b.ordinal()) { (a, b) } else { (b, a) };
+                out.push(CandidatePair {
+                    drop_id: old.item_id.clone(),
+                    keeper_id: new.item_id.clone(),
+                    similarity: p.similarity,
+                });
             }
         }
     }

@@ -14,12 +14,20 @@ dates. If you are unsure about an item, leave it out of every list.";
 /// The contract each pass's reply must follow.
 pub fn contract(pass: PassKind) -> &'static str {
     match pass {
-        PassKind::Encode => r#"{"facts":[{"text":"one atomic fact in the user's words","category":"identity|preferences|commitments|event|context","block":"scratch"}]}"#,
-        PassKind::Dedupe => r#"{"drop":[{"itemId":"the restatement to drop","duplicateOf":"the item it restates","reason":"why"}]}"#,
-        PassKind::Merge => r#"{"merge":[{"intoId":"item that receives the text","fromIds":["items folded into it"],"mergedText":"one fact using only words of the sources","reason":"why"}]}"#,
+        PassKind::Encode => {
+            r#"{"facts":[{"text":"one atomic fact in the user's words","category":"identity|preferences|commitments|event|context","block":"scratch"}]}"#
+        }
+        PassKind::Dedupe => {
+            r#"{"drop":[{"itemId":"the restatement to drop","duplicateOf":"the item it restates","reason":"why"}]}"#
+        }
+        PassKind::Merge => {
+            r#"{"merge":[{"intoId":"item that receives the text","fromIds":["items folded into it"],"mergedText":"one fact using only words of the sources","reason":"why"}]}"#
+        }
         PassKind::Promote => r#"{"promote":[{"itemId":"item","toBlock":"persona|human|episodes","reason":"why"}]}"#,
         PassKind::Forget => r#"{"forget":[{"itemId":"item","reason":"why","policy":"stale|capacity"}]}"#,
-        PassKind::Supersede => r#"{"supersede":[{"oldId":"the earlier fact","newId":"the later fact that replaces it","reason":"why"}]}"#,
+        PassKind::Supersede => {
+            r#"{"supersede":[{"oldId":"the earlier fact","newId":"the later fact that replaces it","reason":"why"}]}"#
+        }
     }
 }
 
@@ -133,7 +141,10 @@ pub fn pass_requests(
                     )),
                     Message::user(payload.to_string()),
                 ],
-                json: Some(JsonContract { name: pass.name().into(), schema: schema(pass, &chunk_ids, budget.max_proposals) }),
+                json: Some(JsonContract {
+                    name: pass.name().into(),
+                    schema: schema(pass, &chunk_ids, budget.max_proposals),
+                }),
                 max_tokens: budget.max_reply_tokens,
             });
         }

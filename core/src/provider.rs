@@ -66,8 +66,13 @@ pub struct Completion {
 pub enum ProviderError {
     /// Network failure, CORS refusal, DNS — the request never got an answer.
     Unreachable(String),
-    Timeout { seconds: u32 },
-    Http { status: u16, body: String },
+    Timeout {
+        seconds: u32,
+    },
+    Http {
+        status: u16,
+        body: String,
+    },
     /// The HTTP body was not the expected OpenAI-shaped JSON.
     BadResponse(String),
 }
@@ -102,7 +107,11 @@ pub trait Provider {
 
     /// Like `complete`, calling `on_delta` with each piece of the reply as it arrives.
     /// Providers that cannot stream hand over the whole reply at once.
-    async fn complete_streaming(&self, request: &Request, on_delta: &mut dyn FnMut(&str)) -> Result<Completion, ProviderError> {
+    async fn complete_streaming(
+        &self,
+        request: &Request,
+        on_delta: &mut dyn FnMut(&str),
+    ) -> Result<Completion, ProviderError> {
         let completion = self.complete(request).await?;
         on_delta(&completion.text);
         Ok(completion)

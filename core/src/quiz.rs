@@ -152,12 +152,19 @@ pub fn says_absent(reply: &str) -> bool {
 
 /// The question pool: active facts not produced by a merge, with at least three
 /// content tokens, most salient first.
-pub fn pool<'a>(items: &'a [Item], merged: &BTreeSet<String>, policy: &crate::RetentionPolicy, now: i64) -> Vec<&'a Item> {
+pub fn pool<'a>(
+    items: &'a [Item],
+    merged: &BTreeSet<String>,
+    policy: &crate::RetentionPolicy,
+    now: i64,
+) -> Vec<&'a Item> {
     let mut pool: Vec<&Item> = items
         .iter()
         .filter(|i| i.active && !merged.contains(&i.item_id) && content_tokens(&i.text).len() >= 3)
         .collect();
-    pool.sort_by(|a, b| policy.salience(b, now).total_cmp(&policy.salience(a, now)).then(a.ordinal().cmp(&b.ordinal())));
+    pool.sort_by(|a, b| {
+        policy.salience(b, now).total_cmp(&policy.salience(a, now)).then(a.ordinal().cmp(&b.ordinal()))
+    });
     pool
 }
 
@@ -234,21 +241,18 @@ pub async fn wake<S: Store, P: Provider>(store: &S, provider: &P, now: i64) -> R
             })
         }
     };
-    let superseded = mutations
-        .iter()
-        .rev()
-        .filter(|m| m.accepted && m.pass == "supersede")
-        .find_map(|m| {
-            let old = items.iter().find(|i| i.item_id == m.item_id && !i.active)?;
-            let new = items.iter().find(|i| Some(i.item_id.as_str()) == m.refs.superseded_by.as_deref() && i.active)?;
-            Some((old, new))
-        });
+    let superseded = mutations.iter().rev().filter(|m| m.accepted && m.pass == "supersede").find_map(|m| {
+        let old = items.iter().find(|i| i.item_id == m.item_id && !i.active)?;
+        let new = items.iter().find(|i| Some(i.item_id.as_str()) == m.refs.superseded_by.as_deref() && i.active)?;
+        Some((old, new))
+    });
     let superseded = match superseded {
         None => None,
         Some((old, new)) => {
             // Asked by subject alone (the words both facts share), so it names no value.
             let (subject, old_values, _) = textmath::subject_and_values(&old.text, &new.text);
-            let words: Vec<&str> = textmath::words(&new.text).filter(|w| subject.contains(&textmath::word_token(w))).collect();
+            let words: Vec<&str> =
+                textmath::words(&new.text).filter(|w| subject.contains(&textmath::word_token(w))).collect();
             let question = format!("What do you remember about {}?", words.join(" "));
             let reply = answer(provider, &memory, &question).await?;
             let said: BTreeSet<String> = tokens(&reply).into_iter().collect();
@@ -284,7 +288,8 @@ async fn ask_question<P: Provider>(provider: &P, fact: &str) -> Result<(Option<S
         if question.trim().is_empty() {
             refused.push("the model returned no question".to_string());
         } else if share >= LEAK_THRESHOLD {
-            refused.push(format!("question '{question}' gives away {:.0}% of its answer's content tokens", share * 100.0));
+            refused
+                .push(format!("question '{question}' gives away {:.0}% of its answer's content tokens", share * 100.0));
         } else {
             return Ok((Some(question), refused));
         }

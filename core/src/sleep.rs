@@ -116,7 +116,10 @@ impl SleepReport {
 pub enum SleepError {
     Store(StoreError),
     /// The model's call or reply failed this pass; the store is as it was before it.
-    Pass { pass: PassKind, message: String },
+    Pass {
+        pass: PassKind,
+        message: String,
+    },
 }
 
 impl std::fmt::Display for SleepError {

@@ -201,7 +201,8 @@ pub trait Store {
         if seq == 0 || seq > meta.head {
             return Err(StoreError::NoSuchVersion(seq));
         }
-        let target: HashMap<String, Item> = self.items_at(seq).await?.into_iter().map(|i| (i.item_id.clone(), i)).collect();
+        let target: HashMap<String, Item> =
+            self.items_at(seq).await?.into_iter().map(|i| (i.item_id.clone(), i)).collect();
         let mut changed = Vec::new();
         for live in self.items().await? {
             match target.get(&live.item_id) {
@@ -263,8 +264,7 @@ impl MemStore {
     /// The whole memory as one document.
     pub fn document(&self) -> crate::document::Document {
         let s = self.inner.borrow();
-        let changes =
-            s.changes.iter().flat_map(|(seq, items)| items.iter().map(move |i| (*seq, i.clone()))).collect();
+        let changes = s.changes.iter().flat_map(|(seq, items)| items.iter().map(move |i| (*seq, i.clone()))).collect();
         crate::document::Document::new(
             s.meta.clone(),
             s.live.values().cloned().collect(),
@@ -341,10 +341,7 @@ impl Store for MemStore {
 
     async fn item_states(&self, ids: &[String], seq: u64) -> Result<Vec<Item>, StoreError> {
         let s = self.inner.borrow();
-        Ok(ids
-            .iter()
-            .filter_map(|id| s.history.get(id)?.range(..=seq).next_back().map(|(_, i)| i.clone()))
-            .collect())
+        Ok(ids.iter().filter_map(|id| s.history.get(id)?.range(..=seq).next_back().map(|(_, i)| i.clone())).collect())
     }
 
     async fn mutations_between(&self, lo: u64, hi: u64) -> Result<Vec<Mutation>, StoreError> {
@@ -357,8 +354,11 @@ impl Store for MemStore {
 
     async fn commit(&self, commit: Commit) -> Result<Vec<Version>, StoreError> {
         let mut s = self.inner.borrow_mut();
-        let previous: HashMap<String, Item> =
-            commit.items.iter().filter_map(|i| s.live.get(&i.item_id).map(|p| (p.item_id.clone(), p.clone()))).collect();
+        let previous: HashMap<String, Item> = commit
+            .items
+            .iter()
+            .filter_map(|i| s.live.get(&i.item_id).map(|p| (p.item_id.clone(), p.clone())))
+            .collect();
         let rows = plan_rows(&s.meta, &previous, commit)?;
         let versions = rows.versions.clone();
         s.apply(rows);

@@ -29,9 +29,12 @@ impl Rng {
     }
 }
 
-const SUBJECTS: &[&str] = &["The user", "My sister", "Our team", "The landlord", "My doctor", "The neighbour", "My manager", "The cat"];
-const VERBS: &[&str] = &["keeps", "likes", "visited", "fixed", "bought", "sold", "painted", "cleaned", "moved", "booked", "lost", "found"];
-const CATEGORIES: &[&str] = &["context", "event", "preferences", "identity", "commitments", "context", "event", "context"];
+const SUBJECTS: &[&str] =
+    &["The user", "My sister", "Our team", "The landlord", "My doctor", "The neighbour", "My manager", "The cat"];
+const VERBS: &[&str] =
+    &["keeps", "likes", "visited", "fixed", "bought", "sold", "painted", "cleaned", "moved", "booked", "lost", "found"];
+const CATEGORIES: &[&str] =
+    &["context", "event", "preferences", "identity", "commitments", "context", "event", "context"];
 
 /// A word from a vocabulary of `size` made-up nouns (`zorvik17`-like, all distinct).
 fn noun(rng: &mut Rng, size: u64) -> String {
@@ -74,7 +77,12 @@ pub fn memory(n: usize, now: i64, seed: u64, profile: Profile) -> Vec<Item> {
         } else {
             let s = SUBJECTS[rng.below(SUBJECTS.len() as u64) as usize];
             let v = VERBS[rng.below(VERBS.len() as u64) as usize];
-            format!("{s} {v} the {} with the {} at {}.", noun(&mut rng, vocab), noun(&mut rng, vocab), noun(&mut rng, vocab))
+            format!(
+                "{s} {v} the {} with the {} at {}.",
+                noun(&mut rng, vocab),
+                noun(&mut rng, vocab),
+                noun(&mut rng, vocab)
+            )
         };
         let (block, category, age_days) = match profile {
             Profile::Fresh => (
@@ -83,7 +91,11 @@ pub fn memory(n: usize, now: i64, seed: u64, profile: Profile) -> Vec<Item> {
                 rng.below(90) as i64,
             ),
             Profile::Consolidated => match rng.below(100) {
-                0..=59 => (Block::Human, ["identity", "preferences", "commitments"][rng.below(3) as usize], rng.below(365) as i64),
+                0..=59 => (
+                    Block::Human,
+                    ["identity", "preferences", "commitments"][rng.below(3) as usize],
+                    rng.below(365) as i64,
+                ),
                 60..=84 => (Block::Episodes, "event", rng.below(34) as i64),
                 _ => (Block::Scratch, CATEGORIES[rng.below(CATEGORIES.len() as u64) as usize], rng.below(7) as i64),
             },

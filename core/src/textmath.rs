@@ -13,18 +13,133 @@ use std::collections::{BTreeSet, HashMap};
 /// never counts as content: it cannot make two facts similar, and a claim may use it
 /// without finding it in its sources.
 pub const STOPWORDS: &[&str] = &[
-    "a", "about", "above", "after", "again", "against", "all", "am", "an", "and", "any", "are",
-    "as", "assistant", "at", "be", "been", "before", "being", "below", "between", "both", "but",
-    "by", "can", "could", "did", "do", "does", "doing", "down", "during", "each", "few", "for",
-    "from", "further", "had", "has", "have", "having", "he", "her", "here", "hers", "herself",
-    "him", "himself", "his", "how", "i", "if", "in", "into", "is", "it", "its", "itself", "just",
-    "me", "more", "most", "my", "myself", "no", "nor", "not", "now", "of", "off", "on", "once",
-    "only", "or", "other", "our", "ours", "ourselves", "out", "over", "own", "same", "she",
-    "should", "so", "some", "such", "than", "that", "the", "their", "theirs", "them",
-    "themselves", "then", "there", "these", "they", "this", "those", "through", "to", "too",
-    "under", "until", "up", "user", "very", "was", "we", "were", "what", "when", "where",
-    "which", "while", "who", "whom", "why", "will", "with", "would", "you", "your", "yours",
-    "yourself", "yourselves",
+    "a",
+    "about",
+    "above",
+    "after",
+    "again",
+    "against",
+    "all",
+    "am",
+    "an",
+    "and",
+    "any",
+    "are",
+    "as",
+    "assistant",
+    "at",
+    "be",
+    "been",
+    "before",
+    "being",
+    "below",
+    "between",
+    "both",
+    "but",
+    "by",
+    "can",
+    "could",
+    "did",
+    "do",
+    "does",
+    "doing",
+    "down",
+    "during",
+    "each",
+    "few",
+    "for",
+    "from",
+    "further",
+    "had",
+    "has",
+    "have",
+    "having",
+    "he",
+    "her",
+    "here",
+    "hers",
+    "herself",
+    "him",
+    "himself",
+    "his",
+    "how",
+    "i",
+    "if",
+    "in",
+    "into",
+    "is",
+    "it",
+    "its",
+    "itself",
+    "just",
+    "me",
+    "more",
+    "most",
+    "my",
+    "myself",
+    "no",
+    "nor",
+    "not",
+    "now",
+    "of",
+    "off",
+    "on",
+    "once",
+    "only",
+    "or",
+    "other",
+    "our",
+    "ours",
+    "ourselves",
+    "out",
+    "over",
+    "own",
+    "same",
+    "she",
+    "should",
+    "so",
+    "some",
+    "such",
+    "than",
+    "that",
+    "the",
+    "their",
+    "theirs",
+    "them",
+    "themselves",
+    "then",
+    "there",
+    "these",
+    "they",
+    "this",
+    "those",
+    "through",
+    "to",
+    "too",
+    "under",
+    "until",
+    "up",
+    "user",
+    "very",
+    "was",
+    "we",
+    "were",
+    "what",
+    "when",
+    "where",
+    "which",
+    "while",
+    "who",
+    "whom",
+    "why",
+    "will",
+    "with",
+    "would",
+    "you",
+    "your",
+    "yours",
+    "yourself",
+    "yourselves",
 ];
 
 /// Whether `token` (already normalized and stemmed) is a stopword.
@@ -337,17 +452,37 @@ fn push_if_similar(
 }
 
 fn sort_pairs(pairs: &mut [DuplicatePair]) {
-    pairs.sort_by(|a, b| {
-        b.similarity
-            .total_cmp(&a.similarity)
-            .then(a.keeper.cmp(&b.keeper))
-            .then(a.drop.cmp(&b.drop))
-    });
+    pairs.sort_by(|a, b| b.similarity.total_cmp(&a.similarity).then(a.keeper.cmp(&b.keeper)).then(a.drop.cmp(&b.drop)));
 }
 
 /// Whether `score` reaches `threshold`, tolerant of float noise in the last place.
 pub fn reaches(score: f64, threshold: f64) -> bool {
     score + 1e-12 >= threshold
+}
+
+/// Whether two facts contradict each other in the textmath sense: they share a *subject*
+/// — at least one content token, and at least half of the smaller fact's — while each has
+/// a *value* token the other lacks, and they are not duplicates (similarity below
+/// `threshold`). "I live in Lisbon." / "I live in Porto.": subject {live}, values {lisbon}
+/// and {porto}.
+pub fn conflicts(a: &BTreeSet<String>, b: &BTreeSet<String>, threshold: f64) -> bool {
+    let shared = a.intersection(b).count();
+    let smaller = a.len().min(b.len());
+    shared >= 1
+        && 2 * shared >= smaller
+        && a.len() > shared
+        && b.len() > shared
+        && !reaches(set_similarity(a, b), threshold)
+}
+
+/// The shared and the differing content tokens of two facts: (subject, only in a, only in b).
+pub fn subject_and_values(a: &str, b: &str) -> (Vec<String>, Vec<String>, Vec<String>) {
+    let (ta, tb) = (content_tokens(a), content_tokens(b));
+    (
+        ta.intersection(&tb).cloned().collect(),
+        ta.difference(&tb).cloned().collect(),
+        tb.difference(&ta).cloned().collect(),
+    )
 }
 
 #[cfg(test)]
@@ -365,9 +500,17 @@ mod tests {
     #[test]
     fn spec_similarity_reference_values() {
         let rows = [
-            ("I live in Lisbon and work best in the morning.", "User lives in Lisbon and works best in the morning.", "1.000"),
+            (
+                "I live in Lisbon and work best in the morning.",
+                "User lives in Lisbon and works best in the morning.",
+                "1.000",
+            ),
             ("The user keeps a bearded dragon.", "The user keeps a bearded dragon called Saffron.", "1.000"),
-            ("I live in Lisbon and work best in the morning.", "I live in Porto and work best in the morning.", "0.800"),
+            (
+                "I live in Lisbon and work best in the morning.",
+                "I live in Porto and work best in the morning.",
+                "0.800",
+            ),
             ("My stack is Airflow and Postgres.", "My stack is Airflow and Kubernetes.", "0.667"),
         ];
         for (a, b, want) in rows {
@@ -412,7 +555,10 @@ mod tests {
         assert_eq!(names, ["Ana", "Lisbon", "March"]);
         assert!(proper_nouns("Lisbon is nice. The weather is warm.").is_empty());
         assert!(proper_nouns("Yesterday I went out").is_empty(), "the pronoun I is not a name");
-        assert_eq!(proper_nouns("user: Saffron is my dragon, said Ana's friend.").into_iter().collect::<Vec<_>>(), ["Ana"]);
+        assert_eq!(
+            proper_nouns("user: Saffron is my dragon, said Ana's friend.").into_iter().collect::<Vec<_>>(),
+            ["Ana"]
+        );
     }
 
     #[test]
@@ -422,11 +568,14 @@ mod tests {
         assert!(conflicts(&t("My dog is called Rex."), &t("My dog is called Bolt."), 0.9));
         assert!(!conflicts(&t("I live in Lisbon."), &t("User lives in Lisbon."), 0.9), "a duplicate is not a conflict");
         assert!(!conflicts(&t("I keep a bearded dragon."), &t("The cat next door is called Miso."), 0.9));
-        assert!(!conflicts(
-            &t("I installed postgres 16 on the backup box."),
-            &t("The backup box sits near the router."),
-            0.9
-        ), "two of five tokens shared is not the same subject");
+        assert!(
+            !conflicts(
+                &t("I installed postgres 16 on the backup box."),
+                &t("The backup box sits near the router."),
+                0.9
+            ),
+            "two of five tokens shared is not the same subject"
+        );
     }
 
     #[test]
@@ -445,29 +594,4 @@ mod tests {
         assert_eq!(fast.len(), 2);
         assert!(fast.contains(&DuplicatePair { drop: 3, keeper: 4, similarity: 1.0 }));
     }
-}
-
-/// Whether two facts contradict each other in the textmath sense: they share a *subject*
-/// — at least one content token, and at least half of the smaller fact's — while each has
-/// a *value* token the other lacks, and they are not duplicates (similarity below
-/// `threshold`). "I live in Lisbon." / "I live in Porto.": subject {live}, values {lisbon}
-/// and {porto}.
-pub fn conflicts(a: &BTreeSet<String>, b: &BTreeSet<String>, threshold: f64) -> bool {
-    let shared = a.intersection(b).count();
-    let smaller = a.len().min(b.len());
-    shared >= 1
-        && 2 * shared >= smaller
-        && a.len() > shared
-        && b.len() > shared
-        && !reaches(set_similarity(a, b), threshold)
-}
-
-/// The shared and the differing content tokens of two facts: (subject, only in a, only in b).
-pub fn subject_and_values(a: &str, b: &str) -> (Vec<String>, Vec<String>, Vec<String>) {
-    let (ta, tb) = (content_tokens(a), content_tokens(b));
-    (
-        ta.intersection(&tb).cloned().collect(),
-        ta.difference(&tb).cloned().collect(),
-        tb.difference(&ta).cloned().collect(),
-    )
 }

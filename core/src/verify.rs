@@ -85,7 +85,8 @@ impl VerifyReport {
         let required: Vec<&Check> = self.required(require_skill).collect();
         let passed = required.iter().filter(|c| c.passed).count();
         let reported = self.checks.len() - required.len();
-        let extra = if reported > 0 { format!(" ({reported} model-dependent figure(s) reported)") } else { String::new() };
+        let extra =
+            if reported > 0 { format!(" ({reported} model-dependent figure(s) reported)") } else { String::new() };
         format!("{passed}/{} checks{extra}", required.len())
     }
 }
@@ -105,7 +106,12 @@ impl Recorder<'_> {
 
 /// Runs every check against `store`, which must be empty, calling `on_check` as each
 /// result arrives. Errors of the store or provider become failed checks, not panics.
-pub async fn verify<S: Store, P: Provider>(store: &S, provider: &P, options: &VerifyOptions, on_check: &mut dyn FnMut(&Check)) -> VerifyReport {
+pub async fn verify<S: Store, P: Provider>(
+    store: &S,
+    provider: &P,
+    options: &VerifyOptions,
+    on_check: &mut dyn FnMut(&Check),
+) -> VerifyReport {
     let mut r = Recorder { report: VerifyReport::default(), sink: on_check };
     if let Err(message) = run(store, provider, options, &mut r).await {
         r.check("run", false, false, message);
@@ -113,7 +119,12 @@ pub async fn verify<S: Store, P: Provider>(store: &S, provider: &P, options: &Ve
     r.report
 }
 
-async fn run<S: Store, P: Provider>(store: &S, provider: &P, o: &VerifyOptions, r: &mut Recorder<'_>) -> Result<(), String> {
+async fn run<S: Store, P: Provider>(
+    store: &S,
+    provider: &P,
+    o: &VerifyOptions,
+    r: &mut Recorder<'_>,
+) -> Result<(), String> {
     let now = o.now;
     let e = |e: &dyn std::fmt::Display| e.to_string();
 
@@ -142,12 +153,27 @@ async fn run<S: Store, P: Provider>(store: &S, provider: &P, o: &VerifyOptions, 
             errors.first().map_or(String::new(), |e| format!(" (first: {})", e.chars().take(160).collect::<String>()))
         ),
     );
-    r.check("encoder", accepted > 0 && errors.is_empty(), true, format!("{accepted} fact(s) encoded from {} user turns", SCRIPT.len()));
+    r.check(
+        "encoder",
+        accepted > 0 && errors.is_empty(),
+        true,
+        format!("{accepted} fact(s) encoded from {} user turns", SCRIPT.len()),
+    );
 
     // 2. Dry run: identical passes, nothing written.
-    let before = (store.versions().await.map_err(|x| e(&x))?, store.mutations().await.map_err(|x| e(&x))?, store.items().await.map_err(|x| e(&x))?, store.rows_written());
+    let before = (
+        store.versions().await.map_err(|x| e(&x))?,
+        store.mutations().await.map_err(|x| e(&x))?,
+        store.items().await.map_err(|x| e(&x))?,
+        store.rows_written(),
+    );
     let dry = sleep::sleep(store, provider, &SleepOptions::new(now).dry(), &mut |_| {}).await;
-    let after = (store.versions().await.map_err(|x| e(&x))?, store.mutations().await.map_err(|x| e(&x))?, store.items().await.map_err(|x| e(&x))?, store.rows_written());
+    let after = (
+        store.versions().await.map_err(|x| e(&x))?,
+        store.mutations().await.map_err(|x| e(&x))?,
+        store.items().await.map_err(|x| e(&x))?,
+        store.rows_written(),
+    );
     match &dry {
         Ok(plan) => r.check(
             "dry run",
@@ -163,7 +189,12 @@ async fn run<S: Store, P: Provider>(store: &S, provider: &P, o: &VerifyOptions, 
                 before == after
             ),
         ),
-        Err(err) => r.check("dry run", before == after, false, format!("the dry run failed ({err}); store untouched: {}", before == after)),
+        Err(err) => r.check(
+            "dry run",
+            before == after,
+            false,
+            format!("the dry run failed ({err}); store untouched: {}", before == after),
+        ),
     }
 
     // 3. Policy comparison: the same facts under two caps.
@@ -175,7 +206,10 @@ async fn run<S: Store, P: Provider>(store: &S, provider: &P, o: &VerifyOptions, 
         let forget = plan.passes.iter().find(|p| p.event.pass == PassKind::Forget);
         let n = forget.map_or(0, |p| p.event.accepted);
         let protected = forget.map_or(0, |p| {
-            p.mutations.iter().filter(|m| !m.accepted && m.rejection_reason.as_deref().is_some_and(|r| r.contains("protected"))).count()
+            p.mutations
+                .iter()
+                .filter(|m| !m.accepted && m.rejection_reason.as_deref().is_some_and(|r| r.contains("protected")))
+                .count()
         });
         forgotten.push((cap, n, plan.active_after, protected));
     }
@@ -217,7 +251,16 @@ async fn run<S: Store, P: Provider>(store: &S, provider: &P, o: &VerifyOptions, 
         .iter()
         .map(|p| {
             let v = &p.event;
-            format!("{} in={} proposed={} accepted={} rejected={} enforced={} activeAfter={}", v.pass.name(), v.input, v.proposed, v.accepted, v.rejected, v.enforced, v.active_after)
+            format!(
+                "{} in={} proposed={} accepted={} rejected={} enforced={} activeAfter={}",
+                v.pass.name(),
+                v.input,
+                v.proposed,
+                v.accepted,
+                v.rejected,
+                v.enforced,
+                v.active_after
+            )
         })
         .collect();
     r.check(
@@ -234,7 +277,8 @@ async fn run<S: Store, P: Provider>(store: &S, provider: &P, o: &VerifyOptions, 
     let logged: Vec<_> = log.iter().filter(|m| m.seq >= sleep_seq && !m.accepted).collect();
     r.check(
         "refusals logged",
-        logged.len() == reported_refusals && logged.iter().all(|m| m.rejection_reason.as_deref().is_some_and(|x| !x.is_empty())),
+        logged.len() == reported_refusals
+            && logged.iter().all(|m| m.rejection_reason.as_deref().is_some_and(|x| !x.is_empty())),
         false,
         format!("{reported_refusals} refused in the Sleep, {} in the log with reasons", logged.len()),
     );
@@ -250,20 +294,33 @@ async fn run<S: Store, P: Provider>(store: &S, provider: &P, o: &VerifyOptions, 
             audit.checked,
             audit.refused_logged,
             audit.problems.len(),
-            audit.problems.iter().map(|p| format!("; #{} {} {}: {}", p.mutation_id, p.pass, p.item_id, p.problem)).collect::<String>()
+            audit
+                .problems
+                .iter()
+                .map(|p| format!("; #{} {} {}: {}", p.mutation_id, p.pass, p.item_id, p.problem))
+                .collect::<String>()
         ),
     );
 
     // 7. No-invention sweep.
     let (ok, total, offenders) = audit::sweep(store).await.map_err(|x| e(&x))?;
-    r.check("no invention", offenders.is_empty(), false, format!("{ok}/{total} active facts fully traceable to the transcript{}", if offenders.is_empty() { String::new() } else { format!("; untraceable: {}", offenders.join(", ")) }));
+    r.check(
+        "no invention",
+        offenders.is_empty(),
+        false,
+        format!(
+            "{ok}/{total} active facts fully traceable to the transcript{}",
+            if offenders.is_empty() { String::new() } else { format!("; untraceable: {}", offenders.join(", ")) }
+        ),
+    );
 
     // 8. Diff of the Sleep: every item accounted for.
     let start = versions.iter().rev().nth(markers - 1).map_or(0, |v| v.seq);
     let end = versions.last().map_or(0, |v| v.seq);
     let d = diff::diff(store, start, end).await.map_err(|x| e(&x))?;
     let at = |seq: u64| versions.iter().find(|v| v.seq == seq).map_or(0, |v| v.active_count);
-    let balanced = d.kept + d.changed.len() + d.forgotten.len() == at(start) && d.kept + d.changed.len() + d.added.len() == at(end);
+    let balanced = d.kept + d.changed.len() + d.forgotten.len() == at(start)
+        && d.kept + d.changed.len() + d.added.len() == at(end);
     let explained = d.forgotten.iter().all(|f| f.by.is_some());
     r.check(
         "diff",
@@ -287,17 +344,27 @@ async fn run<S: Store, P: Provider>(store: &S, provider: &P, o: &VerifyOptions, 
         "restore",
         restored == start_state && back == at(end),
         false,
-        format!("{} restored v{start} exactly ({} active); {} brought back v{end} ({back} active)", undo.id(), restored.len(), redo.id()),
+        format!(
+            "{} restored v{start} exactly ({} active); {} brought back v{end} ({back} active)",
+            undo.id(),
+            restored.len(),
+            redo.id()
+        ),
     );
 
     // 10. Wake quiz and the forgotten probe.
     let quiz = quiz::wake(store, provider, now).await.map_err(|x| e(&x))?;
-    let leaks_refused = quiz.questions.iter().all(|q| q.question.is_empty() || quiz::leak(&q.question, &q.fact) < quiz::LEAK_THRESHOLD);
+    let leaks_refused =
+        quiz.questions.iter().all(|q| q.question.is_empty() || quiz::leak(&q.question, &q.fact) < quiz::LEAK_THRESHOLD);
     r.check(
         "quiz questions",
         quiz.questions.len() == quiz::QUESTIONS.min(quiz.questions.len()) && leaks_refused,
         false,
-        format!("{} question(s); none leaks half its answer; {} generated question(s) refused for leaking", quiz.questions.len(), quiz.questions.iter().map(|q| q.refused_questions.len()).sum::<usize>()),
+        format!(
+            "{} question(s); none leaks half its answer; {} generated question(s) refused for leaking",
+            quiz.questions.len(),
+            quiz.questions.iter().map(|q| q.refused_questions.len()).sum::<usize>()
+        ),
     );
     r.check(
         "quiz recall",
@@ -312,15 +379,25 @@ async fn run<S: Store, P: Provider>(store: &S, provider: &P, o: &VerifyOptions, 
     );
     match &quiz.probe {
         Some(p) => {
-            r.check("forgotten absent from store", p.absent_from_store, false, format!("{} \"{}\" has no active match >= 0.9", p.item_id, p.fact));
+            r.check(
+                "forgotten absent from store",
+                p.absent_from_store,
+                false,
+                format!("{} \"{}\" has no active match >= 0.9", p.item_id, p.fact),
+            );
             r.check(
                 "forgotten probe",
                 p.passed,
                 true,
-                format!("\"{}\" -> \"{}\": absentFromStore={} saidAbsent={} leakedForgottenContent={}", p.question, p.answer, p.absent_from_store, p.said_absent, p.leaked_forgotten_content),
+                format!(
+                    "\"{}\" -> \"{}\": absentFromStore={} saidAbsent={} leakedForgottenContent={}",
+                    p.question, p.answer, p.absent_from_store, p.said_absent, p.leaked_forgotten_content
+                ),
             );
         }
-        None => r.check("forgotten probe", false, true, "the Sleep forgot nothing, so there is nothing to probe".into()),
+        None => {
+            r.check("forgotten probe", false, true, "the Sleep forgot nothing, so there is nothing to probe".into())
+        }
     }
 
     if let Some(s) = &quiz.superseded {
@@ -328,7 +405,10 @@ async fn run<S: Store, P: Provider>(store: &S, provider: &P, o: &VerifyOptions, 
             "superseded probe",
             s.passed,
             true,
-            format!("\"{}\" -> \"{}\": current value given={} superseded value given={}", s.question, s.answer, s.gave_current, s.gave_superseded),
+            format!(
+                "\"{}\" -> \"{}\": current value given={} superseded value given={}",
+                s.question, s.answer, s.gave_current, s.gave_superseded
+            ),
         );
     }
 
@@ -345,7 +425,12 @@ async fn run<S: Store, P: Provider>(store: &S, provider: &P, o: &VerifyOptions, 
         "gate cases",
         !o.cases.is_empty() && failures.is_empty(),
         false,
-        format!("{}/{} case files judged as expected{}", o.cases.len() - failures.len(), o.cases.len(), failures.iter().map(|f| format!("; {f}")).collect::<String>()),
+        format!(
+            "{}/{} case files judged as expected{}",
+            o.cases.len() - failures.len(),
+            o.cases.len(),
+            failures.iter().map(|f| format!("; {f}")).collect::<String>()
+        ),
     );
     Ok(())
 }

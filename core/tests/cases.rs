@@ -6,7 +6,8 @@ use std::path::Path;
 #[test]
 fn every_case_file_agrees_with_its_expectations() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../cases");
-    let mut files: Vec<_> = std::fs::read_dir(&dir).expect("cases/ exists").map(|e| e.expect("readable").path()).collect();
+    let mut files: Vec<_> =
+        std::fs::read_dir(&dir).expect("cases/ exists").map(|e| e.expect("readable").path()).collect();
     files.retain(|p| p.extension().is_some_and(|e| e == "json"));
     files.sort();
     assert!(files.len() >= 60, "only {} case files", files.len());

@@ -38,7 +38,9 @@ impl<F: Fn(&Request) -> Option<String>> Provider for Scripted<F> {
     async fn complete(&self, request: &Request) -> Result<Completion, ProviderError> {
         self.seen.borrow_mut().push(request.task);
         match (self.answer)(request) {
-            Some(text) if text == "TRUNCATE" => Ok(Completion { text: "{\"merge\": [".into(), truncated: true, ..Default::default() }),
+            Some(text) if text == "TRUNCATE" => {
+                Ok(Completion { text: "{\"merge\": [".into(), truncated: true, ..Default::default() })
+            }
             Some(text) => Ok(Completion { text, ..Default::default() }),
             None => OfflineProvider.complete(request).await,
         }
@@ -71,7 +73,8 @@ fn offline_sleep_over_the_scripted_conversation() {
     let seeded_versions = block(store.versions()).expect("versions").len();
     assert_eq!(block(store.meta()).expect("meta").active_count, 17);
     let mut events = Vec::new();
-    let report = block(sleep::sleep(&store, &OfflineProvider, &SleepOptions::new(NOW), &mut |e| events.push(e.name()))).expect("sleep");
+    let report = block(sleep::sleep(&store, &OfflineProvider, &SleepOptions::new(NOW), &mut |e| events.push(e.name())))
+        .expect("sleep");
     assert_eq!(
         counts(&report),
         [
@@ -90,8 +93,17 @@ fn offline_sleep_over_the_scripted_conversation() {
     assert_eq!(
         labels,
         [
-            "consolidation:start", "pass:dedupe:before", "pass:dedupe:after", "pass:merge:before", "pass:merge:after",
-            "pass:supersede:before", "pass:supersede:after", "pass:promote:before", "pass:promote:after", "pass:forget:before", "pass:forget:after"
+            "consolidation:start",
+            "pass:dedupe:before",
+            "pass:dedupe:after",
+            "pass:merge:before",
+            "pass:merge:after",
+            "pass:supersede:before",
+            "pass:supersede:after",
+            "pass:promote:before",
+            "pass:promote:after",
+            "pass:forget:before",
+            "pass:forget:after"
         ]
     );
     let actives: Vec<usize> = versions[seeded_versions..].iter().map(|v| v.active_count).collect();
@@ -106,7 +118,13 @@ fn offline_sleep_over_the_scripted_conversation() {
     assert_eq!(passes.iter().filter(|p| **p == "merge").count(), 1);
     assert_eq!(passes.iter().filter(|p| **p == "forget").count(), 3);
     assert_eq!(passes.iter().filter(|p| **p == "supersede").count(), 1, "the nurse became a teacher");
-    let stale: Vec<_> = d.forgotten.iter().filter_map(|f| f.by.as_ref()).filter(|m| m.pass == "forget").map(|m| m.policy.clone()).collect();
+    let stale: Vec<_> = d
+        .forgotten
+        .iter()
+        .filter_map(|f| f.by.as_ref())
+        .filter(|m| m.pass == "forget")
+        .map(|m| m.policy.clone())
+        .collect();
     assert!(stale.iter().all(|p| p.as_deref() == Some("stale")));
 
     // Restore the pre-Sleep version: exact, and itself undoable.
@@ -126,7 +144,8 @@ fn dry_run_leaves_the_store_file_byte_identical() {
     let store = seeded();
     let before = store.document().to_json();
     let rows = store.rows_written();
-    let report = block(sleep::sleep(&store, &OfflineProvider, &SleepOptions::new(NOW).dry(), &mut |_| {})).expect("dry run");
+    let report =
+        block(sleep::sleep(&store, &OfflineProvider, &SleepOptions::new(NOW).dry(), &mut |_| {})).expect("dry run");
     assert_eq!(report.active_after, 9, "the dry run reports what a Sleep would do");
     assert!(report.passes.iter().all(|p| p.event.before_version.is_none()));
     assert_eq!(store.document().to_json(), before);
@@ -136,7 +155,10 @@ fn dry_run_leaves_the_store_file_byte_identical() {
 #[test]
 fn a_what_if_policy_is_refused_outside_a_dry_run() {
     let store = seeded();
-    let options = SleepOptions { policy: Some(RetentionPolicy { max_active_facts: 2, ..Default::default() }), ..SleepOptions::new(NOW) };
+    let options = SleepOptions {
+        policy: Some(RetentionPolicy { max_active_facts: 2, ..Default::default() }),
+        ..SleepOptions::new(NOW)
+    };
     assert!(block(sleep::sleep(&store, &OfflineProvider, &options, &mut |_| {})).is_err());
     assert_eq!(block(store.versions()).expect("v").len(), 7, "nothing was written");
 }
@@ -177,22 +199,41 @@ fn a_hostile_provider_changes_nothing_the_gates_forbid() {
     let before: Vec<_> = block(store.items()).expect("items");
     let provider = Scripted::new(hostile);
     let report = block(sleep::sleep(&store, &provider, &SleepOptions::new(NOW), &mut |_| {})).expect("sleep");
-    let model_accepted: usize = report.passes.iter().flat_map(|p| &p.mutations).filter(|m| m.accepted && m.proposer == Proposer::Model).count();
+    let model_accepted: usize =
+        report.passes.iter().flat_map(|p| &p.mutations).filter(|m| m.accepted && m.proposer == Proposer::Model).count();
     assert_eq!(model_accepted, 0, "every hostile proposal must be refused");
     assert_eq!(report.total(|p| p.rejected), 15);
     let log = block(store.mutations()).expect("log");
     let refused: Vec<&Mutation> = log.iter().filter(|m| !m.accepted).collect();
     assert_eq!(refused.len(), 15);
-    assert!(refused.iter().all(|m| m.rejection_reason.as_deref().is_some_and(|r| !r.is_empty()) && m.refs.proposal.is_some()));
+    assert!(refused
+        .iter()
+        .all(|m| m.rejection_reason.as_deref().is_some_and(|r| !r.is_empty()) && m.refs.proposal.is_some()));
     let reasons: Vec<&str> = refused.iter().filter_map(|m| m.rejection_reason.as_deref()).collect();
-    for needle in ["m_404' does not exist", "self-pair", "below the threshold", "reason is empty", "expected a JSON object", "must be a string", "yacht, monaco", "proper nouns absent from every source: Kettle", "longterm", "m_999", "protected", "not active", "no retention rule", "not newer"] {
+    for needle in [
+        "m_404' does not exist",
+        "self-pair",
+        "below the threshold",
+        "reason is empty",
+        "expected a JSON object",
+        "must be a string",
+        "yacht, monaco",
+        "proper nouns absent from every source: Kettle",
+        "longterm",
+        "m_999",
+        "protected",
+        "not active",
+        "no retention rule",
+        "not newer",
+    ] {
         assert!(reasons.iter().any(|r| r.contains(needle)), "no refusal mentions {needle}: {reasons:#?}");
     }
     let after = block(store.items()).expect("items");
     assert!(after.iter().all(|i| !i.text.contains("yacht")), "invented text reached the store");
-    let protected_forgotten = after.iter().filter(|i| !i.active && RetentionPolicy::default().is_protected(&i.category)).filter(|i| {
-        before.iter().any(|b| b.item_id == i.item_id && b.active)
-    });
+    let protected_forgotten = after
+        .iter()
+        .filter(|i| !i.active && RetentionPolicy::default().is_protected(&i.category))
+        .filter(|i| before.iter().any(|b| b.item_id == i.item_id && b.active));
     assert_eq!(protected_forgotten.count(), 0, "a protected fact was forgotten");
     assert!(block(audit::audit(&store)).expect("audit").problems.is_empty());
 }
@@ -207,20 +248,30 @@ fn a_lazy_provider_leaves_the_rules_to_the_engine_and_they_are_labelled() {
     });
     let report = block(sleep::sleep(&store, &lazy, &SleepOptions::new(NOW), &mut |_| {})).expect("sleep");
     assert_eq!(report.total(|p| p.proposed), 0);
-    let by = |p: Proposer| report.passes.iter().flat_map(|x| &x.mutations).filter(|m| m.accepted && m.proposer == p).count();
+    let by =
+        |p: Proposer| report.passes.iter().flat_map(|x| &x.mutations).filter(|m| m.accepted && m.proposer == p).count();
     assert_eq!(by(Proposer::DuplicateRule), 3);
     assert_eq!(by(Proposer::PromotionRule), 7, "5 protected facts to human, 2 events to episodes");
     assert_eq!(by(Proposer::PolicyEngine), 8, "14 active after dedupe, cap 6");
     assert_eq!(report.total(|p| p.enforced), 18);
     assert_eq!(report.active_after, 6);
     let left: Vec<_> = block(store.items()).expect("items").into_iter().filter(|i| i.active).collect();
-    assert_eq!(left.iter().filter(|i| RetentionPolicy::default().is_protected(&i.category)).count(), 5, "protected facts are the floor");
+    assert_eq!(
+        left.iter().filter(|i| RetentionPolicy::default().is_protected(&i.category)).count(),
+        5,
+        "protected facts are the floor"
+    );
     assert!(block(audit::audit(&store)).expect("audit").problems.is_empty());
 }
 
 #[test]
 fn a_garbage_reply_ends_the_pass_and_changes_nothing() {
-    for garbage in ["I am sorry, I cannot do that.", "{\"merge\": [{\"intoId\": \"m_1\"", "TRUNCATE", "{\"merge\": \"everything\"}"] {
+    for garbage in [
+        "I am sorry, I cannot do that.",
+        "{\"merge\": [{\"intoId\": \"m_1\"",
+        "TRUNCATE",
+        "{\"merge\": \"everything\"}",
+    ] {
         let store = seeded();
         let provider = Scripted::new(move |req| (req.task == Task::Merge).then(|| garbage.to_string()));
         let mut events = Vec::new();
@@ -240,18 +291,33 @@ fn a_garbage_reply_ends_the_pass_and_changes_nothing() {
 fn large_stores_are_sent_in_chunks_and_prompt_tokens_grow_linearly() {
     let store = MemStore::new();
     let items: Vec<_> = (1..=400)
-        .map(|n| nocturne_core::store::conformance::fact(n, Block::Scratch, &format!("Fact {n} about topic{} and thing{}.", n % 37, n % 11), NOW))
+        .map(|n| {
+            nocturne_core::store::conformance::fact(
+                n,
+                Block::Scratch,
+                &format!("Fact {n} about topic{} and thing{}.", n % 37, n % 11),
+                NOW,
+            )
+        })
         .collect();
     block(store.commit(Commit { at: NOW, label: Some("bulk".into()), items, ..Default::default() })).expect("bulk");
     let provider = Scripted::new(|_| None);
-    let options = SleepOptions { budget: Budget { items_tokens: 800, ..Budget::default() }, ..SleepOptions::new(NOW).dry() };
+    let options =
+        SleepOptions { budget: Budget { items_tokens: 800, ..Budget::default() }, ..SleepOptions::new(NOW).dry() };
     let report = block(sleep::sleep(&store, &provider, &options, &mut |_| {})).expect("sleep");
     let dedupe_calls = report.passes[0].calls;
     assert!(dedupe_calls >= 10, "400 facts in 800-token chunks took {dedupe_calls} call(s)");
     let tokens_400 = report.prompt_tokens();
     let small = MemStore::new();
     let items: Vec<_> = (1..=200)
-        .map(|n| nocturne_core::store::conformance::fact(n, Block::Scratch, &format!("Fact {n} about topic{} and thing{}.", n % 37, n % 11), NOW))
+        .map(|n| {
+            nocturne_core::store::conformance::fact(
+                n,
+                Block::Scratch,
+                &format!("Fact {n} about topic{} and thing{}.", n % 37, n % 11),
+                NOW,
+            )
+        })
         .collect();
     block(small.commit(Commit { at: NOW, label: Some("bulk".into()), items, ..Default::default() })).expect("bulk");
     let tokens_200 = block(sleep::sleep(&small, &provider, &options, &mut |_| {})).expect("sleep").prompt_tokens();
@@ -268,11 +334,14 @@ fn regression_a_refused_merge_across_blocks_does_not_kill_the_sleep() {
     // Move m_4 out of scratch first so the merge spans two blocks.
     let mut moved = block(store.items()).expect("items").into_iter().find(|i| i.item_id == "m_4").expect("m_4");
     moved.block = Block::Episodes;
-    block(store.commit(Commit { at: NOW, label: Some("move".into()), items: vec![moved], ..Default::default() })).expect("move");
-    let report = block(sleep::sleep(&store, &provider, &SleepOptions::new(NOW), &mut |_| {})).expect("the Sleep survives the refusal");
+    block(store.commit(Commit { at: NOW, label: Some("move".into()), items: vec![moved], ..Default::default() }))
+        .expect("move");
+    let report = block(sleep::sleep(&store, &provider, &SleepOptions::new(NOW), &mut |_| {}))
+        .expect("the Sleep survives the refusal");
     let merge = &report.passes[1];
     assert_eq!(merge.event.rejected, 1);
-    let logged = block(store.mutations()).expect("log").into_iter().find(|m| m.pass == "merge" && !m.accepted).expect("logged");
+    let logged =
+        block(store.mutations()).expect("log").into_iter().find(|m| m.pass == "merge" && !m.accepted).expect("logged");
     assert!(logged.rejection_reason.as_deref().is_some_and(|r| r.contains("two blocks")));
 }
 
@@ -280,14 +349,19 @@ fn regression_a_refused_merge_across_blocks_does_not_kill_the_sleep() {
 fn regression_a_rejection_mid_range_appears_in_the_diff() {
     let store = seeded();
     let provider = Scripted::new(|req| {
-        (req.task == Task::Promote).then(|| json!({"promote": [{"itemId": "m_1", "toBlock": "attic", "reason": "x"}]}).to_string())
+        (req.task == Task::Promote)
+            .then(|| json!({"promote": [{"itemId": "m_1", "toBlock": "attic", "reason": "x"}]}).to_string())
     });
     block(sleep::sleep(&store, &provider, &SleepOptions::new(NOW), &mut |_| {})).expect("sleep");
     let versions = block(store.versions()).expect("v");
     let start = versions[versions.len() - 11].seq;
     let end = versions.last().expect("v").seq;
     let d = block(diff::diff(&store, start, end)).expect("diff");
-    assert!(d.refused.iter().any(|m| m.rejection_reason.as_deref().is_some_and(|r| r.contains("attic"))), "{:?}", d.refused);
+    assert!(
+        d.refused.iter().any(|m| m.rejection_reason.as_deref().is_some_and(|r| r.contains("attic"))),
+        "{:?}",
+        d.refused
+    );
 }
 
 #[test]
@@ -387,7 +461,8 @@ fn contradictions_keep_only_current_values_with_their_history() {
     for old in ["I live in Lisbon.", "I work as a nurse.", "My dog is called Rex."] {
         assert!(!active.contains(&old), "{old} is still active");
         let row = items.iter().find(|i| i.text == old).expect("kept in history");
-        let new = items.iter().find(|i| Some(&i.item_id) == row.superseded_by.as_ref()).expect("linked to its successor");
+        let new =
+            items.iter().find(|i| Some(&i.item_id) == row.superseded_by.as_ref()).expect("linked to its successor");
         assert_eq!(row.valid_to, Some(new.created_at), "valid until the newer fact was stated");
         let steps = nocturne_core::lineage::lineage(&row.item_id, &block(store.mutations()).expect("log"));
         assert!(steps.iter().any(|s| s.what.starts_with(&format!("superseded by {}", new.item_id))), "{steps:?}");

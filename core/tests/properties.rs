@@ -25,28 +25,30 @@ fn sentence() -> impl Strategy<Value = String> {
 }
 
 fn store() -> impl Strategy<Value = BTreeMap<String, Item>> {
-    prop::collection::vec((sentence(), 0..4usize, 0..5usize, 0..90i64, prop::bool::weighted(0.85)), 1..14).prop_map(|rows| {
-        rows.into_iter()
-            .enumerate()
-            .map(|(n, (text, b, c, age, active))| {
-                let id = format!("m_{}", n + 1);
-                let item = Item {
-                    item_id: id.clone(),
-                    block: Block::ALL[b],
-                    text,
-                    category: CATEGORIES[c].into(),
-                    source_turn: None,
-                    created_at: NOW - age * DAY,
-                    updated_at: NOW,
-                    active,
-                    valid_from: None,
-                    valid_to: None,
-                    superseded_by: None,
-                };
-                (id, item)
-            })
-            .collect()
-    })
+    prop::collection::vec((sentence(), 0..4usize, 0..5usize, 0..90i64, prop::bool::weighted(0.85)), 1..14).prop_map(
+        |rows| {
+            rows.into_iter()
+                .enumerate()
+                .map(|(n, (text, b, c, age, active))| {
+                    let id = format!("m_{}", n + 1);
+                    let item = Item {
+                        item_id: id.clone(),
+                        block: Block::ALL[b],
+                        text,
+                        category: CATEGORIES[c].into(),
+                        source_turn: None,
+                        created_at: NOW - age * DAY,
+                        updated_at: NOW,
+                        active,
+                        valid_from: None,
+                        valid_to: None,
+                        superseded_by: None,
+                    };
+                    (id, item)
+                })
+                .collect()
+        },
+    )
 }
 
 fn id() -> impl Strategy<Value = Value> {
@@ -63,38 +65,69 @@ fn reason() -> impl Strategy<Value = Value> {
 
 fn proposal(pass: PassKind) -> BoxedStrategy<Value> {
     match pass {
-        PassKind::Dedupe => (id(), id(), reason()).prop_map(|(a, b, r)| json!({"itemId": a, "duplicateOf": b, "reason": r})).boxed(),
+        PassKind::Dedupe => {
+            (id(), id(), reason()).prop_map(|(a, b, r)| json!({"itemId": a, "duplicateOf": b, "reason": r})).boxed()
+        }
         PassKind::Merge => (id(), prop::collection::vec(id(), 0..3), sentence(), reason())
             .prop_map(|(a, f, t, r)| json!({"intoId": a, "fromIds": f, "mergedText": t, "reason": r}))
             .boxed(),
-        PassKind::Promote => (id(), prop::sample::select(&["human", "persona", "episodes", "scratch", "attic"][..]), reason())
-            .prop_map(|(a, b, r)| json!({"itemId": a, "toBlock": b, "reason": r}))
+        PassKind::Promote => {
+            (id(), prop::sample::select(&["human", "persona", "episodes", "scratch", "attic"][..]), reason())
+                .prop_map(|(a, b, r)| json!({"itemId": a, "toBlock": b, "reason": r}))
+                .boxed()
+        }
+        PassKind::Forget => {
+            (id(), reason()).prop_map(|(a, r)| json!({"itemId": a, "reason": r, "policy": "stale"})).boxed()
+        }
+        PassKind::Encode => (sentence(), prop::sample::select(CATEGORIES))
+            .prop_map(|(t, c)| json!({"text": t, "category": c, "block": "scratch"}))
             .boxed(),
-        PassKind::Forget => (id(), reason()).prop_map(|(a, r)| json!({"itemId": a, "reason": r, "policy": "stale"})).boxed(),
-        PassKind::Encode => (sentence(), prop::sample::select(CATEGORIES)).prop_map(|(t, c)| json!({"text": t, "category": c, "block": "scratch"})).boxed(),
-        PassKind::Supersede => (id(), id(), reason()).prop_map(|(a, b, r)| json!({"oldId": a, "newId": b, "reason": r})).boxed(),
+        PassKind::Supersede => {
+            (id(), id(), reason()).prop_map(|(a, b, r)| json!({"oldId": a, "newId": b, "reason": r})).boxed()
+        }
     }
 }
 
 fn any_json() -> impl Strategy<Value = Value> {
-    let leaf = prop_oneof![Just(Value::Null), any::<bool>().prop_map(Value::from), any::<i64>().prop_map(Value::from), ".{0,12}".prop_map(Value::from)];
+    let leaf = prop_oneof![
+        Just(Value::Null),
+        any::<bool>().prop_map(Value::from),
+        any::<i64>().prop_map(Value::from),
+        ".{0,12}".prop_map(Value::from)
+    ];
     leaf.prop_recursive(3, 24, 4, |inner| {
         prop_oneof![
             prop::collection::vec(inner.clone(), 0..4).prop_map(Value::from),
-            prop::collection::btree_map(prop::sample::select(&["itemId", "duplicateOf", "intoId", "fromIds", "mergedText", "toBlock", "reason", "text"][..]).prop_map(String::from), inner, 0..5)
-                .prop_map(|m| Value::Object(m.into_iter().collect())),
+            prop::collection::btree_map(
+                prop::sample::select(
+                    &["itemId", "duplicateOf", "intoId", "fromIds", "mergedText", "toBlock", "reason", "text"][..]
+                )
+                .prop_map(String::from),
+                inner,
+                0..5
+            )
+            .prop_map(|m| Value::Object(m.into_iter().collect())),
         ]
     })
 }
 
-fn judge_all(pass: PassKind, items: &BTreeMap<String, Item>, policy: &RetentionPolicy, transcript: &[String], proposals: &[Value]) -> Vec<Verdict> {
+fn judge_all(
+    pass: PassKind,
+    items: &BTreeMap<String, Item>,
+    policy: &RetentionPolicy,
+    transcript: &[String],
+    proposals: &[Value],
+) -> Vec<Verdict> {
     let ground = Ground { items, policy, now: NOW, transcript };
     let mut judge = Judge::new(pass, ground);
     proposals.iter().map(|p| judge.judge(p)).collect()
 }
 
 fn transcript() -> Vec<String> {
-    vec!["user: I live in Lisbon and work best in the morning.".into(), "user: The kitchen leaks and the kettle is broken.".into()]
+    vec![
+        "user: I live in Lisbon and work best in the morning.".into(),
+        "user: The kitchen leaks and the kettle is broken.".into(),
+    ]
 }
 
 proptest! {

@@ -4,8 +4,24 @@
 use std::process::Command;
 
 const FORBIDDEN: &[&str] = &[
-    "web-sys", "js-sys", "wasm-bindgen", "wasm-bindgen-futures", "leptos", "rexie", "idb", "gloo", "gloo-net",
-    "gloo-timers", "reqwest", "ureq", "hyper", "tokio", "async-std", "smol", "getrandom", "mio",
+    "web-sys",
+    "js-sys",
+    "wasm-bindgen",
+    "wasm-bindgen-futures",
+    "leptos",
+    "rexie",
+    "idb",
+    "gloo",
+    "gloo-net",
+    "gloo-timers",
+    "reqwest",
+    "ureq",
+    "hyper",
+    "tokio",
+    "async-std",
+    "smol",
+    "getrandom",
+    "mio",
 ];
 
 #[test]
@@ -21,5 +37,8 @@ fn core_has_no_web_or_io_dependency() {
     let names: Vec<&str> = tree.lines().filter_map(|l| l.split_whitespace().next()).collect();
     assert!(names.contains(&"serde_json"), "cargo tree output looks wrong:\n{tree}");
     let bad: Vec<&&str> = FORBIDDEN.iter().filter(|f| names.contains(f)).collect();
-    assert!(bad.is_empty(), "nocturne-core depends on {bad:?}; move that code to app/ or cli/, or pass it in through a trait");
+    assert!(
+        bad.is_empty(),
+        "nocturne-core depends on {bad:?}; move that code to app/ or cli/, or pass it in through a trait"
+    );
 }

@@ -24,7 +24,9 @@ pub fn ChatPanel() -> impl IntoView {
         async move {
             let mut on_delta = |d: &str| streaming.update(|s| s.push_str(d));
             let result: Result<TurnOutcome, String> =
-                chat::chat_turn_streaming(&store, &provider, &text, now(), &mut on_delta).await.map_err(|e| e.to_string());
+                chat::chat_turn_streaming(&store, &provider, &text, now(), &mut on_delta)
+                    .await
+                    .map_err(|e| e.to_string());
             result
         }
     });

@@ -126,7 +126,8 @@ impl Tab {
 /// The app: opens IndexedDB, then shows the panels.
 #[component]
 pub fn App() -> impl IntoView {
-    let opened = LocalResource::new(|| async { IdbStore::open(&transfer::active_memory()).await.map_err(|e| e.to_string()) });
+    let opened =
+        LocalResource::new(|| async { IdbStore::open(&transfer::active_memory()).await.map_err(|e| e.to_string()) });
     view! {
         <main class="app">
             <Suspense fallback=|| view! { <p class="status">"Opening memory…"</p> }>

@@ -95,8 +95,11 @@ fn pass_row(pass: PassKind, ev: Option<PassEvent>) -> impl IntoView {
         Some(Phase::Done) => ("done", "done"),
         Some(Phase::Error) => ("error", "error"),
     };
-    let n = |f: fn(&PassEvent) -> usize| ev.as_ref().filter(|e| e.phase == Phase::Done).map_or("".to_string(), |e| f(e).to_string());
-    let versions = ev.as_ref().and_then(|e| Some(format!("v{} → v{}", e.before_version?, e.after_version?))).unwrap_or_default();
+    let n = |f: fn(&PassEvent) -> usize| {
+        ev.as_ref().filter(|e| e.phase == Phase::Done).map_or("".to_string(), |e| f(e).to_string())
+    };
+    let versions =
+        ev.as_ref().and_then(|e| Some(format!("v{} → v{}", e.before_version?, e.after_version?))).unwrap_or_default();
     let error = ev.as_ref().and_then(|e| e.error.clone());
     view! {
         <tr class=cls data-pass=pass.name()>
@@ -113,7 +116,8 @@ fn pass_row(pass: PassKind, ev: Option<PassEvent>) -> impl IntoView {
 /// The refused proposals of a Sleep (or dry run), with their reasons.
 #[component]
 fn RefusalList(report: SleepReport) -> impl IntoView {
-    let refused: Vec<_> = report.passes.iter().flat_map(|p| p.mutations.iter().filter(|m| !m.accepted).cloned()).collect();
+    let refused: Vec<_> =
+        report.passes.iter().flat_map(|p| p.mutations.iter().filter(|m| !m.accepted).cloned()).collect();
     (!refused.is_empty()).then(|| view! {
         <h3>"Refused"</h3>
         <ul class="refusals">

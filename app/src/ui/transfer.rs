@@ -36,8 +36,10 @@ fn download(name: &str, text: &str) -> Result<(), String> {
     let parts = js_sys::Array::of1(&text.into());
     let opts = web_sys::BlobPropertyBag::new();
     opts.set_type("application/json");
-    let blob = web_sys::Blob::new_with_str_sequence_and_options(&parts, &opts).map_err(|_| "cannot make the file".to_string())?;
-    let url = web_sys::Url::create_object_url_with_blob(&blob).map_err(|_| "cannot make a download link".to_string())?;
+    let blob = web_sys::Blob::new_with_str_sequence_and_options(&parts, &opts)
+        .map_err(|_| "cannot make the file".to_string())?;
+    let url =
+        web_sys::Url::create_object_url_with_blob(&blob).map_err(|_| "cannot make a download link".to_string())?;
     let a: web_sys::HtmlAnchorElement = document().create_element("a").map_err(|_| "no document")?.unchecked_into();
     a.set_href(&url);
     a.set_download(name);
@@ -55,7 +57,12 @@ pub fn TransferPanel() -> impl IntoView {
             let doc = store.export().await.map_err(|e| e.to_string())?;
             let name = format!("nocturne-memory-{}.json", now());
             download(&name, &doc.to_json())?;
-            Ok::<String, String>(format!("Exported {} facts, {} versions and {} mutations to {name}.", doc.items.len(), doc.versions.len(), doc.mutations.len()))
+            Ok::<String, String>(format!(
+                "Exported {} facts, {} versions and {} mutations to {name}.",
+                doc.items.len(),
+                doc.versions.len(),
+                doc.mutations.len()
+            ))
         }
     });
     let import = Action::new_local(move |file: &web_sys::File| {
@@ -69,7 +76,9 @@ pub fn TransferPanel() -> impl IntoView {
             let facts = doc.items.iter().filter(|i| i.active).count();
             store.import(doc).await.map_err(|e| format!("Import failed: {e}. Your current memory was not touched."))?;
             switch_to(c, store).await;
-            Ok::<String, String>(format!("Imported {facts} active facts into a new memory ({name}); the previous memory is kept."))
+            Ok::<String, String>(format!(
+                "Imported {facts} active facts into a new memory ({name}); the previous memory is kept."
+            ))
         }
     });
     let fresh = Action::new_local(move |_: &()| async move {
@@ -78,9 +87,7 @@ pub fn TransferPanel() -> impl IntoView {
         switch_to(c, store).await;
         Ok::<String, String>(format!("Started an empty memory ({name}); the previous one is kept."))
     });
-    let status = move || {
-        [export.value().get(), import.value().get(), fresh.value().get()].into_iter().flatten().last()
-    };
+    let status = move || [export.value().get(), import.value().get(), fresh.value().get()].into_iter().flatten().last();
     view! {
         <h2>"Export and import"</h2>
         <fieldset>

@@ -43,7 +43,7 @@ pub fn VersionsPanel() -> impl IntoView {
                     Ok(vs) => view! {
                         <Curve versions=vs.clone() />
                         <ol class="timeline" data-testid="timeline">
-                            {vs.iter().rev().cloned().map(|v| {
+                            {vs.iter().rev().map(|v| {
                                 let seq = v.seq;
                                 view! {
                                     <li>
@@ -116,7 +116,13 @@ fn Curve(versions: Vec<Version>) -> impl IntoView {
     let points: String = versions
         .iter()
         .enumerate()
-        .map(|(i, v)| format!("{:.1},{:.1} ", 10.0 + (w - 20.0) * i as f64 / n, h - 10.0 - (h - 20.0) * v.active_count as f64 / max))
+        .map(|(i, v)| {
+            format!(
+                "{:.1},{:.1} ",
+                10.0 + (w - 20.0) * i as f64 / n,
+                h - 10.0 - (h - 20.0) * v.active_count as f64 / max
+            )
+        })
         .collect();
     view! {
         <figure class="curve">

@@ -4,9 +4,9 @@ use super::{ctx, now};
 use crate::idb::IdbStore;
 use crate::providers::AnyProvider;
 use leptos::prelude::*;
-use nocturne_core::quiz::{self, QuizReport};
 use nocturne_core::compare::{self, Row};
 use nocturne_core::offline::OfflineProvider;
+use nocturne_core::quiz::{self, QuizReport};
 use nocturne_core::verify::{self, Check};
 
 /// Five recall questions and the forgotten probe.
@@ -140,7 +140,9 @@ pub fn ComparePanel() -> impl IntoView {
 }
 
 fn compare_table(rows: Vec<Row>) -> impl IntoView {
-    let pass = |r: &Row, name: &str| r.passes.iter().find(|p| p.0 == name).map_or("—".to_string(), |p| format!("{} / {} / {}", p.1, p.2, p.3));
+    let pass = |r: &Row, name: &str| {
+        r.passes.iter().find(|p| p.0 == name).map_or("—".to_string(), |p| format!("{} / {} / {}", p.1, p.2, p.3))
+    };
     view! {
         <table data-testid="compare-table">
             <thead><tr>

@@ -109,7 +109,10 @@ pub async fn check<S: Store>(name: &str, store: &S) -> Check {
             let mut gone = fact(2, Block::Scratch, "The kettle is broken.", 100);
             gone.active = false;
             let written = store
-                .commit(Commit { markers: vec!["pass:forget:before".into()], ..commit("pass:forget:after", vec![gone]) })
+                .commit(Commit {
+                    markers: vec!["pass:forget:before".into()],
+                    ..commit("pass:forget:after", vec![gone])
+                })
                 .await
                 .map_err(e)?;
             ensure!(written.len() == 2, "a commit with a marker wrote {} versions, not 2", written.len());
@@ -151,10 +154,14 @@ pub async fn check<S: Store>(name: &str, store: &S) -> Check {
             ensure!(restored.seq == 4, "restore is version {}, not a new version 4", restored.seq);
             ensure!(restored.active_count == 3, "restore has {} active, version 1 had 3", restored.active_count);
             let now = sorted(store.items_at(restored.seq).await.map_err(e)?);
-            let (old, born_later): (Vec<Item>, Vec<Item>) = now.into_iter().partition(|i| v1.iter().any(|o| o.item_id == i.item_id));
+            let (old, born_later): (Vec<Item>, Vec<Item>) =
+                now.into_iter().partition(|i| v1.iter().any(|o| o.item_id == i.item_id));
             ensure!(old == v1, "restored rows differ from version 1: {old:?} vs {v1:?}");
             ensure!(born_later.iter().all(|i| !i.active), "an item born after v1 is still active after restoring v1");
-            ensure!(sorted(store.items().await.map_err(e)?.into_iter().filter(|i| i.active).collect()) == v1, "live state is not version 1");
+            ensure!(
+                sorted(store.items().await.map_err(e)?.into_iter().filter(|i| i.active).collect()) == v1,
+                "live state is not version 1"
+            );
         }
         "restore_can_itself_be_undone" => {
             seed(store).await?;
@@ -210,7 +217,8 @@ pub async fn check<S: Store>(name: &str, store: &S) -> Check {
             ensure!(none.refused.is_empty() && none.changed.is_empty(), "diff of a version with itself is not empty");
         }
         "storage_grows_with_changes_not_store_size" => {
-            let many: Vec<Item> = (1..=500).map(|n| fact(n, Block::Scratch, &format!("fact number {n} here"), 100)).collect();
+            let many: Vec<Item> =
+                (1..=500).map(|n| fact(n, Block::Scratch, &format!("fact number {n} here"), 100)).collect();
             store.commit(commit("bulk", many)).await.map_err(e)?;
             let before = store.rows_written();
             let mut changed = Vec::new();
@@ -219,9 +227,17 @@ pub async fn check<S: Store>(name: &str, store: &S) -> Check {
                 f.active = false;
                 changed.push(f);
             }
-            let muts = vec![mutation("forget", "m_7", true), mutation("forget", "m_70", true), mutation("forget", "m_170", true)];
+            let muts = vec![
+                mutation("forget", "m_7", true),
+                mutation("forget", "m_70", true),
+                mutation("forget", "m_170", true),
+            ];
             store
-                .commit(Commit { markers: vec!["pass:forget:before".into()], mutations: muts, ..commit("pass:forget:after", changed) })
+                .commit(Commit {
+                    markers: vec!["pass:forget:before".into()],
+                    mutations: muts,
+                    ..commit("pass:forget:after", changed)
+                })
                 .await
                 .map_err(e)?;
             let rows = store.rows_written() - before;
@@ -233,10 +249,16 @@ pub async fn check<S: Store>(name: &str, store: &S) -> Check {
         "mutations_get_increasing_ids_and_their_version" => {
             seed(store).await?;
             store
-                .commit(Commit { mutations: vec![mutation("forget", "m_1", false), mutation("forget", "m_2", false)], ..commit("a", vec![]) })
+                .commit(Commit {
+                    mutations: vec![mutation("forget", "m_1", false), mutation("forget", "m_2", false)],
+                    ..commit("a", vec![])
+                })
                 .await
                 .map_err(e)?;
-            store.commit(Commit { mutations: vec![mutation("forget", "m_3", false)], ..commit("b", vec![]) }).await.map_err(e)?;
+            store
+                .commit(Commit { mutations: vec![mutation("forget", "m_3", false)], ..commit("b", vec![]) })
+                .await
+                .map_err(e)?;
             let m = store.mutations().await.map_err(e)?;
             let got: Vec<(u64, u64)> = m.iter().map(|m| (m.id, m.seq)).collect();
             ensure!(got == [(1, 2), (2, 2), (3, 3)], "mutation (id, seq) are {got:?}");
@@ -245,14 +267,23 @@ pub async fn check<S: Store>(name: &str, store: &S) -> Check {
         "commit_without_label_writes_no_version" => {
             seed(store).await?;
             store
-                .commit(Commit { at: 5, mutations: vec![mutation("encode", "", false)], encoded_through: Some(4), ..Default::default() })
+                .commit(Commit {
+                    at: 5,
+                    mutations: vec![mutation("encode", "", false)],
+                    encoded_through: Some(4),
+                    ..Default::default()
+                })
                 .await
                 .map_err(e)?;
             ensure!(store.versions().await.map_err(e)?.len() == 1, "a label-less commit wrote a version");
             let meta = store.meta().await.map_err(e)?;
             ensure!(meta.encoded_through == 4, "the encoder cursor was not stored");
-            ensure!(store.mutations().await.map_err(e)?[0].seq == 1, "a label-less mutation is not attached to the head");
-            let bad = store.commit(Commit { items: vec![fact(9, Block::Scratch, "x y z", 1)], ..Default::default() }).await;
+            ensure!(
+                store.mutations().await.map_err(e)?[0].seq == 1,
+                "a label-less mutation is not attached to the head"
+            );
+            let bad =
+                store.commit(Commit { items: vec![fact(9, Block::Scratch, "x y z", 1)], ..Default::default() }).await;
             ensure!(bad.is_err(), "items without a version label were accepted");
             ensure!(store.items().await.map_err(e)?.len() == 3, "a refused commit changed the items");
         }
