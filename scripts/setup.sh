@@ -24,6 +24,10 @@ ensure_rust() {
     say "adding the wasm32-unknown-unknown target"
     rustup target add wasm32-unknown-unknown
   fi
+  if ! cargo fmt --version >/dev/null 2>&1 || ! cargo clippy --version >/dev/null 2>&1; then
+    say "adding rustfmt and clippy"
+    rustup component add rustfmt clippy
+  fi
 }
 
 ensure_wasm_bindgen() {
