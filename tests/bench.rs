@@ -3,10 +3,10 @@
 #![cfg(target_arch = "wasm32")]
 
 use nocturne_app::idb::IdbStore;
-use nocturne_core::offline::OfflineProvider;
-use nocturne_core::sleep::{self, SleepOptions};
+use nocturne_core::flow::sleep::{self, SleepOptions};
+use nocturne_core::llm::offline::OfflineProvider;
 use nocturne_core::store::{Commit, Store};
-use nocturne_core::synth;
+use nocturne_core::testkit::synth;
 use wasm_bindgen_test::*;
 
 wasm_bindgen_test_configure!(run_in_browser);

@@ -4,11 +4,13 @@
 #![cfg(target_arch = "wasm32")]
 
 use nocturne_app::idb::IdbStore;
-use nocturne_core::case;
-use nocturne_core::offline::OfflineProvider;
-use nocturne_core::sleep::{self, SleepOptions};
-use nocturne_core::store::{conformance, Store};
-use nocturne_core::{chat, verify};
+use nocturne_core::flow::chat;
+use nocturne_core::flow::sleep::{self, SleepOptions};
+use nocturne_core::gate::case;
+use nocturne_core::llm::offline::OfflineProvider;
+use nocturne_core::proof::verify;
+use nocturne_core::store::Store;
+use nocturne_core::testkit::conformance;
 use nocturne_tests::unique_db;
 use wasm_bindgen::JsValue;
 use wasm_bindgen_test::*;

@@ -6,13 +6,14 @@
 use nocturne_app::http::{HttpConfig, HttpProvider, JsonMode, ModeMemo};
 use nocturne_app::idb::IdbStore;
 use nocturne_app::lock::{self, LockError};
-use nocturne_core::gate::PassKind;
-use nocturne_core::offline::OfflineProvider;
-use nocturne_core::prompt;
-use nocturne_core::provider::{Provider, ProviderError, Request};
-use nocturne_core::sleep::{self, SleepOptions};
+use nocturne_core::flow::chat;
+use nocturne_core::flow::sleep::{self, SleepOptions};
+use nocturne_core::llm::offline::OfflineProvider;
+use nocturne_core::llm::prompt;
+use nocturne_core::llm::provider::{Provider, ProviderError, Request};
+use nocturne_core::proof::verify;
 use nocturne_core::store::Store;
-use nocturne_core::{chat, verify};
+use nocturne_core::PassKind;
 use wasm_bindgen_futures::JsFuture;
 use wasm_bindgen_test::*;
 
@@ -39,8 +40,16 @@ fn provider(mode: &str, prefer: JsonMode, timeout_ms: u32) -> HttpProvider {
 
 /// A request with a JSON contract, like a pass sends.
 fn pass_request() -> Request {
-    let item = nocturne_core::store::conformance::fact(1, nocturne_core::Block::Scratch, "I live in Lisbon.", NOW);
-    prompt::pass_requests(PassKind::Dedupe, &[&item], &[], &Default::default(), NOW, &Default::default()).remove(0)
+    let item = nocturne_core::testkit::conformance::fact(1, nocturne_core::Block::Scratch, "I live in Lisbon.", NOW);
+    prompt::pass_requests(
+        PassKind::Dedupe,
+        &[&item],
+        &Default::default(),
+        &Default::default(),
+        NOW,
+        &Default::default(),
+    )
+    .remove(0)
 }
 
 async fn received() -> Vec<serde_json::Value> {

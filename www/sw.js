@@ -2,10 +2,18 @@
 // Hashed build files are cached on first use (cache first); the page itself is fetched
 // fresh when the network answers and served from the cache when it does not.
 // Calls to a model endpoint (other origins) are never cached.
-const CACHE = 'nocturne-v1';
+const CACHE = 'nocturne-v2';
 
 self.addEventListener('install', (event) => {
-  event.waitUntil(caches.open(CACHE).then((c) => c.addAll(['/', '/index.html'])).then(() => self.skipWaiting()));
+  // The gate case files (for the Verify panel) are precached so Verify works offline.
+  const cases = (c) => fetch('cases/index.json')
+    .then((r) => r.json())
+    .then((names) => c.addAll(['cases/index.json', ...names.map((n) => 'cases/' + n)]));
+  event.waitUntil(
+    caches.open(CACHE)
+      .then((c) => c.addAll(['/', '/index.html']).then(() => cases(c).catch(() => undefined)))
+      .then(() => self.skipWaiting()),
+  );
 });
 
 self.addEventListener('activate', (event) => {

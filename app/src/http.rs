@@ -6,8 +6,8 @@
 
 use gloo_net::http::{Request as HttpRequest, Response};
 use js_sys::{Reflect, Uint8Array};
-use nocturne_core::openai;
-use nocturne_core::provider::{Completion, Provider, ProviderError, Request};
+use nocturne_core::llm::openai;
+use nocturne_core::llm::provider::{Completion, Provider, ProviderError, Request};
 use serde_json::Value;
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -16,7 +16,7 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
 
-pub use nocturne_core::openai::JsonMode;
+pub use nocturne_core::llm::openai::JsonMode;
 
 /// Which JSON mode each base URL ended up with (shared by every provider built from the
 /// same settings, so a refusal is detected once per base URL).
@@ -194,7 +194,7 @@ fn js_text(v: &JsValue) -> String {
         .unwrap_or_else(|| "unknown error".into())
 }
 
-pub use nocturne_core::openai::parse_completion;
+pub use nocturne_core::llm::openai::parse_completion;
 
 impl Provider for HttpProvider {
     fn label(&self) -> String {

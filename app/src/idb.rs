@@ -4,7 +4,7 @@
 //! together or not at all.
 
 use js_sys::Array;
-use nocturne_core::memory::{Item, Mutation, Turn, Version};
+use nocturne_core::model::memory::{Item, Mutation, Turn, Version};
 use nocturne_core::store::{plan_rows, Commit, Meta, Rows, Store, StoreError};
 use nocturne_core::RetentionPolicy;
 use rexie::{Index, KeyRange, ObjectStore, Rexie, TransactionMode};
@@ -238,7 +238,7 @@ impl IdbStore {
 
     /// Loads an export into this (empty) database. Refuses a non-empty one, so an import
     /// never overwrites memory.
-    pub async fn import(&self, doc: nocturne_core::document::Document) -> Result<(), StoreError> {
+    pub async fn import(&self, doc: nocturne_core::store::document::Document) -> Result<(), StoreError> {
         if self.read_meta().await?.head != 0 || !self.items().await?.is_empty() {
             return Err(StoreError::Invalid("this memory is not empty; import goes into a new memory".into()));
         }
@@ -247,13 +247,13 @@ impl IdbStore {
     }
 
     /// The whole memory as one export document (never holds an API key).
-    pub async fn export(&self) -> Result<nocturne_core::document::Document, StoreError> {
+    pub async fn export(&self) -> Result<nocturne_core::store::document::Document, StoreError> {
         let changes: Vec<ChangeRow> = self.read_all(CHANGES, None).await?;
         let mut changes: Vec<(u64, Item)> = changes.into_iter().map(|c| (c.seq, c.item)).collect();
         changes.sort_by(|a, b| a.0.cmp(&b.0).then(a.1.ordinal().cmp(&b.1.ordinal())));
         let mut items = self.items().await?;
         items.sort_by_key(Item::ordinal);
-        Ok(nocturne_core::document::Document::new(
+        Ok(nocturne_core::store::document::Document::new(
             self.read_meta().await?,
             items,
             changes,

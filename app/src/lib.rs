@@ -1,6 +1,7 @@
 //! nocturne-app: Nocturne in the browser — the Leptos UI, the IndexedDB store and the
 //! OpenAI-compatible provider. The only crate that touches the browser.
 
+pub mod cases;
 pub mod http;
 pub mod idb;
 pub mod lock;

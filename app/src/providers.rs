@@ -1,8 +1,8 @@
 //! The provider the app uses: the embedded offline one, or an OpenAI-compatible endpoint.
 
 use crate::http::HttpProvider;
-use nocturne_core::offline::OfflineProvider;
-use nocturne_core::provider::{Completion, Provider, ProviderError, Request};
+use nocturne_core::llm::offline::OfflineProvider;
+use nocturne_core::llm::provider::{Completion, Provider, ProviderError, Request};
 
 /// Either provider, chosen in Settings.
 #[derive(Clone, Debug)]

@@ -2,12 +2,13 @@
 //! noisy). Candidate pairs indexed against brute force, a full offline Sleep, rows
 //! written against items changed, diff time, prompt tokens and peak memory.
 
-use nocturne_core::memory::Item;
-use nocturne_core::offline::OfflineProvider;
-use nocturne_core::sleep::{self, SleepOptions};
+use nocturne_core::flow::sleep::{self, SleepOptions};
+use nocturne_core::llm::offline::OfflineProvider;
+use nocturne_core::model::memory::Item;
+use nocturne_core::store::diff;
 use nocturne_core::store::{Commit, MemStore, Store};
-use nocturne_core::textmath::{self, PairInput};
-use nocturne_core::{diff, synth};
+use nocturne_core::testkit::synth;
+use nocturne_core::text::textmath::{self, PairInput};
 use std::time::{Duration, Instant};
 
 const NOW: i64 = 1_767_225_600;

@@ -4,10 +4,14 @@
 mod bench;
 mod openai;
 
-use nocturne_core::document::Document;
-use nocturne_core::offline::OfflineProvider;
+use nocturne_core::flow::{chat, sleep};
+use nocturne_core::gate::case;
+use nocturne_core::llm::offline::OfflineProvider;
+use nocturne_core::proof::{compare, quiz, verify};
+use nocturne_core::store::diff;
+use nocturne_core::store::document::Document;
 use nocturne_core::store::{MemStore, Store};
-use nocturne_core::{case, chat, compare, diff, quiz, sleep, textmath, verify};
+use nocturne_core::text::textmath;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -307,7 +311,7 @@ fn remote(f: &Flags, url: &str, model: &str, key_env: Option<&str>) -> Result<op
 
 /// `nocturne verify`: every check, one line each, then `N/N checks`. With a real model the
 /// model-dependent figures are reported, not required.
-fn verify<P: nocturne_core::provider::Provider>(
+fn verify<P: nocturne_core::llm::provider::Provider>(
     f: &Flags,
     provider: &P,
     require_skill: bool,

@@ -1,9 +1,9 @@
 //! The command line's OpenAI-compatible provider: the same wire format as the browser's
-//! (nocturne_core::openai), over a blocking HTTP client. The JSON mode falls back
+//! (nocturne_core::llm::openai), over a blocking HTTP client. The JSON mode falls back
 //! json_schema → json_object → plain when a server refuses one, remembered for the run.
 
-use nocturne_core::openai::{self, JsonMode};
-use nocturne_core::provider::{Completion, Provider, ProviderError, Request};
+use nocturne_core::llm::openai::{self, JsonMode};
+use nocturne_core::llm::provider::{Completion, Provider, ProviderError, Request};
 use std::cell::Cell;
 use std::time::Duration;
 

@@ -1,6 +1,6 @@
 //! Every gate case file in `cases/` judged natively; each must agree with its `expect`.
 
-use nocturne_core::case;
+use nocturne_core::gate::case;
 use std::path::Path;
 
 #[test]

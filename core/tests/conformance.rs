@@ -1,6 +1,7 @@
 //! The store conformance suite against MemStore (the browser suite runs it against IndexedDB).
 
-use nocturne_core::store::{conformance, MemStore};
+use nocturne_core::store::MemStore;
+use nocturne_core::testkit::conformance;
 
 #[test]
 fn mem_store_passes_every_conformance_check() {

@@ -2,13 +2,16 @@
 //! conversation (exact counts, versions, diff, restore), dry runs, hostile and lazy
 //! scripted providers, broken replies, chunking, and the regressions the article lists.
 
-use nocturne_core::memory::{Block, Mutation, Proposer, Refs};
-use nocturne_core::offline::OfflineProvider;
-use nocturne_core::prompt::Budget;
-use nocturne_core::provider::{Completion, Provider, ProviderError, Request, Task};
-use nocturne_core::sleep::{self, SleepOptions};
+use nocturne_core::flow::chat;
+use nocturne_core::flow::sleep::{self, SleepOptions};
+use nocturne_core::llm::offline::OfflineProvider;
+use nocturne_core::llm::prompt::Budget;
+use nocturne_core::llm::provider::{Completion, Provider, ProviderError, Request, Task};
+use nocturne_core::model::memory::{Block, Mutation, Proposer, Refs};
+use nocturne_core::proof::{audit, verify};
+use nocturne_core::store::diff;
 use nocturne_core::store::{Commit, MemStore, Store};
-use nocturne_core::{audit, chat, diff, verify, RetentionPolicy, DAY};
+use nocturne_core::{PassKind, RetentionPolicy, DAY};
 use serde_json::{json, Value};
 use std::cell::RefCell;
 
@@ -113,7 +116,7 @@ fn offline_sleep_over_the_scripted_conversation() {
     let end = versions.last().expect("a version").seq;
     let d = block(diff::diff(&store, start, end)).expect("diff");
     assert_eq!((d.kept, d.changed.len(), d.forgotten.len(), d.added.len(), d.refused.len()), (5, 4, 8, 0, 0));
-    let passes: Vec<&str> = d.forgotten.iter().map(|f| f.by.as_ref().map_or("?", |m| m.pass.as_str())).collect();
+    let passes: Vec<&str> = d.forgotten.iter().map(|f| f.by.as_ref().map_or("?", |m| m.pass.name())).collect();
     assert_eq!(passes.iter().filter(|p| **p == "dedupe").count(), 3);
     assert_eq!(passes.iter().filter(|p| **p == "merge").count(), 1);
     assert_eq!(passes.iter().filter(|p| **p == "forget").count(), 3);
@@ -122,7 +125,7 @@ fn offline_sleep_over_the_scripted_conversation() {
         .forgotten
         .iter()
         .filter_map(|f| f.by.as_ref())
-        .filter(|m| m.pass == "forget")
+        .filter(|m| m.pass == PassKind::Forget)
         .map(|m| m.policy.clone())
         .collect();
     assert!(stale.iter().all(|p| p.as_deref() == Some("stale")));
@@ -165,7 +168,7 @@ fn a_what_if_policy_is_refused_outside_a_dry_run() {
 
 fn hostile(req: &Request) -> Option<String> {
     let reply = match req.task {
-        Task::Dedupe => json!({"drop": [
+        Task::Propose(PassKind::Dedupe) => json!({"drop": [
             {"itemId": "m_404", "duplicateOf": "m_1", "reason": "ghost"},
             {"itemId": "m_1", "duplicateOf": "m_1", "reason": "self"},
             {"itemId": "m_1", "duplicateOf": "m_4", "reason": "not really the same"},
@@ -173,17 +176,19 @@ fn hostile(req: &Request) -> Option<String> {
             "drop everything",
             {"itemId": 5, "duplicateOf": "m_1", "reason": "numbers"}
         ]}),
-        Task::Merge => json!({"merge": [
+        Task::Propose(PassKind::Merge) => json!({"merge": [
             {"intoId": "m_1", "fromIds": ["m_2"], "mergedText": "The user owns a yacht in Monaco.", "reason": "upgrade"},
             {"intoId": "m_4", "fromIds": ["m_4"], "mergedText": "x", "reason": "self"},
             {"intoId": "m_1", "fromIds": ["m_2"], "mergedText": "The kitchen leaks and the Kettle is broken.", "reason": "names"}
         ]}),
-        Task::Promote => json!({"promote": [
+        Task::Propose(PassKind::Promote) => json!({"promote": [
             {"itemId": "m_1", "toBlock": "longterm", "reason": "durable"},
             {"itemId": "m_999", "toBlock": "human", "reason": "ghost"}
         ]}),
-        Task::Supersede => json!({"supersede": [{"oldId": "m_17", "newId": "m_7", "reason": "backwards"}]}),
-        Task::Forget => json!({"forget": [
+        Task::Propose(PassKind::Supersede) => {
+            json!({"supersede": [{"oldId": "m_17", "newId": "m_7", "reason": "backwards"}]})
+        }
+        Task::Propose(PassKind::Forget) => json!({"forget": [
             {"itemId": "m_8", "reason": "I dislike it", "policy": "stale"},
             {"itemId": "m_6", "reason": "already gone", "policy": "stale"},
             {"itemId": "m_15", "reason": "fresh", "policy": "capacity"}
@@ -243,7 +248,11 @@ fn a_lazy_provider_leaves_the_rules_to_the_engine_and_they_are_labelled() {
     let store = seeded();
     block(store.set_policy(RetentionPolicy { max_active_facts: 6, ..Default::default() })).expect("policy");
     let lazy = Scripted::new(|req| match req.task {
-        Task::Dedupe | Task::Merge | Task::Supersede | Task::Promote | Task::Forget => Some("{}".into()),
+        Task::Propose(PassKind::Dedupe)
+        | Task::Propose(PassKind::Merge)
+        | Task::Propose(PassKind::Supersede)
+        | Task::Propose(PassKind::Promote)
+        | Task::Propose(PassKind::Forget) => Some("{}".into()),
         _ => None,
     });
     let report = block(sleep::sleep(&store, &lazy, &SleepOptions::new(NOW), &mut |_| {})).expect("sleep");
@@ -273,7 +282,8 @@ fn a_garbage_reply_ends_the_pass_and_changes_nothing() {
         "{\"merge\": \"everything\"}",
     ] {
         let store = seeded();
-        let provider = Scripted::new(move |req| (req.task == Task::Merge).then(|| garbage.to_string()));
+        let provider =
+            Scripted::new(move |req| (req.task == Task::Propose(PassKind::Merge)).then(|| garbage.to_string()));
         let mut events = Vec::new();
         let err = block(sleep::sleep(&store, &provider, &SleepOptions::new(NOW), &mut |e| events.push(e.clone())));
         let err = err.expect_err("the Sleep must stop at the merge pass");
@@ -292,7 +302,7 @@ fn large_stores_are_sent_in_chunks_and_prompt_tokens_grow_linearly() {
     let store = MemStore::new();
     let items: Vec<_> = (1..=400)
         .map(|n| {
-            nocturne_core::store::conformance::fact(
+            nocturne_core::testkit::conformance::fact(
                 n,
                 Block::Scratch,
                 &format!("Fact {n} about topic{} and thing{}.", n % 37, n % 11),
@@ -311,7 +321,7 @@ fn large_stores_are_sent_in_chunks_and_prompt_tokens_grow_linearly() {
     let small = MemStore::new();
     let items: Vec<_> = (1..=200)
         .map(|n| {
-            nocturne_core::store::conformance::fact(
+            nocturne_core::testkit::conformance::fact(
                 n,
                 Block::Scratch,
                 &format!("Fact {n} about topic{} and thing{}.", n % 37, n % 11),
@@ -329,7 +339,7 @@ fn large_stores_are_sent_in_chunks_and_prompt_tokens_grow_linearly() {
 fn regression_a_refused_merge_across_blocks_does_not_kill_the_sleep() {
     let store = seeded();
     let provider = Scripted::new(|req| {
-        (req.task == Task::Merge).then(|| json!({"merge": [{"intoId": "m_1", "fromIds": ["m_4"], "mergedText": "The kitchen leaks.", "reason": "x"}]}).to_string())
+        (req.task == Task::Propose(PassKind::Merge)).then(|| json!({"merge": [{"intoId": "m_1", "fromIds": ["m_4"], "mergedText": "The kitchen leaks.", "reason": "x"}]}).to_string())
     });
     // Move m_4 out of scratch first so the merge spans two blocks.
     let mut moved = block(store.items()).expect("items").into_iter().find(|i| i.item_id == "m_4").expect("m_4");
@@ -340,8 +350,11 @@ fn regression_a_refused_merge_across_blocks_does_not_kill_the_sleep() {
         .expect("the Sleep survives the refusal");
     let merge = &report.passes[1];
     assert_eq!(merge.event.rejected, 1);
-    let logged =
-        block(store.mutations()).expect("log").into_iter().find(|m| m.pass == "merge" && !m.accepted).expect("logged");
+    let logged = block(store.mutations())
+        .expect("log")
+        .into_iter()
+        .find(|m| m.pass == PassKind::Merge && !m.accepted)
+        .expect("logged");
     assert!(logged.rejection_reason.as_deref().is_some_and(|r| r.contains("two blocks")));
 }
 
@@ -349,7 +362,7 @@ fn regression_a_refused_merge_across_blocks_does_not_kill_the_sleep() {
 fn regression_a_rejection_mid_range_appears_in_the_diff() {
     let store = seeded();
     let provider = Scripted::new(|req| {
-        (req.task == Task::Promote)
+        (req.task == Task::Propose(PassKind::Promote))
             .then(|| json!({"promote": [{"itemId": "m_1", "toBlock": "attic", "reason": "x"}]}).to_string())
     });
     block(sleep::sleep(&store, &provider, &SleepOptions::new(NOW), &mut |_| {})).expect("sleep");
@@ -369,7 +382,7 @@ fn regression_the_encoder_sends_each_turn_once() {
     let store = MemStore::new();
     let sent = RefCell::new(Vec::new());
     let provider = Scripted::new(|req| {
-        if req.task == Task::Encode {
+        if req.task == Task::Propose(PassKind::Encode) {
             let payload: Value = serde_json::from_str(&req.messages[1].content).expect("payload");
             sent.borrow_mut().push(payload["turns"].as_array().map_or(0, Vec::len));
         }
@@ -385,7 +398,7 @@ fn regression_the_encoder_sends_each_turn_once() {
 #[test]
 fn an_encoder_failure_keeps_the_turn_for_the_next_one() {
     let store = MemStore::new();
-    let broken = Scripted::new(|req| (req.task == Task::Encode).then(|| "no json here".to_string()));
+    let broken = Scripted::new(|req| (req.task == Task::Propose(PassKind::Encode)).then(|| "no json here".to_string()));
     let out = block(chat::chat_turn(&store, &broken, "I live in Lisbon.", NOW)).expect("turn");
     assert!(out.encode_error.is_some());
     assert_eq!(block(store.transcript()).expect("t").len(), 2, "the conversation is kept");
@@ -422,8 +435,8 @@ fn the_audit_catches_a_mutation_that_bypassed_the_gates() {
     store.plant_mutation_for_test(Mutation {
         id: 999,
         seq: head,
-        pass: "dedupe".into(),
-        kind: "drop".into(),
+        pass: PassKind::Dedupe,
+        kind: nocturne_core::MutationKind::Drop,
         item_id: "m_5".into(),
         refs: Refs { duplicate_of: Some("m_4".into()), similarity: Some(1.0), ..Default::default() },
         accepted: true,
@@ -464,10 +477,10 @@ fn contradictions_keep_only_current_values_with_their_history() {
         let new =
             items.iter().find(|i| Some(&i.item_id) == row.superseded_by.as_ref()).expect("linked to its successor");
         assert_eq!(row.valid_to, Some(new.created_at), "valid until the newer fact was stated");
-        let steps = nocturne_core::lineage::lineage(&row.item_id, &block(store.mutations()).expect("log"));
+        let steps = nocturne_core::store::lineage::lineage(&row.item_id, &block(store.mutations()).expect("log"));
         assert!(steps.iter().any(|s| s.what.starts_with(&format!("superseded by {}", new.item_id))), "{steps:?}");
     }
-    let quiz = block(nocturne_core::quiz::wake(&store, &OfflineProvider, NOW)).expect("quiz");
+    let quiz = block(nocturne_core::proof::quiz::wake(&store, &OfflineProvider, NOW)).expect("quiz");
     let probe = quiz.superseded.expect("a question about a changed fact");
     assert!(probe.passed, "{probe:?}");
     assert!(block(audit::audit(&store)).expect("audit").problems.is_empty());

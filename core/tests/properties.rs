@@ -1,9 +1,10 @@
 //! Property tests over random stores and random proposals: whatever a model sends, an
 //! accepted edit satisfies its gate's rule, and no gate panics.
 
-use nocturne_core::gate::{Edit, Ground, Judge, PassKind, Verdict};
-use nocturne_core::memory::{Block, Item};
-use nocturne_core::textmath::{self, PairInput};
+use nocturne_core::gate::{Edit, Ground, Judge, Verdict};
+use nocturne_core::model::memory::{Block, Item};
+use nocturne_core::text::textmath::{self, PairInput};
+use nocturne_core::PassKind;
 use nocturne_core::{RetentionPolicy, DAY};
 use proptest::prelude::*;
 use serde_json::{json, Value};

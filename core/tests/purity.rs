@@ -42,3 +42,28 @@ fn core_has_no_web_or_io_dependency() {
         "nocturne-core depends on {bad:?}; move that code to app/ or cli/, or pass it in through a trait"
     );
 }
+
+/// The features the app turns on in the core, by `cargo tree -e features`.
+fn app_core_features() -> String {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let out = Command::new(cargo)
+        .args(["tree", "-q", "--offline", "-p", "nocturne-app", "-e", "features", "-i", "nocturne-core"])
+        .args(["--target", "wasm32-unknown-unknown", "--prefix", "none"])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .expect("cargo tree runs");
+    assert!(out.status.success(), "cargo tree failed: {}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+#[test]
+fn the_app_ships_no_test_kit_and_no_bundled_cases() {
+    let tree = app_core_features();
+    assert!(tree.contains("nocturne-core"), "cargo tree output looks wrong:\n{tree}");
+    for feature in ["testkit", "bundled-cases"] {
+        assert!(
+            !tree.contains(&format!("feature \"{feature}\"")),
+            "the app turns on nocturne-core's `{feature}`: it would ship in the browser bundle\n{tree}"
+        );
+    }
+}

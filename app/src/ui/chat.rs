@@ -2,8 +2,8 @@
 
 use super::{ctx, now};
 use leptos::prelude::*;
-use nocturne_core::chat::{self, TurnOutcome};
-use nocturne_core::memory::Turn;
+use nocturne_core::flow::chat::{self, TurnOutcome};
+use nocturne_core::model::memory::Turn;
 use nocturne_core::store::Store;
 
 /// The conversation and the message box.

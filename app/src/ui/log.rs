@@ -3,32 +3,33 @@
 
 use super::ctx;
 use leptos::prelude::*;
-use nocturne_core::lineage;
-use nocturne_core::memory::Mutation;
+use nocturne_core::model::memory::Mutation;
+use nocturne_core::store::lineage;
 use nocturne_core::store::Store;
+use nocturne_core::PassKind;
 
 /// Every proposed edit, accepted and refused.
 #[component]
 pub fn LogPanel() -> impl IntoView {
     let c = ctx();
     let log = c.load(|store| async move { store.mutations().await });
-    let pass = RwSignal::new(String::new());
+    let pass = RwSignal::new(None::<PassKind>);
     let verdict = RwSignal::new(String::new());
     let proposer = RwSignal::new(String::new());
     let selected = RwSignal::new(String::new());
     let keep = move |m: &Mutation| {
         let (p, v, who) = (pass.get(), verdict.get(), proposer.get());
-        (p.is_empty() || m.pass == p)
+        p.is_none_or(|p| m.pass == p)
             && (v.is_empty() || (v == "accepted") == m.accepted)
-            && (who.is_empty() || (who == "model") == (m.proposer.as_str() == "model"))
+            && (who.is_empty() || (who == "model") != m.proposer.is_engine())
     };
     view! {
         <div class="log">
             <h2>"Mutations"</h2>
             <div class="controls">
-                <label>"Pass " <select on:change=move |ev| pass.set(event_target_value(&ev))>
+                <label>"Pass " <select data-testid="pass-filter" on:change=move |ev| pass.set(PassKind::parse(&event_target_value(&ev)))>
                     <option value="">"all"</option>
-                    {["encode", "dedupe", "merge", "promote", "forget"].into_iter().map(|p| view! { <option value=p>{p}</option> }).collect_view()}
+                    {PassKind::ALL.into_iter().map(|p| view! { <option value=p.name()>{p.name()}</option> }).collect_view()}
                 </select></label>
                 <label>"Verdict " <select data-testid="verdict-filter" on:change=move |ev| verdict.set(event_target_value(&ev))>
                     <option value="">"all"</option><option value="accepted">"accepted"</option><option value="refused">"refused"</option>
@@ -53,7 +54,7 @@ pub fn LogPanel() -> impl IntoView {
                                         let verdict = if m.accepted { "accepted".to_string() } else { format!("refused: {}", m.rejection_reason.clone().unwrap_or_default()) };
                                         view! {
                                             <tr class:refused=!m.accepted>
-                                                <td>{m.id}</td><td>{format!("v{}", m.seq)}</td><td>{m.pass.clone()}</td><td>{m.kind.clone()}</td>
+                                                <td>{m.id}</td><td>{format!("v{}", m.seq)}</td><td>{m.pass.name()}</td><td>{m.kind.as_str()}</td>
                                                 <td><button class="link" on:click=move |_| selected.set(id.clone())>{m.item_id.clone()}</button></td>
                                                 <td class="wrap">{verdict}</td><td>{m.proposer.as_str()}</td>
                                                 <td>{m.policy.clone().unwrap_or_default()}</td><td class="wrap">{m.reason.clone()}</td>

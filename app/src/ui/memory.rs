@@ -3,7 +3,7 @@
 
 use super::{ctx, now};
 use leptos::prelude::*;
-use nocturne_core::memory::{Block, Item};
+use nocturne_core::model::memory::{Block, Item};
 use nocturne_core::store::Store;
 
 /// The four blocks of active memory.

@@ -14,7 +14,7 @@ use crate::http::{HttpConfig, HttpProvider, JsonMode, ModeMemo};
 use crate::idb::IdbStore;
 use crate::providers::AnyProvider;
 use leptos::prelude::*;
-use nocturne_core::offline::OfflineProvider;
+use nocturne_core::llm::offline::OfflineProvider;
 use serde::{Deserialize, Serialize};
 
 pub use settings::Settings;
@@ -158,7 +158,7 @@ fn Shell(store: IdbStore) -> impl IntoView {
     let tab = RwSignal::new(Tab::Chat);
     let provider_label = move || {
         ctx.settings.get();
-        use nocturne_core::provider::Provider;
+        use nocturne_core::llm::provider::Provider;
         ctx.provider().label()
     };
     view! {

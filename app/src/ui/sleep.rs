@@ -3,8 +3,8 @@
 use super::{ctx, now};
 use crate::lock;
 use leptos::prelude::*;
-use nocturne_core::gate::PassKind;
-use nocturne_core::sleep::{self, PassEvent, Phase, SleepOptions, SleepReport};
+use nocturne_core::flow::sleep::{self, PassEvent, Phase, SleepOptions, SleepReport};
+use nocturne_core::PassKind;
 
 /// Runs a Sleep and shows each pass as its events arrive.
 #[component]
@@ -122,7 +122,7 @@ fn RefusalList(report: SleepReport) -> impl IntoView {
         <h3>"Refused"</h3>
         <ul class="refusals">
             {refused.into_iter().map(|m| view! {
-                <li><b>{m.pass.clone()}</b>" "{m.kind.clone()}" "<code>{m.item_id.clone()}</code>": "{m.rejection_reason.clone().unwrap_or_default()}</li>
+                <li><b>{m.pass.name()}</b>" "{m.kind.as_str()}" "<code>{m.item_id.clone()}</code>": "{m.rejection_reason.clone().unwrap_or_default()}</li>
             }).collect_view()}
         </ul>
     })

@@ -5,7 +5,7 @@
 use super::{ctx, now, Ctx};
 use crate::idb::IdbStore;
 use leptos::prelude::*;
-use nocturne_core::document::Document;
+use nocturne_core::store::document::Document;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
 

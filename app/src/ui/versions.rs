@@ -3,8 +3,8 @@
 
 use super::{ctx, now};
 use leptos::prelude::*;
-use nocturne_core::diff::{self, Diff};
-use nocturne_core::memory::{Mutation, Version};
+use nocturne_core::model::memory::{Mutation, Version};
+use nocturne_core::store::diff::{self, Diff};
 use nocturne_core::store::Store;
 
 /// Versions, diff, curve and log.

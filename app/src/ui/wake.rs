@@ -4,10 +4,10 @@ use super::{ctx, now};
 use crate::idb::IdbStore;
 use crate::providers::AnyProvider;
 use leptos::prelude::*;
-use nocturne_core::compare::{self, Row};
-use nocturne_core::offline::OfflineProvider;
-use nocturne_core::quiz::{self, QuizReport};
-use nocturne_core::verify::{self, Check};
+use nocturne_core::llm::offline::OfflineProvider;
+use nocturne_core::proof::compare::{self, Row};
+use nocturne_core::proof::quiz::{self, QuizReport};
+use nocturne_core::proof::verify::{self, Check};
 
 /// Five recall questions and the forgotten probe.
 #[component]
@@ -77,11 +77,12 @@ pub fn VerifyPanel() -> impl IntoView {
         let provider = c.provider();
         checks.set(Vec::new());
         async move {
+            let cases = crate::cases::load().await?;
             let name = "nocturne-verify";
             IdbStore::delete(name).await.map_err(|e| e.to_string())?;
             let store = IdbStore::open(name).await.map_err(|e| e.to_string())?;
             let require_skill = matches!(provider, AnyProvider::Offline(_));
-            let options = verify::VerifyOptions { now: now(), require_skill, cases: nocturne_core::case::bundled() };
+            let options = verify::VerifyOptions { now: now(), require_skill, cases };
             let report = verify::verify(&store, &provider, &options, &mut |check| {
                 let check = check.clone();
                 checks.update(|all| all.push(check));

@@ -1,0 +1,209 @@
+//! A chat turn: reply from memory, store both turns, encode the new user turns into
+//! scratch through the encode gate (incrementally, with a cursor).
+
+use crate::gate::{Edit, Ground, Judge, Verdict};
+use crate::llm::prompt;
+use crate::llm::provider::{self, Provider, ProviderError};
+use crate::model::memory::{Item, Mutation, Proposer, Refs, Role, Turn, Version};
+use crate::model::pass::{MutationKind, PassKind};
+use crate::store::{Commit, Store, StoreError};
+use serde::Serialize;
+use serde_json::Value;
+
+/// How many earlier turns the chat prompt carries.
+pub const HISTORY_TURNS: usize = 6;
+
+/// What one chat turn did.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TurnOutcome {
+    pub reply: String,
+    /// Encoder verdicts for this turn, accepted and refused, as logged.
+    pub encoded: Vec<Mutation>,
+    /// The version the new facts were written in, if any were accepted.
+    pub version: Option<Version>,
+    /// The encoder failed (bad reply); the turns are kept and encoded with the next turn.
+    pub encode_error: Option<String>,
+}
+
+/// A chat turn could not happen.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ChatError {
+    Store(StoreError),
+    /// The model could not answer; nothing was stored.
+    Provider(ProviderError),
+    EmptyMessage,
+}
+
+impl std::fmt::Display for ChatError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ChatError::Store(e) => write!(f, "{e}"),
+            ChatError::Provider(e) => write!(f, "{e} (nothing was stored)"),
+            ChatError::EmptyMessage => write!(f, "the message is empty"),
+        }
+    }
+}
+
+impl std::error::Error for ChatError {}
+
+impl From<StoreError> for ChatError {
+    fn from(e: StoreError) -> Self {
+        ChatError::Store(e)
+    }
+}
+
+/// Replies to `text` from the active memory, then stores the turn and its encoded facts.
+pub async fn chat_turn<S: Store, P: Provider>(
+    store: &S,
+    provider: &P,
+    text: &str,
+    now: i64,
+) -> Result<TurnOutcome, ChatError> {
+    chat_turn_streaming(store, provider, text, now, &mut |_| {}).await
+}
+
+/// [`chat_turn`], handing each piece of the reply to `on_delta` as it streams in.
+pub async fn chat_turn_streaming<S: Store, P: Provider>(
+    store: &S,
+    provider: &P,
+    text: &str,
+    now: i64,
+    on_delta: &mut dyn FnMut(&str),
+) -> Result<TurnOutcome, ChatError> {
+    let text = text.trim();
+    if text.is_empty() {
+        return Err(ChatError::EmptyMessage);
+    }
+    let transcript = store.transcript().await?;
+    let mut memory: Vec<Item> = store.items().await?.into_iter().filter(|i| i.active).collect();
+    memory.sort_by_key(|i| (i.block, i.ordinal()));
+    let refs: Vec<&Item> = memory.iter().collect();
+    let history = &transcript[transcript.len().saturating_sub(HISTORY_TURNS)..];
+    let reply = provider
+        .complete_streaming(&prompt::chat_request(&refs, history, text), on_delta)
+        .await
+        .map_err(ChatError::Provider)?
+        .text
+        .trim()
+        .to_string();
+    let next = transcript.len() as u32;
+    let turns = vec![
+        Turn { index: next, role: Role::User, text: text.to_string(), at: now },
+        Turn { index: next + 1, role: Role::Assistant, text: reply.clone(), at: now },
+    ];
+    let meta = store.meta().await?;
+    let pending: Vec<Turn> = transcript
+        .iter()
+        .chain(turns.iter())
+        .filter(|t| t.index >= meta.encoded_through && t.role == Role::User)
+        .cloned()
+        .collect();
+    match encode(provider, &pending, meta.next_item.max(1), now).await {
+        Ok((items, mutations)) => {
+            let label = if items.is_empty() { None } else { Some(format!("turn:{next}")) };
+            let encoded = mutations.clone();
+            let written = store
+                .commit(Commit {
+                    at: now,
+                    label,
+                    items,
+                    mutations,
+                    turns,
+                    encoded_through: Some(next + 2),
+                    ..Default::default()
+                })
+                .await?;
+            let version = written.last().cloned();
+            Ok(TurnOutcome { reply, encoded, version, encode_error: None })
+        }
+        Err(message) => {
+            // Keep the conversation; the cursor stays so these turns are encoded next time.
+            store.commit(Commit { at: now, turns, ..Default::default() }).await?;
+            Ok(TurnOutcome { reply, encoded: Vec::new(), version: None, encode_error: Some(message) })
+        }
+    }
+}
+
+/// Asks the model to encode `turns` and gates every proposed fact against them. Returns
+/// the accepted items (ids from `first_id`) and a mutation for every verdict.
+pub async fn encode<P: Provider>(
+    provider: &P,
+    turns: &[Turn],
+    first_id: u64,
+    now: i64,
+) -> Result<(Vec<Item>, Vec<Mutation>), String> {
+    if turns.is_empty() {
+        return Ok((Vec::new(), Vec::new()));
+    }
+    let completion = provider.complete(&prompt::encode_request(turns)).await.map_err(|e| e.to_string())?;
+    if completion.truncated {
+        return Err("the encoder's reply was cut off at the token limit".into());
+    }
+    let json = provider::extract_json(&completion.text)?;
+    let proposals = provider::proposals(&json, PassKind::Encode.proposal_key())?;
+    Ok(judge_facts(turns, &proposals, first_id, now))
+}
+
+/// Gates proposed facts against `turns` (the pure half of [`encode`]).
+pub fn judge_facts(turns: &[Turn], proposals: &[Value], first_id: u64, now: i64) -> (Vec<Item>, Vec<Mutation>) {
+    let lines: Vec<String> = turns.iter().map(|t| t.text.clone()).collect();
+    let empty = Default::default();
+    let policy = Default::default();
+    let mut judge = Judge::new(PassKind::Encode, Ground { items: &empty, policy: &policy, now, transcript: &lines });
+    let source_turn = turns.last().map(|t| t.index);
+    let mut next = first_id;
+    let mut items = Vec::new();
+    let mut mutations = Vec::new();
+    for proposal in proposals {
+        let verdict = judge.judge(proposal);
+        let mut m = Mutation {
+            id: 0,
+            seq: 0,
+            pass: PassKind::Encode,
+            kind: MutationKind::Add,
+            item_id: String::new(),
+            refs: Refs { source_turn, ..Default::default() },
+            accepted: verdict.is_accepted(),
+            reason: "encoded from the conversation".into(),
+            rejection_reason: verdict.refusal().map(String::from),
+            policy: None,
+            proposer: Proposer::Model,
+            at: now,
+        };
+        match verdict {
+            Verdict::Accept(Edit::Add { text, category, block }) => {
+                let turn = best_source(turns, &text);
+                let item = Item {
+                    item_id: format!("m_{next}"),
+                    block,
+                    text,
+                    category,
+                    source_turn: turn.or(source_turn),
+                    created_at: now,
+                    updated_at: now,
+                    active: true,
+                    valid_from: Some(now),
+                    valid_to: None,
+                    superseded_by: None,
+                };
+                next += 1;
+                m.item_id = item.item_id.clone();
+                m.refs.source_turn = item.source_turn;
+                items.push(item);
+            }
+            _ => m.refs.proposal = Some(proposal.clone()),
+        }
+        mutations.push(m);
+    }
+    (items, mutations)
+}
+
+/// The turn that covers most of `text`'s content tokens.
+fn best_source(turns: &[Turn], text: &str) -> Option<u32> {
+    turns
+        .iter()
+        .map(|t| (crate::text::textmath::coverage(text, [t.text.as_str()]).score, t.index))
+        .max_by(|a, b| a.0.total_cmp(&b.0).then(b.1.cmp(&a.1)))
+        .map(|(_, i)| i)
+}

@@ -1,0 +1,93 @@
+//! The engine's deterministic backstops. Each returns proposals labelled with its rule;
+//! they go through the same gates as the model's and only move or retire text already in
+//! the store — they never write new text.
+
+use crate::gate::Judge;
+use crate::model::candidate::DuplicateCandidate;
+use crate::model::memory::{promotion_priority, promotion_target, Block, Item, Proposer};
+use crate::model::policy::RetentionPolicy;
+use serde_json::{json, Value};
+use std::collections::{BTreeMap, HashSet};
+
+/// engine-duplicate-rule: every candidate pair (similarity ≥ threshold) the model did not
+/// adjudicate — neither proposed as a pair nor touched by an earlier edit of the pass.
+pub fn duplicate_rule(
+    judge: &Judge<'_>,
+    pairs: &[DuplicateCandidate],
+    adjudicated: &HashSet<(String, String)>,
+) -> Vec<(Proposer, Value)> {
+    let mut used: HashSet<&str> = HashSet::new();
+    let mut out = Vec::new();
+    for p in pairs {
+        let key = unordered(&p.drop_id, &p.keeper_id);
+        if adjudicated.contains(&key) || judge.is_consumed(&p.drop_id) || judge.is_consumed(&p.keeper_id) {
+            continue;
+        }
+        // One edit per item in this rule's own plan, so it never proposes a chain.
+        if used.contains(p.drop_id.as_str()) || used.contains(p.keeper_id.as_str()) {
+            continue;
+        }
+        used.insert(&p.drop_id);
+        used.insert(&p.keeper_id);
+        out.push((
+            Proposer::DuplicateRule,
+            json!({
+                "itemId": p.drop_id,
+                "duplicateOf": p.keeper_id,
+                "reason": format!("similarity {:.3} reaches the threshold and the model left the pair unadjudicated", p.similarity),
+            }),
+        ));
+    }
+    out
+}
+
+/// The unordered key of a pair, for "did the model adjudicate it".
+pub fn unordered(a: &str, b: &str) -> (String, String) {
+    if a <= b {
+        (a.to_string(), b.to_string())
+    } else {
+        (b.to_string(), a.to_string())
+    }
+}
+
+/// engine-promotion-rule: identity, preferences and commitments still in scratch go to
+/// human; events go to episodes.
+pub fn promotion_rule(judge: &Judge<'_>, items: &BTreeMap<String, Item>) -> Vec<(Proposer, Value)> {
+    let mut candidates: Vec<&Item> = items
+        .values()
+        .filter(|i| i.active && i.block == Block::Scratch && !judge.is_consumed(&i.item_id))
+        .filter(|i| promotion_target(&i.category).is_some())
+        .collect();
+    candidates.sort_by_key(|i| (promotion_priority(&i.category), i.ordinal()));
+    candidates
+        .into_iter()
+        .filter_map(|i| {
+            let to = promotion_target(&i.category)?;
+            Some((
+                Proposer::PromotionRule,
+                json!({"itemId": i.item_id, "toBlock": to, "reason": format!("{} facts belong in {to}", i.category)}),
+            ))
+        })
+        .collect()
+}
+
+/// policy-engine: while more than `maxActiveFacts` remain active after the model's
+/// forgettings, forget the lowest-salience unprotected facts.
+pub fn capacity_rule(
+    judge: &Judge<'_>,
+    items: &BTreeMap<String, Item>,
+    policy: &RetentionPolicy,
+    now: i64,
+) -> Vec<(Proposer, Value)> {
+    let remaining: Vec<&Item> = items.values().filter(|i| i.active && !judge.is_consumed(&i.item_id)).collect();
+    policy
+        .overflow(remaining, now)
+        .into_iter()
+        .map(|id| {
+            (
+                Proposer::PolicyEngine,
+                json!({"itemId": id, "policy": "capacity", "reason": format!("active facts exceed maxActiveFacts={}; lowest salience", policy.max_active_facts)}),
+            )
+        })
+        .collect()
+}

@@ -1,0 +1,8 @@
+//! What changes memory: the engine's deterministic rules, a pass as a plain function
+//! from proposals to a plan of edits, the Sleep orchestrator and a chat turn. Only the
+//! two orchestrators are async, and they only sequence calls to the store and the model.
+
+pub mod chat;
+pub mod engine;
+pub mod pass;
+pub mod sleep;

@@ -1,0 +1,260 @@
+//! A pass as a plain function: pre-pass state + proposals in, a [`Plan`] of judged edits
+//! and the rows they change out. No IO; drive it from a test with any proposals.
+
+use crate::flow::engine;
+use crate::gate::{Edit, Ground, Judge, Verdict};
+use crate::model::candidate::{Candidates, ConflictCandidate, DuplicateCandidate};
+use crate::model::memory::{Item, Mutation, Proposer, Refs};
+use crate::model::pass::PassKind;
+use crate::model::policy::RetentionPolicy;
+use crate::text::textmath;
+use serde_json::Value;
+use std::collections::{BTreeMap, HashSet};
+
+/// One judged proposal.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Outcome {
+    pub proposer: Proposer,
+    pub proposal: Value,
+    pub verdict: Verdict,
+}
+
+/// Everything one pass decided.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Plan {
+    pub pass: PassKind,
+    pub outcomes: Vec<Outcome>,
+    /// New rows of every item the accepted edits changed, in id order.
+    pub changed: Vec<Item>,
+}
+
+impl Plan {
+    /// Proposals the model made.
+    pub fn proposed(&self) -> usize {
+        self.outcomes.iter().filter(|o| o.proposer == Proposer::Model).count()
+    }
+    /// Accepted edits, the model's and the engine's.
+    pub fn accepted(&self) -> usize {
+        self.outcomes.iter().filter(|o| o.verdict.is_accepted()).count()
+    }
+    /// Refused proposals.
+    pub fn rejected(&self) -> usize {
+        self.outcomes.iter().filter(|o| !o.verdict.is_accepted()).count()
+    }
+    /// Accepted edits an engine rule proposed.
+    pub fn enforced(&self) -> usize {
+        self.outcomes.iter().filter(|o| o.proposer.is_engine() && o.verdict.is_accepted()).count()
+    }
+
+    /// The audit log entries of this plan, accepted and refused (ids and seqs are
+    /// assigned by the store).
+    pub fn mutations(&self, items: &BTreeMap<String, Item>, now: i64) -> Vec<Mutation> {
+        self.outcomes
+            .iter()
+            .map(|o| {
+                let field = self.pass.item_field();
+                let proposed_id = o.proposal.get(field).and_then(Value::as_str).unwrap_or("").to_string();
+                let reason = o.proposal.get("reason").and_then(Value::as_str).unwrap_or("").to_string();
+                let (item_id, refs, policy, rejection) = match &o.verdict {
+                    Verdict::Accept(edit) => {
+                        let (id, refs, policy) = refs_of(edit, items);
+                        (id, refs, policy, None)
+                    }
+                    Verdict::Refuse(why) => (
+                        proposed_id,
+                        Refs { proposal: Some(o.proposal.clone()), ..Default::default() },
+                        None,
+                        Some(why.clone()),
+                    ),
+                };
+                Mutation {
+                    id: 0,
+                    seq: 0,
+                    pass: self.pass,
+                    kind: self.pass.mutation_kind(),
+                    item_id,
+                    refs,
+                    accepted: rejection.is_none(),
+                    reason,
+                    rejection_reason: rejection,
+                    policy,
+                    proposer: o.proposer,
+                    at: now,
+                }
+            })
+            .collect()
+    }
+}
+
+fn refs_of(edit: &Edit, items: &BTreeMap<String, Item>) -> (String, Refs, Option<String>) {
+    match edit {
+        Edit::Add { .. } => (String::new(), Refs::default(), None),
+        Edit::Drop { item_id, duplicate_of, similarity } => (
+            item_id.clone(),
+            Refs { duplicate_of: Some(duplicate_of.clone()), similarity: Some(*similarity), ..Default::default() },
+            Some("duplicate".into()),
+        ),
+        Edit::Merge { into_id, from_ids, merged_text } => (
+            into_id.clone(),
+            Refs {
+                from_ids: from_ids.clone(),
+                merged_text: Some(merged_text.clone()),
+                previous_text: items.get(into_id).map(|i| i.text.clone()),
+                ..Default::default()
+            },
+            None,
+        ),
+        Edit::Promote { item_id, from, to } => (
+            item_id.clone(),
+            Refs { from_block: Some(*from), to_block: Some(to.as_str().into()), ..Default::default() },
+            None,
+        ),
+        Edit::Forget { item_id, rule, age_days } => (
+            item_id.clone(),
+            Refs { age_days: Some((age_days * 10.0).round() / 10.0), ..Default::default() },
+            Some(rule.as_str().into()),
+        ),
+        Edit::Supersede { old_id, new_id, .. } => (
+            old_id.clone(),
+            Refs {
+                superseded_by: Some(new_id.clone()),
+                previous_text: items.get(old_id).map(|i| i.text.clone()),
+                ..Default::default()
+            },
+            Some("superseded".into()),
+        ),
+    }
+}
+
+/// Inputs every pass shares.
+#[derive(Clone, Copy, Debug)]
+pub struct PassInput<'a> {
+    /// The pre-pass store, every item by id.
+    pub items: &'a BTreeMap<String, Item>,
+    pub policy: &'a RetentionPolicy,
+    pub now: i64,
+    /// The engine's candidates: Dedupe's duplicate pairs, Supersede's conflicts.
+    pub candidates: &'a Candidates,
+}
+
+/// Judges the model's proposals, then the engine rules, and applies what was accepted
+/// to copies of the affected rows.
+pub fn plan(pass: PassKind, input: PassInput<'_>, model: Vec<Value>) -> Plan {
+    let ground = Ground { items: input.items, policy: input.policy, now: input.now, transcript: &[] };
+    let mut judge = Judge::new(pass, ground);
+    let mut model = model;
+    if pass == PassKind::Promote {
+        // Identity, preference and commitment facts are applied first.
+        model.sort_by_key(|p| {
+            p.get("itemId")
+                .and_then(Value::as_str)
+                .and_then(|id| input.items.get(id))
+                .map_or(2, |i| crate::model::memory::promotion_priority(&i.category))
+        });
+    }
+    let mut outcomes = Vec::new();
+    let mut adjudicated = HashSet::new();
+    for proposal in model {
+        if pass == PassKind::Dedupe {
+            if let (Some(a), Some(b)) =
+                (proposal.get("itemId").and_then(Value::as_str), proposal.get("duplicateOf").and_then(Value::as_str))
+            {
+                adjudicated.insert(engine::unordered(a, b));
+            }
+        }
+        let verdict = judge.judge(&proposal);
+        outcomes.push(Outcome { proposer: Proposer::Model, proposal, verdict });
+    }
+    let enforced = match pass {
+        PassKind::Dedupe => engine::duplicate_rule(&judge, input.candidates.duplicates(), &adjudicated),
+        PassKind::Promote => engine::promotion_rule(&judge, input.items),
+        PassKind::Forget => engine::capacity_rule(&judge, input.items, input.policy, input.now),
+        PassKind::Merge | PassKind::Encode | PassKind::Supersede => Vec::new(),
+    };
+    for (proposer, proposal) in enforced {
+        let verdict = judge.judge(&proposal);
+        outcomes.push(Outcome { proposer, proposal, verdict });
+    }
+    let changed = apply(input.items, &outcomes, input.now);
+    Plan { pass, outcomes, changed }
+}
+
+/// New rows for every item the accepted edits change.
+fn apply(items: &BTreeMap<String, Item>, outcomes: &[Outcome], now: i64) -> Vec<Item> {
+    let mut changed: BTreeMap<String, Item> = BTreeMap::new();
+    let mut edit_row = |id: &str, f: &dyn Fn(&mut Item)| {
+        if let Some(mut row) = changed.get(id).cloned().or_else(|| items.get(id).cloned()) {
+            f(&mut row);
+            row.updated_at = now;
+            changed.insert(id.to_string(), row);
+        }
+    };
+    for o in outcomes {
+        let Verdict::Accept(edit) = &o.verdict else { continue };
+        match edit {
+            Edit::Add { .. } => {}
+            Edit::Drop { item_id, .. } | Edit::Forget { item_id, .. } => edit_row(item_id, &|i| i.active = false),
+            Edit::Merge { into_id, from_ids, merged_text } => {
+                edit_row(into_id, &|i| i.text = merged_text.clone());
+                for id in from_ids {
+                    edit_row(id, &|i| i.active = false);
+                }
+            }
+            Edit::Promote { item_id, to, .. } => edit_row(item_id, &|i| i.block = *to),
+            Edit::Supersede { old_id, new_id, valid_to } => edit_row(old_id, &|i| {
+                i.active = false;
+                i.valid_to = Some(*valid_to);
+                i.superseded_by = Some(new_id.clone());
+            }),
+        }
+    }
+    let mut out: Vec<Item> = changed.into_values().collect();
+    out.sort_by_key(Item::ordinal);
+    out
+}
+
+/// Supersede's candidate conflicts over the active items: same block and category, a
+/// shared subject and differing values (textmath::conflicts), older first.
+pub fn candidate_conflicts(items: &[&Item], threshold: f64) -> Vec<ConflictCandidate> {
+    let mut groups: BTreeMap<(crate::model::memory::Block, &str), Vec<&Item>> = BTreeMap::new();
+    for i in items {
+        groups.entry((i.block, i.category.as_str())).or_default().push(i);
+    }
+    let mut out = Vec::new();
+    for group in groups.values() {
+        // Sharing half of the smaller fact is containment >= 0.5: the indexed pair finder
+        // narrows the candidates, then the conflict rule decides.
+        let inputs: Vec<textmath::PairInput<'_>> =
+            group.iter().map(|i| textmath::PairInput { text: &i.text, rank: 0, created_at: i.created_at }).collect();
+        for p in textmath::duplicate_pairs(&inputs, 0.5) {
+            let (a, b) = (group[p.drop], group[p.keeper]);
+            let (ta, tb) = (textmath::content_tokens(&a.text), textmath::content_tokens(&b.text));
+            if textmath::conflicts(&ta, &tb, threshold) {
+                let (old, new) =
+                    if (a.created_at, a.ordinal()) <= (b.created_at, b.ordinal()) { (a, b) } else { (b, a) };
+                out.push(ConflictCandidate {
+                    old_id: old.item_id.clone(),
+                    new_id: new.item_id.clone(),
+                    similarity: p.similarity,
+                });
+            }
+        }
+    }
+    out
+}
+
+/// Dedupe's candidate pairs over the active items, measured by the engine.
+pub fn candidate_pairs(items: &[&Item], threshold: f64) -> Vec<DuplicateCandidate> {
+    let inputs: Vec<textmath::PairInput<'_>> = items
+        .iter()
+        .map(|i| textmath::PairInput { text: &i.text, rank: i.block.weight() as i64, created_at: i.created_at })
+        .collect();
+    textmath::duplicate_pairs(&inputs, threshold)
+        .into_iter()
+        .map(|p| DuplicateCandidate {
+            drop_id: items[p.drop].item_id.clone(),
+            keeper_id: items[p.keeper].item_id.clone(),
+            similarity: p.similarity,
+        })
+        .collect()
+}

@@ -1,0 +1,296 @@
+//! The Sleep orchestrator: Dedupe → Merge → Promote → Forget over a Store and a
+//! Provider. The only async part of a Sleep; each pass itself is [`crate::flow::pass::plan`].
+
+use crate::flow::pass::{self, PassInput};
+use crate::llm::prompt::{self, Budget};
+use crate::llm::provider::{self, Provider};
+use crate::model::candidate::Candidates;
+use crate::model::memory::{Item, Mutation};
+use crate::model::pass::PassKind;
+use crate::store::{Commit, Store, StoreError};
+use serde::Serialize;
+use std::collections::BTreeMap;
+
+/// How to run a Sleep.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SleepOptions {
+    /// Unix seconds; ages are measured against it and versions are stamped with it.
+    pub now: i64,
+    /// Run the identical passes but write nothing: no mutation, no version.
+    pub dry_run: bool,
+    pub budget: Budget,
+    /// A what-if policy instead of the stored one; only honoured in a dry run, so every
+    /// stored mutation was judged under the stored policy.
+    pub policy: Option<crate::model::policy::RetentionPolicy>,
+}
+
+impl SleepOptions {
+    pub fn new(now: i64) -> Self {
+        SleepOptions { now, dry_run: false, budget: Budget::default(), policy: None }
+    }
+
+    /// The same options as a dry run.
+    pub fn dry(mut self) -> Self {
+        self.dry_run = true;
+        self
+    }
+}
+
+/// Where a pass is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Phase {
+    Start,
+    Done,
+    Error,
+}
+
+/// Progress of one pass, streamed as it happens (`pass:<name>:start|done|error`).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PassEvent {
+    pub pass: PassKind,
+    pub phase: Phase,
+    pub dry_run: bool,
+    pub input: usize,
+    pub proposed: usize,
+    pub accepted: usize,
+    pub rejected: usize,
+    pub enforced: usize,
+    pub active_after: usize,
+    pub before_version: Option<u64>,
+    pub after_version: Option<u64>,
+    pub error: Option<String>,
+}
+
+impl PassEvent {
+    /// `pass:dedupe:done`.
+    pub fn name(&self) -> String {
+        let phase = match self.phase {
+            Phase::Start => "start",
+            Phase::Done => "done",
+            Phase::Error => "error",
+        };
+        format!("pass:{}:{phase}", self.pass.name())
+    }
+}
+
+/// What one pass did (or, in a dry run, would do).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PassReport {
+    pub event: PassEvent,
+    pub mutations: Vec<Mutation>,
+    pub calls: usize,
+    pub prompt_tokens: u64,
+    pub completion_tokens: u64,
+}
+
+/// A whole Sleep.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SleepReport {
+    pub dry_run: bool,
+    pub active_before: usize,
+    pub active_after: usize,
+    pub passes: Vec<PassReport>,
+}
+
+impl SleepReport {
+    pub fn total(&self, f: impl Fn(&PassEvent) -> usize) -> usize {
+        self.passes.iter().map(|p| f(&p.event)).sum()
+    }
+    pub fn calls(&self) -> usize {
+        self.passes.iter().map(|p| p.calls).sum()
+    }
+    pub fn prompt_tokens(&self) -> u64 {
+        self.passes.iter().map(|p| p.prompt_tokens).sum()
+    }
+    pub fn completion_tokens(&self) -> u64 {
+        self.passes.iter().map(|p| p.completion_tokens).sum()
+    }
+}
+
+/// Why a Sleep stopped. Passes committed before the failing one stay; the failing pass
+/// wrote nothing.
+#[derive(Clone, Debug, PartialEq)]
+pub enum SleepError {
+    Store(StoreError),
+    /// The model's call or reply failed this pass; the store is as it was before it.
+    Pass {
+        pass: PassKind,
+        message: String,
+    },
+}
+
+impl std::fmt::Display for SleepError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            SleepError::Store(e) => write!(f, "{e}"),
+            SleepError::Pass { pass, message } => {
+                write!(f, "the {} pass stopped and changed nothing: {message}", pass.name())
+            }
+        }
+    }
+}
+
+impl std::error::Error for SleepError {}
+
+impl From<StoreError> for SleepError {
+    fn from(e: StoreError) -> Self {
+        SleepError::Store(e)
+    }
+}
+
+/// Runs a Sleep, calling `on_event` as each pass starts, finishes or fails.
+pub async fn sleep<S: Store, P: Provider>(
+    store: &S,
+    provider: &P,
+    options: &SleepOptions,
+    on_event: &mut dyn FnMut(&PassEvent),
+) -> Result<SleepReport, SleepError> {
+    let now = options.now;
+    let meta = store.meta().await?;
+    if options.policy.is_some() && !options.dry_run {
+        return Err(SleepError::Store(StoreError::Invalid("a what-if policy is only allowed in a dry run".into())));
+    }
+    let policy = options.policy.clone().unwrap_or(meta.policy);
+    let mut items: BTreeMap<String, Item> = store.items().await?.into_iter().map(|i| (i.item_id.clone(), i)).collect();
+    let active_before = items.values().filter(|i| i.active).count();
+    let mut passes = Vec::new();
+    for kind in PassKind::SLEEP {
+        let mut active: Vec<&Item> = items.values().filter(|i| i.active).collect();
+        active.sort_by_key(|i| i.ordinal());
+        let mut event = PassEvent {
+            pass: kind,
+            phase: Phase::Start,
+            dry_run: options.dry_run,
+            input: active.len(),
+            proposed: 0,
+            accepted: 0,
+            rejected: 0,
+            enforced: 0,
+            active_after: active.len(),
+            before_version: None,
+            after_version: None,
+            error: None,
+        };
+        on_event(&event);
+        let candidates = match kind {
+            PassKind::Dedupe => Candidates::Duplicates(pass::candidate_pairs(&active, policy.similarity_threshold)),
+            PassKind::Supersede => {
+                Candidates::Conflicts(pass::candidate_conflicts(&active, policy.similarity_threshold))
+            }
+            PassKind::Encode | PassKind::Merge | PassKind::Promote | PassKind::Forget => Candidates::None,
+        };
+        let requests = prompt::pass_requests(kind, &active, &candidates, &policy, now, &options.budget);
+        let asked = ask(provider, kind, &requests).await;
+        let (calls, prompt_tokens, completion_tokens) = (asked.calls, asked.prompt_tokens, asked.completion_tokens);
+        let proposals = match asked.proposals {
+            Ok(list) => list,
+            Err(message) => {
+                event.phase = Phase::Error;
+                event.error = Some(message.clone());
+                on_event(&event);
+                return Err(SleepError::Pass { pass: kind, message });
+            }
+        };
+        drop(active);
+        let plan =
+            pass::plan(kind, PassInput { items: &items, policy: &policy, now, candidates: &candidates }, proposals);
+        let mutations = plan.mutations(&items, now);
+        if !options.dry_run {
+            let mut markers = Vec::new();
+            if passes.is_empty() {
+                markers.push("consolidation:start".to_string());
+            }
+            markers.push(format!("pass:{}:before", kind.name()));
+            let written = store
+                .commit(Commit {
+                    at: now,
+                    markers,
+                    label: Some(format!("pass:{}:after", kind.name())),
+                    items: plan.changed.clone(),
+                    mutations: mutations.clone(),
+                    ..Default::default()
+                })
+                .await?;
+            event.after_version = written.last().map(|v| v.seq);
+            event.before_version = written.iter().rev().nth(1).map(|v| v.seq);
+        }
+        for row in &plan.changed {
+            items.insert(row.item_id.clone(), row.clone());
+        }
+        event.phase = Phase::Done;
+        event.proposed = plan.proposed();
+        event.accepted = plan.accepted();
+        event.rejected = plan.rejected();
+        event.enforced = plan.enforced();
+        event.active_after = items.values().filter(|i| i.active).count();
+        on_event(&event);
+        passes.push(PassReport { event, mutations, calls, prompt_tokens, completion_tokens });
+    }
+    let active_after = items.values().filter(|i| i.active).count();
+    Ok(SleepReport { dry_run: options.dry_run, active_before, active_after, passes })
+}
+
+/// What asking the model for one pass's proposals gave, and cost.
+struct Asked {
+    proposals: Result<Vec<serde_json::Value>, String>,
+    calls: usize,
+    prompt_tokens: u64,
+    completion_tokens: u64,
+}
+
+/// Sends each request of a pass in turn; the first transport error, truncated or
+/// unparseable reply ends the pass (nothing of it is applied).
+async fn ask<P: Provider>(provider: &P, kind: PassKind, requests: &[provider::Request]) -> Asked {
+    let mut asked = Asked { proposals: Ok(Vec::new()), calls: 0, prompt_tokens: 0, completion_tokens: 0 };
+    let mut proposals = Vec::new();
+    for request in requests {
+        let reply = async {
+            let completion = provider.complete(request).await.map_err(|e| e.to_string())?;
+            asked.calls += 1;
+            asked.prompt_tokens += completion.prompt_tokens;
+            asked.completion_tokens += completion.completion_tokens;
+            if completion.truncated {
+                return Err("the reply was cut off at the token limit (finish_reason: length)".to_string());
+            }
+            let json = provider::extract_json(&completion.text)?;
+            provider::proposals(&json, kind.proposal_key())
+        }
+        .await;
+        match reply {
+            Ok(list) => proposals.extend(list),
+            Err(message) => {
+                asked.proposals = Err(message);
+                return asked;
+            }
+        }
+    }
+    asked.proposals = Ok(proposals);
+    asked
+}
+
+impl PassEvent {
+    /// One human-readable line: `pass:dedupe:done in=22 proposed=10 …`.
+    pub fn event_line(&self) -> String {
+        let versions = match (self.before_version, self.after_version) {
+            (Some(b), Some(a)) => format!(" v{b}->v{a}"),
+            _ => String::new(),
+        };
+        match &self.error {
+            Some(e) => format!("{} {e}", self.name()),
+            None => format!(
+                "{} in={} proposed={} accepted={} rejected={} enforced={} activeAfter={}{versions}",
+                self.name(),
+                self.input,
+                self.proposed,
+                self.accepted,
+                self.rejected,
+                self.enforced,
+                self.active_after
+            ),
+        }
+    }
+}

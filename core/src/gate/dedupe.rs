@@ -1,0 +1,40 @@
+//! The Dedupe gate: a drop is accepted only between two live facts whose similarity
+//! reaches the policy's threshold, never into a chain.
+
+use super::fields::{optional_str, require_reason, required_str, Ruling};
+use super::{Edit, Scope};
+use crate::text::textmath;
+use serde_json::Value;
+
+pub(super) fn judge(scope: &Scope<'_, '_>, p: &Value) -> Ruling<Edit> {
+    let item_id = required_str(p, "itemId")?;
+    let keeper_id = required_str(p, "duplicateOf")?;
+    let reason = optional_str(p, "reason")?;
+    if item_id == keeper_id {
+        return Err(format!("itemId {item_id} is paired with itself (a self-pair is not a duplicate)"));
+    }
+    let item = scope.live("itemId", item_id)?;
+    if scope.ledger.keepers.contains(item_id) {
+        return Err(format!(
+            "itemId {item_id} is the keeper of an earlier drop in this pass; dropping it would form a chain"
+        ));
+    }
+    let keeper = match scope.live("duplicateOf", keeper_id) {
+        Err(_) if scope.ledger.consumed.contains_key(keeper_id) => {
+            return Err(format!(
+                "duplicateOf {keeper_id} was already removed by an earlier mutation in this pass ({}); a drop into it would form a chain",
+                scope.ledger.consumed[keeper_id]
+            ))
+        }
+        other => other?,
+    };
+    let sim = textmath::similarity(&item.text, &keeper.text);
+    let threshold = scope.ground.policy.similarity_threshold;
+    if !textmath::reaches(sim, threshold) {
+        return Err(format!(
+            "similarity {sim:.3} between {item_id} and {keeper_id} is below the threshold {threshold} (a different fact)"
+        ));
+    }
+    require_reason(reason)?;
+    Ok(Edit::Drop { item_id: item_id.into(), duplicate_of: keeper_id.into(), similarity: sim })
+}

@@ -1,0 +1,56 @@
+//! The Encode gate: a new fact enters scratch only when every content token and every
+//! name in it is in the transcript.
+
+use super::fields::{invented, optional_str, required_str, Ruling};
+use super::{strip_role, Edit};
+use crate::model::memory::Block;
+use crate::text::textmath;
+use serde_json::Value;
+use std::collections::BTreeSet;
+
+/// Encode's own state: the transcript's vocabulary and names, built once per pass.
+#[derive(Debug)]
+pub(super) struct EncodeGate {
+    transcript_vocab: BTreeSet<String>,
+    transcript_names: BTreeSet<String>,
+}
+
+impl EncodeGate {
+    pub(super) fn new(transcript: &[String]) -> Self {
+        EncodeGate {
+            transcript_vocab: textmath::vocabulary(transcript.iter().map(|s| strip_role(s))),
+            transcript_names: textmath::capitalised_words(transcript.iter().map(|s| strip_role(s))),
+        }
+    }
+
+    pub(super) fn judge(&self, p: &Value) -> Ruling<Edit> {
+        let text = required_str(p, "text")?;
+        if textmath::content_tokens(text).is_empty() {
+            return Err(format!("fact '{text}' has no content tokens, so it states nothing"));
+        }
+        let category = optional_str(p, "category")?.unwrap_or("context");
+        if category.trim().is_empty() {
+            return Err("category is empty".into());
+        }
+        let block = match optional_str(p, "block")? {
+            None => Block::Scratch,
+            Some(name) => match Block::parse(name) {
+                Some(Block::Scratch) => Block::Scratch,
+                Some(other) => {
+                    return Err(format!("new facts enter scratch; block '{other}' is reached only through Promote"))
+                }
+                None => return Err(format!("block '{name}' is not one of persona, human, episodes, scratch")),
+            },
+        };
+        let cov = textmath::coverage_in(text, &self.transcript_vocab);
+        if !cov.is_full() {
+            return Err(format!("fact is not traceable to the transcript: {}", invented(&cov.missing, "invented")));
+        }
+        let names: Vec<_> =
+            textmath::proper_nouns(text).into_iter().filter(|n| !self.transcript_names.contains(n)).collect();
+        if !names.is_empty() {
+            return Err(format!("fact introduces proper nouns absent from the transcript: {}", names.join(", ")));
+        }
+        Ok(Edit::Add { text: text.trim().to_string(), category: category.trim().to_string(), block })
+    }
+}

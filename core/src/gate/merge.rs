@@ -1,0 +1,59 @@
+//! The Merge gate: sources in one block, unconsumed, and merged text fully traceable to
+//! them with no new names.
+
+use super::fields::{invented, optional_str, require_reason, required_str, required_str_list, Ruling};
+use super::{Edit, Scope};
+use crate::text::textmath;
+use serde_json::Value;
+use std::collections::HashSet;
+
+pub(super) fn judge(scope: &Scope<'_, '_>, p: &Value) -> Ruling<Edit> {
+    let into_id = required_str(p, "intoId")?;
+    let from_ids = required_str_list(p, "fromIds")?;
+    let merged_text = required_str(p, "mergedText")?;
+    let reason = optional_str(p, "reason")?;
+    if from_ids.is_empty() {
+        return Err("fromIds is empty: a merge needs at least one source besides intoId".into());
+    }
+    let mut seen = HashSet::new();
+    for id in &from_ids {
+        if *id == into_id {
+            return Err(format!("intoId {into_id} is also listed in fromIds"));
+        }
+        if !seen.insert(*id) {
+            return Err(format!("fromIds lists {id} twice"));
+        }
+    }
+    let into = scope.live("intoId", into_id)?;
+    let mut sources = vec![into];
+    for id in &from_ids {
+        sources.push(scope.live("fromIds", id)?);
+    }
+    if let Some(other) = sources.iter().find(|s| s.block != into.block) {
+        return Err(format!(
+            "sources span two blocks: {} is in {}, {} is in {}",
+            into.item_id, into.block, other.item_id, other.block
+        ));
+    }
+    if merged_text.trim().is_empty() {
+        return Err("mergedText is empty".into());
+    }
+    let texts: Vec<&str> = sources.iter().map(|s| s.text.as_str()).collect();
+    let cov = textmath::coverage(merged_text, texts.iter().copied());
+    if !cov.is_full() {
+        return Err(format!(
+            "mergedText is not traceable to its sources: {}",
+            invented(&cov.missing, "appear in none of them")
+        ));
+    }
+    let names = textmath::new_proper_nouns(merged_text, texts.iter().copied());
+    if !names.is_empty() {
+        return Err(format!("mergedText introduces proper nouns absent from every source: {}", names.join(", ")));
+    }
+    require_reason(reason)?;
+    Ok(Edit::Merge {
+        into_id: into_id.into(),
+        from_ids: from_ids.into_iter().map(String::from).collect(),
+        merged_text: merged_text.trim().to_string(),
+    })
+}

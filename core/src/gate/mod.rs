@@ -1,0 +1,309 @@
+//! Gates: pure functions from (pre-pass state, what earlier edits of the same pass
+//! consumed, policy, one proposed edit) to a [`Verdict`]. A refusal is data — a specific,
+//! true sentence naming the id, token, name, category, age or threshold at fault.
+//!
+//! ```
+//! use nocturne_core::gate::{Ground, Judge};
+//! use nocturne_core::PassKind;
+//! use nocturne_core::RetentionPolicy;
+//! use std::collections::BTreeMap;
+//! let items = BTreeMap::new();
+//! let policy = RetentionPolicy::default();
+//! let ground = Ground { items: &items, policy: &policy, now: 0, transcript: &[] };
+//! let mut judge = Judge::new(PassKind::Dedupe, ground);
+//! let verdict = judge.judge(&serde_json::json!({"itemId": "m_1", "duplicateOf": "m_9", "reason": "same"}));
+//! assert!(verdict.refusal().unwrap().contains("m_1"));
+//! ```
+
+pub mod case;
+mod dedupe;
+mod encode;
+mod fields;
+mod forget;
+mod merge;
+mod promote;
+mod supersede;
+
+use crate::model::memory::{Block, Item};
+use crate::model::pass::PassKind;
+use crate::model::policy::RetentionPolicy;
+use encode::EncodeGate;
+use fields::{json_type, Ruling};
+use forget::ForgetGate;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use std::collections::{BTreeMap, BTreeSet};
+
+/// Which retention rule authorised a forgetting, as verified by the code.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ForgetRule {
+    Stale,
+    Capacity,
+}
+
+impl ForgetRule {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ForgetRule::Stale => "stale",
+            ForgetRule::Capacity => "capacity",
+        }
+    }
+}
+
+/// An edit a gate accepted, with what it verified.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Edit {
+    /// A new fact for scratch (ids are assigned when it is stored).
+    Add {
+        text: String,
+        category: String,
+        block: Block,
+    },
+    Drop {
+        item_id: String,
+        duplicate_of: String,
+        similarity: f64,
+    },
+    Merge {
+        into_id: String,
+        from_ids: Vec<String>,
+        merged_text: String,
+    },
+    Promote {
+        item_id: String,
+        from: Block,
+        to: Block,
+    },
+    Forget {
+        item_id: String,
+        rule: ForgetRule,
+        age_days: f64,
+    },
+    /// `old_id` stops being current: `valid_to` is set and it links to `new_id`.
+    Supersede {
+        old_id: String,
+        new_id: String,
+        valid_to: i64,
+    },
+}
+
+impl Edit {
+    /// One sentence saying what was verified.
+    pub fn evidence(&self) -> String {
+        match self {
+            Edit::Add { .. } => "every content token and name is in the transcript".into(),
+            Edit::Drop { item_id, duplicate_of, similarity } => {
+                format!("{item_id} restates {duplicate_of} (similarity {similarity:.3})")
+            }
+            Edit::Merge { into_id, from_ids, .. } => {
+                format!("merged {} into {into_id}; every token traceable to the sources", from_ids.join(", "))
+            }
+            Edit::Promote { item_id, from, to } => format!("{item_id} moves {from} -> {to}"),
+            Edit::Forget { item_id, rule, age_days } => {
+                format!("{item_id} forgotten under the {} rule ({age_days:.1}d old)", rule.as_str())
+            }
+            Edit::Supersede { old_id, new_id, .. } => {
+                format!("{new_id} supersedes {old_id}: same subject, newer value")
+            }
+        }
+    }
+
+    /// The item the edit is about (`None` for a fact not yet stored).
+    pub fn item_id(&self) -> Option<&str> {
+        match self {
+            Edit::Add { .. } => None,
+            Edit::Drop { item_id, .. } | Edit::Promote { item_id, .. } | Edit::Forget { item_id, .. } => Some(item_id),
+            Edit::Merge { into_id, .. } => Some(into_id),
+            Edit::Supersede { old_id, .. } => Some(old_id),
+        }
+    }
+}
+
+/// A gate's decision. Not an error: a refusal is recorded and shown.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Verdict {
+    Accept(Edit),
+    Refuse(String),
+}
+
+impl Verdict {
+    pub fn is_accepted(&self) -> bool {
+        matches!(self, Verdict::Accept(_))
+    }
+
+    /// The rejection reason, if refused.
+    pub fn refusal(&self) -> Option<&str> {
+        match self {
+            Verdict::Refuse(r) => Some(r),
+            Verdict::Accept(_) => None,
+        }
+    }
+
+    /// The rejection reason when refused, the evidence when accepted.
+    pub fn reason(&self) -> String {
+        match self {
+            Verdict::Refuse(r) => r.clone(),
+            Verdict::Accept(e) => e.evidence(),
+        }
+    }
+}
+
+/// What the gates judge against: the pre-pass store.
+/// What the gates judge against: the pre-pass store.
+#[derive(Clone, Copy, Debug)]
+pub struct Ground<'a> {
+    /// Every item of the pre-pass store, by id (inactive ones included).
+    pub items: &'a BTreeMap<String, Item>,
+    pub policy: &'a RetentionPolicy,
+    /// Unix seconds; ages are measured against it.
+    pub now: i64,
+    /// Transcript lines the encode gate traces facts to.
+    pub transcript: &'a [String],
+}
+
+/// Judges the proposals of one pass in order, remembering what earlier accepted edits of
+/// the same pass consumed, so an id consumed earlier is told apart from one that never
+/// existed. Each pass has its own small gate; only Encode and Forget carry state.
+#[derive(Debug)]
+pub struct Judge<'a> {
+    ground: Ground<'a>,
+    ledger: Ledger,
+    gate: PassGate,
+}
+
+/// The gate of one pass, with whatever state only that pass needs.
+#[derive(Debug)]
+enum PassGate {
+    Encode(EncodeGate),
+    Dedupe,
+    Merge,
+    Promote,
+    Forget(ForgetGate),
+    Supersede,
+}
+
+/// What earlier accepted edits of the pass consumed.
+#[derive(Debug, Default)]
+struct Ledger {
+    /// id → what consumed it (`dropped`, `merged into m_3`, …).
+    consumed: BTreeMap<String, String>,
+    /// Items other drops were folded into in this pass (dropping one would form a chain).
+    keepers: BTreeSet<String>,
+}
+
+/// What a stateless gate sees: the pre-pass store and the ledger so far.
+struct Scope<'l, 'a> {
+    ground: Ground<'a>,
+    ledger: &'l Ledger,
+}
+
+impl<'a> Scope<'_, 'a> {
+    /// Finds an item that must exist in the pre-pass store, be active and unconsumed.
+    fn live(&self, field: &str, id: &str) -> Ruling<&'a Item> {
+        let Some(item) = self.ground.items.get(id) else {
+            return Err(format!("{field} '{id}' does not exist in the pre-pass store"));
+        };
+        if let Some(what) = self.ledger.consumed.get(id) {
+            return Err(format!("{field} {id} was already removed by an earlier mutation in this pass ({what})"));
+        }
+        if !item.active {
+            return Err(format!("{field} {id} is not active (it was forgotten or superseded before this pass)"));
+        }
+        Ok(item)
+    }
+}
+
+impl<'a> Judge<'a> {
+    pub fn new(pass: PassKind, ground: Ground<'a>) -> Self {
+        let gate = match pass {
+            PassKind::Encode => PassGate::Encode(EncodeGate::new(ground.transcript)),
+            PassKind::Dedupe => PassGate::Dedupe,
+            PassKind::Merge => PassGate::Merge,
+            PassKind::Promote => PassGate::Promote,
+            PassKind::Forget => PassGate::Forget(ForgetGate::new(&ground)),
+            PassKind::Supersede => PassGate::Supersede,
+        };
+        Judge { ground, ledger: Ledger::default(), gate }
+    }
+
+    pub fn pass(&self) -> PassKind {
+        match self.gate {
+            PassGate::Encode(_) => PassKind::Encode,
+            PassGate::Dedupe => PassKind::Dedupe,
+            PassGate::Merge => PassKind::Merge,
+            PassGate::Promote => PassKind::Promote,
+            PassGate::Forget(_) => PassKind::Forget,
+            PassGate::Supersede => PassKind::Supersede,
+        }
+    }
+
+    /// Whether an earlier accepted edit of this pass consumed `id`.
+    pub fn is_consumed(&self, id: &str) -> bool {
+        self.ledger.consumed.contains_key(id)
+    }
+
+    /// Judges one proposed edit and, when it is accepted, remembers what it consumed.
+    pub fn judge(&mut self, proposal: &Value) -> Verdict {
+        let checked = match proposal.as_object() {
+            None => Err(format!("malformed proposal: expected a JSON object, got {}", json_type(proposal))),
+            Some(_) => {
+                let scope = Scope { ground: self.ground, ledger: &self.ledger };
+                match &self.gate {
+                    PassGate::Encode(gate) => gate.judge(proposal),
+                    PassGate::Dedupe => dedupe::judge(&scope, proposal),
+                    PassGate::Merge => merge::judge(&scope, proposal),
+                    PassGate::Promote => promote::judge(&scope, proposal),
+                    PassGate::Forget(gate) => gate.judge(&scope, proposal),
+                    PassGate::Supersede => supersede::judge(&scope, proposal),
+                }
+            }
+        };
+        match checked {
+            Ok(edit) => {
+                self.consume(&edit);
+                Verdict::Accept(edit)
+            }
+            Err(reason) => Verdict::Refuse(reason),
+        }
+    }
+
+    fn consume(&mut self, edit: &Edit) {
+        let consumed = &mut self.ledger.consumed;
+        match edit {
+            Edit::Add { .. } => {}
+            Edit::Drop { item_id, duplicate_of, .. } => {
+                consumed.insert(item_id.clone(), format!("dropped as a duplicate of {duplicate_of}"));
+                self.ledger.keepers.insert(duplicate_of.clone());
+            }
+            Edit::Merge { into_id, from_ids, .. } => {
+                consumed.insert(into_id.clone(), "merged".into());
+                for id in from_ids {
+                    consumed.insert(id.clone(), format!("merged into {into_id}"));
+                }
+            }
+            Edit::Promote { item_id, to, .. } => {
+                consumed.insert(item_id.clone(), format!("promoted to {to}"));
+            }
+            Edit::Forget { item_id, .. } => {
+                consumed.insert(item_id.clone(), "forgotten".into());
+                if let PassGate::Forget(gate) = &mut self.gate {
+                    gate.active_now = gate.active_now.saturating_sub(1);
+                }
+            }
+            Edit::Supersede { old_id, new_id, .. } => {
+                consumed.insert(old_id.clone(), format!("superseded by {new_id}"));
+            }
+        }
+    }
+}
+
+/// A transcript line without its `user:` / `assistant:` prefix.
+pub fn strip_role(line: &str) -> &str {
+    for prefix in ["user:", "assistant:"] {
+        if let Some(rest) = line.strip_prefix(prefix) {
+            return rest.trim_start();
+        }
+    }
+    line
+}

@@ -1,0 +1,8 @@
+//! The language model's side: the [`provider::Provider`] trait (messages in, text out),
+//! the prompts and JSON Schemas each pass sends, the OpenAI-compatible wire format and
+//! the embedded offline provider. Uses `text`, `model` and `gate`; never the store.
+
+pub mod offline;
+pub mod openai;
+pub mod prompt;
+pub mod provider;

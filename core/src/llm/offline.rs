@@ -1,0 +1,323 @@
+//! The embedded offline provider: a real, deterministic proposer that reads the same
+//! prompts a remote model gets and answers with simple, documented rules built on
+//! `textmath`. It is no model — the UI labels it "offline (deterministic)" — and its
+//! proposals pass through the same gates as any model's.
+//!
+//! Rules: *encode* keeps each statement sentence of a user turn verbatim, categorised by
+//! keywords; *dedupe* adjudicates the engine's candidate pairs; *merge* joins two
+//! unprotected facts of one block and category that share at least two content tokens
+//! yet are not duplicates; *promote* sends identity/preferences/commitments to human and
+//! events to episodes; *supersede* adjudicates the engine's candidate conflicts (the
+//! later fact wins); *forget* proposes stale unprotected facts; *chat* answers a
+//! question with the memory line sharing most content tokens, or says it is not in memory;
+//! *quiz questions* name only the fact's most distinctive word.
+
+use crate::llm::prompt::{self, NOT_IN_MEMORY};
+use crate::llm::provider::{estimate_tokens, Completion, Provider, ProviderError, Request, Task};
+use crate::model::memory::promotion_target;
+use crate::model::pass::PassKind;
+use crate::model::policy::RetentionPolicy;
+use crate::text::textmath::{self, content_tokens};
+use serde_json::{json, Value};
+use std::collections::{BTreeSet, HashSet};
+
+/// The offline provider. Stateless and deterministic: the same request, the same reply.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct OfflineProvider;
+
+/// Shown wherever the provider is named.
+pub const LABEL: &str = "offline (deterministic rules, no model)";
+
+impl Provider for OfflineProvider {
+    fn label(&self) -> String {
+        LABEL.into()
+    }
+
+    async fn complete(&self, request: &Request) -> Result<Completion, ProviderError> {
+        let text = respond(request);
+        let prompt: u64 = request.messages.iter().map(|m| estimate_tokens(&m.content)).sum();
+        Ok(Completion { completion_tokens: estimate_tokens(&text), text, prompt_tokens: prompt, truncated: false })
+    }
+}
+
+/// The reply the offline provider gives to `request`.
+pub fn respond(request: &Request) -> String {
+    let user = request.messages.iter().rev().find(|m| m.role == "user").map_or("", |m| m.content.as_str());
+    let payload: Value = serde_json::from_str(user).unwrap_or(Value::Null);
+    match request.task {
+        Task::Chat => {
+            let system = request.messages.iter().find(|m| m.role == "system").map_or("", |m| m.content.as_str());
+            chat(system, user)
+        }
+        Task::Propose(pass) => {
+            let proposals = match pass {
+                PassKind::Encode => encode(&payload),
+                PassKind::Dedupe => dedupe(&payload),
+                PassKind::Merge => merge(&payload),
+                PassKind::Promote => promote(&payload),
+                PassKind::Forget => forget(&payload),
+                PassKind::Supersede => supersede(&payload),
+            };
+            json!({ pass.proposal_key(): proposals }).to_string()
+        }
+        Task::QuizQuestion => json!({"question": question(payload["fact"].as_str().unwrap_or(""))}).to_string(),
+    }
+}
+
+fn items(payload: &Value) -> Vec<&Value> {
+    payload["items"].as_array().map(|a| a.iter().collect()).unwrap_or_default()
+}
+
+fn str_of<'a>(v: &'a Value, field: &str) -> &'a str {
+    v[field].as_str().unwrap_or("")
+}
+
+/// Keyword rules for a sentence's category.
+pub fn categorise(sentence: &str) -> &'static str {
+    let s = format!(" {} ", textmath::normalize(sentence));
+    let has = |words: &[&str]| words.iter().any(|w| s.contains(&format!(" {w} ")));
+    if has(&["promised", "promise", "will", "ill", "must", "need to", "have to", "deadline", "committed"]) {
+        "commitments"
+    } else if has(&["like", "love", "prefer", "enjoy", "hate", "favorite", "favourite", "best", "rather"]) {
+        "preferences"
+    } else if has(&["name", "named", "live", "am", "im", "born", "work as", "job", "moved", "age", "old", "allergic"]) {
+        "identity"
+    } else if has(&[
+        "yesterday",
+        "today",
+        "tonight",
+        "last",
+        "ago",
+        "went",
+        "visited",
+        "broke",
+        "broken",
+        "leaks",
+        "leaked",
+        "happened",
+        "met",
+        "monday",
+        "tuesday",
+        "wednesday",
+        "thursday",
+        "friday",
+        "saturday",
+        "sunday",
+        "weekend",
+    ]) {
+        "event"
+    } else {
+        "context"
+    }
+}
+
+/// Splits text into sentences, keeping their closing punctuation.
+pub fn sentences(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut current = String::new();
+    for c in text.chars() {
+        current.push(c);
+        if matches!(c, '.' | '!' | '?' | ';' | '\n') {
+            let s = current.trim().trim_end_matches([';', '\n']).trim().to_string();
+            if !s.is_empty() {
+                out.push(s);
+            }
+            current.clear();
+        }
+    }
+    let rest = current.trim();
+    if !rest.is_empty() {
+        out.push(rest.to_string());
+    }
+    out
+}
+
+fn encode(payload: &Value) -> Vec<Value> {
+    let mut facts = Vec::new();
+    for turn in payload["turns"].as_array().into_iter().flatten() {
+        if str_of(turn, "role") != "user" {
+            continue;
+        }
+        for s in sentences(str_of(turn, "text")) {
+            if s.ends_with('?') || content_tokens(&s).len() < 2 {
+                continue;
+            }
+            let text = if s.ends_with(['.', '!']) { s.clone() } else { format!("{s}.") };
+            facts.push(json!({"text": text, "category": categorise(&s), "block": "scratch"}));
+        }
+    }
+    facts
+}
+
+fn dedupe(payload: &Value) -> Vec<Value> {
+    let mut dropped = HashSet::new();
+    let mut keepers = HashSet::new();
+    let mut out = Vec::new();
+    for pair in payload["candidatePairs"].as_array().into_iter().flatten() {
+        let (drop, keep) = (str_of(pair, "dropId"), str_of(pair, "keeperId"));
+        if dropped.contains(drop) || dropped.contains(keep) || keepers.contains(drop) {
+            continue;
+        }
+        dropped.insert(drop.to_string());
+        keepers.insert(keep.to_string());
+        let sim = pair["similarity"].as_f64().unwrap_or(0.0);
+        out.push(
+            json!({"itemId": drop, "duplicateOf": keep, "reason": format!("restates {keep} (similarity {sim:.3})")}),
+        );
+    }
+    out
+}
+
+fn policy(payload: &Value) -> RetentionPolicy {
+    serde_json::from_value(payload["policy"].clone()).unwrap_or_default()
+}
+
+fn merge(payload: &Value) -> Vec<Value> {
+    let policy = policy(payload);
+    let list = items(payload);
+    let mut used: HashSet<&str> = HashSet::new();
+    let mut out = Vec::new();
+    for (i, a) in list.iter().enumerate() {
+        for b in &list[i + 1..] {
+            let (ia, ib) = (str_of(a, "itemId"), str_of(b, "itemId"));
+            let category = str_of(a, "category");
+            if used.contains(ia)
+                || used.contains(ib)
+                || category != str_of(b, "category")
+                || policy.is_protected(category)
+            {
+                continue;
+            }
+            if str_of(a, "block") != str_of(b, "block") {
+                continue;
+            }
+            let (ta, tb) = (content_tokens(str_of(a, "text")), content_tokens(str_of(b, "text")));
+            let shared = ta.intersection(&tb).count();
+            let sim = textmath::set_similarity(&ta, &tb);
+            // Duplicates are Dedupe's, contradictions Supersede's: neither is merged.
+            if shared < 2
+                || textmath::reaches(sim, policy.similarity_threshold)
+                || textmath::conflicts(&ta, &tb, policy.similarity_threshold)
+            {
+                continue;
+            }
+            used.insert(ia);
+            used.insert(ib);
+            let merged = format!("{}; {}", str_of(a, "text").trim_end_matches('.'), str_of(b, "text"));
+            out.push(json!({"intoId": ia, "fromIds": [ib], "mergedText": merged, "reason": format!("both describe the same {category}")}));
+        }
+    }
+    out
+}
+
+fn supersede(payload: &Value) -> Vec<Value> {
+    let mut used = HashSet::new();
+    let mut out = Vec::new();
+    for pair in payload["candidateConflicts"].as_array().into_iter().flatten() {
+        let (old, new) = (str_of(pair, "oldId"), str_of(pair, "newId"));
+        // One edit per item: a chain of three values is settled over successive Sleeps.
+        if used.contains(old) || used.contains(new) {
+            continue;
+        }
+        used.insert(old.to_string());
+        used.insert(new.to_string());
+        out.push(
+            json!({"oldId": old, "newId": new, "reason": format!("{new} states a newer value for the same thing")}),
+        );
+    }
+    out
+}
+
+fn promote(payload: &Value) -> Vec<Value> {
+    items(payload)
+        .into_iter()
+        .filter(|i| str_of(i, "block") == "scratch")
+        .filter_map(|i| {
+            let to = promotion_target(str_of(i, "category"))?;
+            Some(json!({"itemId": str_of(i, "itemId"), "toBlock": to, "reason": format!("a durable {} fact", str_of(i, "category"))}))
+        })
+        .collect()
+}
+
+fn forget(payload: &Value) -> Vec<Value> {
+    let policy = policy(payload);
+    items(payload)
+        .into_iter()
+        .filter(|i| !policy.is_protected(str_of(i, "category")))
+        .filter(|i| i["ageDays"].as_f64().unwrap_or(0.0) > policy.stale_after_days)
+        .map(|i| json!({"itemId": str_of(i, "itemId"), "policy": "stale", "reason": format!("{:.0} days old", i["ageDays"].as_f64().unwrap_or(0.0))}))
+        .collect()
+}
+
+/// Words that make a question without naming its subject.
+const QUESTION_WORDS: &[&str] =
+    &["remember", "know", "tell", "recall", "anything", "something", "say", "said", "mention"];
+
+fn question_tokens(text: &str) -> BTreeSet<String> {
+    content_tokens(text).into_iter().filter(|t| !QUESTION_WORDS.contains(&t.as_str())).collect()
+}
+
+fn chat(system: &str, message: &str) -> String {
+    let lower = message.trim().to_lowercase();
+    let asks = lower.ends_with('?')
+        || ["what", "where", "who", "when", "how", "do ", "does", "did", "is ", "are ", "can ", "which"]
+            .iter()
+            .any(|w| lower.starts_with(w));
+    if !asks {
+        return "Noted — I will keep that in mind.".into();
+    }
+    let q = question_tokens(message);
+    let best = prompt::memory_lines(system)
+        .into_iter()
+        .map(|(_, text)| {
+            let f = content_tokens(&text);
+            let shared = q.intersection(&f).count();
+            (shared, shared as f64 / f.len().max(1) as f64, text)
+        })
+        .filter(|(shared, _, _)| *shared > 0 && *shared * 2 >= q.len().max(1))
+        .max_by(|a, b| a.0.cmp(&b.0).then(a.1.total_cmp(&b.1)).then(b.2.cmp(&a.2)));
+    match best {
+        Some((_, _, text)) => format!("From memory: {text}"),
+        None => NOT_IN_MEMORY.into(),
+    }
+}
+
+/// A question naming only the fact's most distinctive (longest) word.
+fn question(fact: &str) -> String {
+    let word = textmath::words(fact)
+        .filter(|w| !textmath::is_stopword(&textmath::word_token(w)))
+        .max_by(|a, b| a.chars().count().cmp(&b.chars().count()).then(b.cmp(a)))
+        .unwrap_or("that");
+    format!("What do you remember about {word}?")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn categorises_by_keywords() {
+        assert_eq!(categorise("I promised Ana I would review her thesis by Friday."), "commitments");
+        assert_eq!(categorise("I live in Lisbon."), "identity");
+        assert_eq!(categorise("I love green tea."), "preferences");
+        assert_eq!(categorise("The kitchen leaks and the kettle is broken."), "event");
+        assert_eq!(categorise("My stack is Airflow and Postgres."), "context");
+    }
+
+    #[test]
+    fn chat_answers_from_memory_or_says_absent() {
+        let system = format!(
+            "x\n{}\n- [m_1] human: I live in Lisbon.\n- [m_2] scratch: The kettle is broken.\n",
+            prompt::MEMORY_HEADER
+        );
+        assert_eq!(chat(&system, "What do you remember about Lisbon?"), "From memory: I live in Lisbon.");
+        assert_eq!(chat(&system, "What do you remember about Saffron?"), NOT_IN_MEMORY);
+        assert!(chat(&system, "I like tea.").starts_with("Noted"));
+    }
+
+    #[test]
+    fn question_names_one_word() {
+        assert_eq!(question("The kitchen leaks and the kettle is broken."), "What do you remember about kitchen?");
+        assert_eq!(question("<img src=x onerror=alert(1)> is what I typed."), "What do you remember about onerror?");
+    }
+}

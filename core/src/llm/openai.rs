@@ -1,0 +1,134 @@
+//! The OpenAI-compatible wire format, shared by every transport (the browser's fetch and
+//! the command line's HTTP client): the request body for each JSON mode, detection of a
+//! server refusing `response_format`, and parsing of a completion. Pure: no IO here.
+
+use crate::llm::provider::{Completion, ProviderError, Request};
+use serde_json::{json, Value};
+
+/// How a server takes structured output.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum JsonMode {
+    /// `response_format: {"type":"json_schema", …}` with a schema built from the data.
+    Schema,
+    /// `response_format: {"type":"json_object"}`.
+    Object,
+    /// No `response_format` ("json mode unsupported"): the prompt alone asks for JSON.
+    Plain,
+}
+
+impl JsonMode {
+    /// As shown in Settings.
+    pub fn label(self) -> &'static str {
+        match self {
+            JsonMode::Schema => "json_schema",
+            JsonMode::Object => "json_object",
+            JsonMode::Plain => "json mode unsupported",
+        }
+    }
+
+    /// The next mode to try when a server refuses this one.
+    pub fn weaker(self) -> Option<JsonMode> {
+        match self {
+            JsonMode::Schema => Some(JsonMode::Object),
+            JsonMode::Object => Some(JsonMode::Plain),
+            JsonMode::Plain => None,
+        }
+    }
+}
+
+/// The body of `POST {baseUrl}/chat/completions`: deterministic settings (temperature 0,
+/// no prompt cache) and the `response_format` of `mode` when the request wants JSON.
+pub fn body(request: &Request, model: &str, mode: JsonMode, stream: bool) -> Value {
+    let mut body = json!({
+        "model": model,
+        "messages": request.messages,
+        "temperature": 0,
+        "cache_prompt": false,
+        "max_tokens": request.max_tokens,
+        "stream": stream,
+    });
+    if let Some(contract) = &request.json {
+        match mode {
+            JsonMode::Schema => {
+                body["response_format"] = json!({"type": "json_schema", "json_schema": {"name": contract.name, "strict": true, "schema": contract.schema}});
+            }
+            JsonMode::Object => body["response_format"] = json!({"type": "json_object"}),
+            JsonMode::Plain => {}
+        }
+    }
+    body
+}
+
+/// Whether an error answer means "this server does not take that response_format" (LM
+/// Studio's 400 for json_object, older llama.cpp's for json_schema, …).
+pub fn refuses_format(status: u16, body: &str) -> bool {
+    (status == 400 || status == 422)
+        && ["response_format", "json_schema", "json_object"].iter().any(|k| body.contains(k))
+}
+
+/// Reads an OpenAI-shaped completion body. A body that is not JSON, is cut short, or has
+/// no message is a `BadResponse` naming what was wrong; `finish_reason: length` marks the
+/// reply as truncated.
+pub fn parse_completion(text: &str) -> Result<Completion, ProviderError> {
+    let value: Value = serde_json::from_str(text).map_err(|e| {
+        let preview: String = text.chars().take(120).collect();
+        ProviderError::BadResponse(format!("the body is not valid JSON ({e}): {preview}"))
+    })?;
+    let choice = &value["choices"][0];
+    let content = choice["message"]["content"]
+        .as_str()
+        .ok_or_else(|| ProviderError::BadResponse("the body has no choices[0].message.content".into()))?;
+    Ok(Completion {
+        text: content.to_string(),
+        prompt_tokens: value["usage"]["prompt_tokens"].as_u64().unwrap_or(0),
+        completion_tokens: value["usage"]["completion_tokens"].as_u64().unwrap_or(0),
+        truncated: choice["finish_reason"].as_str() == Some("length"),
+    })
+}
+
+/// `text` with every occurrence of the API key replaced, for error messages.
+pub fn redact(text: &str, api_key: Option<&str>) -> String {
+    match api_key {
+        Some(key) if !key.is_empty() => text.replace(key, "<api key>"),
+        _ => text.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::llm::prompt;
+
+    #[test]
+    fn bodies_follow_the_mode() {
+        let req = prompt::quiz_question_request("I live in Lisbon.", false);
+        assert_eq!(body(&req, "m", JsonMode::Schema, false)["response_format"]["type"], "json_schema");
+        assert_eq!(body(&req, "m", JsonMode::Object, false)["response_format"]["type"], "json_object");
+        assert!(body(&req, "m", JsonMode::Plain, false).get("response_format").is_none());
+        let chat = prompt::chat_request(&[], &[], "hi");
+        assert!(body(&chat, "m", JsonMode::Schema, true).get("response_format").is_none());
+        assert_eq!(body(&chat, "m", JsonMode::Schema, true)["temperature"], 0);
+    }
+
+    #[test]
+    fn refusals_of_response_format_are_recognised() {
+        assert!(refuses_format(400, "'response_format.type' must be 'json_schema' or 'text'"));
+        assert!(refuses_format(
+            400,
+            r#"response_format type must be one of "text" or "json_object", but got: json_schema"#
+        ));
+        assert!(!refuses_format(400, "request (5000 tokens) exceeds the available context size"));
+        assert!(!refuses_format(500, "response_format"));
+    }
+
+    #[test]
+    fn completions_parse_or_say_why_not() {
+        let ok = parse_completion(r#"{"choices":[{"message":{"content":"hi"},"finish_reason":"length"}],"usage":{"prompt_tokens":3,"completion_tokens":1}}"#).expect("ok");
+        assert_eq!((ok.text.as_str(), ok.truncated, ok.prompt_tokens), ("hi", true, 3));
+        assert!(
+            matches!(parse_completion("{\"choices\":[{\"mess"), Err(ProviderError::BadResponse(m)) if m.contains("not valid JSON"))
+        );
+        assert!(matches!(parse_completion("{}"), Err(ProviderError::BadResponse(m)) if m.contains("choices")));
+        assert_eq!(redact("Bearer sk-1 bad", Some("sk-1")), "Bearer <api key> bad");
+    }
+}

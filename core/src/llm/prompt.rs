@@ -1,0 +1,290 @@
+//! Prompts: the guardrail, each pass's payload (items as JSON, candidate pairs, the
+//! contract), JSON Schemas built from the data, and chunking to fit a context window.
+
+use crate::llm::provider::{estimate_tokens, JsonContract, Message, Request, Task};
+use crate::model::candidate::Candidates;
+use crate::model::memory::{Block, Item, Turn};
+use crate::model::pass::PassKind;
+use crate::model::policy::RetentionPolicy;
+use serde_json::{json, Value};
+
+/// Appended to every pass prompt. A polite request, not the safety mechanism: the gates are.
+pub const GUARDRAIL: &str = "Only reference itemIds that appear in the input. Do not invent facts, names, numbers or \
+dates. If you are unsure about an item, leave it out of every list.";
+
+/// The contract each pass's reply must follow.
+pub fn contract(pass: PassKind) -> &'static str {
+    match pass {
+        PassKind::Encode => {
+            r#"{"facts":[{"text":"one atomic fact in the user's words","category":"identity|preferences|commitments|event|context","block":"scratch"}]}"#
+        }
+        PassKind::Dedupe => {
+            r#"{"drop":[{"itemId":"the restatement to drop","duplicateOf":"the item it restates","reason":"why"}]}"#
+        }
+        PassKind::Merge => {
+            r#"{"merge":[{"intoId":"item that receives the text","fromIds":["items folded into it"],"mergedText":"one fact using only words of the sources","reason":"why"}]}"#
+        }
+        PassKind::Promote => r#"{"promote":[{"itemId":"item","toBlock":"persona|human|episodes","reason":"why"}]}"#,
+        PassKind::Forget => r#"{"forget":[{"itemId":"item","reason":"why","policy":"stale|capacity"}]}"#,
+        PassKind::Supersede => {
+            r#"{"supersede":[{"oldId":"the earlier fact","newId":"the later fact that replaces it","reason":"why"}]}"#
+        }
+    }
+}
+
+fn instruction(pass: PassKind) -> &'static str {
+    match pass {
+        PassKind::Encode => "Split the user's new turns into small atomic facts worth remembering, copying the user's own words. For example the turn \"I moved to Faro and adopted a cat called Tom.\" gives the facts \"I moved to Faro.\" and \"I adopted a cat called Tom.\"",
+        PassKind::Dedupe => "Find items that restate another item. candidatePairs lists pairs the engine measured as near-identical: adjudicate them.",
+        PassKind::Merge => "Merge items of the same block that describe one thing into a single fact built only from their words.",
+        PassKind::Promote => "Move durable facts out of scratch: identity, preferences and commitments to human, events to episodes, facts about the assistant to persona.",
+        PassKind::Forget => "Propose forgetting facts that are stale (ageDays above staleAfterDays) or over capacity. Never forget protected categories.",
+        PassKind::Supersede => "Find facts that a later fact contradicts (the same thing with a new value, like a new city). candidateConflicts lists pairs the engine measured: adjudicate them.",
+    }
+}
+
+/// How big each call may be.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Budget {
+    /// Tokens of item payload per call (the rest of the context is instructions and reply).
+    pub items_tokens: u64,
+    pub max_reply_tokens: u32,
+    /// Upper bound on proposals per reply, used in the JSON Schema.
+    pub max_proposals: usize,
+}
+
+impl Default for Budget {
+    fn default() -> Self {
+        Budget { items_tokens: 1500, max_reply_tokens: 1024, max_proposals: 24 }
+    }
+}
+
+fn item_json(item: &Item, now: i64) -> Value {
+    json!({
+        "itemId": item.item_id,
+        "block": item.block,
+        "category": item.category,
+        "text": item.text,
+        "ageDays": (item.age_days(now) * 10.0).round() / 10.0,
+    })
+}
+
+/// The requests of one pass over `items` (the active pre-pass items): chunked so each
+/// call's item payload fits `budget`; Merge chunks never mix blocks, and each chunk gets
+/// the candidate pairs whose both sides it holds.
+pub fn pass_requests(
+    pass: PassKind,
+    items: &[&Item],
+    candidates: &Candidates,
+    policy: &RetentionPolicy,
+    now: i64,
+    budget: &Budget,
+) -> Vec<Request> {
+    let mut groups: Vec<Vec<&Item>> = Vec::new();
+    if pass == PassKind::Merge || pass == PassKind::Supersede {
+        for block in Block::ALL {
+            let g: Vec<&Item> = items.iter().copied().filter(|i| i.block == block).collect();
+            if g.len() >= 2 {
+                groups.push(g);
+            }
+        }
+    } else if !items.is_empty() {
+        groups.push(items.to_vec());
+    }
+    let mut requests = Vec::new();
+    for group in groups {
+        for chunk in chunk_by_tokens(&group, now, budget.items_tokens) {
+            let ids: std::collections::HashSet<&str> = chunk.iter().map(|i| i.item_id.as_str()).collect();
+            let mut payload = json!({
+                "task": pass.name(),
+                "now": now,
+                "policy": policy,
+                "items": chunk.iter().map(|i| item_json(i, now)).collect::<Vec<_>>(),
+            });
+            let both = |a: &str, b: &str| ids.contains(a) && ids.contains(b);
+            match candidates {
+                Candidates::None => {}
+                Candidates::Duplicates(pairs) => {
+                    let local: Vec<Value> = pairs
+                        .iter()
+                        .filter(|p| both(&p.drop_id, &p.keeper_id))
+                        .map(|p| json!({"dropId": p.drop_id, "keeperId": p.keeper_id, "similarity": (p.similarity * 1000.0).round() / 1000.0}))
+                        .collect();
+                    payload["candidatePairs"] = Value::Array(local);
+                }
+                Candidates::Conflicts(pairs) => {
+                    let local: Vec<Value> = pairs
+                        .iter()
+                        .filter(|p| both(&p.old_id, &p.new_id))
+                        .map(|p| json!({"oldId": p.old_id, "newId": p.new_id}))
+                        .collect();
+                    payload["candidateConflicts"] = Value::Array(local);
+                }
+            }
+            let chunk_ids: Vec<&str> = chunk.iter().map(|i| i.item_id.as_str()).collect();
+            requests.push(Request {
+                task: Task::Propose(pass),
+                messages: vec![
+                    Message::system(format!(
+                        "You consolidate an agent's memory. {} {} Reply with JSON only, exactly in this shape: {}",
+                        instruction(pass),
+                        GUARDRAIL,
+                        contract(pass)
+                    )),
+                    Message::user(payload.to_string()),
+                ],
+                json: Some(JsonContract {
+                    name: pass.name().into(),
+                    schema: schema(pass, &chunk_ids, budget.max_proposals),
+                }),
+                max_tokens: budget.max_reply_tokens,
+            });
+        }
+    }
+    requests
+}
+
+fn chunk_by_tokens<'a>(items: &[&'a Item], now: i64, budget: u64) -> Vec<Vec<&'a Item>> {
+    let mut chunks = Vec::new();
+    let mut current: Vec<&Item> = Vec::new();
+    let mut used = 0u64;
+    for item in items {
+        let cost = estimate_tokens(&item_json(item, now).to_string()) + 1;
+        if !current.is_empty() && used + cost > budget {
+            chunks.push(std::mem::take(&mut current));
+            used = 0;
+        }
+        used += cost;
+        current.push(item);
+    }
+    if !current.is_empty() {
+        chunks.push(current);
+    }
+    chunks
+}
+
+/// A JSON Schema for one pass's reply, built from the data: the call's item ids as an
+/// `enum`, the allowed blocks as an `enum`, bounded strings and arrays.
+pub fn schema(pass: PassKind, ids: &[&str], max_items: usize) -> Value {
+    let id = json!({"type": "string", "enum": ids});
+    let reason = json!({"type": "string", "minLength": 1, "maxLength": 160});
+    let text = json!({"type": "string", "minLength": 1, "maxLength": 400});
+    let (key, entry) = match pass {
+        PassKind::Encode => (
+            "facts",
+            json!({"type":"object","properties":{"text":text,"category":{"type":"string","enum":["identity","preferences","commitments","event","context"]},"block":{"type":"string","enum":["scratch"]}},"required":["text","category","block"]}),
+        ),
+        PassKind::Dedupe => (
+            "drop",
+            json!({"type":"object","properties":{"itemId":id,"duplicateOf":id,"reason":reason},"required":["itemId","duplicateOf","reason"]}),
+        ),
+        PassKind::Merge => (
+            "merge",
+            json!({"type":"object","properties":{"intoId":id,"fromIds":{"type":"array","items":id,"minItems":1,"maxItems":4},"mergedText":text,"reason":reason},"required":["intoId","fromIds","mergedText","reason"]}),
+        ),
+        PassKind::Promote => (
+            "promote",
+            json!({"type":"object","properties":{"itemId":id,"toBlock":{"type":"string","enum":["persona","human","episodes"]},"reason":reason},"required":["itemId","toBlock","reason"]}),
+        ),
+        PassKind::Supersede => (
+            "supersede",
+            json!({"type":"object","properties":{"oldId":id,"newId":id,"reason":reason},"required":["oldId","newId","reason"]}),
+        ),
+        PassKind::Forget => (
+            "forget",
+            json!({"type":"object","properties":{"itemId":id,"reason":reason,"policy":{"type":"string","enum":["stale","capacity"]}},"required":["itemId","reason","policy"]}),
+        ),
+    };
+    json!({"type":"object","properties":{key:{"type":"array","items":entry,"maxItems":max_items}},"required":[key]})
+}
+
+/// At most this many facts from one encoder call.
+pub const ENCODE_MAX_FACTS: usize = 8;
+/// Reply budget of one encoder call.
+pub const ENCODE_MAX_TOKENS: u32 = 400;
+
+/// The encoder's request: the new user turns since the cursor.
+pub fn encode_request(turns: &[Turn]) -> Request {
+    let payload = json!({
+        "task": "encode",
+        "turns": turns.iter().map(|t| json!({"index": t.index, "role": t.role.as_str(), "text": t.text})).collect::<Vec<_>>(),
+    });
+    Request {
+        task: Task::Propose(PassKind::Encode),
+        messages: vec![
+            Message::system(format!(
+                "You encode a conversation into memory. {} {} Reply with JSON only, exactly in this shape: {}",
+                instruction(PassKind::Encode),
+                GUARDRAIL,
+                contract(PassKind::Encode)
+            )),
+            Message::user(payload.to_string()),
+        ],
+        // A turn rarely holds more than eight facts; a tighter bound stops a looping model early.
+        json: Some(JsonContract { name: "encode".into(), schema: schema(PassKind::Encode, &[], ENCODE_MAX_FACTS) }),
+        max_tokens: ENCODE_MAX_TOKENS,
+    }
+}
+
+/// The line that opens the memory section of the chat system prompt.
+pub const MEMORY_HEADER: &str = "MEMORY (one fact per line, [id] block: text):";
+/// What the assistant says when memory has no answer; the quiz's forgotten probe looks for it.
+pub const NOT_IN_MEMORY: &str = "I don't have that in memory.";
+
+/// A chat request: the active memory in the system prompt, recent turns, the new message.
+pub fn chat_request(memory: &[&Item], history: &[Turn], user_text: &str) -> Request {
+    let mut system = String::from(
+        "You are Nocturne, an assistant whose memory is listed below. Answer from memory when asked \
+about the user. If the answer is not in memory, say exactly: \"",
+    );
+    system.push_str(NOT_IN_MEMORY);
+    system.push_str("\" Keep replies short.\n");
+    system.push_str(MEMORY_HEADER);
+    system.push('\n');
+    for item in memory {
+        system.push_str(&format!("- [{}] {}: {}\n", item.item_id, item.block, item.text));
+    }
+    let mut messages = vec![Message::system(system)];
+    for turn in history {
+        messages.push(Message { role: turn.role.as_str().into(), content: turn.text.clone() });
+    }
+    messages.push(Message::user(user_text));
+    Request { task: Task::Chat, messages, json: None, max_tokens: 200 }
+}
+
+/// Parses the memory lines of a chat system prompt back into (id, text) pairs.
+pub fn memory_lines(system: &str) -> Vec<(String, String)> {
+    let Some(start) = system.find(MEMORY_HEADER) else { return Vec::new() };
+    system[start + MEMORY_HEADER.len()..]
+        .lines()
+        .filter_map(|l| {
+            let rest = l.strip_prefix("- [")?;
+            let (id, rest) = rest.split_once("] ")?;
+            let (_, text) = rest.split_once(": ")?;
+            Some((id.to_string(), text.to_string()))
+        })
+        .collect()
+}
+
+/// Asks for one quiz question about `fact`. The strict re-ask forbids reusing its words.
+pub fn quiz_question_request(fact: &str, strict: bool) -> Request {
+    let rule = if strict {
+        "Your previous question gave the answer away. Ask again using at most one word of the fact."
+    } else {
+        "Do not include the answer in the question."
+    };
+    Request {
+        task: Task::QuizQuestion,
+        messages: vec![
+            Message::system(format!(
+                "You write one short question whose answer is the given fact about the user. {rule} Reply with JSON only: {{\"question\":\"…\"}}"
+            )),
+            Message::user(json!({"task": "quizQuestion", "fact": fact, "strict": strict}).to_string()),
+        ],
+        json: Some(JsonContract {
+            name: "question".into(),
+            schema: json!({"type":"object","properties":{"question":{"type":"string","minLength":3,"maxLength":200}},"required":["question"]}),
+        }),
+        max_tokens: 120,
+    }
+}

@@ -1,0 +1,223 @@
+//! The Provider trait — messages in, text out — and tolerant parsing of model replies.
+
+use crate::model::pass::PassKind;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// What a request is for. A remote model reads only the messages; the embedded offline
+/// provider uses the task to pick its deterministic procedure over the same messages.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum Task {
+    /// A chat reply (streamed where the transport can).
+    Chat,
+    /// Proposals for one pass (the encoder's facts or a Sleep pass's edits), as JSON.
+    Propose(PassKind),
+    /// One Wake quiz question about a fact.
+    QuizQuestion,
+}
+
+/// One message of a conversation with the model.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Message {
+    pub role: String,
+    pub content: String,
+}
+
+impl Message {
+    pub fn system(content: impl Into<String>) -> Self {
+        Message { role: "system".into(), content: content.into() }
+    }
+    pub fn user(content: impl Into<String>) -> Self {
+        Message { role: "user".into(), content: content.into() }
+    }
+}
+
+/// A request to the model.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Request {
+    pub task: Task,
+    pub messages: Vec<Message>,
+    /// Ask for a JSON reply; the schema, when given, constrains it further.
+    pub json: Option<JsonContract>,
+    pub max_tokens: u32,
+}
+
+/// The JSON the reply must follow.
+#[derive(Clone, Debug, PartialEq)]
+pub struct JsonContract {
+    pub name: String,
+    pub schema: Value,
+}
+
+/// The model's reply.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Completion {
+    pub text: String,
+    pub prompt_tokens: u64,
+    pub completion_tokens: u64,
+    /// The reply was cut off at the token limit (finish_reason = length).
+    pub truncated: bool,
+}
+
+/// The model could not be reached or did not answer usably.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ProviderError {
+    /// Network failure, CORS refusal, DNS — the request never got an answer.
+    Unreachable(String),
+    Timeout {
+        seconds: u32,
+    },
+    Http {
+        status: u16,
+        body: String,
+    },
+    /// The HTTP body was not the expected OpenAI-shaped JSON.
+    BadResponse(String),
+}
+
+impl std::fmt::Display for ProviderError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ProviderError::Unreachable(m) => write!(
+                f,
+                "the model endpoint could not be reached ({m}); check the base URL, that the server runs, and that it allows cross-origin requests (CORS)"
+            ),
+            ProviderError::Timeout { seconds } => {
+                write!(f, "the model did not answer within {seconds} s; try a smaller model or raise the timeout")
+            }
+            ProviderError::Http { status, body } => {
+                let body: String = body.chars().take(300).collect();
+                write!(f, "the model endpoint answered HTTP {status}: {body}")
+            }
+            ProviderError::BadResponse(m) => write!(f, "the model endpoint sent something unexpected: {m}"),
+        }
+    }
+}
+
+impl std::error::Error for ProviderError {}
+
+/// A language model behind any transport. No `Send` bound: the browser's fetch is not.
+#[allow(async_fn_in_trait)]
+pub trait Provider {
+    /// A short label for logs and the UI (`offline (deterministic)`, `smollm2 @ http://…`).
+    fn label(&self) -> String;
+    async fn complete(&self, request: &Request) -> Result<Completion, ProviderError>;
+
+    /// Like `complete`, calling `on_delta` with each piece of the reply as it arrives.
+    /// Providers that cannot stream hand over the whole reply at once.
+    async fn complete_streaming(
+        &self,
+        request: &Request,
+        on_delta: &mut dyn FnMut(&str),
+    ) -> Result<Completion, ProviderError> {
+        let completion = self.complete(request).await?;
+        on_delta(&completion.text);
+        Ok(completion)
+    }
+}
+
+/// Finds the JSON object in a model reply: the whole text, a fenced code block, or the
+/// first balanced `{…}` inside prose. Errors say what was wrong, for the pass error event.
+pub fn extract_json(text: &str) -> Result<Value, String> {
+    let trimmed = text.trim();
+    if trimmed.is_empty() {
+        return Err("the model returned an empty reply".into());
+    }
+    if let Ok(v) = serde_json::from_str::<Value>(trimmed) {
+        return object_or_err(v);
+    }
+    if let Some(start) = trimmed.find("```") {
+        let after = &trimmed[start + 3..];
+        let body = after.trim_start_matches(|c: char| c.is_alphanumeric());
+        if let Some(end) = body.find("```") {
+            if let Ok(v) = serde_json::from_str::<Value>(body[..end].trim()) {
+                return object_or_err(v);
+            }
+        }
+    }
+    let Some(open) = trimmed.find('{') else {
+        return Err(format!("the reply holds no JSON object: {}", preview(trimmed)));
+    };
+    let mut depth = 0i32;
+    let mut in_string = false;
+    let mut escaped = false;
+    for (i, c) in trimmed[open..].char_indices() {
+        if in_string {
+            match (escaped, c) {
+                (true, _) => escaped = false,
+                (false, '\\') => escaped = true,
+                (false, '"') => in_string = false,
+                _ => {}
+            }
+            continue;
+        }
+        match c {
+            '"' => in_string = true,
+            '{' => depth += 1,
+            '}' => {
+                depth -= 1;
+                if depth == 0 {
+                    let candidate = &trimmed[open..open + i + 1];
+                    return serde_json::from_str::<Value>(candidate)
+                        .map_err(|e| format!("the reply's JSON is malformed ({e}): {}", preview(candidate)))
+                        .and_then(object_or_err);
+                }
+            }
+            _ => {}
+        }
+    }
+    Err(format!("the reply's JSON is truncated (unbalanced braces): {}", preview(trimmed)))
+}
+
+fn object_or_err(v: Value) -> Result<Value, String> {
+    if v.is_object() {
+        Ok(v)
+    } else {
+        Err(format!("expected a JSON object, got: {}", preview(&v.to_string())))
+    }
+}
+
+fn preview(s: &str) -> String {
+    let p: String = s.chars().take(120).collect();
+    if p.len() < s.len() {
+        format!("{p}…")
+    } else {
+        p
+    }
+}
+
+/// The proposal list under `key` in a reply. A missing key means the model proposed
+/// nothing; a key that is not an array is an error.
+pub fn proposals(reply: &Value, key: &str) -> Result<Vec<Value>, String> {
+    match reply.get(key) {
+        None | Some(Value::Null) => Ok(Vec::new()),
+        Some(Value::Array(list)) => Ok(list.clone()),
+        Some(other) => Err(format!("\"{key}\" must be a list, got: {}", preview(&other.to_string()))),
+    }
+}
+
+/// Rough token count for budgeting prompts: one token per four bytes.
+pub fn estimate_tokens(text: &str) -> u64 {
+    (text.len() as u64).div_ceil(4)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn extracts_json_from_fences_and_prose() {
+        assert!(extract_json("{\"drop\":[]}").is_ok());
+        assert!(extract_json("Sure!\n```json\n{\"drop\": []}\n```\n").is_ok());
+        assert!(extract_json("Here you go: {\"drop\": [{\"reason\": \"a } in text\"}]} done").is_ok());
+    }
+
+    #[test]
+    fn refuses_truncated_and_non_json() {
+        assert!(extract_json("{\"drop\": [{\"itemId\": \"m_1\"").unwrap_err().contains("truncated"));
+        assert!(extract_json("I cannot help with that").unwrap_err().contains("no JSON"));
+        assert!(extract_json("[1,2]").unwrap_err().contains("object"));
+        assert!(extract_json("   ").unwrap_err().contains("empty"));
+    }
+}

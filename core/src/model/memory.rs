@@ -1,0 +1,252 @@
+//! The memory model: blocks, items (facts), transcript turns, versions and mutations.
+
+use super::pass::{MutationKind, PassKind};
+use serde::{Deserialize, Serialize};
+use std::fmt;
+
+/// One of the four memory blocks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Block {
+    /// Facts about the assistant.
+    Persona,
+    /// Stable facts about the user: identity, preferences, commitments.
+    Human,
+    /// Events anchored in time or place.
+    Episodes,
+    /// Unconsolidated facts from recent conversation.
+    Scratch,
+}
+
+impl Block {
+    /// All blocks, in display order.
+    pub const ALL: [Block; 4] = [Block::Persona, Block::Human, Block::Episodes, Block::Scratch];
+    /// The blocks a fact may be promoted to.
+    pub const PROMOTION_TARGETS: [Block; 3] = [Block::Persona, Block::Human, Block::Episodes];
+
+    /// The block's name as stored and shown.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Block::Persona => "persona",
+            Block::Human => "human",
+            Block::Episodes => "episodes",
+            Block::Scratch => "scratch",
+        }
+    }
+
+    /// Parses a block name exactly as stored (`"human"`); anything else is `None`.
+    pub fn parse(name: &str) -> Option<Block> {
+        Block::ALL.into_iter().find(|b| b.as_str() == name)
+    }
+
+    /// The block's weight in salience.
+    pub fn weight(self) -> f64 {
+        match self {
+            Block::Persona => 60.0,
+            Block::Human => 50.0,
+            Block::Episodes => 30.0,
+            Block::Scratch => 10.0,
+        }
+    }
+}
+
+impl fmt::Display for Block {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// One fact. Rows are never deleted: forgetting flips `active`, superseding sets `valid_to`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Item {
+    /// `m_17`.
+    pub item_id: String,
+    pub block: Block,
+    pub text: String,
+    /// `identity | preferences | commitments | event | context | …`
+    pub category: String,
+    /// Index of the transcript turn the fact was encoded from.
+    #[serde(default)]
+    pub source_turn: Option<u32>,
+    pub created_at: i64,
+    #[serde(default)]
+    pub updated_at: i64,
+    pub active: bool,
+    /// When the fact became true (defaults to `created_at`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub valid_from: Option<i64>,
+    /// When a newer fact superseded this one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub valid_to: Option<i64>,
+    /// The item that superseded this one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub superseded_by: Option<String>,
+}
+
+impl Item {
+    /// Age in days at `now`.
+    pub fn age_days(&self, now: i64) -> f64 {
+        (now - self.created_at) as f64 / crate::model::DAY as f64
+    }
+
+    /// The numeric part of `m_17`, for ordering ids naturally.
+    pub fn ordinal(&self) -> u64 {
+        id_ordinal(&self.item_id)
+    }
+}
+
+/// Where the promotion rule sends a scratch fact of `category`, if anywhere.
+pub fn promotion_target(category: &str) -> Option<Block> {
+    match category {
+        "identity" | "preferences" | "commitments" => Some(Block::Human),
+        "event" => Some(Block::Episodes),
+        _ => None,
+    }
+}
+
+/// Identity, preference and commitment facts are promoted first.
+pub fn promotion_priority(category: &str) -> u8 {
+    match category {
+        "identity" | "preferences" | "commitments" => 0,
+        _ => 1,
+    }
+}
+
+/// The numeric part of an item id (`m_17` → 17); ids without one sort last.
+pub fn id_ordinal(id: &str) -> u64 {
+    id.strip_prefix("m_").and_then(|n| n.parse().ok()).unwrap_or(u64::MAX)
+}
+
+/// Who spoke a transcript turn.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Role {
+    User,
+    Assistant,
+}
+
+impl Role {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Role::User => "user",
+            Role::Assistant => "assistant",
+        }
+    }
+}
+
+/// One line of the raw transcript — what every stored fact must be traceable to.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Turn {
+    pub index: u32,
+    pub role: Role,
+    pub text: String,
+    pub at: i64,
+}
+
+/// An exact, immutable state of all items. Stored as the rows that changed since the
+/// previous version, so a version costs what it changed.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Version {
+    pub seq: u64,
+    /// `consolidation:start`, `pass:dedupe:before`, `turn:3`, `restore:v12`, …
+    pub label: String,
+    pub at: i64,
+    pub active_count: usize,
+    /// How many item rows this version changed.
+    pub changed: usize,
+}
+
+impl Version {
+    /// The id shown to people: `v12`.
+    pub fn id(&self) -> String {
+        format!("v{}", self.seq)
+    }
+}
+
+/// Who proposed an edit: the model, or one of the engine's deterministic rules.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum Proposer {
+    #[serde(rename = "model")]
+    Model,
+    #[serde(rename = "engine-duplicate-rule")]
+    DuplicateRule,
+    #[serde(rename = "engine-promotion-rule")]
+    PromotionRule,
+    #[serde(rename = "policy-engine")]
+    PolicyEngine,
+}
+
+impl Proposer {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Proposer::Model => "model",
+            Proposer::DuplicateRule => "engine-duplicate-rule",
+            Proposer::PromotionRule => "engine-promotion-rule",
+            Proposer::PolicyEngine => "policy-engine",
+        }
+    }
+
+    /// Whether an engine rule (not the model) proposed it.
+    pub fn is_engine(self) -> bool {
+        self != Proposer::Model
+    }
+}
+
+/// What a mutation points at, beyond its item.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Refs {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub duplicate_of: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub similarity: Option<f64>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub from_ids: Vec<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub merged_text: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub previous_text: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub from_block: Option<Block>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub to_block: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub age_days: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub superseded_by: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source_turn: Option<u32>,
+    /// The raw proposal, kept for refused mutations so the log shows what was asked.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub proposal: Option<serde_json::Value>,
+}
+
+/// One proposed edit, accepted *or refused*, as stored in the audit log.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Mutation {
+    /// Assigned by the store, increasing.
+    pub id: u64,
+    /// The version this mutation belongs to (the after-version of its pass).
+    pub seq: u64,
+    /// The pass that judged it (stored as `"encode"`, `"dedupe"`, …).
+    pub pass: PassKind,
+    /// What it does to its item (stored as `"add"`, `"drop"`, …).
+    pub kind: MutationKind,
+    pub item_id: String,
+    pub refs: Refs,
+    pub accepted: bool,
+    /// Why it was proposed (the proposer's words).
+    pub reason: String,
+    /// Why the gate refused it; `None` when accepted.
+    #[serde(default)]
+    pub rejection_reason: Option<String>,
+    /// The policy the *code* verified (`stale`, `capacity`, …), never the one claimed.
+    #[serde(default)]
+    pub policy: Option<String>,
+    pub proposer: Proposer,
+    pub at: i64,
+}

@@ -1,0 +1,129 @@
+//! The kinds of edit: which pass proposed a mutation ([`PassKind`]) and what it does to
+//! its item ([`MutationKind`]). Stored by their serde names (`"dedupe"`, `"drop"`), matched
+//! exhaustively everywhere so adding a pass is a compile error wherever it matters.
+
+use serde::{Deserialize, Serialize};
+use std::fmt;
+
+/// The kinds of proposal a gate judges: the encoder's and the five Sleep passes'.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum PassKind {
+    Encode,
+    Dedupe,
+    Merge,
+    Promote,
+    Forget,
+    Supersede,
+}
+
+impl PassKind {
+    /// Every kind, the encoder first, then the Sleep passes in order.
+    pub const ALL: [PassKind; 6] =
+        [PassKind::Encode, PassKind::Dedupe, PassKind::Merge, PassKind::Supersede, PassKind::Promote, PassKind::Forget];
+
+    /// The Sleep passes, in order: the article's four with Supersede after Merge.
+    pub const SLEEP: [PassKind; 5] =
+        [PassKind::Dedupe, PassKind::Merge, PassKind::Supersede, PassKind::Promote, PassKind::Forget];
+
+    /// The name as stored and shown (`"dedupe"`).
+    pub fn name(self) -> &'static str {
+        match self {
+            PassKind::Encode => "encode",
+            PassKind::Dedupe => "dedupe",
+            PassKind::Merge => "merge",
+            PassKind::Promote => "promote",
+            PassKind::Forget => "forget",
+            PassKind::Supersede => "supersede",
+        }
+    }
+
+    /// Parses a stored name; anything else is `None`.
+    ///
+    /// ```
+    /// use nocturne_core::model::pass::PassKind;
+    /// assert_eq!(PassKind::parse("supersede"), Some(PassKind::Supersede));
+    /// assert_eq!(PassKind::parse("sideways"), None);
+    /// ```
+    pub fn parse(name: &str) -> Option<PassKind> {
+        PassKind::ALL.into_iter().find(|p| p.name() == name)
+    }
+
+    /// The key of the proposal list in the model's JSON reply.
+    pub fn proposal_key(self) -> &'static str {
+        match self {
+            PassKind::Encode => "facts",
+            PassKind::Dedupe => "drop",
+            PassKind::Merge => "merge",
+            PassKind::Promote => "promote",
+            PassKind::Forget => "forget",
+            PassKind::Supersede => "supersede",
+        }
+    }
+
+    /// The mutation kind one proposal of this pass produces.
+    pub fn mutation_kind(self) -> MutationKind {
+        match self {
+            PassKind::Encode => MutationKind::Add,
+            PassKind::Dedupe => MutationKind::Drop,
+            PassKind::Merge => MutationKind::Merge,
+            PassKind::Promote => MutationKind::Promote,
+            PassKind::Forget => MutationKind::Forget,
+            PassKind::Supersede => MutationKind::Supersede,
+        }
+    }
+
+    /// The field naming the item a proposal is about.
+    pub fn item_field(self) -> &'static str {
+        match self {
+            PassKind::Encode => "text",
+            PassKind::Merge => "intoId",
+            PassKind::Supersede => "oldId",
+            PassKind::Dedupe | PassKind::Promote | PassKind::Forget => "itemId",
+        }
+    }
+}
+
+impl fmt::Display for PassKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// What a mutation does to its item.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum MutationKind {
+    /// A new fact enters scratch.
+    Add,
+    /// A duplicate leaves the active set.
+    Drop,
+    /// Sources fold into one fact.
+    Merge,
+    /// A fact moves to a higher block.
+    Promote,
+    /// A fact leaves the active set under a retention rule.
+    Forget,
+    /// An older value stops being current.
+    Supersede,
+}
+
+impl MutationKind {
+    /// The name as stored and shown (`"drop"`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            MutationKind::Add => "add",
+            MutationKind::Drop => "drop",
+            MutationKind::Merge => "merge",
+            MutationKind::Promote => "promote",
+            MutationKind::Forget => "forget",
+            MutationKind::Supersede => "supersede",
+        }
+    }
+}
+
+impl fmt::Display for MutationKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}

@@ -1,0 +1,133 @@
+//! The retention policy (user-editable, stored with the memory), salience and the
+//! capacity overflow set.
+
+use crate::model::memory::Item;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeSet;
+
+/// How a memory decides what it keeps.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct RetentionPolicy {
+    /// Two facts at or above this similarity are one (Dedupe).
+    pub similarity_threshold: f64,
+    /// A fact older than this many days may be forgotten.
+    pub stale_after_days: f64,
+    /// Above this many active facts, the lowest-salience unprotected ones may be forgotten.
+    pub max_active_facts: usize,
+    /// Categories that are never forgotten.
+    pub protected_categories: Vec<String>,
+}
+
+impl Default for RetentionPolicy {
+    fn default() -> Self {
+        RetentionPolicy {
+            similarity_threshold: 0.9,
+            stale_after_days: 30.0,
+            max_active_facts: 120,
+            protected_categories: vec!["identity".into(), "preferences".into(), "commitments".into()],
+        }
+    }
+}
+
+impl RetentionPolicy {
+    /// Whether `category` is protected from forgetting.
+    pub fn is_protected(&self, category: &str) -> bool {
+        self.protected_categories.iter().any(|c| c == category)
+    }
+
+    /// Whether `item` is older than `staleAfterDays` at `now`.
+    pub fn is_stale(&self, item: &Item, now: i64) -> bool {
+        item.age_days(now) > self.stale_after_days
+    }
+
+    /// block weight + 40 if protected + max(0, 30 − 30 · ageDays / staleAfterDays).
+    pub fn salience(&self, item: &Item, now: i64) -> f64 {
+        let protected = if self.is_protected(&item.category) { 40.0 } else { 0.0 };
+        let recency = if self.stale_after_days > 0.0 {
+            (30.0 - 30.0 * item.age_days(now) / self.stale_after_days).max(0.0)
+        } else {
+            0.0
+        };
+        item.block.weight() + protected + recency
+    }
+
+    /// The capacity overflow set: when more than `maxActiveFacts` items are active, the
+    /// lowest-salience unprotected active items, as many as the excess (or as many as are
+    /// unprotected). Ties go to the older item, then the lower id.
+    pub fn overflow<'a>(&self, items: impl IntoIterator<Item = &'a Item>, now: i64) -> BTreeSet<String> {
+        let active: Vec<&Item> = items.into_iter().filter(|i| i.active).collect();
+        let excess = active.len().saturating_sub(self.max_active_facts);
+        if excess == 0 {
+            return BTreeSet::new();
+        }
+        let mut candidates: Vec<(f64, &Item)> = active
+            .into_iter()
+            .filter(|i| !self.is_protected(&i.category))
+            .map(|i| (self.salience(i, now), i))
+            .collect();
+        candidates.sort_by(|(sa, a), (sb, b)| {
+            sa.total_cmp(sb).then(a.created_at.cmp(&b.created_at)).then(a.ordinal().cmp(&b.ordinal()))
+        });
+        candidates.into_iter().take(excess).map(|(_, i)| i.item_id.clone()).collect()
+    }
+
+    /// Checks the policy is usable; the message names the field and value at fault.
+    pub fn validate(&self) -> Result<(), String> {
+        if !(self.similarity_threshold > 0.0 && self.similarity_threshold <= 1.0) {
+            return Err(format!("similarityThreshold must be in (0, 1], got {}", self.similarity_threshold));
+        }
+        if !(self.stale_after_days.is_finite() && self.stale_after_days > 0.0) {
+            return Err(format!("staleAfterDays must be a positive number of days, got {}", self.stale_after_days));
+        }
+        if self.max_active_facts == 0 {
+            return Err("maxActiveFacts must be at least 1".into());
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::memory::Block;
+
+    fn item(id: &str, block: Block, category: &str, age_days: i64) -> Item {
+        Item {
+            item_id: id.into(),
+            block,
+            text: id.into(),
+            category: category.into(),
+            source_turn: None,
+            created_at: 100 * crate::model::DAY - age_days * crate::model::DAY,
+            updated_at: 0,
+            active: true,
+            valid_from: None,
+            valid_to: None,
+            superseded_by: None,
+        }
+    }
+
+    #[test]
+    fn salience_follows_the_formula() {
+        let p = RetentionPolicy::default();
+        let now = 100 * crate::model::DAY;
+        assert_eq!(p.salience(&item("m_1", Block::Human, "identity", 0), now), 50.0 + 40.0 + 30.0);
+        assert_eq!(p.salience(&item("m_2", Block::Scratch, "context", 15), now), 10.0 + 15.0);
+        assert_eq!(p.salience(&item("m_3", Block::Episodes, "event", 70), now), 30.0);
+    }
+
+    #[test]
+    fn overflow_takes_lowest_salience_unprotected() {
+        let p = RetentionPolicy { max_active_facts: 2, ..Default::default() };
+        let now = 100 * crate::model::DAY;
+        let items = [
+            item("m_1", Block::Human, "identity", 80),
+            item("m_2", Block::Scratch, "context", 1),
+            item("m_3", Block::Scratch, "context", 20),
+            item("m_4", Block::Episodes, "event", 1),
+        ];
+        let o: Vec<_> = p.overflow(&items, now).into_iter().collect();
+        assert_eq!(o, ["m_2", "m_3"]);
+    }
+}

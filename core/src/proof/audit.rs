@@ -1,0 +1,289 @@
+//! The independent re-audit: every accepted mutation is re-checked from the stored log
+//! and the stored versions, sharing no code with the passes or gates beyond `textmath`.
+//! "The model said it merged" is never evidence. Also the no-invention sweep.
+
+use crate::model::memory::{Item, Mutation, Role};
+use crate::model::pass::PassKind;
+use crate::store::{Store, StoreError};
+use crate::text::textmath;
+use serde::Serialize;
+use std::collections::{BTreeMap, HashMap};
+
+/// One accepted mutation the audit could not justify.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Problem {
+    pub mutation_id: u64,
+    pub pass: PassKind,
+    pub item_id: String,
+    pub problem: String,
+}
+
+/// The audit's result.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AuditReport {
+    /// Accepted mutations re-checked.
+    pub checked: usize,
+    pub refused_logged: usize,
+    pub problems: Vec<Problem>,
+}
+
+const PROMOTION_BLOCKS: [&str; 3] = ["persona", "human", "episodes"];
+
+/// Salience, recomputed here on purpose rather than borrowed from `policy`.
+fn salience(item: &Item, protected: &[String], stale_after_days: f64, now: i64) -> f64 {
+    let weight = match item.block.as_str() {
+        "persona" => 60.0,
+        "human" => 50.0,
+        "episodes" => 30.0,
+        _ => 10.0,
+    };
+    let age = (now - item.created_at) as f64 / 86_400.0;
+    let bonus = if protected.contains(&item.category) { 40.0 } else { 0.0 };
+    weight + bonus + (30.0 - 30.0 * age / stale_after_days).max(0.0)
+}
+
+/// Re-checks every accepted mutation in the store's log against the versions on either
+/// side of it.
+pub async fn audit<S: Store>(store: &S) -> Result<AuditReport, StoreError> {
+    let meta = store.meta().await?;
+    let policy = meta.policy;
+    let log = store.mutations().await?;
+    let transcript = store.transcript().await?;
+    let user_lines: Vec<&str> = transcript.iter().filter(|t| t.role == Role::User).map(|t| t.text.as_str()).collect();
+    let mut states: HashMap<u64, BTreeMap<String, Item>> = HashMap::new();
+    let mut report = AuditReport::default();
+    for m in &log {
+        if !m.accepted {
+            report.refused_logged += 1;
+            if m.rejection_reason.as_deref().is_none_or(|r| r.trim().is_empty()) {
+                report.problems.push(problem(m, "refused without a rejection reason".into()));
+            }
+            continue;
+        }
+        report.checked += 1;
+        if m.seq == 0 || m.seq > meta.head {
+            report.problems.push(problem(m, format!("belongs to version v{}, which does not exist", m.seq)));
+            continue;
+        }
+        for seq in [m.seq - 1, m.seq] {
+            if let std::collections::hash_map::Entry::Vacant(slot) = states.entry(seq) {
+                let items = if seq == 0 { Vec::new() } else { store.items_at(seq).await? };
+                slot.insert(items.into_iter().map(|i| (i.item_id.clone(), i)).collect());
+            }
+        }
+        let before = &states[&(m.seq - 1)];
+        let after = &states[&m.seq];
+        if let Err(p) = check(m, before, after, &policy, &user_lines) {
+            report.problems.push(problem(m, p));
+        }
+    }
+    Ok(report)
+}
+
+fn problem(m: &Mutation, problem: String) -> Problem {
+    Problem { mutation_id: m.id, pass: m.pass, item_id: m.item_id.clone(), problem }
+}
+
+fn active<'a>(state: &'a BTreeMap<String, Item>, id: &str, when: &str) -> Result<&'a Item, String> {
+    match state.get(id) {
+        Some(i) if i.active => Ok(i),
+        Some(_) => Err(format!("{id} was not active {when}")),
+        None => Err(format!("{id} did not exist {when}")),
+    }
+}
+
+/// What one mutation is re-checked against: the state before and after its version.
+struct Evidence<'a> {
+    m: &'a Mutation,
+    before: &'a BTreeMap<String, Item>,
+    after: &'a BTreeMap<String, Item>,
+    policy: &'a crate::model::policy::RetentionPolicy,
+    user_lines: &'a [&'a str],
+}
+
+fn check(
+    m: &Mutation,
+    before: &BTreeMap<String, Item>,
+    after: &BTreeMap<String, Item>,
+    policy: &crate::model::policy::RetentionPolicy,
+    user_lines: &[&str],
+) -> Result<(), String> {
+    let e = Evidence { m, before, after, policy, user_lines };
+    match m.pass {
+        PassKind::Encode => encoded(&e),
+        PassKind::Dedupe => dropped(&e),
+        PassKind::Merge => merged(&e),
+        PassKind::Promote => promoted(&e),
+        PassKind::Forget => forgotten(&e),
+        PassKind::Supersede => superseded(&e),
+    }
+}
+
+fn encoded(e: &Evidence<'_>) -> Result<(), String> {
+    let Evidence { m, after, user_lines, .. } = *e;
+    let item = after.get(&m.item_id).ok_or_else(|| format!("{} is not in its version", m.item_id))?;
+    let cov = textmath::coverage(&item.text, user_lines.iter().copied());
+    if !cov.missing.is_empty() {
+        return Err(format!("stored text has tokens in no user turn: {}", cov.missing.join(", ")));
+    }
+    let names = textmath::new_proper_nouns(&item.text, user_lines.iter().copied());
+    if !names.is_empty() {
+        return Err(format!("stored text names {} absent from the transcript", names.join(", ")));
+    }
+    Ok(())
+}
+
+fn dropped(e: &Evidence<'_>) -> Result<(), String> {
+    let Evidence { m, before, after, policy, .. } = *e;
+    let keeper_id = m.refs.duplicate_of.as_deref().ok_or("a drop without duplicateOf")?;
+    if keeper_id == m.item_id {
+        return Err("dropped as a duplicate of itself".into());
+    }
+    let item = active(before, &m.item_id, "before the pass")?;
+    let keeper = active(before, keeper_id, "before the pass")?;
+    let sim = textmath::similarity(&item.text, &keeper.text);
+    if !textmath::reaches(sim, policy.similarity_threshold) {
+        return Err(format!(
+            "re-measured similarity {sim:.3} with {keeper_id} is below {}",
+            policy.similarity_threshold
+        ));
+    }
+    if after.get(&m.item_id).is_some_and(|i| i.active) {
+        return Err("still active after being dropped".into());
+    }
+    if !after.get(keeper_id).is_some_and(|i| i.active) {
+        return Err(format!("its keeper {keeper_id} is not active after the pass (a chain)"));
+    }
+    Ok(())
+}
+
+fn merged(e: &Evidence<'_>) -> Result<(), String> {
+    let Evidence { m, before, after, .. } = *e;
+    let merged = m.refs.merged_text.as_deref().ok_or("a merge without mergedText")?;
+    let into = active(before, &m.item_id, "before the merge")?;
+    let mut sources = vec![into];
+    for id in &m.refs.from_ids {
+        sources.push(active(before, id, "before the merge")?);
+    }
+    if m.refs.from_ids.is_empty() {
+        return Err("a merge without sources".into());
+    }
+    if let Some(s) = sources.iter().find(|s| s.block != into.block) {
+        return Err(format!("sources span blocks ({} is in {})", s.item_id, s.block));
+    }
+    let texts: Vec<&str> = sources.iter().map(|s| s.text.as_str()).collect();
+    let cov = textmath::coverage(merged, texts.iter().copied());
+    if !cov.missing.is_empty() {
+        return Err(format!("merged text has tokens in no source: {}", cov.missing.join(", ")));
+    }
+    let names = textmath::new_proper_nouns(merged, texts.iter().copied());
+    if !names.is_empty() {
+        return Err(format!("merged text names {} absent from its sources", names.join(", ")));
+    }
+    if after.get(&m.item_id).map(|i| i.text.as_str()) != Some(merged) {
+        return Err("the stored text is not the merged text".into());
+    }
+    Ok(())
+}
+
+fn promoted(e: &Evidence<'_>) -> Result<(), String> {
+    let Evidence { m, before, after, .. } = *e;
+    let to = m.refs.to_block.as_deref().ok_or("a promotion without toBlock")?;
+    if !PROMOTION_BLOCKS.contains(&to) {
+        return Err(format!("promoted to '{to}', which is not a promotion block"));
+    }
+    let item = active(before, &m.item_id, "before the promotion")?;
+    if item.block.as_str() == to {
+        return Err(format!("was already in {to}"));
+    }
+    if after.get(&m.item_id).map(|i| i.block.as_str()) != Some(to) {
+        return Err(format!("is not in {to} after the pass"));
+    }
+    Ok(())
+}
+
+fn forgotten(e: &Evidence<'_>) -> Result<(), String> {
+    let Evidence { m, before, after, policy, .. } = *e;
+    let item = active(before, &m.item_id, "before it was forgotten")?;
+    if policy.protected_categories.contains(&item.category) {
+        return Err(format!("forgot a protected '{}' fact", item.category));
+    }
+    let age = (m.at - item.created_at) as f64 / 86_400.0;
+    let stale = age > policy.stale_after_days;
+    let capacity = {
+        let live: Vec<&Item> = before.values().filter(|i| i.active).collect();
+        let excess = live.len().saturating_sub(policy.max_active_facts);
+        let mut ranked: Vec<(f64, &Item)> = live
+            .into_iter()
+            .filter(|i| !policy.protected_categories.contains(&i.category))
+            .map(|i| (salience(i, &policy.protected_categories, policy.stale_after_days, m.at), i))
+            .collect();
+        ranked.sort_by(|a, b| {
+            a.0.total_cmp(&b.0).then(a.1.created_at.cmp(&b.1.created_at)).then(a.1.ordinal().cmp(&b.1.ordinal()))
+        });
+        ranked.iter().take(excess).any(|(_, i)| i.item_id == m.item_id)
+    };
+    match m.policy.as_deref() {
+        Some("stale") if stale => {}
+        Some("capacity") if capacity => {}
+        Some(p) => {
+            return Err(format!(
+                "recorded under '{p}' but the item is {age:.1}d old and {}in the overflow set",
+                if capacity { "" } else { "not " }
+            ))
+        }
+        None => return Err("no verified policy recorded".into()),
+    }
+    if after.get(&m.item_id).is_some_and(|i| i.active) {
+        return Err("still active after being forgotten".into());
+    }
+    Ok(())
+}
+
+fn superseded(e: &Evidence<'_>) -> Result<(), String> {
+    let Evidence { m, before, after, policy, .. } = *e;
+    let new_id = m.refs.superseded_by.as_deref().ok_or("a supersession without supersededBy")?;
+    let old = active(before, &m.item_id, "before it was superseded")?;
+    let new = active(before, new_id, "before it superseded another")?;
+    if old.block != new.block {
+        return Err(format!("superseded across blocks ({} and {})", old.block, new.block));
+    }
+    if (new.created_at, new.ordinal()) <= (old.created_at, old.ordinal()) {
+        return Err(format!("{new_id} is not newer than {}", m.item_id));
+    }
+    let (a, b) = (textmath::content_tokens(&old.text), textmath::content_tokens(&new.text));
+    if !textmath::conflicts(&a, &b, policy.similarity_threshold) {
+        return Err(format!("re-measured, {} and {new_id} are not a conflict", m.item_id));
+    }
+    match after.get(&m.item_id) {
+        Some(i) if !i.active && i.valid_to.is_some() && i.superseded_by.as_deref() == Some(new_id) => {}
+        _ => return Err("the old fact is not closed (inactive, validTo, supersededBy) after the pass".into()),
+    }
+    Ok(())
+}
+
+/// The no-invention sweep: every active fact must be fully traceable to the user's
+/// turns and name no one absent from them. Returns (traceable, active, offenders).
+pub async fn sweep<S: Store>(store: &S) -> Result<(usize, usize, Vec<String>), StoreError> {
+    let transcript = store.transcript().await?;
+    let lines: Vec<&str> = transcript.iter().filter(|t| t.role == Role::User).map(|t| t.text.as_str()).collect();
+    let vocab = textmath::vocabulary(lines.iter().copied());
+    let names = textmath::capitalised_words(lines.iter().copied());
+    let items = store.items().await?;
+    let live: Vec<&Item> = items.iter().filter(|i| i.active).collect();
+    let mut offenders = Vec::new();
+    for item in &live {
+        let cov = textmath::coverage_in(&item.text, &vocab);
+        let new: Vec<String> = textmath::proper_nouns(&item.text).into_iter().filter(|n| !names.contains(n)).collect();
+        if !cov.missing.is_empty() || !new.is_empty() {
+            offenders.push(format!(
+                "{} ({})",
+                item.item_id,
+                cov.missing.iter().chain(new.iter()).cloned().collect::<Vec<_>>().join(", ")
+            ));
+        }
+    }
+    Ok((live.len() - offenders.len(), live.len(), offenders))
+}

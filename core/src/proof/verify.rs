@@ -1,0 +1,531 @@
+//! The verifier: the product proving itself. A scripted conversation through the real
+//! chat path and encoder, a dry run, a real Sleep, the Wake quiz, a policy comparison,
+//! the independent re-audit, the no-invention sweep and the model-free gate cases — each
+//! check one line of evidence.
+
+use crate::flow::chat;
+use crate::flow::sleep::{self, SleepOptions};
+use crate::gate::case;
+use crate::llm::provider::Provider;
+use crate::model::pass::PassKind;
+use crate::model::policy::RetentionPolicy;
+use crate::model::DAY;
+use crate::proof::audit;
+use crate::proof::quiz;
+use crate::store::diff;
+use crate::store::Store;
+use serde::Serialize;
+
+/// The scripted conversation: (days before `now`, user message). Exact duplicates,
+/// near-duplicates, stale events, protected facts and a change of job, then a question.
+pub const SCRIPT: &[(f64, &str)] = &[
+    (70.0, "The kitchen leaks and the kettle is broken. I went to the hardware store yesterday."),
+    (45.0, "I installed postgres 16 on the backup box. The backup box sits near the router."),
+    (3.0, "I live in Lisbon and work best in the morning. I keep a bearded dragon. I work as a nurse."),
+    (2.0, "I promised Ana I would review her thesis by Friday. I prefer green tea over coffee."),
+    (2.0, "I keep a bearded dragon called Saffron. My stack is Airflow and Postgres. The cat next door is called Miso."),
+    (1.0, "I live in Lisbon and work best in the morning."),
+    (1.0, "My stack is Airflow and Postgres with dbt on top. I read science fiction on the train. My laptop has a cracked screen. I work as a teacher."),
+    (0.1, "What do you remember about my dragon?"),
+];
+
+/// One verifier check.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Check {
+    pub name: String,
+    pub passed: bool,
+    /// Depends on the model's skill: reported, and only required of the offline provider.
+    pub model_dependent: bool,
+    pub evidence: String,
+}
+
+impl Check {
+    /// `[OK] name: evidence`, `[FAIL] …`, or `[score] …` for a model-dependent figure
+    /// that was not required.
+    pub fn line(&self) -> String {
+        let tag = match (self.passed, self.model_dependent) {
+            (true, _) => "OK",
+            (false, true) => "score",
+            (false, false) => "FAIL",
+        };
+        format!("[{tag}] {}: {}", self.name, self.evidence)
+    }
+}
+
+/// How strict the verifier is.
+#[derive(Clone, Debug)]
+pub struct VerifyOptions {
+    pub now: i64,
+    /// Require model-dependent checks (recall, the probe's reply) to pass — true for the
+    /// offline provider, false for a real model whose skill is reported, not asserted.
+    pub require_skill: bool,
+    /// Gate case files to run with no model: (file name, JSON text).
+    pub cases: Vec<(String, String)>,
+}
+
+/// All checks.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct VerifyReport {
+    pub checks: Vec<Check>,
+}
+
+impl VerifyReport {
+    /// Checks that count toward the verdict.
+    pub fn required(&self, require_skill: bool) -> impl Iterator<Item = &Check> {
+        self.checks.iter().filter(move |c| require_skill || !c.model_dependent)
+    }
+
+    /// Whether every required check passed.
+    pub fn ok(&self, require_skill: bool) -> bool {
+        self.required(require_skill).all(|c| c.passed)
+    }
+
+    /// `N/M checks`.
+    pub fn summary(&self, require_skill: bool) -> String {
+        let required: Vec<&Check> = self.required(require_skill).collect();
+        let passed = required.iter().filter(|c| c.passed).count();
+        let reported = self.checks.len() - required.len();
+        let extra =
+            if reported > 0 { format!(" ({reported} model-dependent figure(s) reported)") } else { String::new() };
+        format!("{passed}/{} checks{extra}", required.len())
+    }
+}
+
+struct Recorder<'a> {
+    report: VerifyReport,
+    sink: &'a mut dyn FnMut(&Check),
+}
+
+impl Recorder<'_> {
+    fn check(&mut self, name: &str, passed: bool, model_dependent: bool, evidence: String) {
+        let c = Check { name: name.into(), passed, model_dependent, evidence };
+        (self.sink)(&c);
+        self.report.checks.push(c);
+    }
+}
+
+/// Runs every check against `store`, which must be empty, calling `on_check` as each
+/// result arrives. Errors of the store or provider become failed checks, not panics.
+pub async fn verify<S: Store, P: Provider>(
+    store: &S,
+    provider: &P,
+    options: &VerifyOptions,
+    on_check: &mut dyn FnMut(&Check),
+) -> VerifyReport {
+    let mut r = Recorder { report: VerifyReport::default(), sink: on_check };
+    if let Err(message) = run(store, provider, options, &mut r).await {
+        r.check("run", false, false, message);
+    }
+    r.report
+}
+
+async fn run<S: Store, P: Provider>(
+    store: &S,
+    provider: &P,
+    o: &VerifyOptions,
+    r: &mut Recorder<'_>,
+) -> Result<(), String> {
+    // Gates first: they need no model, so a failing provider cannot hide them.
+    gate_cases(&o.cases, r);
+    let now = o.now;
+    let active_seeded = seed(store, provider, now, r).await?;
+    dry_run(store, provider, now, r).await?;
+    policy_comparison(store, provider, now, active_seeded, r).await?;
+    let Some(sleep) = real_sleep(store, provider, now, r).await? else { return Ok(()) };
+    refusals_logged(store, &sleep, r).await?;
+    re_audit(store, r).await?;
+    no_invention(store, r).await?;
+    sleep_diff(store, &sleep, r).await?;
+    restore_and_undo(store, &sleep, now, r).await?;
+    wake(store, provider, now, r).await
+}
+
+/// Where the real Sleep's versions start and end, and what it reported.
+struct SleptRange {
+    report: sleep::SleepReport,
+    versions: Vec<crate::model::memory::Version>,
+    start: u64,
+    end: u64,
+}
+
+impl SleptRange {
+    fn active_at(&self, seq: u64) -> usize {
+        self.versions.iter().find(|v| v.seq == seq).map_or(0, |v| v.active_count)
+    }
+}
+
+/// 1. Seed through the real chat path and encoder; returns the active count.
+async fn seed<S: Store, P: Provider>(store: &S, provider: &P, now: i64, r: &mut Recorder<'_>) -> Result<usize, String> {
+    let e = |e: &dyn std::fmt::Display| e.to_string();
+    if !store.items().await.map_err(|x| e(&x))?.is_empty() {
+        return Err("the verifier needs an empty store".into());
+    }
+    let (mut accepted, mut refused, mut errors) = (0, 0, Vec::new());
+    for (days, text) in SCRIPT {
+        let at = now - (days * DAY as f64) as i64;
+        let turn = chat::chat_turn(store, provider, text, at).await.map_err(|x| e(&x))?;
+        accepted += turn.encoded.iter().filter(|m| m.accepted).count();
+        refused += turn.encoded.iter().filter(|m| !m.accepted).count();
+        errors.extend(turn.encode_error);
+    }
+    let transcript = store.transcript().await.map_err(|x| e(&x))?;
+    let active_seeded = store.meta().await.map_err(|x| e(&x))?.active_count;
+    r.check(
+        "seed",
+        transcript.len() == SCRIPT.len() * 2,
+        false,
+        format!(
+            "{} turns stored; encoder accepted {accepted}, refused {refused}; {} encode error(s){}; {active_seeded} active facts",
+            transcript.len(),
+            errors.len(),
+            errors.first().map_or(String::new(), |e| format!(" (first: {})", e.chars().take(160).collect::<String>()))
+        ),
+    );
+    r.check(
+        "encoder",
+        accepted > 0 && errors.is_empty(),
+        true,
+        format!("{accepted} fact(s) encoded from {} user turns", SCRIPT.len()),
+    );
+
+    Ok(active_seeded)
+}
+
+/// 2. Dry run: identical passes, nothing written.
+async fn dry_run<S: Store, P: Provider>(store: &S, provider: &P, now: i64, r: &mut Recorder<'_>) -> Result<(), String> {
+    let e = |e: &dyn std::fmt::Display| e.to_string();
+    let before = (
+        store.versions().await.map_err(|x| e(&x))?,
+        store.mutations().await.map_err(|x| e(&x))?,
+        store.items().await.map_err(|x| e(&x))?,
+        store.rows_written(),
+    );
+    let dry = sleep::sleep(store, provider, &SleepOptions::new(now).dry(), &mut |_| {}).await;
+    let after = (
+        store.versions().await.map_err(|x| e(&x))?,
+        store.mutations().await.map_err(|x| e(&x))?,
+        store.items().await.map_err(|x| e(&x))?,
+        store.rows_written(),
+    );
+    match &dry {
+        Ok(plan) => r.check(
+            "dry run",
+            before == after,
+            false,
+            format!(
+                "would accept {} of {} proposals (+{} enforced), active {}->{} planned; store untouched: {}",
+                plan.total(|p| p.accepted),
+                plan.total(|p| p.proposed),
+                plan.total(|p| p.enforced),
+                plan.active_before,
+                plan.active_after,
+                before == after
+            ),
+        ),
+        Err(err) => r.check(
+            "dry run",
+            before == after,
+            false,
+            format!("the dry run failed ({err}); store untouched: {}", before == after),
+        ),
+    }
+
+    Ok(())
+}
+
+/// 3. Policy comparison: the same facts under two caps.
+async fn policy_comparison<S: Store, P: Provider>(
+    store: &S,
+    provider: &P,
+    now: i64,
+    active_seeded: usize,
+    r: &mut Recorder<'_>,
+) -> Result<(), String> {
+    let e = |e: &dyn std::fmt::Display| e.to_string();
+    let mut forgotten = Vec::new();
+    for cap in [120, 6] {
+        let policy = RetentionPolicy { max_active_facts: cap, ..store.meta().await.map_err(|x| e(&x))?.policy };
+        let opts = SleepOptions { policy: Some(policy.clone()), ..SleepOptions::new(now).dry() };
+        let plan = sleep::sleep(store, provider, &opts, &mut |_| {}).await.map_err(|x| e(&x))?;
+        let forget = plan.passes.iter().find(|p| p.event.pass == PassKind::Forget);
+        let n = forget.map_or(0, |p| p.event.accepted);
+        let protected = forget.map_or(0, |p| {
+            p.mutations
+                .iter()
+                .filter(|m| !m.accepted && m.rejection_reason.as_deref().is_some_and(|r| r.contains("protected")))
+                .count()
+        });
+        forgotten.push((cap, n, plan.active_after, protected));
+    }
+    let protected_active = {
+        let items = store.items().await.map_err(|x| e(&x))?;
+        let policy = store.meta().await.map_err(|x| e(&x))?.policy;
+        items.iter().filter(|i| i.active && policy.is_protected(&i.category)).count()
+    };
+    let (_, f120, left120, _) = forgotten[0];
+    let (_, f6, left6, _) = forgotten[1];
+    r.check(
+        "policy comparison",
+        f6 > f120 && left6 >= 6.min(left120) && left6 <= left120,
+        // With fewer than 7 facts a cap of 6 has nothing to forget: that is the model's doing.
+        active_seeded < 7,
+        format!("maxActiveFacts=120: forgotten={f120}, active left={left120}; maxActiveFacts=6: forgotten={f6}, active left={left6} (protected facts seeded: {protected_active})"),
+    );
+
+    Ok(())
+}
+
+/// 4. The real Sleep: every pass, its versions in order.
+async fn real_sleep<S: Store, P: Provider>(
+    store: &S,
+    provider: &P,
+    now: i64,
+    r: &mut Recorder<'_>,
+) -> Result<Option<SleptRange>, String> {
+    let e = |e: &dyn std::fmt::Display| e.to_string();
+    let mut events = Vec::new();
+    let report = sleep::sleep(store, provider, &SleepOptions::new(now), &mut |ev| events.push(ev.name())).await;
+    let report = match report {
+        Ok(rep) => rep,
+        Err(err) => {
+            r.check("sleep", false, false, err.to_string());
+            return Ok(None);
+        }
+    };
+    let versions = store.versions().await.map_err(|x| e(&x))?;
+    let markers = 1 + 2 * PassKind::SLEEP.len();
+    let labels: Vec<&str> = versions.iter().rev().take(markers).rev().map(|v| v.label.as_str()).collect();
+    let mut want = vec!["consolidation:start".to_string()];
+    for p in PassKind::SLEEP {
+        want.push(format!("pass:{}:before", p.name()));
+        want.push(format!("pass:{}:after", p.name()));
+    }
+    let per_pass: Vec<String> = report
+        .passes
+        .iter()
+        .map(|p| {
+            let v = &p.event;
+            format!(
+                "{} in={} proposed={} accepted={} rejected={} enforced={} activeAfter={}",
+                v.pass.name(),
+                v.input,
+                v.proposed,
+                v.accepted,
+                v.rejected,
+                v.enforced,
+                v.active_after
+            )
+        })
+        .collect();
+    r.check(
+        "sleep",
+        labels == want && events.len() == 2 * PassKind::SLEEP.len(),
+        false,
+        format!("{}; versions {}", per_pass.join(" | "), labels.join(", ")),
+    );
+
+    let start = versions.iter().rev().nth(markers - 1).map_or(0, |v| v.seq);
+    let end = versions.last().map_or(0, |v| v.seq);
+    Ok(Some(SleptRange { report, versions, start, end }))
+}
+
+/// 5. Every refusal is in the log with its reason.
+async fn refusals_logged<S: Store>(store: &S, sleep: &SleptRange, r: &mut Recorder<'_>) -> Result<(), String> {
+    let e = |e: &dyn std::fmt::Display| e.to_string();
+    let log = store.mutations().await.map_err(|x| e(&x))?;
+    let reported_refusals = sleep.report.total(|p| p.rejected);
+    let sleep_seq = sleep.start;
+    let logged: Vec<_> = log.iter().filter(|m| m.seq >= sleep_seq && !m.accepted).collect();
+    r.check(
+        "refusals logged",
+        logged.len() == reported_refusals
+            && logged.iter().all(|m| m.rejection_reason.as_deref().is_some_and(|x| !x.is_empty())),
+        false,
+        format!("{reported_refusals} refused in the Sleep, {} in the log with reasons", logged.len()),
+    );
+
+    Ok(())
+}
+
+/// 6. Independent re-audit from the stored log.
+async fn re_audit<S: Store>(store: &S, r: &mut Recorder<'_>) -> Result<(), String> {
+    let e = |e: &dyn std::fmt::Display| e.to_string();
+    let audit = audit::audit(store).await.map_err(|x| e(&x))?;
+    r.check(
+        "re-audit",
+        audit.problems.is_empty(),
+        false,
+        format!(
+            "{} accepted mutation(s) re-verified from the log, {} refused logged, {} problem(s){}",
+            audit.checked,
+            audit.refused_logged,
+            audit.problems.len(),
+            audit
+                .problems
+                .iter()
+                .map(|p| format!("; #{} {} {}: {}", p.mutation_id, p.pass, p.item_id, p.problem))
+                .collect::<String>()
+        ),
+    );
+
+    Ok(())
+}
+
+/// 7. No-invention sweep.
+async fn no_invention<S: Store>(store: &S, r: &mut Recorder<'_>) -> Result<(), String> {
+    let e = |e: &dyn std::fmt::Display| e.to_string();
+    let (ok, total, offenders) = audit::sweep(store).await.map_err(|x| e(&x))?;
+    r.check(
+        "no invention",
+        offenders.is_empty(),
+        false,
+        format!(
+            "{ok}/{total} active facts fully traceable to the transcript{}",
+            if offenders.is_empty() { String::new() } else { format!("; untraceable: {}", offenders.join(", ")) }
+        ),
+    );
+
+    Ok(())
+}
+
+/// 8. Diff of the Sleep: every item accounted for.
+async fn sleep_diff<S: Store>(store: &S, sleep: &SleptRange, r: &mut Recorder<'_>) -> Result<(), String> {
+    let e = |e: &dyn std::fmt::Display| e.to_string();
+    let (start, end) = (sleep.start, sleep.end);
+    let d = diff::diff(store, start, end).await.map_err(|x| e(&x))?;
+    let at = |seq: u64| sleep.active_at(seq);
+    let balanced = d.kept + d.changed.len() + d.forgotten.len() == at(start)
+        && d.kept + d.changed.len() + d.added.len() == at(end);
+    let explained = d.forgotten.iter().all(|f| f.by.is_some());
+    r.check(
+        "diff",
+        balanced && explained,
+        false,
+        format!("v{start}..v{end}: kept {}, changed {}, forgotten {} (each with its mutation: {explained}), added {}, refused {}", d.kept, d.changed.len(), d.forgotten.len(), d.added.len(), d.refused.len()),
+    );
+
+    Ok(())
+}
+
+/// 9. Restore the pre-Sleep version, then undo the restore.
+async fn restore_and_undo<S: Store>(
+    store: &S,
+    sleep: &SleptRange,
+    now: i64,
+    r: &mut Recorder<'_>,
+) -> Result<(), String> {
+    let e = |e: &dyn std::fmt::Display| e.to_string();
+    let (start, end) = (sleep.start, sleep.end);
+    let active_sorted = |items: Vec<crate::model::memory::Item>| {
+        let mut v: Vec<_> = items.into_iter().filter(|i| i.active).collect();
+        v.sort_by_key(crate::model::memory::Item::ordinal);
+        v
+    };
+    let start_state = active_sorted(store.items_at(start).await.map_err(|x| e(&x))?);
+    let undo = store.restore(start, now).await.map_err(|x| e(&x))?;
+    let restored = active_sorted(store.items().await.map_err(|x| e(&x))?);
+    let redo = store.restore(end, now).await.map_err(|x| e(&x))?;
+    let back: usize = store.items().await.map_err(|x| e(&x))?.iter().filter(|i| i.active).count();
+    r.check(
+        "restore",
+        restored == start_state && back == sleep.active_at(end),
+        false,
+        format!(
+            "{} restored v{start} exactly ({} active); {} brought back v{end} ({back} active)",
+            undo.id(),
+            restored.len(),
+            redo.id()
+        ),
+    );
+
+    Ok(())
+}
+
+/// 10. Wake quiz, the forgotten probe and the superseded probe.
+async fn wake<S: Store, P: Provider>(store: &S, provider: &P, now: i64, r: &mut Recorder<'_>) -> Result<(), String> {
+    let e = |e: &dyn std::fmt::Display| e.to_string();
+    let quiz = quiz::wake(store, provider, now).await.map_err(|x| e(&x))?;
+    let leaks_refused =
+        quiz.questions.iter().all(|q| q.question.is_empty() || quiz::leak(&q.question, &q.fact) < quiz::LEAK_THRESHOLD);
+    r.check(
+        "quiz questions",
+        quiz.questions.len() == quiz::QUESTIONS.min(quiz.questions.len()) && leaks_refused,
+        false,
+        format!(
+            "{} question(s); none leaks half its answer; {} generated question(s) refused for leaking",
+            quiz.questions.len(),
+            quiz.questions.iter().map(|q| q.refused_questions.len()).sum::<usize>()
+        ),
+    );
+    r.check(
+        "quiz recall",
+        quiz.questions.len() == quiz::QUESTIONS && quiz.correct() == quiz::QUESTIONS,
+        true,
+        format!(
+            "{}/{} correct (attempts: {})",
+            quiz.correct(),
+            quiz.questions.len(),
+            quiz.questions.iter().map(|q| q.attempts.to_string()).collect::<Vec<_>>().join(",")
+        ),
+    );
+    match &quiz.probe {
+        Some(p) => {
+            r.check(
+                "forgotten absent from store",
+                p.absent_from_store,
+                false,
+                format!("{} \"{}\" has no active match >= 0.9", p.item_id, p.fact),
+            );
+            r.check(
+                "forgotten probe",
+                p.passed,
+                true,
+                format!(
+                    "\"{}\" -> \"{}\": absentFromStore={} saidAbsent={} leakedForgottenContent={}",
+                    p.question, p.answer, p.absent_from_store, p.said_absent, p.leaked_forgotten_content
+                ),
+            );
+        }
+        None => {
+            r.check("forgotten probe", false, true, "the Sleep forgot nothing, so there is nothing to probe".into())
+        }
+    }
+
+    if let Some(s) = &quiz.superseded {
+        r.check(
+            "superseded probe",
+            s.passed,
+            true,
+            format!(
+                "\"{}\" -> \"{}\": current value given={} superseded value given={}",
+                s.question, s.answer, s.gave_current, s.gave_superseded
+            ),
+        );
+    }
+
+    Ok(())
+}
+
+/// 11. Gates with no model at all.
+fn gate_cases(cases: &[(String, String)], r: &mut Recorder<'_>) {
+    let mut failures = Vec::new();
+    for (name, text) in cases {
+        match case::parse(text).and_then(|c| c.judge()) {
+            Ok(res) if res.disagreements.is_empty() => {}
+            Ok(res) => failures.push(format!("{name}: {}", res.disagreements.join("; "))),
+            Err(err) => failures.push(format!("{name}: {err}")),
+        }
+    }
+    r.check(
+        "gate cases",
+        !cases.is_empty() && failures.is_empty(),
+        false,
+        format!(
+            "{}/{} case files judged as expected{}",
+            cases.len() - failures.len(),
+            cases.len(),
+            failures.iter().map(|f| format!("; {f}")).collect::<String>()
+        ),
+    );
+}

@@ -1,0 +1,137 @@
+//! Lineage: the ancestry of an item — the turn it came from, what was merged into it or it
+//! into, where it was promoted, what it duplicated, when it was forgotten — read from the
+//! mutation log.
+
+use crate::model::memory::{Item, Mutation};
+use crate::model::pass::PassKind;
+use serde::Serialize;
+
+/// One step in an item's history.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Step {
+    pub at: i64,
+    pub seq: u64,
+    pub pass: PassKind,
+    /// One sentence: "encoded from turn 4", "merged m_9 into it", …
+    pub what: String,
+    /// Items this step links to (sources, keeper, target).
+    pub links: Vec<String>,
+}
+
+/// The accepted history of `item_id`, oldest first.
+pub fn lineage(item_id: &str, log: &[Mutation]) -> Vec<Step> {
+    let mut steps = Vec::new();
+    for m in log.iter().filter(|m| m.accepted) {
+        let step = |what: String, links: Vec<String>| Step { at: m.at, seq: m.seq, pass: m.pass, what, links };
+        let is_self = m.item_id == item_id;
+        match m.pass {
+            PassKind::Encode if is_self => {
+                let turn = m.refs.source_turn.map_or("the conversation".to_string(), |t| format!("turn {t}"));
+                steps.push(step(format!("encoded from {turn}"), vec![]));
+            }
+            PassKind::Dedupe if is_self => {
+                let keeper = m.refs.duplicate_of.clone().unwrap_or_default();
+                steps.push(step(format!("dropped as a duplicate of {keeper}"), vec![keeper]));
+            }
+            PassKind::Dedupe if m.refs.duplicate_of.as_deref() == Some(item_id) => {
+                steps.push(step(format!("kept; {} was dropped as its duplicate", m.item_id), vec![m.item_id.clone()]));
+            }
+            PassKind::Merge if is_self => {
+                steps.push(step(
+                    format!(
+                        "merged {} into it: “{}”",
+                        m.refs.from_ids.join(", "),
+                        m.refs.merged_text.clone().unwrap_or_default()
+                    ),
+                    m.refs.from_ids.clone(),
+                ));
+            }
+            PassKind::Merge if m.refs.from_ids.iter().any(|f| f == item_id) => {
+                steps.push(step(format!("merged into {}", m.item_id), vec![m.item_id.clone()]));
+            }
+            PassKind::Promote if is_self => {
+                let from = m.refs.from_block.map_or("?".to_string(), |b| b.to_string());
+                steps.push(step(
+                    format!(
+                        "promoted {from} → {} ({})",
+                        m.refs.to_block.clone().unwrap_or_default(),
+                        m.proposer.as_str()
+                    ),
+                    vec![],
+                ));
+            }
+            PassKind::Supersede if is_self => {
+                let new = m.refs.superseded_by.clone().unwrap_or_default();
+                steps.push(step(format!("superseded by {new}: no longer current from {}", m.at), vec![new]));
+            }
+            PassKind::Supersede if m.refs.superseded_by.as_deref() == Some(item_id) => {
+                steps.push(step(format!("supersedes {} (its newer value)", m.item_id), vec![m.item_id.clone()]));
+            }
+            PassKind::Forget if is_self => {
+                steps.push(step(
+                    format!("forgotten under the {} rule: {}", m.policy.clone().unwrap_or_default(), m.reason),
+                    vec![],
+                ));
+            }
+            _ => {}
+        }
+    }
+    steps
+}
+
+/// The items whose lineage reaches `item`'s (merge sources and duplicates), by id.
+pub fn ancestors(item: &Item, log: &[Mutation]) -> Vec<String> {
+    let mut out: Vec<String> = lineage(&item.item_id, log).into_iter().flat_map(|s| s.links).collect();
+    out.sort();
+    out.dedup();
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::memory::{Block, Proposer, Refs};
+
+    fn m(pass: PassKind, item: &str, refs: Refs) -> Mutation {
+        Mutation {
+            id: 1,
+            seq: 2,
+            pass,
+            kind: pass.mutation_kind(),
+            item_id: item.into(),
+            refs,
+            accepted: true,
+            reason: "r".into(),
+            rejection_reason: None,
+            policy: Some("stale".into()),
+            proposer: Proposer::Model,
+            at: 5,
+        }
+    }
+
+    #[test]
+    fn lineage_follows_encode_merge_promote_and_forget() {
+        let log = vec![
+            m(PassKind::Encode, "m_1", Refs { source_turn: Some(0), ..Default::default() }),
+            m(
+                PassKind::Merge,
+                "m_1",
+                Refs { from_ids: vec!["m_2".into()], merged_text: Some("a; b".into()), ..Default::default() },
+            ),
+            m(
+                PassKind::Promote,
+                "m_1",
+                Refs { from_block: Some(Block::Scratch), to_block: Some("human".into()), ..Default::default() },
+            ),
+            m(PassKind::Forget, "m_1", Refs::default()),
+        ];
+        let steps: Vec<String> = lineage("m_1", &log).into_iter().map(|s| s.what).collect();
+        assert_eq!(steps.len(), 4);
+        assert_eq!(steps[0], "encoded from turn 0");
+        assert!(steps[1].starts_with("merged m_2 into it"));
+        assert!(steps[2].starts_with("promoted scratch → human"));
+        assert!(steps[3].contains("stale rule"));
+        assert_eq!(lineage("m_2", &log)[0].what, "merged into m_1");
+    }
+}

@@ -1,0 +1,157 @@
+//! The Store trait — one contract for every backend — with the in-memory [`MemStore`],
+//! the row planning every backend shares, and the spec's verbs (list blocks, get a block,
+//! append, replace, snapshot, restore) built on top.
+//!
+//! Versions are exact but stored as changes: a version writes one row for itself plus
+//! one change row per item it changed, so a Sleep that changes 50 of 10,000 facts writes
+//! about 50 × 3 rows (live row, change row, mutation), not 80,000.
+
+use crate::model::memory::{Block, Item, Mutation, Turn, Version};
+use crate::model::policy::RetentionPolicy;
+use serde::{Deserialize, Serialize};
+use std::collections::HashMap;
+
+pub mod diff;
+pub mod document;
+pub mod lineage;
+mod mem;
+mod rows;
+
+pub use mem::MemStore;
+pub use rows::{plan_rows, Rows};
+
+/// A store failing (not a refusal). Carries what failed, worded for a person.
+#[derive(Clone, Debug, PartialEq)]
+pub enum StoreError {
+    /// A version that does not exist.
+    NoSuchVersion(u64),
+    /// The backend could not read or write (IndexedDB error, quota, I/O).
+    Backend(String),
+    /// The browser's storage quota is exhausted.
+    QuotaExceeded(String),
+    /// A commit that contradicts the store (e.g. items without a version label).
+    Invalid(String),
+}
+
+impl std::fmt::Display for StoreError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            StoreError::NoSuchVersion(seq) => write!(f, "version v{seq} does not exist"),
+            StoreError::Backend(m) => write!(f, "storage failed: {m}"),
+            StoreError::QuotaExceeded(m) => {
+                write!(f, "storage is full ({m}); export your memory and free some space, nothing was changed")
+            }
+            StoreError::Invalid(m) => write!(f, "refused to write an inconsistent change: {m}"),
+        }
+    }
+}
+
+impl std::error::Error for StoreError {}
+
+/// Bookkeeping stored beside the items.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct Meta {
+    pub policy: RetentionPolicy,
+    /// Turns `0..encoded_through` have been encoded (the encoder's cursor).
+    pub encoded_through: u32,
+    /// The newest version's seq (0 before the first version).
+    pub head: u64,
+    pub active_count: usize,
+    pub next_item: u64,
+    pub next_mutation: u64,
+}
+
+/// One atomic write: the store applies all of it or none of it.
+#[derive(Clone, Debug, Default)]
+pub struct Commit {
+    pub at: i64,
+    /// Unchanged versions written first (`consolidation:start`, `pass:dedupe:before`).
+    pub markers: Vec<String>,
+    /// The version that carries `items`; `None` writes no version (then `items` must be empty).
+    pub label: Option<String>,
+    /// Full new rows of created or changed items.
+    pub items: Vec<Item>,
+    /// Accepted and refused mutations; the store assigns `id` and `seq`.
+    pub mutations: Vec<Mutation>,
+    pub turns: Vec<Turn>,
+    pub encoded_through: Option<u32>,
+}
+
+/// One memory's storage. Async without a `Send` bound so IndexedDB can implement it;
+/// every backend passes the conformance suite (`testkit::conformance`) unchanged.
+#[allow(async_fn_in_trait)]
+pub trait Store {
+    /// The live state: every item row, active or not.
+    async fn items(&self) -> Result<Vec<Item>, StoreError>;
+    async fn meta(&self) -> Result<Meta, StoreError>;
+    async fn versions(&self) -> Result<Vec<Version>, StoreError>;
+    /// The whole audit log, accepted and refused, oldest first.
+    async fn mutations(&self) -> Result<Vec<Mutation>, StoreError>;
+    async fn transcript(&self) -> Result<Vec<Turn>, StoreError>;
+    /// The exact state of version `seq`: every item that existed then, as it was.
+    async fn items_at(&self, seq: u64) -> Result<Vec<Item>, StoreError>;
+    /// Change rows with `lo < seq ≤ hi`, in seq order.
+    async fn changes(&self, lo: u64, hi: u64) -> Result<Vec<(u64, Item)>, StoreError>;
+    /// Writes `commit` atomically and returns the versions it wrote.
+    async fn commit(&self, commit: Commit) -> Result<Vec<Version>, StoreError>;
+    /// Stores a new retention policy (not a version: it changes no item).
+    async fn set_policy(&self, policy: RetentionPolicy) -> Result<(), StoreError>;
+    /// Records written since this store was opened.
+    fn rows_written(&self) -> u64;
+
+    /// The rows of `ids` as of version `seq` (ids not yet born are left out).
+    async fn item_states(&self, ids: &[String], seq: u64) -> Result<Vec<Item>, StoreError> {
+        let wanted: std::collections::HashSet<&str> = ids.iter().map(String::as_str).collect();
+        Ok(self.items_at(seq).await?.into_iter().filter(|i| wanted.contains(i.item_id.as_str())).collect())
+    }
+
+    /// Mutations with `lo < seq ≤ hi`, oldest first.
+    async fn mutations_between(&self, lo: u64, hi: u64) -> Result<Vec<Mutation>, StoreError> {
+        Ok(self.mutations().await?.into_iter().filter(|m| m.seq > lo && m.seq <= hi).collect())
+    }
+
+    /// Every block with its active count.
+    async fn list_blocks(&self) -> Result<Vec<(Block, usize)>, StoreError> {
+        let items = self.items().await?;
+        Ok(Block::ALL.iter().map(|b| (*b, items.iter().filter(|i| i.active && i.block == *b).count())).collect())
+    }
+
+    /// The active items of one block, oldest first.
+    async fn get_block(&self, block: Block) -> Result<Vec<Item>, StoreError> {
+        let mut items: Vec<Item> = self.items().await?.into_iter().filter(|i| i.active && i.block == block).collect();
+        items.sort_by_key(|i| (i.created_at, i.ordinal()));
+        Ok(items)
+    }
+
+    /// Writes an unchanged version (a marker on the timeline).
+    async fn snapshot(&self, label: &str, at: i64) -> Result<Version, StoreError> {
+        let mut written = self.commit(Commit { at, label: Some(label.into()), ..Default::default() }).await?;
+        written.pop().ok_or_else(|| StoreError::Invalid("snapshot wrote no version".into()))
+    }
+
+    /// Restores version `seq` exactly, as a new version labelled `restore:v<seq>` (so an
+    /// undo can itself be undone). Items born after `seq` are retired (inactive), never
+    /// deleted.
+    async fn restore(&self, seq: u64, at: i64) -> Result<Version, StoreError> {
+        let meta = self.meta().await?;
+        if seq == 0 || seq > meta.head {
+            return Err(StoreError::NoSuchVersion(seq));
+        }
+        let target: HashMap<String, Item> =
+            self.items_at(seq).await?.into_iter().map(|i| (i.item_id.clone(), i)).collect();
+        let mut changed = Vec::new();
+        for live in self.items().await? {
+            match target.get(&live.item_id) {
+                Some(then) if *then != live => changed.push(then.clone()),
+                Some(_) => {}
+                None if live.active => changed.push(Item { active: false, updated_at: at, ..live }),
+                None => {}
+            }
+        }
+        changed.sort_by_key(Item::ordinal);
+        let label = format!("restore:v{seq}");
+        let mut written = self.commit(Commit { at, label: Some(label), items: changed, ..Default::default() }).await?;
+        written.pop().ok_or_else(|| StoreError::Invalid("restore wrote no version".into()))
+    }
+}

@@ -1,0 +1,76 @@
+//! Row planning shared by every backend: which version, change, live, mutation and turn
+//! rows one [`Commit`] writes, decided before any write so a backend can open one
+//! transaction, write them all and close it with nothing else in between.
+
+use super::{Commit, Meta, StoreError};
+use crate::model::memory::{Item, Mutation, Turn, Version};
+use std::collections::HashMap;
+
+/// The rows one commit writes, planned before any write so a backend can open its
+/// transaction, write them all and close it with nothing else in between.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Rows {
+    pub versions: Vec<Version>,
+    pub changes: Vec<(u64, Item)>,
+    pub live: Vec<Item>,
+    pub mutations: Vec<Mutation>,
+    pub turns: Vec<Turn>,
+    pub meta: Meta,
+}
+
+impl Rows {
+    /// How many records this plan writes (meta counts as one).
+    pub fn count(&self) -> u64 {
+        (self.versions.len() + self.changes.len() + self.live.len() + self.mutations.len() + self.turns.len() + 1)
+            as u64
+    }
+}
+
+/// Plans the rows of `commit` given the current meta and the current rows of the items
+/// it changes. Shared by every backend so they agree on seqs, ids and counts.
+pub fn plan_rows(meta: &Meta, previous: &HashMap<String, Item>, commit: Commit) -> Result<Rows, StoreError> {
+    if commit.label.is_none() && !commit.items.is_empty() {
+        return Err(StoreError::Invalid(format!("{} changed item(s) without a version label", commit.items.len())));
+    }
+    let mut meta = meta.clone();
+    let mut versions = Vec::new();
+    for label in commit.markers {
+        meta.head += 1;
+        versions.push(Version { seq: meta.head, label, at: commit.at, active_count: meta.active_count, changed: 0 });
+    }
+    let mut changes = Vec::new();
+    if let Some(label) = commit.label {
+        meta.head += 1;
+        let mut delta: i64 = 0;
+        for item in &commit.items {
+            let was = previous.get(&item.item_id).is_some_and(|p| p.active);
+            delta += i64::from(item.active) - i64::from(was);
+            if item.ordinal() != u64::MAX {
+                meta.next_item = meta.next_item.max(item.ordinal() + 1);
+            }
+            changes.push((meta.head, item.clone()));
+        }
+        meta.active_count = (meta.active_count as i64 + delta).max(0) as usize;
+        versions.push(Version {
+            seq: meta.head,
+            label,
+            at: commit.at,
+            active_count: meta.active_count,
+            changed: commit.items.len(),
+        });
+    }
+    let mutations = commit
+        .mutations
+        .into_iter()
+        .map(|mut m| {
+            meta.next_mutation += 1;
+            m.id = meta.next_mutation;
+            m.seq = meta.head;
+            m
+        })
+        .collect();
+    if let Some(c) = commit.encoded_through {
+        meta.encoded_through = c;
+    }
+    Ok(Rows { versions, changes, live: commit.items, mutations, turns: commit.turns, meta })
+}

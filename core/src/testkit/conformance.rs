@@ -1,0 +1,339 @@
+//! The store conformance suite: the same checks, unchanged, for every backend. Each check
+//! takes a fresh, empty store and returns a message naming what broke.
+//!
+//! ```
+//! use nocturne_core::store::MemStore;
+//! use nocturne_core::testkit::conformance;
+//! for name in conformance::CHECKS {
+//!     pollster::block_on(conformance::check(name, &MemStore::new())).unwrap();
+//! }
+//! ```
+
+use crate::model::memory::{Block, Item, Mutation, Proposer, Refs};
+use crate::model::pass::{MutationKind, PassKind};
+use crate::model::policy::RetentionPolicy;
+use crate::store::diff;
+use crate::store::{Commit, Store};
+
+/// Every check, by name.
+pub const CHECKS: &[&str] = &[
+    "empty_store_is_empty",
+    "commit_writes_versions_with_active_counts",
+    "versions_are_immutable",
+    "restore_reproduces_a_version_exactly_as_a_new_version",
+    "restore_can_itself_be_undone",
+    "nothing_is_ever_deleted",
+    "diff_sorts_kept_changed_forgotten_added_and_refused",
+    "storage_grows_with_changes_not_store_size",
+    "mutations_get_increasing_ids_and_their_version",
+    "commit_without_label_writes_no_version",
+    "policy_round_trips",
+    "unknown_version_is_an_error",
+];
+
+/// A conformance check's result: `Err` names what broke.
+pub type Conformance = Result<(), String>;
+
+macro_rules! ensure {
+    ($cond:expr, $($msg:tt)+) => {
+        if !$cond {
+            return Err(format!($($msg)+));
+        }
+    };
+}
+
+fn e<E: std::fmt::Display>(err: E) -> String {
+    err.to_string()
+}
+
+/// A fact for the checks.
+pub fn fact(n: u64, block: Block, text: &str, at: i64) -> Item {
+    Item {
+        item_id: format!("m_{n}"),
+        block,
+        text: text.into(),
+        category: "context".into(),
+        source_turn: Some(0),
+        created_at: at,
+        updated_at: at,
+        active: true,
+        valid_from: Some(at),
+        valid_to: None,
+        superseded_by: None,
+    }
+}
+
+fn mutation(pass: PassKind, item_id: &str, accepted: bool) -> Mutation {
+    Mutation {
+        id: 0,
+        seq: 0,
+        pass,
+        kind: MutationKind::Forget,
+        item_id: item_id.into(),
+        refs: Refs::default(),
+        accepted,
+        reason: "test".into(),
+        rejection_reason: (!accepted).then(|| "refused in a test".to_string()),
+        policy: accepted.then(|| "stale".to_string()),
+        proposer: Proposer::Model,
+        at: 0,
+    }
+}
+
+fn commit(label: &str, items: Vec<Item>) -> Commit {
+    Commit { at: 1000, label: Some(label.into()), items, ..Default::default() }
+}
+
+async fn seed<S: Store>(store: &S) -> Result<(), String> {
+    let items = vec![
+        fact(1, Block::Scratch, "I live in Lisbon.", 100),
+        fact(2, Block::Scratch, "The kettle is broken.", 100),
+        fact(3, Block::Scratch, "I keep a bearded dragon.", 100),
+    ];
+    store.commit(commit("turn:0", items)).await.map_err(e)?;
+    Ok(())
+}
+
+fn sorted(mut items: Vec<Item>) -> Vec<Item> {
+    items.sort_by(|a, b| a.item_id.cmp(&b.item_id));
+    items
+}
+
+/// Runs the check called `name` against `store`, which must be empty.
+pub async fn check<S: Store>(name: &str, store: &S) -> Conformance {
+    match name {
+        "empty_store_is_empty" => empty_store_is_empty(store).await,
+        "commit_writes_versions_with_active_counts" => commit_writes_versions_with_active_counts(store).await,
+        "versions_are_immutable" => versions_are_immutable(store).await,
+        "restore_reproduces_a_version_exactly_as_a_new_version" => {
+            restore_reproduces_a_version_exactly_as_a_new_version(store).await
+        }
+        "restore_can_itself_be_undone" => restore_can_itself_be_undone(store).await,
+        "nothing_is_ever_deleted" => nothing_is_ever_deleted(store).await,
+        "diff_sorts_kept_changed_forgotten_added_and_refused" => {
+            diff_sorts_kept_changed_forgotten_added_and_refused(store).await
+        }
+        "storage_grows_with_changes_not_store_size" => storage_grows_with_changes_not_store_size(store).await,
+        "mutations_get_increasing_ids_and_their_version" => mutations_get_increasing_ids_and_their_version(store).await,
+        "commit_without_label_writes_no_version" => commit_without_label_writes_no_version(store).await,
+        "policy_round_trips" => policy_round_trips(store).await,
+        "unknown_version_is_an_error" => unknown_version_is_an_error(store).await,
+        other => Err(format!("no conformance check is called {other}")),
+    }
+}
+
+async fn empty_store_is_empty<S: Store>(store: &S) -> Conformance {
+    ensure!(store.items().await.map_err(e)?.is_empty(), "a new store has items");
+    ensure!(store.versions().await.map_err(e)?.is_empty(), "a new store has versions");
+    ensure!(store.meta().await.map_err(e)?.head == 0, "a new store's head is not 0");
+    Ok(())
+}
+
+async fn commit_writes_versions_with_active_counts<S: Store>(store: &S) -> Conformance {
+    seed(store).await?;
+    let mut gone = fact(2, Block::Scratch, "The kettle is broken.", 100);
+    gone.active = false;
+    let written = store
+        .commit(Commit { markers: vec!["pass:forget:before".into()], ..commit("pass:forget:after", vec![gone]) })
+        .await
+        .map_err(e)?;
+    ensure!(written.len() == 2, "a commit with a marker wrote {} versions, not 2", written.len());
+    let versions = store.versions().await.map_err(e)?;
+    let got: Vec<(u64, &str, usize, usize)> =
+        versions.iter().map(|v| (v.seq, v.label.as_str(), v.active_count, v.changed)).collect();
+    ensure!(
+        got == [(1, "turn:0", 3, 3), (2, "pass:forget:before", 3, 0), (3, "pass:forget:after", 2, 1)],
+        "versions are {got:?}"
+    );
+    ensure!(store.meta().await.map_err(e)?.active_count == 2, "meta.active_count is not 2");
+    let blocks = store.list_blocks().await.map_err(e)?;
+    ensure!(blocks.contains(&(Block::Scratch, 2)), "list_blocks says {blocks:?}");
+    ensure!(store.get_block(Block::Scratch).await.map_err(e)?.len() == 2, "get_block(scratch) is not 2 items");
+    Ok(())
+}
+
+async fn versions_are_immutable<S: Store>(store: &S) -> Conformance {
+    seed(store).await?;
+    let v1 = sorted(store.items_at(1).await.map_err(e)?);
+    let mut changed = fact(1, Block::Human, "I live in Lisbon.", 100);
+    changed.updated_at = 2000;
+    store.commit(commit("pass:promote:after", vec![changed])).await.map_err(e)?;
+    store.commit(commit("more", vec![fact(4, Block::Scratch, "I like tea.", 3000)])).await.map_err(e)?;
+    ensure!(sorted(store.items_at(1).await.map_err(e)?) == v1, "version 1 changed after later commits");
+    let v2 = store.items_at(2).await.map_err(e)?;
+    ensure!(v2.iter().any(|i| i.item_id == "m_1" && i.block == Block::Human), "version 2 lost its change");
+    ensure!(v2.len() == 3, "version 2 holds an item born in version 3");
+    Ok(())
+}
+
+async fn restore_reproduces_a_version_exactly_as_a_new_version<S: Store>(store: &S) -> Conformance {
+    seed(store).await?;
+    let v1 = sorted(store.items_at(1).await.map_err(e)?);
+    let mut merged = fact(1, Block::Scratch, "I live in Lisbon; the kettle is broken.", 100);
+    merged.updated_at = 1500;
+    let mut gone = fact(2, Block::Scratch, "The kettle is broken.", 100);
+    gone.active = false;
+    store.commit(commit("pass:merge:after", vec![merged, gone])).await.map_err(e)?;
+    store.commit(commit("turn:2", vec![fact(4, Block::Scratch, "I like tea.", 3000)])).await.map_err(e)?;
+    let restored = store.restore(1, 5000).await.map_err(e)?;
+    ensure!(restored.label == "restore:v1", "restore labelled {}", restored.label);
+    ensure!(restored.seq == 4, "restore is version {}, not a new version 4", restored.seq);
+    ensure!(restored.active_count == 3, "restore has {} active, version 1 had 3", restored.active_count);
+    let now = sorted(store.items_at(restored.seq).await.map_err(e)?);
+    let (old, born_later): (Vec<Item>, Vec<Item>) =
+        now.into_iter().partition(|i| v1.iter().any(|o| o.item_id == i.item_id));
+    ensure!(old == v1, "restored rows differ from version 1: {old:?} vs {v1:?}");
+    ensure!(born_later.iter().all(|i| !i.active), "an item born after v1 is still active after restoring v1");
+    ensure!(
+        sorted(store.items().await.map_err(e)?.into_iter().filter(|i| i.active).collect()) == v1,
+        "live state is not version 1"
+    );
+    Ok(())
+}
+
+async fn restore_can_itself_be_undone<S: Store>(store: &S) -> Conformance {
+    seed(store).await?;
+    let mut gone = fact(3, Block::Scratch, "I keep a bearded dragon.", 100);
+    gone.active = false;
+    store.commit(commit("pass:forget:after", vec![gone])).await.map_err(e)?;
+    let v2 = sorted(store.items_at(2).await.map_err(e)?);
+    let undo = store.restore(1, 3000).await.map_err(e)?;
+    let redo = store.restore(2, 4000).await.map_err(e)?;
+    ensure!(undo.seq == 3 && redo.seq == 4, "restores are v{} and v{}", undo.seq, redo.seq);
+    ensure!(sorted(store.items_at(4).await.map_err(e)?) == v2, "undoing the undo did not give version 2 back");
+    Ok(())
+}
+
+async fn nothing_is_ever_deleted<S: Store>(store: &S) -> Conformance {
+    seed(store).await?;
+    let mut gone = fact(2, Block::Scratch, "The kettle is broken.", 100);
+    gone.active = false;
+    store.commit(commit("forget", vec![gone])).await.map_err(e)?;
+    store.commit(commit("turn", vec![fact(4, Block::Scratch, "I like tea.", 3000)])).await.map_err(e)?;
+    store.restore(1, 4000).await.map_err(e)?;
+    let ids: Vec<String> = sorted(store.items().await.map_err(e)?).into_iter().map(|i| i.item_id).collect();
+    ensure!(ids == ["m_1", "m_2", "m_3", "m_4"], "items after forget and restore: {ids:?}");
+    ensure!(store.versions().await.map_err(e)?.len() == 4, "a version disappeared");
+    Ok(())
+}
+
+async fn diff_sorts_kept_changed_forgotten_added_and_refused<S: Store>(store: &S) -> Conformance {
+    seed(store).await?;
+    let mut promoted = fact(1, Block::Human, "I live in Lisbon.", 100);
+    promoted.updated_at = 2000;
+    let mut gone = fact(2, Block::Scratch, "The kettle is broken.", 100);
+    gone.active = false;
+    let mut promote = mutation(PassKind::Promote, "m_1", true);
+    promote.kind = MutationKind::Promote;
+    store
+        .commit(Commit {
+            mutations: vec![promote, mutation(PassKind::Forget, "m_2", true), mutation(PassKind::Forget, "m_3", false)],
+            ..commit("pass:after", vec![promoted, gone, fact(4, Block::Scratch, "I like tea.", 2000)])
+        })
+        .await
+        .map_err(e)?;
+    let d = diff::diff(store, 1, 2).await.map_err(e)?;
+    ensure!(d.kept == 1, "kept {} (m_3 only)", d.kept);
+    ensure!(d.changed.len() == 1 && d.changed[0].after.block == Block::Human, "changed: {:?}", d.changed);
+    ensure!(d.changed[0].sources.iter().any(|m| m.pass == PassKind::Promote), "the change lost its mutation");
+    ensure!(d.forgotten.len() == 1 && d.forgotten[0].item.item_id == "m_2", "forgotten: {:?}", d.forgotten);
+    ensure!(
+        d.forgotten[0].by.as_ref().and_then(|m| m.policy.as_deref()) == Some("stale"),
+        "forgotten item lacks its pass and policy"
+    );
+    ensure!(d.added.len() == 1 && d.added[0].item_id == "m_4", "added: {:?}", d.added);
+    ensure!(d.refused.len() == 1 && d.refused[0].item_id == "m_3", "refused: {:?}", d.refused);
+    let same = diff::diff(store, 2, 1).await.map_err(e)?;
+    ensure!(same == d, "diff(2, 1) differs from diff(1, 2)");
+    let none = diff::diff(store, 1, 1).await.map_err(e)?;
+    ensure!(none.refused.is_empty() && none.changed.is_empty(), "diff of a version with itself is not empty");
+    Ok(())
+}
+
+async fn storage_grows_with_changes_not_store_size<S: Store>(store: &S) -> Conformance {
+    let many: Vec<Item> = (1..=500).map(|n| fact(n, Block::Scratch, &format!("fact number {n} here"), 100)).collect();
+    store.commit(commit("bulk", many)).await.map_err(e)?;
+    let before = store.rows_written();
+    let mut changed = Vec::new();
+    for n in [7, 70, 170] {
+        let mut f = fact(n, Block::Scratch, &format!("fact number {n} here"), 100);
+        f.active = false;
+        changed.push(f);
+    }
+    let muts = vec![
+        mutation(PassKind::Forget, "m_7", true),
+        mutation(PassKind::Forget, "m_70", true),
+        mutation(PassKind::Forget, "m_170", true),
+    ];
+    store
+        .commit(Commit {
+            markers: vec!["pass:forget:before".into()],
+            mutations: muts,
+            ..commit("pass:forget:after", changed)
+        })
+        .await
+        .map_err(e)?;
+    let rows = store.rows_written() - before;
+    // 3 changed items × (live row + change row + mutation) + 2 versions + meta.
+    ensure!(rows <= 3 * 3 + 3, "changing 3 of 500 items wrote {rows} rows");
+    let at_two = store.items_at(3).await.map_err(e)?;
+    ensure!(at_two.iter().filter(|i| i.active).count() == 497, "version 3 is not exact");
+    Ok(())
+}
+
+async fn mutations_get_increasing_ids_and_their_version<S: Store>(store: &S) -> Conformance {
+    seed(store).await?;
+    store
+        .commit(Commit {
+            mutations: vec![mutation(PassKind::Forget, "m_1", false), mutation(PassKind::Forget, "m_2", false)],
+            ..commit("a", vec![])
+        })
+        .await
+        .map_err(e)?;
+    store
+        .commit(Commit { mutations: vec![mutation(PassKind::Forget, "m_3", false)], ..commit("b", vec![]) })
+        .await
+        .map_err(e)?;
+    let m = store.mutations().await.map_err(e)?;
+    let got: Vec<(u64, u64)> = m.iter().map(|m| (m.id, m.seq)).collect();
+    ensure!(got == [(1, 2), (2, 2), (3, 3)], "mutation (id, seq) are {got:?}");
+    ensure!(store.mutations_between(2, 3).await.map_err(e)?.len() == 1, "lo < seq <= hi not honoured");
+    Ok(())
+}
+
+async fn commit_without_label_writes_no_version<S: Store>(store: &S) -> Conformance {
+    seed(store).await?;
+    store
+        .commit(Commit {
+            at: 5,
+            mutations: vec![mutation(PassKind::Encode, "", false)],
+            encoded_through: Some(4),
+            ..Default::default()
+        })
+        .await
+        .map_err(e)?;
+    ensure!(store.versions().await.map_err(e)?.len() == 1, "a label-less commit wrote a version");
+    let meta = store.meta().await.map_err(e)?;
+    ensure!(meta.encoded_through == 4, "the encoder cursor was not stored");
+    ensure!(store.mutations().await.map_err(e)?[0].seq == 1, "a label-less mutation is not attached to the head");
+    let bad = store.commit(Commit { items: vec![fact(9, Block::Scratch, "x y z", 1)], ..Default::default() }).await;
+    ensure!(bad.is_err(), "items without a version label were accepted");
+    ensure!(store.items().await.map_err(e)?.len() == 3, "a refused commit changed the items");
+    Ok(())
+}
+
+async fn policy_round_trips<S: Store>(store: &S) -> Conformance {
+    let p = RetentionPolicy { max_active_facts: 6, stale_after_days: 10.0, ..Default::default() };
+    store.set_policy(p.clone()).await.map_err(e)?;
+    ensure!(store.meta().await.map_err(e)?.policy == p, "the policy did not round-trip");
+    let bad = RetentionPolicy { similarity_threshold: 1.5, ..Default::default() };
+    ensure!(store.set_policy(bad).await.is_err(), "an impossible threshold was stored");
+    Ok(())
+}
+
+async fn unknown_version_is_an_error<S: Store>(store: &S) -> Conformance {
+    seed(store).await?;
+    ensure!(store.restore(9, 1).await.is_err(), "restoring v9 of a 1-version store succeeded");
+    ensure!(diff::diff(store, 1, 9).await.is_err(), "diffing against v9 succeeded");
+    Ok(())
+}

@@ -1,0 +1,5 @@
+//! Test kit, behind the `testkit` feature so it never ships in the app: deterministic
+//! benchmark memories and the store conformance suite every backend must pass.
+
+pub mod conformance;
+pub mod synth;

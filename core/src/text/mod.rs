@@ -1,0 +1,4 @@
+//! The text measures every gate is built from — pure functions over strings, the lowest
+//! layer: it uses nothing else in the crate.
+
+pub mod textmath;

@@ -1,0 +1,597 @@
+//! Text measures: normalize, stem, content tokens, similarity, coverage, proper nouns and
+//! candidate duplicate pairs. Deliberately small so every refusal fits in one sentence.
+//!
+//! ```
+//! use nocturne_core::text::textmath::similarity;
+//! let s = similarity("My stack is Airflow and Postgres.", "My stack is Airflow and Kubernetes.");
+//! assert_eq!(format!("{s:.3}"), "0.667");
+//! ```
+
+use std::collections::{BTreeSet, HashMap};
+
+/// Function words, pronouns and the role words `user` / `assistant`. A token in this list
+/// never counts as content: it cannot make two facts similar, and a claim may use it
+/// without finding it in its sources.
+pub const STOPWORDS: &[&str] = &[
+    "a",
+    "about",
+    "above",
+    "after",
+    "again",
+    "against",
+    "all",
+    "am",
+    "an",
+    "and",
+    "any",
+    "are",
+    "as",
+    "assistant",
+    "at",
+    "be",
+    "been",
+    "before",
+    "being",
+    "below",
+    "between",
+    "both",
+    "but",
+    "by",
+    "can",
+    "could",
+    "did",
+    "do",
+    "does",
+    "doing",
+    "down",
+    "during",
+    "each",
+    "few",
+    "for",
+    "from",
+    "further",
+    "had",
+    "has",
+    "have",
+    "having",
+    "he",
+    "her",
+    "here",
+    "hers",
+    "herself",
+    "him",
+    "himself",
+    "his",
+    "how",
+    "i",
+    "if",
+    "in",
+    "into",
+    "is",
+    "it",
+    "its",
+    "itself",
+    "just",
+    "me",
+    "more",
+    "most",
+    "my",
+    "myself",
+    "no",
+    "nor",
+    "not",
+    "now",
+    "of",
+    "off",
+    "on",
+    "once",
+    "only",
+    "or",
+    "other",
+    "our",
+    "ours",
+    "ourselves",
+    "out",
+    "over",
+    "own",
+    "same",
+    "she",
+    "should",
+    "so",
+    "some",
+    "such",
+    "than",
+    "that",
+    "the",
+    "their",
+    "theirs",
+    "them",
+    "themselves",
+    "then",
+    "there",
+    "these",
+    "they",
+    "this",
+    "those",
+    "through",
+    "to",
+    "too",
+    "under",
+    "until",
+    "up",
+    "user",
+    "very",
+    "was",
+    "we",
+    "were",
+    "what",
+    "when",
+    "where",
+    "which",
+    "while",
+    "who",
+    "whom",
+    "why",
+    "will",
+    "with",
+    "would",
+    "you",
+    "your",
+    "yours",
+    "yourself",
+    "yourselves",
+];
+
+/// Whether `token` (already normalized and stemmed) is a stopword.
+pub fn is_stopword(token: &str) -> bool {
+    STOPWORDS.binary_search(&token).is_ok()
+}
+
+/// Lowercase; delete apostrophes (`'` and `’`); every other non-alphanumeric character
+/// becomes a space. `"User's box!"` → `"users box "`.
+pub fn normalize(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        if c == '\'' || c == '’' {
+            continue;
+        }
+        if c.is_alphanumeric() {
+            out.extend(c.to_lowercase());
+        } else {
+            out.push(' ');
+        }
+    }
+    out
+}
+
+/// Strip a possessive, then drop one trailing `s` unless the word ends in `ss` or `us` or
+/// is at most 3 characters long. Not a real stemmer, on purpose.
+pub fn stem_token(token: &str) -> String {
+    let mut t = token;
+    for possessive in ["'s", "’s"] {
+        if let Some(stripped) = t.strip_suffix(possessive) {
+            t = stripped;
+            break;
+        }
+    }
+    let keep = t.chars().count() <= 3 || t.ends_with("ss") || t.ends_with("us");
+    match t.strip_suffix('s') {
+        Some(stripped) if !keep => stripped.to_string(),
+        _ => t.to_string(),
+    }
+}
+
+/// The words of `text` as written (letters and digits, apostrophes kept inside), in order:
+/// what a question or a subject is built from when it must quote the fact's own words.
+pub fn words(text: &str) -> impl Iterator<Item = &str> {
+    text.split(|c: char| !c.is_alphanumeric() && c != '\'' && c != '’')
+        .map(|w| w.trim_matches(|c: char| !c.is_alphanumeric()))
+        .filter(|w| !w.is_empty())
+}
+
+/// The token one written word counts as (`Lisbon's` → `lisbon`).
+pub fn word_token(word: &str) -> String {
+    stem_token(normalize(word).trim())
+}
+
+/// Every token of `text`, normalized and stemmed, stopwords included, in order.
+pub fn tokens(text: &str) -> Vec<String> {
+    normalize(text).split_whitespace().map(stem_token).collect()
+}
+
+/// The set of content tokens: stemmed tokens minus [`STOPWORDS`].
+pub fn content_tokens(text: &str) -> BTreeSet<String> {
+    tokens(text).into_iter().filter(|t| !is_stopword(t)).collect()
+}
+
+/// Containment similarity |A ∩ B| / min(|A|, |B|) over content-token sets; 0 when either
+/// side has no content. A restatement that adds words is the same fact.
+pub fn similarity(a: &str, b: &str) -> f64 {
+    set_similarity(&content_tokens(a), &content_tokens(b))
+}
+
+/// [`similarity`] over token sets already computed.
+pub fn set_similarity(a: &BTreeSet<String>, b: &BTreeSet<String>) -> f64 {
+    let smaller = a.len().min(b.len());
+    if smaller == 0 {
+        return 0.0;
+    }
+    let shared = if a.len() <= b.len() {
+        a.iter().filter(|t| b.contains(*t)).count()
+    } else {
+        b.iter().filter(|t| a.contains(*t)).count()
+    };
+    shared as f64 / smaller as f64
+}
+
+/// How much of a claim its sources account for.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Coverage {
+    /// Share of the claim's content tokens found in the sources' vocabulary (1.0 for a
+    /// claim with no content tokens).
+    pub score: f64,
+    /// The claim's content tokens found in no source, in the claim's order.
+    pub missing: Vec<String>,
+}
+
+impl Coverage {
+    /// Whether every content token of the claim is in the sources.
+    pub fn is_full(&self) -> bool {
+        self.missing.is_empty()
+    }
+}
+
+/// The vocabulary of some source texts: every stemmed token, stopwords kept, because a
+/// rewrite may legitimately turn a function word into content.
+pub fn vocabulary<'a>(sources: impl IntoIterator<Item = &'a str>) -> BTreeSet<String> {
+    sources.into_iter().flat_map(tokens).collect()
+}
+
+/// coverage(claim, sources): share of the claim's content tokens found in the sources'
+/// vocabulary, with the tokens that are missing.
+pub fn coverage<'a>(claim: &str, sources: impl IntoIterator<Item = &'a str>) -> Coverage {
+    coverage_in(claim, &vocabulary(sources))
+}
+
+/// [`coverage`] against a vocabulary already built with [`vocabulary`].
+pub fn coverage_in(claim: &str, vocab: &BTreeSet<String>) -> Coverage {
+    let mut seen = BTreeSet::new();
+    let mut total = 0usize;
+    let mut missing = Vec::new();
+    for t in tokens(claim) {
+        if is_stopword(&t) || !seen.insert(t.clone()) {
+            continue;
+        }
+        total += 1;
+        if !vocab.contains(&t) {
+            missing.push(t);
+        }
+    }
+    let score = if total == 0 { 1.0 } else { (total - missing.len()) as f64 / total as f64 };
+    Coverage { score, missing }
+}
+
+/// Capitalised words that are not at a sentence start (the first word, or a word after
+/// `.`, `!`, `?` or `:`), possessive stripped. The pronoun `I` and other stopwords are
+/// not names. `"Marco moved to Lisbon in March, said Ana."` → {Ana, Lisbon, March}.
+pub fn proper_nouns(text: &str) -> BTreeSet<String> {
+    let mut names = BTreeSet::new();
+    let mut sentence_start = true;
+    for raw in text.split_whitespace() {
+        let word = raw.trim_matches(|c: char| !c.is_alphanumeric() && c != '\'' && c != '’');
+        let word = word.strip_suffix("'s").or_else(|| word.strip_suffix("’s")).unwrap_or(word);
+        let capitalised = word.chars().next().is_some_and(char::is_uppercase);
+        if capitalised && !sentence_start && !is_stopword(normalize(word).trim()) {
+            names.insert(word.to_string());
+        }
+        if !word.is_empty() || raw.chars().any(|c| matches!(c, '.' | '!' | '?' | ':')) {
+            let end = raw.trim_end_matches(['"', ')', '”', '’', '\'']);
+            sentence_start = end.ends_with(['.', '!', '?', ':']);
+        }
+    }
+    names
+}
+
+/// Every capitalised word anywhere in `texts`, sentence starts included: the names a text
+/// may use without inventing them.
+pub fn capitalised_words<'a>(texts: impl IntoIterator<Item = &'a str>) -> BTreeSet<String> {
+    let mut out = BTreeSet::new();
+    for text in texts {
+        for raw in text.split_whitespace() {
+            let word = raw.trim_matches(|c: char| !c.is_alphanumeric() && c != '\'' && c != '’');
+            let word = word.strip_suffix("'s").or_else(|| word.strip_suffix("’s")).unwrap_or(word);
+            if word.chars().next().is_some_and(char::is_uppercase) {
+                out.insert(word.to_string());
+            }
+        }
+    }
+    out
+}
+
+/// The names in `claim` that appear capitalised nowhere in `sources`.
+pub fn new_proper_nouns<'a>(claim: &str, sources: impl IntoIterator<Item = &'a str>) -> Vec<String> {
+    let known = capitalised_words(sources);
+    proper_nouns(claim).into_iter().filter(|n| !known.contains(n)).collect()
+}
+
+/// A pair of facts similar enough to be one: `drop` restates `keeper`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct DuplicatePair {
+    pub drop: usize,
+    pub keeper: usize,
+    pub similarity: f64,
+}
+
+/// One fact as the pair finder sees it.
+#[derive(Clone, Debug)]
+pub struct PairInput<'a> {
+    pub text: &'a str,
+    /// Higher wins the keeper's place on equal token counts (block weight).
+    pub rank: i64,
+    /// Older (smaller) wins after rank.
+    pub created_at: i64,
+}
+
+/// Which side of a similar pair is kept: more content tokens, then higher rank, then
+/// older, then the earlier index.
+fn keeper_order(a: (usize, usize, i64, i64), b: (usize, usize, i64, i64)) -> std::cmp::Ordering {
+    // (index, token count, rank, created_at); Less means `a` is the better keeper.
+    b.1.cmp(&a.1).then(b.2.cmp(&a.2)).then(a.3.cmp(&b.3)).then(a.0.cmp(&b.0))
+}
+
+/// All pairs with similarity ≥ `threshold`, sorted by similarity (highest first), then
+/// keeper and drop index. Uses an inverted index with prefix filtering: a pair can reach
+/// the threshold only if the smaller set's rarest `|X| − ⌈t·|X|⌉ + 1` tokens meet the
+/// other set, so only those postings are scanned. Exactly the pairs of
+/// [`duplicate_pairs_brute_force`].
+pub fn duplicate_pairs(facts: &[PairInput<'_>], threshold: f64) -> Vec<DuplicatePair> {
+    let sets: Vec<Vec<u32>> = intern(facts);
+    let mut postings: HashMap<u32, Vec<u32>> = HashMap::new();
+    for (i, set) in sets.iter().enumerate() {
+        for &t in set {
+            postings.entry(t).or_default().push(i as u32);
+        }
+    }
+    // Global order: rarest token first, ties by id, so prefixes are as selective as possible.
+    let mut sorted: Vec<Vec<u32>> = sets
+        .iter()
+        .map(|s| {
+            let mut v = s.clone();
+            v.sort_by_key(|t| (postings[t].len(), *t));
+            v
+        })
+        .collect();
+    let mut pairs = Vec::new();
+    let mut seen: Vec<u32> = vec![u32::MAX; facts.len()];
+    for (i, xs) in sorted.iter_mut().enumerate() {
+        let n = xs.len();
+        if n == 0 {
+            continue;
+        }
+        let need = required_overlap(n, threshold);
+        let prefix = n + 1 - need.min(n);
+        for &t in &xs[..prefix.min(n)] {
+            for &j in &postings[&t] {
+                let j = j as usize;
+                if j == i || seen[j] == i as u32 {
+                    continue;
+                }
+                let m = sets[j].len();
+                // Each pair is probed from its smaller side (ties: lower index).
+                if m < n || (m == n && j < i) {
+                    continue;
+                }
+                seen[j] = i as u32;
+                push_if_similar(facts, &sets, i, j, threshold, &mut pairs);
+            }
+        }
+    }
+    sort_pairs(&mut pairs);
+    pairs
+}
+
+/// The O(n²) reference for [`duplicate_pairs`]: every pair compared.
+pub fn duplicate_pairs_brute_force(facts: &[PairInput<'_>], threshold: f64) -> Vec<DuplicatePair> {
+    let sets = intern(facts);
+    let mut pairs = Vec::new();
+    for i in 0..facts.len() {
+        for j in i + 1..facts.len() {
+            push_if_similar(facts, &sets, i, j, threshold, &mut pairs);
+        }
+    }
+    sort_pairs(&mut pairs);
+    pairs
+}
+
+fn intern(facts: &[PairInput<'_>]) -> Vec<Vec<u32>> {
+    let mut ids: HashMap<String, u32> = HashMap::new();
+    facts
+        .iter()
+        .map(|f| {
+            content_tokens(f.text)
+                .into_iter()
+                .map(|t| {
+                    let next = ids.len() as u32;
+                    *ids.entry(t).or_insert(next)
+                })
+                .collect()
+        })
+        .collect()
+}
+
+/// The least overlap two sets whose smaller one has `n` tokens need to reach `threshold`.
+fn required_overlap(n: usize, threshold: f64) -> usize {
+    // Guard against float noise: 0.9 * 10 must need 9, not 10.
+    let raw = threshold * n as f64;
+    let need = (raw - 1e-9).ceil();
+    (need.max(1.0) as usize).min(n)
+}
+
+fn push_if_similar(
+    facts: &[PairInput<'_>],
+    sets: &[Vec<u32>],
+    i: usize,
+    j: usize,
+    threshold: f64,
+    out: &mut Vec<DuplicatePair>,
+) {
+    let (a, b) = (&sets[i], &sets[j]);
+    let smaller = a.len().min(b.len());
+    if smaller == 0 {
+        return;
+    }
+    let shared = a.iter().filter(|t| b.contains(t)).count();
+    let sim = shared as f64 / smaller as f64;
+    if sim + 1e-12 < threshold {
+        return;
+    }
+    let ka = (i, a.len(), facts[i].rank, facts[i].created_at);
+    let kb = (j, b.len(), facts[j].rank, facts[j].created_at);
+    let (keeper, drop) = if keeper_order(ka, kb).is_le() { (i, j) } else { (j, i) };
+    out.push(DuplicatePair { drop, keeper, similarity: sim });
+}
+
+fn sort_pairs(pairs: &mut [DuplicatePair]) {
+    pairs.sort_by(|a, b| b.similarity.total_cmp(&a.similarity).then(a.keeper.cmp(&b.keeper)).then(a.drop.cmp(&b.drop)));
+}
+
+/// Whether `score` reaches `threshold`, tolerant of float noise in the last place.
+pub fn reaches(score: f64, threshold: f64) -> bool {
+    score + 1e-12 >= threshold
+}
+
+/// Whether two facts contradict each other in the textmath sense: they share a *subject*
+/// — at least one content token, and at least half of the smaller fact's — while each has
+/// a *value* token the other lacks, and they are not duplicates (similarity below
+/// `threshold`). "I live in Lisbon." / "I live in Porto.": subject {live}, values {lisbon}
+/// and {porto}.
+pub fn conflicts(a: &BTreeSet<String>, b: &BTreeSet<String>, threshold: f64) -> bool {
+    let shared = a.intersection(b).count();
+    let smaller = a.len().min(b.len());
+    shared >= 1
+        && 2 * shared >= smaller
+        && a.len() > shared
+        && b.len() > shared
+        && !reaches(set_similarity(a, b), threshold)
+}
+
+/// The shared and the differing content tokens of two facts: (subject, only in a, only in b).
+pub fn subject_and_values(a: &str, b: &str) -> (Vec<String>, Vec<String>, Vec<String>) {
+    let (ta, tb) = (content_tokens(a), content_tokens(b));
+    (
+        ta.intersection(&tb).cloned().collect(),
+        ta.difference(&tb).cloned().collect(),
+        tb.difference(&ta).cloned().collect(),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stopwords_are_sorted_for_binary_search() {
+        let mut sorted = STOPWORDS.to_vec();
+        sorted.sort_unstable();
+        sorted.dedup();
+        assert_eq!(sorted, STOPWORDS);
+    }
+
+    #[test]
+    fn spec_similarity_reference_values() {
+        let rows = [
+            (
+                "I live in Lisbon and work best in the morning.",
+                "User lives in Lisbon and works best in the morning.",
+                "1.000",
+            ),
+            ("The user keeps a bearded dragon.", "The user keeps a bearded dragon called Saffron.", "1.000"),
+            (
+                "I live in Lisbon and work best in the morning.",
+                "I live in Porto and work best in the morning.",
+                "0.800",
+            ),
+            ("My stack is Airflow and Postgres.", "My stack is Airflow and Kubernetes.", "0.667"),
+        ];
+        for (a, b, want) in rows {
+            assert_eq!(format!("{:.3}", similarity(a, b)), want, "{a} / {b}");
+        }
+    }
+
+    #[test]
+    fn spec_coverage_reference_values() {
+        let sources = ["I installed postgres 16 on the backup box.", "The kitchen leaks and the kettle is broken."];
+        let c = coverage("The user installed postgres 16 on the backup box near the kettle.", sources);
+        assert_eq!(format!("{:.3}", c.score), "0.857");
+        assert_eq!(c.missing, ["near"]);
+        let c = coverage("The user migrated to Kubernetes on the backup box.", sources);
+        assert_eq!(format!("{:.3}", c.score), "0.500");
+        assert_eq!(c.missing, ["migrated", "kubernete"]);
+    }
+
+    #[test]
+    fn stem_token_rules() {
+        for (word, stem) in [
+            ("lisbon's", "lisbon"),
+            ("camps", "camp"),
+            ("business", "business"),
+            ("gas", "gas"),
+            ("kubernetes", "kubernete"),
+            ("campus", "campus"),
+        ] {
+            assert_eq!(stem_token(word), stem);
+        }
+    }
+
+    #[test]
+    fn regression_apostrophe_does_not_make_a_phantom_token() {
+        assert_eq!(normalize("user's"), "users");
+        assert!(!content_tokens("The user's kettle").contains("s"));
+    }
+
+    #[test]
+    fn proper_nouns_skip_sentence_starts() {
+        let names: Vec<_> = proper_nouns("Marco moved to Lisbon in March, said Ana.").into_iter().collect();
+        assert_eq!(names, ["Ana", "Lisbon", "March"]);
+        assert!(proper_nouns("Lisbon is nice. The weather is warm.").is_empty());
+        assert!(proper_nouns("Yesterday I went out").is_empty(), "the pronoun I is not a name");
+        assert_eq!(
+            proper_nouns("user: Saffron is my dragon, said Ana's friend.").into_iter().collect::<Vec<_>>(),
+            ["Ana"]
+        );
+    }
+
+    #[test]
+    fn conflicts_share_a_subject_and_differ_in_value() {
+        let t = |s: &str| content_tokens(s);
+        assert!(conflicts(&t("I live in Lisbon."), &t("I live in Porto."), 0.9));
+        assert!(conflicts(&t("My dog is called Rex."), &t("My dog is called Bolt."), 0.9));
+        assert!(!conflicts(&t("I live in Lisbon."), &t("User lives in Lisbon."), 0.9), "a duplicate is not a conflict");
+        assert!(!conflicts(&t("I keep a bearded dragon."), &t("The cat next door is called Miso."), 0.9));
+        assert!(
+            !conflicts(
+                &t("I installed postgres 16 on the backup box."),
+                &t("The backup box sits near the router."),
+                0.9
+            ),
+            "two of five tokens shared is not the same subject"
+        );
+    }
+
+    #[test]
+    fn indexed_pairs_match_brute_force_on_a_small_store() {
+        let texts = [
+            "I live in Lisbon and work best in the morning.",
+            "User lives in Lisbon and works best in the morning.",
+            "I live in Porto and work best in the morning.",
+            "The user keeps a bearded dragon.",
+            "The user keeps a bearded dragon called Saffron.",
+            "",
+        ];
+        let facts: Vec<_> = texts.iter().map(|t| PairInput { text: t, rank: 0, created_at: 0 }).collect();
+        let fast = duplicate_pairs(&facts, 0.9);
+        assert_eq!(fast, duplicate_pairs_brute_force(&facts, 0.9));
+        assert_eq!(fast.len(), 2);
+        assert!(fast.contains(&DuplicatePair { drop: 3, keeper: 4, similarity: 1.0 }));
+    }
+}

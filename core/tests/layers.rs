@@ -1,0 +1,147 @@
+//! The core's layers are one-way: a module may name (`crate::x`) only its own layer or a
+//! lower one. Re-exports (`pub use`) and comments do not count. The order is the one
+//! `lib.rs` and ARCHITECTURE.md give.
+
+use std::fs;
+use std::path::Path;
+
+/// Bottom to top.
+const LAYERS: &[&str] = &["text", "model", "gate", "store", "llm", "flow", "proof", "testkit"];
+
+fn rank(layer: &str) -> Option<usize> {
+    LAYERS.iter().position(|l| *l == layer)
+}
+
+/// Every `crate::<layer>` a file of `layer` names that sits above it, as `line: text`.
+fn violations(layer: &str, source: &str) -> Vec<String> {
+    let Some(own) = rank(layer) else { return vec![format!("'{layer}' is not a layer")] };
+    let mut out = Vec::new();
+    for (n, line) in source.lines().enumerate() {
+        let code = line.trim_start();
+        if code.starts_with("//") || code.starts_with("pub use") {
+            continue;
+        }
+        for (at, _) in code.match_indices("crate::") {
+            let rest = &code[at + "crate::".len()..];
+            let name: String = rest.chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect();
+            match rank(&name) {
+                Some(r) if r > own => out.push(format!("{}: {} names the higher layer '{name}'", n + 1, code.trim())),
+                Some(_) => {}
+                // Braced imports (`crate::{a, b}`) and root items hide the layer: name it.
+                None => out.push(format!("{}: {} names 'crate::{name}', not a layer path", n + 1, code.trim())),
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn no_lower_layer_names_a_higher_one() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut problems = Vec::new();
+    let mut files = 0;
+    for layer in LAYERS {
+        let dir = src.join(layer);
+        let entries = fs::read_dir(&dir).unwrap_or_else(|e| panic!("layer folder {}: {e}", dir.display()));
+        for entry in entries {
+            let path = entry.expect("readable folder").path();
+            if path.extension().is_some_and(|x| x == "rs") {
+                files += 1;
+                let text = fs::read_to_string(&path).expect("readable source");
+                problems.extend(violations(layer, &text).into_iter().map(|v| format!("{}:{v}", path.display())));
+            }
+        }
+    }
+    // Every top-level module is a layer folder: nothing sits beside them unlayered.
+    for entry in fs::read_dir(&src).expect("src") {
+        let name = entry.expect("entry").file_name().to_string_lossy().to_string();
+        if name != "lib.rs" && rank(&name).is_none() {
+            problems.push(format!("core/src/{name} is outside every layer"));
+        }
+    }
+    assert!(files >= 30, "only {files} source files found: is the layout right?");
+    assert!(problems.is_empty(), "layering broken:\n{}", problems.join("\n"));
+}
+
+#[test]
+fn the_check_catches_a_lower_layer_naming_a_higher_one() {
+    assert_eq!(violations("text", "use crate::proof::audit;\n").len(), 1);
+    assert_eq!(violations("gate", "    let s = crate::store::MemStore::new();").len(), 1);
+    assert_eq!(violations("model", "use crate::{Item, DAY};").len(), 1, "a braced import hides its layer");
+    assert!(violations("proof", "use crate::store::Store;\nuse crate::text::textmath;").is_empty());
+    assert!(violations("text", "pub use crate::proof::audit;\n// crate::flow in a comment").is_empty());
+}
+
+#[test]
+fn every_source_file_opens_with_a_doc_line() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let mut missing = Vec::new();
+    for dir in ["core/src", "core/tests", "app/src", "cli/src", "cli/tests", "tests"] {
+        walk(&root.join(dir), &mut |path| {
+            let text = fs::read_to_string(path).expect("readable source");
+            if !text.trim_start().starts_with("//!") {
+                missing.push(path.display().to_string());
+            }
+        });
+    }
+    assert!(missing.is_empty(), "files without a //! line:\n{}", missing.join("\n"));
+}
+
+fn walk(dir: &Path, f: &mut dyn FnMut(&Path)) {
+    let Ok(entries) = fs::read_dir(dir) else { return };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            walk(&path, f);
+        } else if path.extension().is_some_and(|x| x == "rs") {
+            f(&path);
+        }
+    }
+}
+
+/// Functions longer than this are split: a reader should see a whole function at once.
+const MAX_FUNCTION_LINES: usize = 100;
+
+/// `(name, lines)` of every function in `source` longer than the limit, by the rustfmt
+/// layout: a `fn` line and the `}` at its own indentation.
+fn long_functions(source: &str) -> Vec<(String, usize)> {
+    let lines: Vec<&str> = source.lines().collect();
+    let mut out = Vec::new();
+    for (i, line) in lines.iter().enumerate() {
+        let code = line.trim_start();
+        let indent = &line[..line.len() - code.len()];
+        let signature = ["fn ", "pub fn ", "async fn ", "pub async fn ", "pub(super) fn ", "pub(crate) fn "];
+        let Some(rest) = signature.iter().find_map(|s| code.strip_prefix(s)) else { continue };
+        if line.trim_end().ends_with(';') {
+            continue;
+        }
+        let name: String = rest.chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect();
+        let close = format!("{indent}}}");
+        if let Some(end) = lines[i + 1..].iter().position(|l| *l == close) {
+            let len = end + 2;
+            if len > MAX_FUNCTION_LINES {
+                out.push((name, len));
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn no_core_function_is_over_100_lines() {
+    let mut long = Vec::new();
+    walk(&Path::new(env!("CARGO_MANIFEST_DIR")).join("src"), &mut |path| {
+        let text = fs::read_to_string(path).expect("readable source");
+        for (name, len) in long_functions(&text) {
+            long.push(format!("{}: {name} is {len} lines", path.display()));
+        }
+    });
+    assert!(long.is_empty(), "split these:\n{}", long.join("\n"));
+}
+
+#[test]
+fn the_length_check_sees_a_long_function() {
+    let body = "    let x = 1;\n".repeat(MAX_FUNCTION_LINES);
+    let source = format!("pub fn short() {{\n}}\n\nasync fn long() {{\n{body}}}\n");
+    assert_eq!(long_functions(&source), [("long".to_string(), MAX_FUNCTION_LINES + 2)]);
+}
