@@ -119,7 +119,7 @@ fn judge_all(
     transcript: &[String],
     proposals: &[Value],
 ) -> Vec<Verdict> {
-    let ground = Ground { items, policy, now: NOW, transcript };
+    let ground = Ground { items, policy, now: NOW, transcript, turns: &[] };
     let mut judge = Judge::new(pass, ground);
     proposals.iter().map(|p| judge.judge(p)).collect()
 }

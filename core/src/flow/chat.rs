@@ -150,7 +150,8 @@ pub fn judge_facts(turns: &[Turn], proposals: &[Value], first_id: u64, now: i64)
     let lines: Vec<String> = turns.iter().map(|t| t.text.clone()).collect();
     let empty = Default::default();
     let policy = Default::default();
-    let mut judge = Judge::new(PassKind::Encode, Ground { items: &empty, policy: &policy, now, transcript: &lines });
+    let mut judge =
+        Judge::new(PassKind::Encode, Ground { items: &empty, policy: &policy, now, transcript: &lines, turns });
     let source_turn = turns.last().map(|t| t.index);
     let mut next = first_id;
     let mut items = Vec::new();

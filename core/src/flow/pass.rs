@@ -2,9 +2,9 @@
 //! and the rows they change out. No IO; drive it from a test with any proposals.
 
 use crate::flow::engine;
-use crate::gate::{Edit, Ground, Judge, Verdict};
+use crate::gate::{meaning, Edit, Ground, Judge, Verdict};
 use crate::model::candidate::{Candidates, ConflictCandidate, DuplicateCandidate};
-use crate::model::memory::{Item, Mutation, Proposer, Refs};
+use crate::model::memory::{Item, Mutation, Proposer, Refs, Turn};
 use crate::model::pass::PassKind;
 use crate::model::policy::RetentionPolicy;
 use crate::text::textmath;
@@ -114,10 +114,11 @@ fn refs_of(edit: &Edit, items: &BTreeMap<String, Item>) -> (String, Refs, Option
             Refs { age_days: Some((age_days * 10.0).round() / 10.0), ..Default::default() },
             Some(rule.as_str().into()),
         ),
-        Edit::Supersede { old_id, new_id, .. } => (
+        Edit::Supersede { old_id, new_id, basis, .. } => (
             old_id.clone(),
             Refs {
                 superseded_by: Some(new_id.clone()),
+                basis: Some(basis.clone()),
                 previous_text: items.get(old_id).map(|i| i.text.clone()),
                 ..Default::default()
             },
@@ -135,12 +136,15 @@ pub struct PassInput<'a> {
     pub now: i64,
     /// The engine's candidates: Dedupe's duplicate pairs, Supersede's conflicts.
     pub candidates: &'a Candidates,
+    /// The stored conversation (Supersede looks for a change the user stated).
+    pub turns: &'a [Turn],
 }
 
 /// Judges the model's proposals, then the engine rules, and applies what was accepted
 /// to copies of the affected rows.
 pub fn plan(pass: PassKind, input: PassInput<'_>, model: Vec<Value>) -> Plan {
-    let ground = Ground { items: input.items, policy: input.policy, now: input.now, transcript: &[] };
+    let ground =
+        Ground { items: input.items, policy: input.policy, now: input.now, transcript: &[], turns: input.turns };
     let mut judge = Judge::new(pass, ground);
     let mut model = model;
     if pass == PassKind::Promote {
@@ -201,7 +205,7 @@ fn apply(items: &BTreeMap<String, Item>, outcomes: &[Outcome], now: i64) -> Vec<
                 }
             }
             Edit::Promote { item_id, to, .. } => edit_row(item_id, &|i| i.block = *to),
-            Edit::Supersede { old_id, new_id, valid_to } => edit_row(old_id, &|i| {
+            Edit::Supersede { old_id, new_id, valid_to, .. } => edit_row(old_id, &|i| {
                 i.active = false;
                 i.valid_to = Some(*valid_to);
                 i.superseded_by = Some(new_id.clone());
@@ -213,9 +217,10 @@ fn apply(items: &BTreeMap<String, Item>, outcomes: &[Outcome], now: i64) -> Vec<
     out
 }
 
-/// Supersede's candidate conflicts over the active items: same block and category, a
-/// shared subject and differing values (textmath::conflicts), older first.
-pub fn candidate_conflicts(items: &[&Item], threshold: f64) -> Vec<ConflictCandidate> {
+/// Supersede's candidates over the active items: pairs in one block and category, older
+/// first, that the gate's meaning rule (`gate::meaning::supersede_basis`) would accept —
+/// the opposite statement, a shared one-value slot, or a change the user stated.
+pub fn candidate_conflicts(items: &[&Item], policy: &RetentionPolicy, turns: &[Turn]) -> Vec<ConflictCandidate> {
     let mut groups: BTreeMap<(crate::model::memory::Block, &str), Vec<&Item>> = BTreeMap::new();
     for i in items {
         groups.entry((i.block, i.category.as_str())).or_default().push(i);
@@ -228,10 +233,8 @@ pub fn candidate_conflicts(items: &[&Item], threshold: f64) -> Vec<ConflictCandi
             group.iter().map(|i| textmath::PairInput { text: &i.text, rank: 0, created_at: i.created_at }).collect();
         for p in textmath::duplicate_pairs(&inputs, 0.5) {
             let (a, b) = (group[p.drop], group[p.keeper]);
-            let (ta, tb) = (textmath::content_tokens(&a.text), textmath::content_tokens(&b.text));
-            if textmath::conflicts(&ta, &tb, threshold) {
-                let (old, new) =
-                    if (a.created_at, a.ordinal()) <= (b.created_at, b.ordinal()) { (a, b) } else { (b, a) };
+            let (old, new) = if (a.created_at, a.ordinal()) <= (b.created_at, b.ordinal()) { (a, b) } else { (b, a) };
+            if meaning::supersede_basis(old, new, policy, turns).is_ok() {
                 out.push(ConflictCandidate {
                     old_id: old.item_id.clone(),
                     new_id: new.item_id.clone(),
@@ -243,7 +246,8 @@ pub fn candidate_conflicts(items: &[&Item], threshold: f64) -> Vec<ConflictCandi
     out
 }
 
-/// Dedupe's candidate pairs over the active items, measured by the engine.
+/// Dedupe's candidate pairs over the active items, measured by the engine; a pair of
+/// opposite polarity is a contradiction (Supersede's), never a duplicate.
 pub fn candidate_pairs(items: &[&Item], threshold: f64) -> Vec<DuplicateCandidate> {
     let inputs: Vec<textmath::PairInput<'_>> = items
         .iter()
@@ -251,6 +255,7 @@ pub fn candidate_pairs(items: &[&Item], threshold: f64) -> Vec<DuplicateCandidat
         .collect();
     textmath::duplicate_pairs(&inputs, threshold)
         .into_iter()
+        .filter(|p| !crate::text::polarity::opposite(&items[p.drop].text, &items[p.keeper].text))
         .map(|p| DuplicateCandidate {
             drop_id: items[p.drop].item_id.clone(),
             keeper_id: items[p.keeper].item_id.clone(),

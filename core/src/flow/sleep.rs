@@ -157,6 +157,8 @@ pub async fn sleep<S: Store, P: Provider>(
     let policy = options.policy.clone().unwrap_or(meta.policy);
     let mut items: BTreeMap<String, Item> = store.items().await?.into_iter().map(|i| (i.item_id.clone(), i)).collect();
     let active_before = items.values().filter(|i| i.active).count();
+    // Supersede looks for a change the user stated in a newer fact's source turn.
+    let turns = store.transcript().await?;
     let mut passes = Vec::new();
     for kind in PassKind::SLEEP {
         let mut active: Vec<&Item> = items.values().filter(|i| i.active).collect();
@@ -178,9 +180,7 @@ pub async fn sleep<S: Store, P: Provider>(
         on_event(&event);
         let candidates = match kind {
             PassKind::Dedupe => Candidates::Duplicates(pass::candidate_pairs(&active, policy.similarity_threshold)),
-            PassKind::Supersede => {
-                Candidates::Conflicts(pass::candidate_conflicts(&active, policy.similarity_threshold))
-            }
+            PassKind::Supersede => Candidates::Conflicts(pass::candidate_conflicts(&active, &policy, &turns)),
             PassKind::Encode | PassKind::Merge | PassKind::Promote | PassKind::Forget => Candidates::None,
         };
         let requests = prompt::pass_requests(kind, &active, &candidates, &policy, now, &options.budget);
@@ -196,8 +196,11 @@ pub async fn sleep<S: Store, P: Provider>(
             }
         };
         drop(active);
-        let plan =
-            pass::plan(kind, PassInput { items: &items, policy: &policy, now, candidates: &candidates }, proposals);
+        let plan = pass::plan(
+            kind,
+            PassInput { items: &items, policy: &policy, now, candidates: &candidates, turns: &turns },
+            proposals,
+        );
         let mutations = plan.mutations(&items, now);
         if !options.dry_run {
             let mut markers = Vec::new();

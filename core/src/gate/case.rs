@@ -1,8 +1,8 @@
 //! Gate case files (SPEC §10): public test vectors that drive any gate from outside,
 //! with no model and no engine rules.
 
-use crate::gate::{Ground, Judge};
-use crate::model::memory::{Block, Item};
+use crate::gate::{strip_role, Ground, Judge};
+use crate::model::memory::{Block, Item, Role, Turn};
 use crate::model::pass::{MutationKind, PassKind};
 use crate::model::policy::RetentionPolicy;
 use serde::{Deserialize, Serialize};
@@ -117,6 +117,21 @@ impl Case {
         }
     }
 
+    /// The transcript as turns, indexed by position (`user:` / `assistant:` prefixes give
+    /// the role), so an item's `sourceTurn` finds its line.
+    pub fn turns(&self) -> Vec<Turn> {
+        self.transcript
+            .iter()
+            .enumerate()
+            .map(|(i, line)| Turn {
+                index: i as u32,
+                role: if line.starts_with("assistant:") { Role::Assistant } else { Role::User },
+                text: strip_role(line).to_string(),
+                at: self.now,
+            })
+            .collect()
+    }
+
     /// Judges every proposal in order and compares with `expect`.
     pub fn judge(&self) -> Result<CaseResult, CaseError> {
         let pass = PassKind::parse(&self.pass).ok_or_else(|| CaseError(format!("unknown pass '{}'", self.pass)))?;
@@ -143,7 +158,9 @@ impl Case {
                 )
             })
             .collect();
-        let ground = Ground { items: &items, policy: &self.policy, now: self.now, transcript: &self.transcript };
+        let turns = self.turns();
+        let ground =
+            Ground { items: &items, policy: &self.policy, now: self.now, transcript: &self.transcript, turns: &turns };
         let mut judge = Judge::new(pass, ground);
         let verdicts: Vec<CaseVerdict> = proposals
             .iter()

@@ -1,9 +1,9 @@
-//! The Dedupe gate: a drop is accepted only between two live facts whose similarity
-//! reaches the policy's threshold, never into a chain.
+//! The Dedupe gate: a drop is accepted only between two live facts of the same polarity
+//! whose similarity reaches the policy's threshold, never into a chain.
 
 use super::fields::{optional_str, require_reason, required_str, Ruling};
 use super::{Edit, Scope};
-use crate::text::textmath;
+use crate::text::{polarity, textmath};
 use serde_json::Value;
 
 pub(super) fn judge(scope: &Scope<'_, '_>, p: &Value) -> Ruling<Edit> {
@@ -33,6 +33,14 @@ pub(super) fn judge(scope: &Scope<'_, '_>, p: &Value) -> Ruling<Edit> {
     if !textmath::reaches(sim, threshold) {
         return Err(format!(
             "similarity {sim:.3} between {item_id} and {keeper_id} is below the threshold {threshold} (a different fact)"
+        ));
+    }
+    if polarity::opposite(&item.text, &keeper.text) {
+        let (neg, id) =
+            if polarity::is_negated(&item.text) { (&item.text, item_id) } else { (&keeper.text, keeper_id) };
+        let cue = polarity::cue_in_context(neg).unwrap_or_default();
+        return Err(format!(
+            "{item_id} and {keeper_id} have opposite polarity (only {id} says \"{cue}\"): a contradiction, which is Supersede's job, not a duplicate"
         ));
     }
     require_reason(reason)?;

@@ -1,10 +1,11 @@
 //! The Encode gate: a new fact enters scratch only when every content token and every
-//! name in it is in the transcript.
+//! name in it is in the transcript, and each of its clauses keeps the polarity of the
+//! user's clause it comes from (a dropped `not` is refused).
 
 use super::fields::{invented, optional_str, required_str, Ruling};
 use super::{strip_role, Edit};
 use crate::model::memory::Block;
-use crate::text::textmath;
+use crate::text::{polarity, textmath};
 use serde_json::Value;
 use std::collections::BTreeSet;
 
@@ -13,6 +14,8 @@ use std::collections::BTreeSet;
 pub(super) struct EncodeGate {
     transcript_vocab: BTreeSet<String>,
     transcript_names: BTreeSet<String>,
+    /// The user's lines, whose clauses set each fact's polarity.
+    user_lines: Vec<String>,
 }
 
 impl EncodeGate {
@@ -20,6 +23,11 @@ impl EncodeGate {
         EncodeGate {
             transcript_vocab: textmath::vocabulary(transcript.iter().map(|s| strip_role(s))),
             transcript_names: textmath::capitalised_words(transcript.iter().map(|s| strip_role(s))),
+            user_lines: transcript
+                .iter()
+                .filter(|l| !l.starts_with("assistant:"))
+                .map(|l| strip_role(l).to_string())
+                .collect(),
         }
     }
 
@@ -51,6 +59,8 @@ impl EncodeGate {
         if !names.is_empty() {
             return Err(format!("fact introduces proper nouns absent from the transcript: {}", names.join(", ")));
         }
+        let lines: Vec<&str> = self.user_lines.iter().map(String::as_str).collect();
+        polarity::keeps_polarity(text, &lines, "the user said", "the fact")?;
         Ok(Edit::Add { text: text.trim().to_string(), category: category.trim().to_string(), block })
     }
 }

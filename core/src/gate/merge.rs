@@ -1,9 +1,9 @@
 //! The Merge gate: sources in one block, unconsumed, and merged text fully traceable to
-//! them with no new names.
+//! them with no new names, each clause keeping its source's polarity.
 
 use super::fields::{invented, optional_str, require_reason, required_str, required_str_list, Ruling};
 use super::{Edit, Scope};
-use crate::text::textmath;
+use crate::text::{polarity, textmath};
 use serde_json::Value;
 use std::collections::HashSet;
 
@@ -50,6 +50,7 @@ pub(super) fn judge(scope: &Scope<'_, '_>, p: &Value) -> Ruling<Edit> {
     if !names.is_empty() {
         return Err(format!("mergedText introduces proper nouns absent from every source: {}", names.join(", ")));
     }
+    polarity::keeps_polarity(merged_text, &texts, "a source says", "mergedText")?;
     require_reason(reason)?;
     Ok(Edit::Merge {
         into_id: into_id.into(),

@@ -9,7 +9,7 @@
 //! use std::collections::BTreeMap;
 //! let items = BTreeMap::new();
 //! let policy = RetentionPolicy::default();
-//! let ground = Ground { items: &items, policy: &policy, now: 0, transcript: &[] };
+//! let ground = Ground { items: &items, policy: &policy, now: 0, transcript: &[], turns: &[] };
 //! let mut judge = Judge::new(PassKind::Dedupe, ground);
 //! let verdict = judge.judge(&serde_json::json!({"itemId": "m_1", "duplicateOf": "m_9", "reason": "same"}));
 //! assert!(verdict.refusal().unwrap().contains("m_1"));
@@ -20,11 +20,12 @@ mod dedupe;
 mod encode;
 mod fields;
 mod forget;
+pub mod meaning;
 mod merge;
 mod promote;
 mod supersede;
 
-use crate::model::memory::{Block, Item};
+use crate::model::memory::{Block, Item, SupersedeBasis, Turn};
 use crate::model::pass::PassKind;
 use crate::model::policy::RetentionPolicy;
 use encode::EncodeGate;
@@ -85,6 +86,7 @@ pub enum Edit {
         old_id: String,
         new_id: String,
         valid_to: i64,
+        basis: SupersedeBasis,
     },
 }
 
@@ -103,8 +105,8 @@ impl Edit {
             Edit::Forget { item_id, rule, age_days } => {
                 format!("{item_id} forgotten under the {} rule ({age_days:.1}d old)", rule.as_str())
             }
-            Edit::Supersede { old_id, new_id, .. } => {
-                format!("{new_id} supersedes {old_id}: same subject, newer value")
+            Edit::Supersede { old_id, new_id, basis, .. } => {
+                format!("{new_id} supersedes {old_id}: {}", basis.describe())
             }
         }
     }
@@ -160,6 +162,9 @@ pub struct Ground<'a> {
     pub now: i64,
     /// Transcript lines the encode gate traces facts to.
     pub transcript: &'a [String],
+    /// The stored conversation, where Supersede looks for a change the user stated in the
+    /// newer fact's source turn (may be empty: then only the fact's own words count).
+    pub turns: &'a [Turn],
 }
 
 /// Judges the proposals of one pass in order, remembering what earlier accepted edits of

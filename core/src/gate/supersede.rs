@@ -1,9 +1,9 @@
-//! The Supersede gate: a newer fact in the same block closes an older one it conflicts
-//! with (a shared subject, a different value, not a duplicate).
+//! The Supersede gate: a newer fact in the same block closes an older one only on a basis
+//! the code can show (`meaning::supersede_basis`): the opposite statement, a one-value
+//! slot both fill for the same holder, or a change the user stated.
 
 use super::fields::{optional_str, require_reason, required_str, Ruling};
-use super::{Edit, Scope};
-use crate::text::textmath;
+use super::{meaning, Edit, Scope};
 use serde_json::Value;
 
 pub(super) fn judge(scope: &Scope<'_, '_>, p: &Value) -> Ruling<Edit> {
@@ -26,23 +26,7 @@ pub(super) fn judge(scope: &Scope<'_, '_>, p: &Value) -> Ruling<Edit> {
             "newId {new_id} is not newer than oldId {old_id}: only a later fact can supersede an earlier one"
         ));
     }
-    let threshold = scope.ground.policy.similarity_threshold;
-    let sim = textmath::similarity(&old.text, &new.text);
-    if textmath::reaches(sim, threshold) {
-        return Err(format!(
-            "similarity {sim:.3} reaches the threshold {threshold}: a duplicate, which is Dedupe's job"
-        ));
-    }
-    let (a, b) = (textmath::content_tokens(&old.text), textmath::content_tokens(&new.text));
-    if !textmath::conflicts(&a, &b, threshold) {
-        let (subject, _, _) = textmath::subject_and_values(&old.text, &new.text);
-        return Err(format!(
-            "{old_id} and {new_id} are not about the same thing: they share {} of {} content tokens ({}), not half of the smaller fact with a value each",
-            subject.len(),
-            a.len().min(b.len()),
-            if subject.is_empty() { "none".to_string() } else { subject.join(", ") }
-        ));
-    }
+    let basis = meaning::supersede_basis(old, new, scope.ground.policy, scope.ground.turns)?;
     require_reason(reason)?;
-    Ok(Edit::Supersede { old_id: old_id.into(), new_id: new_id.into(), valid_to: new.created_at })
+    Ok(Edit::Supersede { old_id: old_id.into(), new_id: new_id.into(), valid_to: new.created_at, basis })
 }

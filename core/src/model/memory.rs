@@ -219,9 +219,38 @@ pub struct Refs {
     pub superseded_by: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub source_turn: Option<u32>,
+    /// Why a supersession was allowed: the slot both facts fill, the change the user
+    /// stated, or opposite polarity. The re-audit judges it by this, not by today's policy.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub basis: Option<SupersedeBasis>,
     /// The raw proposal, kept for refused mutations so the log shows what was asked.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub proposal: Option<serde_json::Value>,
+}
+
+/// What makes a newer fact replace an older one (SPEC §11).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", tag = "rule")]
+pub enum SupersedeBasis {
+    /// Both fill this one-value-at-a-time slot for the same holder.
+    Slot { slot: String },
+    /// The newer fact's source states a change (`now`, `moved`, `no longer` …) in the
+    /// clause that shares the older fact's subject.
+    Change { cue: String },
+    /// The same statement with opposite polarity (`I live in Lisbon` / `I no longer live
+    /// in Lisbon`).
+    Polarity,
+}
+
+impl SupersedeBasis {
+    /// One phrase for evidence and lineage.
+    pub fn describe(&self) -> String {
+        match self {
+            SupersedeBasis::Slot { slot } => format!("both fill the one-value slot \"{slot}\""),
+            SupersedeBasis::Change { cue } => format!("the user stated a change (\"{cue}\")"),
+            SupersedeBasis::Polarity => "the newer fact states the opposite".into(),
+        }
+    }
 }
 
 /// One proposed edit, accepted *or refused*, as stored in the audit log.

@@ -17,6 +17,10 @@ pub struct RetentionPolicy {
     pub max_active_facts: usize,
     /// Categories that are never forgotten.
     pub protected_categories: Vec<String>,
+    /// Predicates that hold one value at a time for one holder (`live in`, `work as`,
+    /// `called` …): a newer fact supersedes an older one when both fill the same one, or
+    /// when its source states a change. See `text::slots`.
+    pub single_valued_slots: Vec<String>,
 }
 
 impl Default for RetentionPolicy {
@@ -26,6 +30,7 @@ impl Default for RetentionPolicy {
             stale_after_days: 30.0,
             max_active_facts: 120,
             protected_categories: vec!["identity".into(), "preferences".into(), "commitments".into()],
+            single_valued_slots: crate::text::slots::DEFAULT_SLOTS.iter().map(|s| s.to_string()).collect(),
         }
     }
 }
@@ -82,6 +87,9 @@ impl RetentionPolicy {
         }
         if self.max_active_facts == 0 {
             return Err("maxActiveFacts must be at least 1".into());
+        }
+        if let Some(bad) = self.single_valued_slots.iter().find(|s| crate::text::textmath::tokens(s).is_empty()) {
+            return Err(format!("singleValuedSlots holds '{bad}', which has no words"));
         }
         Ok(())
     }

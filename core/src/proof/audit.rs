@@ -2,10 +2,10 @@
 //! and the stored versions, sharing no code with the passes or gates beyond `textmath`.
 //! "The model said it merged" is never evidence. Also the no-invention sweep.
 
-use crate::model::memory::{Item, Mutation, Role};
+use crate::model::memory::{Item, Mutation, Role, SupersedeBasis, Turn};
 use crate::model::pass::PassKind;
 use crate::store::{Store, StoreError};
-use crate::text::textmath;
+use crate::text::{polarity, slots, textmath};
 use serde::Serialize;
 use std::collections::{BTreeMap, HashMap};
 
@@ -51,7 +51,6 @@ pub async fn audit<S: Store>(store: &S) -> Result<AuditReport, StoreError> {
     let policy = meta.policy;
     let log = store.mutations().await?;
     let transcript = store.transcript().await?;
-    let user_lines: Vec<&str> = transcript.iter().filter(|t| t.role == Role::User).map(|t| t.text.as_str()).collect();
     let mut states: HashMap<u64, BTreeMap<String, Item>> = HashMap::new();
     let mut report = AuditReport::default();
     for m in &log {
@@ -75,7 +74,7 @@ pub async fn audit<S: Store>(store: &S) -> Result<AuditReport, StoreError> {
         }
         let before = &states[&(m.seq - 1)];
         let after = &states[&m.seq];
-        if let Err(p) = check(m, before, after, &policy, &user_lines) {
+        if let Err(p) = check(m, before, after, &policy, &transcript) {
             report.problems.push(problem(m, p));
         }
     }
@@ -100,7 +99,18 @@ struct Evidence<'a> {
     before: &'a BTreeMap<String, Item>,
     after: &'a BTreeMap<String, Item>,
     policy: &'a crate::model::policy::RetentionPolicy,
-    user_lines: &'a [&'a str],
+    transcript: &'a [Turn],
+}
+
+impl Evidence<'_> {
+    /// The user's lines up to `through` (every one when `None`).
+    fn user_lines(&self, through: Option<u32>) -> Vec<&str> {
+        self.transcript
+            .iter()
+            .filter(|t| t.role == Role::User && through.is_none_or(|n| t.index <= n))
+            .map(|t| t.text.as_str())
+            .collect()
+    }
 }
 
 fn check(
@@ -108,9 +118,9 @@ fn check(
     before: &BTreeMap<String, Item>,
     after: &BTreeMap<String, Item>,
     policy: &crate::model::policy::RetentionPolicy,
-    user_lines: &[&str],
+    transcript: &[Turn],
 ) -> Result<(), String> {
-    let e = Evidence { m, before, after, policy, user_lines };
+    let e = Evidence { m, before, after, policy, transcript };
     match m.pass {
         PassKind::Encode => encoded(&e),
         PassKind::Dedupe => dropped(&e),
@@ -122,7 +132,8 @@ fn check(
 }
 
 fn encoded(e: &Evidence<'_>) -> Result<(), String> {
-    let Evidence { m, after, user_lines, .. } = *e;
+    let Evidence { m, after, .. } = *e;
+    let user_lines = e.user_lines(None);
     let item = after.get(&m.item_id).ok_or_else(|| format!("{} is not in its version", m.item_id))?;
     let cov = textmath::coverage(&item.text, user_lines.iter().copied());
     if !cov.missing.is_empty() {
@@ -132,7 +143,8 @@ fn encoded(e: &Evidence<'_>) -> Result<(), String> {
     if !names.is_empty() {
         return Err(format!("stored text names {} absent from the transcript", names.join(", ")));
     }
-    Ok(())
+    let said = e.user_lines(m.refs.source_turn.or(item.source_turn));
+    polarity::keeps_polarity(&item.text, &said, "the user said", "the stored fact")
 }
 
 fn dropped(e: &Evidence<'_>) -> Result<(), String> {
@@ -182,6 +194,7 @@ fn merged(e: &Evidence<'_>) -> Result<(), String> {
     if !names.is_empty() {
         return Err(format!("merged text names {} absent from its sources", names.join(", ")));
     }
+    polarity::keeps_polarity(merged, &texts, "a source says", "the merged text")?;
     if after.get(&m.item_id).map(|i| i.text.as_str()) != Some(merged) {
         return Err("the stored text is not the merged text".into());
     }
@@ -243,7 +256,7 @@ fn forgotten(e: &Evidence<'_>) -> Result<(), String> {
 }
 
 fn superseded(e: &Evidence<'_>) -> Result<(), String> {
-    let Evidence { m, before, after, policy, .. } = *e;
+    let Evidence { m, before, after, .. } = *e;
     let new_id = m.refs.superseded_by.as_deref().ok_or("a supersession without supersededBy")?;
     let old = active(before, &m.item_id, "before it was superseded")?;
     let new = active(before, new_id, "before it superseded another")?;
@@ -253,10 +266,7 @@ fn superseded(e: &Evidence<'_>) -> Result<(), String> {
     if (new.created_at, new.ordinal()) <= (old.created_at, old.ordinal()) {
         return Err(format!("{new_id} is not newer than {}", m.item_id));
     }
-    let (a, b) = (textmath::content_tokens(&old.text), textmath::content_tokens(&new.text));
-    if !textmath::conflicts(&a, &b, policy.similarity_threshold) {
-        return Err(format!("re-measured, {} and {new_id} are not a conflict", m.item_id));
-    }
+    supersede_basis_holds(e, old, new)?;
     match after.get(&m.item_id) {
         Some(i) if !i.active && i.valid_to.is_some() && i.superseded_by.as_deref() == Some(new_id) => {}
         _ => return Err("the old fact is not closed (inactive, validTo, supersededBy) after the pass".into()),
@@ -264,8 +274,60 @@ fn superseded(e: &Evidence<'_>) -> Result<(), String> {
     Ok(())
 }
 
+/// Re-checks the recorded basis of a supersession (not today's slot list, so editing the
+/// policy later never turns a past acceptance into a problem).
+fn supersede_basis_holds(e: &Evidence<'_>, old: &Item, new: &Item) -> Result<(), String> {
+    let threshold = e.policy.similarity_threshold;
+    let (a, b) = (textmath::content_tokens(&old.text), textmath::content_tokens(&new.text));
+    let conflict = || {
+        if textmath::conflicts(&a, &b, threshold) {
+            Ok(())
+        } else {
+            Err(format!("re-measured, {} and {} are not a conflict", old.item_id, new.item_id))
+        }
+    };
+    match &e.m.refs.basis {
+        // Logged before the basis was recorded: the conflict rule of its time.
+        None => conflict(),
+        Some(SupersedeBasis::Polarity) => {
+            let sim = textmath::similarity(&old.text, &new.text);
+            if !textmath::reaches(sim, threshold) || !polarity::opposite(&old.text, &new.text) {
+                return Err(format!(
+                    "recorded as the opposite statement, but similarity is {sim:.3} and polarity {}",
+                    if polarity::opposite(&old.text, &new.text) { "differs" } else { "is the same" }
+                ));
+            }
+            Ok(())
+        }
+        Some(SupersedeBasis::Slot { slot }) => {
+            conflict()?;
+            match (slots::slot_fill(&old.text, slot), slots::slot_fill(&new.text, slot)) {
+                (Some(x), Some(y)) if x.holder == y.holder => Ok(()),
+                _ => Err(format!(
+                    "recorded under the slot \"{slot}\", which the two facts do not both fill for one holder"
+                )),
+            }
+        }
+        Some(SupersedeBasis::Change { cue }) => {
+            conflict()?;
+            let source = new.source_turn.and_then(|i| e.transcript.iter().find(|t| t.index == i));
+            let subject: Vec<String> = a.intersection(&b).cloned().collect();
+            let stated = std::iter::once(new.text.as_str())
+                .chain(source.map(|t| t.text.as_str()))
+                .flat_map(polarity::clauses)
+                .filter(|c| textmath::tokens(c).iter().any(|t| subject.contains(t)))
+                .any(|c| polarity::change_cues(c).contains(cue));
+            if stated {
+                Ok(())
+            } else {
+                Err(format!("recorded as a stated change (\"{cue}\"), but no clause sharing the subject says it"))
+            }
+        }
+    }
+}
+
 /// The no-invention sweep: every active fact must be fully traceable to the user's
-/// turns and name no one absent from them. Returns (traceable, active, offenders).
+/// turns, name no one absent from them, and keep the polarity of what the user said. Returns (traceable, active, offenders).
 pub async fn sweep<S: Store>(store: &S) -> Result<(usize, usize, Vec<String>), StoreError> {
     let transcript = store.transcript().await?;
     let lines: Vec<&str> = transcript.iter().filter(|t| t.role == Role::User).map(|t| t.text.as_str()).collect();
@@ -283,6 +345,8 @@ pub async fn sweep<S: Store>(store: &S) -> Result<(usize, usize, Vec<String>), S
                 item.item_id,
                 cov.missing.iter().chain(new.iter()).cloned().collect::<Vec<_>>().join(", ")
             ));
+        } else if let Err(why) = polarity::keeps_polarity(&item.text, &lines, "the user said", "it") {
+            offenders.push(format!("{} (inverts what was said: {why})", item.item_id));
         }
     }
     Ok((live.len() - offenders.len(), live.len(), offenders))

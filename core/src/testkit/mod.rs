@@ -2,4 +2,5 @@
 //! benchmark memories and the store conformance suite every backend must pass.
 
 pub mod conformance;
+pub mod meaning;
 pub mod synth;
