@@ -220,6 +220,77 @@ case("supersede refuses a fact superseded earlier in the pass", "supersede", [su
 case("supersede refuses a self-pair", "supersede", [sup("m_1", "m_1")], [(False, "itself")], items=MOVES)
 case("supersede refuses an empty reason", "supersede", [sup("m_3", "m_4", "")], [(False, "reason")], items=MOVES)
 
+# Meaning, not only words (SPEC §11): polarity and single-valued slots.
+NEG_TRANSCRIPT = [
+    "user: I am not allergic to peanuts.",
+    "assistant: Noted.",
+    "user: I don't eat meat and I live in Ghent.",
+    "assistant: Good to know.",
+    "user: I no longer live in Lisbon.",
+    "user: I speak English. I moved to a new flat last month.",
+]
+
+
+def neg_case(name, pass_, proposals, expect, items=None):
+    case(name, pass_, proposals, expect, items=items or ITEMS)
+    CASES[-1]["transcript"] = NEG_TRANSCRIPT
+
+
+def fact(text, category="preferences"):
+    return {"text": text, "category": category}
+
+
+neg_case("encode refuses a fact that drops the user's not", "encode",
+         [fact("The user is allergic to peanuts.")], [(False, 'the user said "not allergic"; the fact drops "not"')])
+neg_case("encode refuses a fact that drops don't", "encode",
+         [fact("The user eats meat.")], [(False, "drops \"don't\"")])
+neg_case("encode refuses a fact that drops no longer", "encode",
+         [fact("I live in Lisbon.", "identity")], [(False, "drops \"no longer\"")])
+neg_case("encode refuses a fact that adds a negation", "encode",
+         [fact("The user does not live in Ghent.", "identity")], [(False, "adds a negation")])
+neg_case("encode accepts a faithful negation", "encode",
+         [fact("The user is not allergic to peanuts."), fact("The user does not eat meat."), fact("I live in Ghent.", "identity")],
+         [(True, ""), (True, ""), (True, "")])
+
+POLAR = [item(1, "human", "I eat meat.", "preferences", 40),
+         item(2, "human", "I don't eat meat.", "preferences", 1),
+         item(3, "human", "I work best in the morning.", "preferences", 1),
+         item(4, "human", "I live in Lisbon.", "identity", 40),
+         item(5, "human", "I no longer live in Lisbon.", "identity", 1)]
+neg_case("dedupe refuses opposite polarity as a contradiction", "dedupe",
+         [drop("m_2", "m_1")], [(False, "opposite polarity")], items=POLAR)
+neg_case("merge refuses merged text that drops a source's negation", "merge",
+         [merge("m_2", ["m_3"], "I eat meat and work best in the morning.")], [(False, "drops \"don't\"")], items=POLAR)
+neg_case("merge accepts merged text that keeps each source's polarity", "merge",
+         [merge("m_2", ["m_3"], "I don't eat meat and I work best in the morning.")], [(True, "")], items=POLAR)
+neg_case("supersede accepts the opposite statement", "supersede",
+         [sup("m_4", "m_5")], [(True, "opposite")], items=POLAR)
+
+def with_turn(i, block, text, category, age_days, turn):
+    it = item(i, block, text, category, age_days)
+    it["sourceTurn"] = turn
+    return it
+
+
+MANY = [item(1, "scratch", "I keep a bearded dragon.", "context", 40),
+        item(2, "scratch", "I keep a cat.", "context", 1),
+        with_turn(3, "scratch", "I speak Portuguese.", "context", 40, 0),
+        with_turn(4, "scratch", "I speak English.", "context", 1, 5),
+        item(5, "scratch", "My sister lives in Ghent.", "context", 40),
+        item(6, "scratch", "My brother lives in Ghent.", "context", 1),
+        item(7, "scratch", "I play tennis on Mondays.", "context", 40),
+        item(8, "scratch", "I now play chess on Mondays.", "context", 1)]
+neg_case("supersede refuses a many-valued predicate", "supersede",
+         [sup("m_1", "m_2")], [(False, '"keep" can hold several values at once and the newer fact states no change')], items=MANY)
+neg_case("supersede refuses when the change cue is in another clause", "supersede",
+         [sup("m_3", "m_4")], [(False, "states no change")], items=MANY)
+neg_case("supersede refuses a slot filled for different holders", "supersede",
+         [sup("m_5", "m_6")], [(False, "different holders")], items=MANY)
+neg_case("supersede accepts a change the user stated", "supersede",
+         [sup("m_7", "m_8")], [(True, "stated a change")], items=MANY)
+neg_case("supersede accepts a shared one-value slot", "supersede",
+         [sup("m_1", "m_2")], [(True, "one-value slot")], items=MOVES)
+
 if __name__ == "__main__":
     for n, c in enumerate(CASES, start=17):
         slug = c["pass"]

@@ -37,6 +37,9 @@ step "nocturne gate cases/*.json"
 cargo run --locked -q -p nocturne-cli -- gate cases/*.json > "$LOG/gate.jsonl" || failed_steps+=("nocturne gate")
 echo "$(wc -l < "$LOG/gate.jsonl") case files judged as expected"
 
+step "nocturne bench-gates (the meaning corpus)"
+cargo run --locked -q -p nocturne-cli -- bench-gates || failed_steps+=("nocturne bench-gates")
+
 step "nocturne verify --provider offline"
 cargo run --locked -q -p nocturne-cli -- verify --provider offline || failed_steps+=("nocturne verify")
 

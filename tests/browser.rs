@@ -40,6 +40,14 @@ fn every_case_file_agrees_with_its_expectations_in_the_browser() {
 }
 
 #[wasm_bindgen_test]
+fn the_gates_guard_meaning_in_the_browser() {
+    let corpus = nocturne_core::testkit::meaning::corpus();
+    let score = nocturne_core::testkit::meaning::score(&corpus).expect("well-formed cases");
+    wasm_bindgen_test::console_log!("{}", score.line());
+    assert!(score.meets_targets(), "{}\n{}", score.line(), score.misses.join("\n"));
+}
+
+#[wasm_bindgen_test]
 async fn rexie_writes_a_record_in_a_transaction_and_reads_it_back() {
     use rexie::{ObjectStore, Rexie, TransactionMode};
     let name = unique_db("raw", 0);

@@ -25,7 +25,7 @@ text measures
 
 memory (a store file, default nocturne-memory.json; --now SECONDS overrides the clock)
   chat [--store F] MESSAGE       reply from memory and encode the turn (offline provider)
-  sleep [--store F] [--dry-run]  run Dedupe -> Merge -> Promote -> Forget
+  sleep [--store F] [--dry-run]  run Dedupe -> Merge -> Supersede -> Promote -> Forget
   versions [--store F]           the version timeline
   diff [--store F] LO HI         what changed between two versions
   restore [--store F] SEQ        restore a version (as a new version)
@@ -36,6 +36,8 @@ proofs
                                  scripted conversation, dry run, sleep, quiz, audit, gate cases
   bench-models [--provider offline|URL,MODEL[,KEY_ENV]]...
                                  the same conversation and Sleep through each provider, as a table
+  bench-gates                    the meaning corpus through the gates: inverted facts, faithful
+                                 negations, compatible pairs, contradictions (exit 1 off target)
   bench [--max N]                performance figures (see README)";
 
 fn main() -> ExitCode {
@@ -283,6 +285,15 @@ fn run(args: &[String]) -> Result<ExitCode, String> {
             }
             print!("{}", compare::table(&rows));
             Ok(ExitCode::SUCCESS)
+        }
+        "bench-gates" => {
+            let corpus = nocturne_core::testkit::meaning::corpus();
+            let score = nocturne_core::testkit::meaning::score(&corpus).map_err(|e| e.to_string())?;
+            println!("{}", score.line());
+            for miss in &score.misses {
+                println!("  miss: {miss}");
+            }
+            Ok(if score.meets_targets() { ExitCode::SUCCESS } else { ExitCode::from(1) })
         }
         "bench" => {
             let f = flags(rest)?;

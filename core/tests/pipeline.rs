@@ -74,18 +74,18 @@ fn counts(report: &sleep::SleepReport) -> Vec<(String, usize, usize, usize, usiz
 fn offline_sleep_over_the_scripted_conversation() {
     let store = seeded();
     let seeded_versions = block(store.versions()).expect("versions").len();
-    assert_eq!(block(store.meta()).expect("meta").active_count, 17);
+    assert_eq!(block(store.meta()).expect("meta").active_count, 20);
     let mut events = Vec::new();
     let report = block(sleep::sleep(&store, &OfflineProvider, &SleepOptions::new(NOW), &mut |e| events.push(e.name())))
         .expect("sleep");
     assert_eq!(
         counts(&report),
         [
-            ("dedupe".into(), 17, 3, 3, 0, 0, 14),
-            ("merge".into(), 14, 1, 1, 0, 0, 13),
-            ("supersede".into(), 13, 1, 1, 0, 0, 12),
-            ("promote".into(), 12, 6, 6, 0, 0, 12),
-            ("forget".into(), 12, 3, 3, 0, 0, 9),
+            ("dedupe".into(), 20, 3, 3, 0, 0, 17),
+            ("merge".into(), 17, 1, 1, 0, 0, 16),
+            ("supersede".into(), 16, 1, 1, 0, 0, 15),
+            ("promote".into(), 15, 7, 7, 0, 0, 15),
+            ("forget".into(), 15, 3, 3, 0, 0, 12),
         ]
     );
     assert_eq!(events.len(), 10);
@@ -110,12 +110,12 @@ fn offline_sleep_over_the_scripted_conversation() {
         ]
     );
     let actives: Vec<usize> = versions[seeded_versions..].iter().map(|v| v.active_count).collect();
-    assert_eq!(actives, [17, 17, 14, 14, 13, 13, 12, 12, 12, 12, 9]);
+    assert_eq!(actives, [20, 20, 17, 17, 16, 16, 15, 15, 15, 15, 12]);
 
     let start = versions[seeded_versions].seq;
     let end = versions.last().expect("a version").seq;
     let d = block(diff::diff(&store, start, end)).expect("diff");
-    assert_eq!((d.kept, d.changed.len(), d.forgotten.len(), d.added.len(), d.refused.len()), (5, 4, 8, 0, 0));
+    assert_eq!((d.kept, d.changed.len(), d.forgotten.len(), d.added.len(), d.refused.len()), (7, 5, 8, 0, 0));
     let passes: Vec<&str> = d.forgotten.iter().map(|f| f.by.as_ref().map_or("?", |m| m.pass.name())).collect();
     assert_eq!(passes.iter().filter(|p| **p == "dedupe").count(), 3);
     assert_eq!(passes.iter().filter(|p| **p == "merge").count(), 1);
@@ -129,16 +129,22 @@ fn offline_sleep_over_the_scripted_conversation() {
         .map(|m| m.policy.clone())
         .collect();
     assert!(stale.iter().all(|p| p.as_deref() == Some("stale")));
+    // The negation is stored as said, and two languages are two facts, not a change.
+    let active: Vec<String> =
+        block(store.items()).expect("items").into_iter().filter(|i| i.active).map(|i| i.text).collect();
+    for kept in ["I am not allergic to peanuts.", "I speak Portuguese.", "I speak English."] {
+        assert!(active.iter().any(|t| t == kept), "{kept} is not active: {active:?}");
+    }
 
     // Restore the pre-Sleep version: exact, and itself undoable.
     let before: Vec<_> = block(store.items_at(start)).expect("v").into_iter().filter(|i| i.active).collect();
     let undo = block(store.restore(start, NOW + 10)).expect("restore");
-    assert_eq!(undo.active_count, 17);
+    assert_eq!(undo.active_count, 20);
     let mut now_active: Vec<_> = block(store.items()).expect("items").into_iter().filter(|i| i.active).collect();
     now_active.sort_by_key(|i| i.ordinal());
     assert_eq!(now_active, before);
     let redo = block(store.restore(end, NOW + 20)).expect("restore the restore");
-    assert_eq!(redo.active_count, 9);
+    assert_eq!(redo.active_count, 12);
     assert!(block(audit::audit(&store)).expect("audit").problems.is_empty());
 }
 
@@ -149,7 +155,7 @@ fn dry_run_leaves_the_store_file_byte_identical() {
     let rows = store.rows_written();
     let report =
         block(sleep::sleep(&store, &OfflineProvider, &SleepOptions::new(NOW).dry(), &mut |_| {})).expect("dry run");
-    assert_eq!(report.active_after, 9, "the dry run reports what a Sleep would do");
+    assert_eq!(report.active_after, 12, "the dry run reports what a Sleep would do");
     assert!(report.passes.iter().all(|p| p.event.before_version.is_none()));
     assert_eq!(store.document().to_json(), before);
     assert_eq!(store.rows_written(), rows);
@@ -163,7 +169,7 @@ fn a_what_if_policy_is_refused_outside_a_dry_run() {
         ..SleepOptions::new(NOW)
     };
     assert!(block(sleep::sleep(&store, &OfflineProvider, &options, &mut |_| {})).is_err());
-    assert_eq!(block(store.versions()).expect("v").len(), 7, "nothing was written");
+    assert_eq!(block(store.versions()).expect("v").len(), 9, "nothing was written");
 }
 
 fn hostile(req: &Request) -> Option<String> {
@@ -260,14 +266,14 @@ fn a_lazy_provider_leaves_the_rules_to_the_engine_and_they_are_labelled() {
     let by =
         |p: Proposer| report.passes.iter().flat_map(|x| &x.mutations).filter(|m| m.accepted && m.proposer == p).count();
     assert_eq!(by(Proposer::DuplicateRule), 3);
-    assert_eq!(by(Proposer::PromotionRule), 7, "5 protected facts to human, 2 events to episodes");
-    assert_eq!(by(Proposer::PolicyEngine), 8, "14 active after dedupe, cap 6");
-    assert_eq!(report.total(|p| p.enforced), 18);
+    assert_eq!(by(Proposer::PromotionRule), 8, "6 protected facts to human, 2 events to episodes");
+    assert_eq!(by(Proposer::PolicyEngine), 11, "17 active after dedupe, cap 6");
+    assert_eq!(report.total(|p| p.enforced), 22);
     assert_eq!(report.active_after, 6);
     let left: Vec<_> = block(store.items()).expect("items").into_iter().filter(|i| i.active).collect();
     assert_eq!(
         left.iter().filter(|i| RetentionPolicy::default().is_protected(&i.category)).count(),
-        5,
+        6,
         "protected facts are the floor"
     );
     assert!(block(audit::audit(&store)).expect("audit").problems.is_empty());
@@ -490,4 +496,115 @@ fn contradictions_keep_only_current_values_with_their_history() {
     block(store.restore(before, NOW + 5)).expect("restore");
     let lisbon = block(store.items()).expect("items").into_iter().find(|i| i.text == "I live in Lisbon.").expect("row");
     assert!(lisbon.active && lisbon.valid_to.is_none() && lisbon.superseded_by.is_none());
+}
+
+/// The turns the careless models below get wrong: negations and compatible facts.
+const CARELESS_TURNS: &[&str] = &[
+    "I am not allergic to peanuts.",
+    "I don't eat meat and I live in Ghent.",
+    "I never drink coffee after noon.",
+    "I keep a bearded dragon. I speak Portuguese.",
+    "I keep a cat. I speak English. I moved to a new flat last month.",
+];
+
+/// Drops every negation cue from what the user said: the commonest small-model slip.
+fn drops_negations(req: &Request) -> Option<String> {
+    if req.task != Task::Propose(PassKind::Encode) {
+        return None;
+    }
+    let payload: Value = serde_json::from_str(&req.messages.last()?.content).ok()?;
+    let mut facts = Vec::new();
+    for turn in payload["turns"].as_array()? {
+        let text = turn["text"].as_str()?;
+        for sentence in text.split(". ").map(|s| s.trim_end_matches('.')) {
+            let dropped = sentence.replace("not ", "").replace("don't ", "").replace("never ", "");
+            facts.push(json!({"text": format!("{dropped}."), "category": "preferences"}));
+        }
+    }
+    Some(json!({ "facts": facts }).to_string())
+}
+
+#[test]
+fn a_model_that_drops_negations_stores_nothing_inverted() {
+    let store = MemStore::new();
+    let provider = Scripted::new(drops_negations);
+    for (i, text) in CARELESS_TURNS.iter().enumerate() {
+        block(chat::chat_turn(&store, &provider, text, NOW - (10 - i as i64) * DAY)).expect("chat turn");
+    }
+    let log = block(store.mutations()).expect("log");
+    let inverted: Vec<&Mutation> = log
+        .iter()
+        .filter(|m| !m.accepted && m.rejection_reason.as_deref().is_some_and(|r| r.contains("drops")))
+        .collect();
+    let reasons: Vec<&str> = inverted.iter().filter_map(|m| m.rejection_reason.as_deref()).collect();
+    assert_eq!(inverted.len(), 3, "peanuts, meat and coffee: {reasons:#?}");
+    for needle in ["\"not allergic\"", "\"don't eat\"", "\"never drink\""] {
+        assert!(reasons.iter().any(|r| r.contains(needle)), "no refusal names {needle}: {reasons:#?}");
+    }
+    assert!(inverted.iter().all(|m| m.refs.proposal.is_some()), "the raw proposal is kept");
+    let active: Vec<String> = block(store.items()).expect("items").into_iter().map(|i| i.text).collect();
+    assert!(active.iter().any(|t| t == "I keep a cat."), "facts with no negation still pass: {active:?}");
+    assert!(!active.iter().any(|t| t.contains("allergic") || t.contains("meat") || t.contains("coffee")), "{active:?}");
+    let (_, total, offenders) = block(audit::sweep(&store)).expect("sweep");
+    assert!(total > 0 && offenders.is_empty(), "{offenders:?}");
+}
+
+/// Calls every pair of same-verb facts a contradiction, newer over older.
+fn supersedes_compatible_facts(req: &Request) -> Option<String> {
+    if req.task != Task::Propose(PassKind::Supersede) {
+        return None;
+    }
+    let payload: Value = serde_json::from_str(&req.messages.last()?.content).ok()?;
+    let items = payload["items"].as_array()?;
+    let verb = |t: &str| t.split_whitespace().nth(1).map(str::to_string);
+    let mut out = Vec::new();
+    for (i, a) in items.iter().enumerate() {
+        for b in &items[i + 1..] {
+            let (ta, tb) = (a["text"].as_str()?, b["text"].as_str()?);
+            if verb(ta).is_some() && verb(ta) == verb(tb) {
+                out.push(json!({"oldId": a["itemId"], "newId": b["itemId"], "reason": "a newer value"}));
+            }
+        }
+    }
+    Some(json!({ "supersede": out }).to_string())
+}
+
+#[test]
+fn a_model_that_supersedes_compatible_facts_retires_nothing() {
+    let store = MemStore::new();
+    for (i, text) in CARELESS_TURNS.iter().enumerate() {
+        block(chat::chat_turn(&store, &OfflineProvider, text, NOW - (10 - i as i64) * DAY)).expect("chat turn");
+    }
+    let provider = Scripted::new(supersedes_compatible_facts);
+    let report = block(sleep::sleep(&store, &provider, &SleepOptions::new(NOW), &mut |_| {})).expect("sleep");
+    let supersede = report.passes.iter().find(|p| p.event.pass == PassKind::Supersede).expect("a supersede pass");
+    assert!(supersede.event.proposed >= 2, "the careless model proposed {}", supersede.event.proposed);
+    assert_eq!(supersede.event.accepted, 0, "{:#?}", supersede.mutations);
+    let reasons: Vec<&str> = supersede.mutations.iter().filter_map(|m| m.rejection_reason.as_deref()).collect();
+    assert!(reasons.iter().any(|r| r.contains("\"keep\" can hold several values")), "{reasons:#?}");
+    assert!(reasons.iter().any(|r| r.contains("\"speak\" can hold several values")), "{reasons:#?}");
+    let active: Vec<String> =
+        block(store.items()).expect("items").into_iter().filter(|i| i.active).map(|i| i.text).collect();
+    for both in ["I keep a bearded dragon.", "I keep a cat.", "I speak Portuguese.", "I speak English."] {
+        assert!(active.iter().any(|t| t == both), "{both} left the active set: {active:?}");
+    }
+}
+
+#[test]
+fn after_an_offline_sleep_only_the_newer_of_an_opposite_pair_stays_active() {
+    let store = MemStore::new();
+    for (days, text) in [(40, "I live in Lisbon. I eat meat."), (1, "I no longer live in Lisbon. I don't eat meat.")] {
+        block(chat::chat_turn(&store, &OfflineProvider, text, NOW - days * DAY)).expect("chat turn");
+    }
+    let report = block(sleep::sleep(&store, &OfflineProvider, &SleepOptions::new(NOW), &mut |_| {})).expect("sleep");
+    let dedupe = report.passes.iter().find(|p| p.event.pass == PassKind::Dedupe).expect("dedupe");
+    assert_eq!(dedupe.event.accepted, 0, "opposites are not duplicates: {:#?}", dedupe.mutations);
+    let items = block(store.items()).expect("items");
+    let active: Vec<&str> = items.iter().filter(|i| i.active).map(|i| i.text.as_str()).collect();
+    assert!(active.contains(&"I no longer live in Lisbon.") && active.contains(&"I don't eat meat."), "{active:?}");
+    for old in ["I live in Lisbon.", "I eat meat."] {
+        let row = items.iter().find(|i| i.text == old).expect("kept as history");
+        assert!(!row.active && row.superseded_by.is_some(), "{old} is still current");
+    }
+    assert!(block(audit::audit(&store)).expect("audit").problems.is_empty());
 }

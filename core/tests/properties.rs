@@ -3,6 +3,7 @@
 
 use nocturne_core::gate::{Edit, Ground, Judge, Verdict};
 use nocturne_core::model::memory::{Block, Item};
+use nocturne_core::text::polarity;
 use nocturne_core::text::textmath::{self, PairInput};
 use nocturne_core::PassKind;
 use nocturne_core::{RetentionPolicy, DAY};
@@ -124,6 +125,25 @@ fn judge_all(
     proposals.iter().map(|p| judge.judge(p)).collect()
 }
 
+/// Negation cues a careless model drops.
+const CUES: &[&str] = &["don't", "do not", "never", "no longer", "can't", "didn’t", "stopped"];
+
+fn fact(n: u64, text: &str) -> Item {
+    Item {
+        item_id: format!("m_{n}"),
+        block: Block::Scratch,
+        text: text.into(),
+        category: "context".into(),
+        source_turn: None,
+        created_at: NOW - n as i64,
+        updated_at: NOW,
+        active: true,
+        valid_from: None,
+        valid_to: None,
+        superseded_by: None,
+    }
+}
+
 fn transcript() -> Vec<String> {
     vec![
         "user: I live in Lisbon and work best in the morning.".into(),
@@ -210,9 +230,35 @@ proptest! {
                 let (old, new) = (&items[&old_id], &items[&new_id]);
                 prop_assert!(old.active && new.active && old.block == new.block);
                 prop_assert!((new.created_at, new.ordinal()) > (old.created_at, old.ordinal()));
-                prop_assert!(textmath::conflicts(&textmath::content_tokens(&old.text), &textmath::content_tokens(&new.text), policy.similarity_threshold));
+                let conflict = textmath::conflicts(&textmath::content_tokens(&old.text), &textmath::content_tokens(&new.text), policy.similarity_threshold);
+                let opposite = polarity::opposite(&old.text, &new.text)
+                    && textmath::reaches(textmath::similarity(&old.text, &new.text), policy.similarity_threshold);
+                prop_assert!(conflict || opposite);
             }
         }
+    }
+
+    #[test]
+    fn a_fact_and_its_negation_are_never_duplicates(words in prop::collection::vec(prop::sample::select(WORDS), 1..6), cue in prop::sample::select(CUES)) {
+        let (plain, negated) = (format!("I {}.", words.join(" ")), format!("I {cue} {}.", words.join(" ")));
+        let items: BTreeMap<String, Item> = [fact(1, &plain), fact(2, &negated)].into_iter().map(|i| (i.item_id.clone(), i)).collect();
+        let proposals = [json!({"itemId": "m_2", "duplicateOf": "m_1", "reason": "same"}), json!({"itemId": "m_1", "duplicateOf": "m_2", "reason": "same"})];
+        for v in judge_all(PassKind::Dedupe, &items, &RetentionPolicy::default(), &[], &proposals) {
+            prop_assert!(!v.is_accepted(), "{plain} / {negated} dropped as duplicates");
+        }
+    }
+
+    #[test]
+    fn a_fact_and_its_negation_are_never_both_traceable_to_one_clause(words in prop::collection::vec(prop::sample::select(WORDS), 1..6), cue in prop::sample::select(CUES), said_negated in any::<bool>()) {
+        // One clause: no conjunction splits it.
+        prop_assume!(!words.contains(&"and"));
+        let (plain, negated) = (format!("I {}.", words.join(" ")), format!("I {cue} {}.", words.join(" ")));
+        let said = if said_negated { &negated } else { &plain };
+        let lines = vec![format!("user: {said}")];
+        let proposals = [json!({"text": plain}), json!({"text": negated})];
+        let accepted = judge_all(PassKind::Encode, &BTreeMap::new(), &RetentionPolicy::default(), &lines, &proposals)
+            .iter().filter(|v| v.is_accepted()).count();
+        prop_assert!(accepted <= 1, "both '{plain}' and '{negated}' traced to '{said}'");
     }
 
     #[test]

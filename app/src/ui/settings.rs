@@ -130,6 +130,10 @@ fn PolicyEditor() -> impl IntoView {
             <label>"Protected categories " <input type="text"
                 prop:value=move || policy.get().protected_categories.join(", ")
                 on:change=move |ev| policy.update(|p| p.protected_categories = event_target_value(&ev).split(',').map(|s| s.trim().to_string()).filter(|s| !s.is_empty()).collect()) /></label>
+            <label class="wide">"One-value slots " <input type="text" data-testid="slots"
+                title="Predicates that hold one value at a time (where one lives, a job, a name …): a newer fact replaces an older one only when both fill one of these for the same holder, or when the user states a change."
+                prop:value=move || policy.get().single_valued_slots.join(", ")
+                on:change=move |ev| policy.update(|p| p.single_valued_slots = event_target_value(&ev).split(',').map(|s| s.trim().to_string()).filter(|s| !s.is_empty()).collect()) /></label>
             <button on:click=move |_| { save.dispatch(policy.get_untracked()); }>"Save policy"</button>
             {move || save.value().get().map(|r| match r {
                 Ok(()) => view! { <span class="ok">" Saved."</span> }.into_any(),

@@ -14,10 +14,12 @@ use crate::proof::audit;
 use crate::proof::quiz;
 use crate::store::diff;
 use crate::store::Store;
+use crate::text::{polarity, textmath};
 use serde::Serialize;
 
 /// The scripted conversation: (days before `now`, user message). Exact duplicates,
-/// near-duplicates, stale events, protected facts and a change of job, then a question.
+/// near-duplicates, stale events, protected facts, a change of job, a negation and two
+/// facts that can both hold (two languages), then a question.
 pub const SCRIPT: &[(f64, &str)] = &[
     (70.0, "The kitchen leaks and the kettle is broken. I went to the hardware store yesterday."),
     (45.0, "I installed postgres 16 on the backup box. The backup box sits near the router."),
@@ -25,7 +27,9 @@ pub const SCRIPT: &[(f64, &str)] = &[
     (2.0, "I promised Ana I would review her thesis by Friday. I prefer green tea over coffee."),
     (2.0, "I keep a bearded dragon called Saffron. My stack is Airflow and Postgres. The cat next door is called Miso."),
     (1.0, "I live in Lisbon and work best in the morning."),
+    (1.5, "I am not allergic to peanuts. I speak Portuguese."),
     (1.0, "My stack is Airflow and Postgres with dbt on top. I read science fiction on the train. My laptop has a cracked screen. I work as a teacher."),
+    (0.5, "I speak English."),
     (0.1, "What do you remember about my dragon?"),
 ];
 
@@ -136,6 +140,7 @@ async fn run<S: Store, P: Provider>(
     refusals_logged(store, &sleep, r).await?;
     re_audit(store, r).await?;
     no_invention(store, r).await?;
+    meaning_held(store, r).await?;
     sleep_diff(store, &sleep, r).await?;
     restore_and_undo(store, &sleep, now, r).await?;
     wake(store, provider, now, r).await
@@ -386,6 +391,33 @@ async fn no_invention<S: Store>(store: &S, r: &mut Recorder<'_>) -> Result<(), S
         ),
     );
 
+    Ok(())
+}
+
+/// 7b. The script's negation is stored with its negation, and its two languages (facts
+/// that can both hold) both survive the Sleep's Supersede pass. Depends on what the model
+/// stored, so it is a reported figure for a real model; inversions are the sweep's job.
+async fn meaning_held<S: Store>(store: &S, r: &mut Recorder<'_>) -> Result<(), String> {
+    let items = store.items().await.map_err(|x| x.to_string())?;
+    let active: Vec<&str> = items.iter().filter(|i| i.active).map(|i| i.text.as_str()).collect();
+    let about = |word: &str| -> Vec<&str> {
+        active.iter().copied().filter(|t| textmath::content_tokens(t).contains(word)).collect()
+    };
+    let peanuts: Vec<&str> = about("peanut");
+    let negated = peanuts.iter().filter(|t| polarity::is_negated(t)).count();
+    let languages = about("speak");
+    r.check(
+        "meaning held",
+        negated >= 1 && negated == peanuts.len() && languages.len() >= 2,
+        true,
+        format!(
+            "peanut facts active: {} ({} with the user's negation); language facts active: {} ({})",
+            peanuts.len(),
+            negated,
+            languages.len(),
+            languages.join(" / ")
+        ),
+    );
     Ok(())
 }
 

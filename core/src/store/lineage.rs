@@ -63,7 +63,8 @@ pub fn lineage(item_id: &str, log: &[Mutation]) -> Vec<Step> {
             }
             PassKind::Supersede if is_self => {
                 let new = m.refs.superseded_by.clone().unwrap_or_default();
-                steps.push(step(format!("superseded by {new}: no longer current from {}", m.at), vec![new]));
+                let basis = m.refs.basis.as_ref().map_or(String::new(), |b| format!(" ({})", b.describe()));
+                steps.push(step(format!("superseded by {new}: no longer current from {}{basis}", m.at), vec![new]));
             }
             PassKind::Supersede if m.refs.superseded_by.as_deref() == Some(item_id) => {
                 steps.push(step(format!("supersedes {} (its newer value)", m.item_id), vec![m.item_id.clone()]));

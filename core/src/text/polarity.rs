@@ -55,25 +55,39 @@ impl Polarity {
     }
 }
 
-/// The clauses of `text`, in order, as written (trimmed, punctuation kept inside).
+/// The clauses of `text`, in order, as written (trimmed, punctuation kept inside). A piece
+/// with no content words (`I don't` in `I don't, and never will`) stays with the next
+/// piece of its sentence, so a cue is never cut off from what it negates.
 pub fn clauses(text: &str) -> Vec<&str> {
     let mut out = Vec::new();
-    for sentence in text.split(['.', '!', '?', ';', '\n']) {
-        let mut rest = sentence;
-        loop {
-            match next_conjunction(rest) {
-                Some((at, len)) => {
-                    push_clause(&mut out, &rest[..at]);
-                    rest = &rest[at + len..];
-                }
-                None => {
-                    push_clause(&mut out, rest);
-                    break;
-                }
-            }
-        }
+    let mut start = 0;
+    for (end, _) in text.match_indices(['.', '!', '?', ';', '\n']).chain(std::iter::once((text.len(), ""))) {
+        sentence_clauses(text, start, end, &mut out);
+        start = (end + 1).min(text.len());
     }
     out
+}
+
+/// Splits `text[start..end]` (one sentence) at conjunctions into `out`.
+fn sentence_clauses<'a>(text: &'a str, start: usize, end: usize, out: &mut Vec<&'a str>) {
+    let mut pieces: Vec<(usize, usize)> = Vec::new();
+    let mut from = start;
+    while let Some((at, len)) = next_conjunction(&text[from..end]) {
+        pieces.push((from, from + at));
+        from += at + len;
+    }
+    pieces.push((from, end));
+    let mut open: Option<usize> = None;
+    for (i, (a, b)) in pieces.iter().enumerate() {
+        let begin = open.unwrap_or(*a);
+        let last = i + 1 == pieces.len();
+        if content_tokens(&text[*a..*b]).iter().all(|t| is_cue_token(t)) && !last {
+            open = Some(begin);
+            continue;
+        }
+        open = None;
+        push_clause(out, &text[begin..*b]);
+    }
 }
 
 fn push_clause<'a>(out: &mut Vec<&'a str>, clause: &'a str) {
@@ -149,16 +163,21 @@ pub fn is_negated(text: &str) -> bool {
 /// The cue of `clause` shown with the word after it, as the user wrote it (`"not
 /// allergic"`, `"don't eat"`, `"no longer live"`), for a refusal that a person can check.
 pub fn cue_in_context(clause: &str) -> Option<String> {
+    written_cue(clause).map(|(_, with_next)| with_next)
+}
+
+/// The first cue of `clause` as written (`"don't"`), and with the word after it.
+fn written_cue(clause: &str) -> Option<(String, String)> {
     let raw: Vec<&str> = clause.split_whitespace().collect();
     let first = negation_cues(clause).into_iter().next()?;
     let first_word = first.split(' ').next().unwrap_or("");
     let at = raw.iter().position(|w| normalize(w).trim() == first_word)?;
-    let len = first.split(' ').count() + 1;
-    let shown: Vec<&str> = raw[at..(at + len).min(raw.len())]
+    let len = first.split(' ').count();
+    let shown: Vec<&str> = raw[at..(at + len + 1).min(raw.len())]
         .iter()
         .map(|w| w.trim_matches(|c: char| !c.is_alphanumeric() && c != '\'' && c != '’'))
         .collect();
-    Some(shown.join(" "))
+    Some((shown[..len.min(shown.len())].join(" "), shown.join(" ")))
 }
 
 /// The change cues of `text` (`now`, `moved`, `no longer`, …), in order, as written
@@ -188,10 +207,10 @@ pub fn keeps_polarity(text: &str, sources: &[&str], whose: &str, what: &str) -> 
     let source_clauses: Vec<(&str, BTreeSet<String>)> = sources
         .iter()
         .flat_map(|s| clauses(s))
-        .map(|c| (c, tokens(c).into_iter().filter(|t| !is_stopword(t)).collect()))
+        .map(|c| (c, tokens(c).into_iter().filter(|t| !is_stopword(t) && !is_cue_token(t)).collect()))
         .collect();
     for clause in clauses(text) {
-        let own = content_tokens(clause);
+        let own: BTreeSet<String> = content_tokens(clause).into_iter().filter(|t| !is_cue_token(t)).collect();
         let overlap = |toks: &BTreeSet<String>| own.intersection(toks).count();
         let best = source_clauses.iter().map(|(_, t)| overlap(t)).max().unwrap_or(0);
         if best == 0 {
@@ -205,8 +224,7 @@ pub fn keeps_polarity(text: &str, sources: &[&str], whose: &str, what: &str) -> 
         let source = covering[0];
         return Err(match mine {
             Polarity::Positive => {
-                let cue = cue_in_context(source).unwrap_or_default();
-                let word = negation_cues(source).into_iter().next().unwrap_or_default();
+                let (word, cue) = written_cue(source).unwrap_or_default();
                 format!("{whose} \"{cue}\"; {what} drops \"{word}\" and says the opposite")
             }
             Polarity::Negative => {
