@@ -162,3 +162,77 @@ async fn a_later_schema_version_opens_todays_data() {
     assert_eq!(rows.len(), before.items.len(), "rows survived the upgrade");
     later.close();
 }
+
+#[wasm_bindgen_test]
+async fn every_broken_file_is_refused_by_the_apps_import_and_nothing_changes() {
+    let current = fresh("current", 0).await;
+    chat::chat_turn(&current, &OfflineProvider, "I live in Ghent and I teach chemistry.", NOW).await.expect("chat");
+    let kept = current.export().await.expect("export").to_json();
+    let valid = nocturne_core::testkit::documents::valid_export(NOW).await;
+    for (n, b) in nocturne_core::testkit::documents::broken_documents(&valid).into_iter().enumerate() {
+        let name = unique_db("broken", n as u32);
+        let err = match IdbStore::import_new(&name, &b.text).await {
+            Ok(_) => panic!("{} was imported", b.name),
+            Err(e) => e,
+        };
+        assert!(err.contains(b.expect) && err.contains("Nothing was changed"), "{}: {err}", b.name);
+        let opened = IdbStore::open(&name).await.expect("open");
+        assert!(opened.items().await.expect("items").is_empty(), "{} left items behind", b.name);
+        assert_eq!(opened.meta().await.expect("meta").head, 0, "{} left versions behind", b.name);
+        opened.close();
+    }
+    assert_eq!(current.export().await.expect("export").to_json(), kept, "the memory in use changed");
+}
+
+#[wasm_bindgen_test]
+async fn a_file_the_app_exported_always_imports() {
+    let store = fresh("roundtrip", 0).await;
+    for (days, text) in verify::SCRIPT {
+        chat::chat_turn(&store, &OfflineProvider, text, NOW - (days * 86_400.0) as i64).await.expect("chat");
+    }
+    sleep::sleep(&store, &OfflineProvider, &SleepOptions::new(NOW), &mut |_| {}).await.expect("sleep");
+    store.restore(3, NOW + 5).await.expect("restore");
+    let text = store.export().await.expect("export").to_json();
+    let name = unique_db("roundtrip-in", 0);
+    IdbStore::delete(&name).await.expect("clean");
+    let (again, facts) = IdbStore::import_new(&name, &text).await.expect("its own export imports");
+    assert!(facts > 0);
+    assert_eq!(again.export().await.expect("export").to_json(), text);
+}
+
+#[wasm_bindgen_test]
+async fn a_write_from_another_tab_during_a_sleep_is_never_overwritten() {
+    // Two handles on one database behave as two tabs: each commit is its own transaction.
+    let name = unique_db("tabs", 0);
+    IdbStore::delete(&name).await.expect("clean");
+    let tab_a = IdbStore::open(&name).await.expect("open a");
+    for (days, text) in verify::SCRIPT {
+        chat::chat_turn(&tab_a, &OfflineProvider, text, NOW - (days * 86_400.0) as i64).await.expect("chat");
+    }
+    let tab_b = IdbStore::open(&name).await.expect("open b");
+    // Tab A plans a pass against head h; tab B chats (moving the head) before A commits.
+    let head = tab_a.meta().await.expect("meta").head;
+    chat::chat_turn(&tab_b, &OfflineProvider, "I keep a bearded dragon called Saffron.", NOW).await.expect("chat b");
+    let turns = tab_b.transcript().await.expect("turns");
+    let mut moved = tab_a.items().await.expect("items").into_iter().find(|i| i.active).expect("a fact");
+    moved.block = nocturne_core::Block::Human;
+    let stale = nocturne_core::store::Commit {
+        at: NOW,
+        label: Some("pass:promote:after".into()),
+        items: vec![moved],
+        base: Some(head),
+        ..Default::default()
+    };
+    let err = tab_a.commit(stale).await.expect_err("a plan made before B's write is refused");
+    assert!(err.to_string().contains("changed while this was planned"), "{err}");
+    assert_eq!(tab_a.transcript().await.expect("turns"), turns, "B's turn was lost");
+    // A chat turn from A records against the new head, after B's turn, overwriting nothing.
+    chat::chat_turn(&tab_a, &OfflineProvider, "I speak Portuguese.", NOW + 1).await.expect("chat a");
+    let after = tab_b.transcript().await.expect("turns");
+    assert_eq!(after.len(), turns.len() + 2);
+    assert_eq!(&after[..turns.len()], &turns[..]);
+    // And a whole Sleep run in A now commits cleanly on top of both.
+    sleep::sleep(&tab_a, &OfflineProvider, &SleepOptions::new(NOW + 2), &mut |_| {}).await.expect("sleep");
+    tab_a.close();
+    tab_b.close();
+}

@@ -94,6 +94,35 @@ fn from_js<T: DeserializeOwned>(value: JsValue) -> Result<T, StoreError> {
     serde_json::from_str(&row).map_err(|e| StoreError::Backend(format!("a stored record is damaged: {e}")))
 }
 
+/// One row ready for IndexedDB: (object store, value, out-of-line key).
+type EncodedRow = (&'static str, JsValue, Option<JsValue>);
+
+/// Encodes planned rows for IndexedDB (synchronous, so it can run inside a transaction).
+fn encode_rows(rows: &Rows) -> Result<Vec<EncodedRow>, StoreError> {
+    let mut values: Vec<EncodedRow> = Vec::new();
+    for (seq, item) in &rows.changes {
+        values.push((
+            CHANGES,
+            to_js(&ChangeRow { item_id: item.item_id.clone(), seq: *seq, item: item.clone() }, &["itemId", "seq"])?,
+            None,
+        ));
+    }
+    for item in &rows.live {
+        values.push((ITEMS, to_js(item, &["itemId"])?, None));
+    }
+    for v in &rows.versions {
+        values.push((VERSIONS, to_js(v, &["seq"])?, None));
+    }
+    for m in &rows.mutations {
+        values.push((MUTATIONS, to_js(m, &["id", "seq"])?, None));
+    }
+    for t in &rows.turns {
+        values.push((TURNS, to_js(t, &["index"])?, None));
+    }
+    values.push((META, to_js(&rows.meta, &[])?, Some(JsValue::from_str(META))));
+    Ok(values)
+}
+
 fn key2(a: &str, b: u64) -> JsValue {
     let arr = Array::new();
     arr.push(&JsValue::from_str(a));
@@ -187,30 +216,15 @@ impl IdbStore {
 
     /// Writes planned rows in one readwrite transaction.
     async fn write(&self, rows: &Rows) -> Result<(), StoreError> {
-        let mut values: Vec<(&str, JsValue, Option<JsValue>)> = Vec::new();
-        for (seq, item) in &rows.changes {
-            values.push((
-                CHANGES,
-                to_js(&ChangeRow { item_id: item.item_id.clone(), seq: *seq, item: item.clone() }, &["itemId", "seq"])?,
-                None,
-            ));
-        }
-        for item in &rows.live {
-            values.push((ITEMS, to_js(item, &["itemId"])?, None));
-        }
-        for v in &rows.versions {
-            values.push((VERSIONS, to_js(v, &["seq"])?, None));
-        }
-        for m in &rows.mutations {
-            values.push((MUTATIONS, to_js(m, &["id", "seq"])?, None));
-        }
-        for t in &rows.turns {
-            values.push((TURNS, to_js(t, &["index"])?, None));
-        }
-        values.push((META, to_js(&rows.meta, &[])?, Some(JsValue::from_str(META))));
-        // Everything is encoded; only IndexedDB requests from here to the end.
+        let values = encode_rows(rows)?;
         let tx =
             self.db.transaction(&ALL, TransactionMode::ReadWrite).map_err(|e| backend("cannot start a write", e))?;
+        self.put_rows(tx, values).await
+    }
+
+    /// Puts encoded rows into `tx` and waits for it to commit. Only IndexedDB requests
+    /// happen here, so the transaction stays alive until the last put.
+    async fn put_rows(&self, tx: rexie::Transaction, values: Vec<EncodedRow>) -> Result<(), StoreError> {
         if let Some(limit) = self.abort_after_rows.take() {
             for (store, value, key) in values.iter().take(limit as usize) {
                 let s = tx.store(store).map_err(|e| backend("write", e))?;
@@ -244,6 +258,23 @@ impl IdbStore {
         }
         let rows = doc.into_rows()?;
         self.write(&rows).await
+    }
+
+    /// Parses `text` as an export and loads it into a new database `name`, returning the
+    /// store and its active fact count. A file that is not a sound export is refused before
+    /// anything is created; a failed load deletes the half-made database. Either way the
+    /// memory in use is never touched.
+    pub async fn import_new(name: &str, text: &str) -> Result<(IdbStore, usize), String> {
+        let doc = nocturne_core::store::document::Document::parse(text)
+            .map_err(|e| format!("Import refused: {e}. Nothing was changed."))?;
+        let facts = doc.items.iter().filter(|i| i.active).count();
+        let store = IdbStore::open(name).await.map_err(|e| e.to_string())?;
+        if let Err(e) = store.import(doc).await {
+            store.close();
+            let _ = IdbStore::delete(name).await;
+            return Err(format!("Import failed: {e}. Your current memory was not touched."));
+        }
+        Ok((store, facts))
     }
 
     /// The whole memory as one export document (never holds an API key).
@@ -330,42 +361,74 @@ impl Store for IdbStore {
         Ok(out)
     }
 
+    /// Reads meta and the affected rows, plans, and writes — all in one readwrite
+    /// transaction, so no other writer (another tab) can slip in between the read and the
+    /// write; a plan made against an older head is refused by `plan_rows`.
     async fn commit(&self, commit: Commit) -> Result<Vec<Version>, StoreError> {
-        let meta = self.read_meta().await?;
-        let previous: HashMap<String, Item> = if commit.items.len() > 32 {
+        let tx =
+            self.db.transaction(&ALL, TransactionMode::ReadWrite).map_err(|e| backend("cannot start a write", e))?;
+        let meta: Meta = {
+            let s = tx.store(META).map_err(|e| backend("read", e))?;
+            match s.get(JsValue::from_str(META)).await.map_err(|e| backend("cannot read meta", e))? {
+                Some(v) if !v.is_undefined() => from_js(v)?,
+                _ => Meta::default(),
+            }
+        };
+        let wanted: Vec<&str> = commit.items.iter().chain(&commit.created).map(|i| i.item_id.as_str()).collect();
+        let mut previous = HashMap::new();
+        let items = tx.store(ITEMS).map_err(|e| backend("read", e))?;
+        if wanted.len() > 32 {
             // One bulk read beats thousands of sequential point reads.
-            let wanted: std::collections::HashSet<&str> = commit.items.iter().map(|i| i.item_id.as_str()).collect();
-            self.items()
-                .await?
-                .into_iter()
-                .filter(|i| wanted.contains(i.item_id.as_str()))
-                .map(|i| (i.item_id.clone(), i))
-                .collect()
+            let set: std::collections::HashSet<&str> = wanted.iter().copied().collect();
+            for v in items.get_all(None, None).await.map_err(|e| backend("cannot read items", e))? {
+                let old: Item = from_js(v)?;
+                if set.contains(old.item_id.as_str()) {
+                    previous.insert(old.item_id.clone(), old);
+                }
+            }
         } else {
-            let mut found = HashMap::new();
-            let tx = self.db.transaction(&[ITEMS], TransactionMode::ReadOnly).map_err(|e| backend("read", e))?;
-            let s = tx.store(ITEMS).map_err(|e| backend("read", e))?;
-            for item in &commit.items {
-                if let Some(v) = s.get(JsValue::from_str(&item.item_id)).await.map_err(|e| backend("read", e))? {
+            for id in wanted {
+                if let Some(v) = items.get(JsValue::from_str(id)).await.map_err(|e| backend("read", e))? {
                     if !v.is_undefined() {
                         let old: Item = from_js(v)?;
-                        found.insert(old.item_id.clone(), old);
+                        previous.insert(old.item_id.clone(), old);
                     }
                 }
             }
-            found
+        }
+        // Planning and encoding are synchronous: the transaction stays open.
+        let planned = plan_rows(&meta, &previous, commit).and_then(|rows| Ok((encode_rows(&rows)?, rows)));
+        let (values, rows) = match planned {
+            Ok(p) => p,
+            Err(e) => {
+                let _ = tx.abort().await;
+                return Err(e);
+            }
         };
-        let rows = plan_rows(&meta, &previous, commit)?;
-        self.write(&rows).await?;
+        self.put_rows(tx, values).await?;
         Ok(rows.versions)
     }
 
+    /// Reads meta and writes it back with the new policy in one transaction, so a commit
+    /// from another tab is never overwritten by a stale copy of meta.
     async fn set_policy(&self, policy: RetentionPolicy) -> Result<(), StoreError> {
         policy.validate().map_err(StoreError::Invalid)?;
-        let mut meta = self.read_meta().await?;
+        let tx =
+            self.db.transaction(&[META], TransactionMode::ReadWrite).map_err(|e| backend("cannot start a write", e))?;
+        let s = tx.store(META).map_err(|e| backend("read", e))?;
+        let mut meta: Meta = match s.get(JsValue::from_str(META)).await.map_err(|e| backend("cannot read meta", e))? {
+            Some(v) if !v.is_undefined() => from_js(v)?,
+            _ => Meta::default(),
+        };
         meta.policy = policy;
-        let rows = Rows { meta, ..Default::default() };
-        self.write(&rows).await
+        let value = to_js(&meta, &[])?;
+        s.put(&value, Some(&JsValue::from_str(META))).await.map_err(|e| backend("cannot write meta", e))?;
+        let done = tx.done().await.map_err(|e| backend("the write did not complete", e))?;
+        if !done.is_committed() {
+            return Err(StoreError::Backend("the policy write was aborted; nothing was changed".into()));
+        }
+        self.rows_written.set(self.rows_written.get() + 1);
+        Ok(())
     }
 
     fn rows_written(&self) -> u64 {

@@ -4,9 +4,11 @@
 mod bench;
 mod openai;
 
+use clap::{Args, Parser, Subcommand, ValueEnum};
 use nocturne_core::flow::{chat, sleep};
 use nocturne_core::gate::case;
 use nocturne_core::llm::offline::OfflineProvider;
+use nocturne_core::llm::provider::{Completion, Provider, ProviderError, Request};
 use nocturne_core::proof::{compare, quiz, verify};
 use nocturne_core::store::diff;
 use nocturne_core::store::document::Document;
@@ -15,324 +17,411 @@ use nocturne_core::text::textmath;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-const USAGE: &str = "usage: nocturne <command> [args]
+/// Nocturne's memory, natively: the same core as the app, on a store file.
+#[derive(Debug, Parser)]
+#[command(name = "nocturne", version, about, long_about = None, propagate_version = true)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
 
-text measures
-  similarity A B                 containment similarity of two facts (number first)
-  coverage CLAIM SOURCE...       share of CLAIM's content tokens in the sources, then the missing ones
-  proper-nouns TEXT              capitalised words not at a sentence start
-  gate FILE...                   judge gate case files (SPEC §10); one JSON line per file
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Containment similarity of two facts (the number first, then the shared tokens)
+    Similarity { a: String, b: String },
+    /// Share of CLAIM's content tokens found in the sources, then the missing ones
+    Coverage {
+        claim: String,
+        #[arg(required = true)]
+        sources: Vec<String>,
+    },
+    /// Capitalised words that are not at a sentence start
+    ProperNouns {
+        #[arg(required = true)]
+        text: Vec<String>,
+    },
+    /// Judge gate case files (SPEC §10): one JSON line per file; exit 2 on a malformed
+    /// file, 1 on a verdict that disagrees with the file's expect
+    Gate {
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+    },
+    /// Reply from memory and encode the turn; with no MESSAGE, one turn per line of stdin
+    Chat {
+        #[command(flatten)]
+        store: StoreArgs,
+        #[command(flatten)]
+        provider: ProviderArgs,
+        message: Vec<String>,
+    },
+    /// Run Dedupe -> Merge -> Supersede -> Promote -> Forget on the store file
+    Sleep {
+        #[command(flatten)]
+        store: StoreArgs,
+        #[command(flatten)]
+        provider: ProviderArgs,
+        /// Plan every pass and report, writing nothing
+        #[arg(long)]
+        dry_run: bool,
+    },
+    /// The version timeline (read-only)
+    Versions {
+        #[command(flatten)]
+        store: StoreArgs,
+    },
+    /// What changed between two versions (read-only)
+    Diff {
+        #[command(flatten)]
+        store: StoreArgs,
+        lo: String,
+        hi: String,
+    },
+    /// Restore a version, as a new version (itself undoable)
+    Restore {
+        #[command(flatten)]
+        store: StoreArgs,
+        version: String,
+    },
+    /// The Wake quiz over the store file (read-only)
+    Quiz {
+        #[command(flatten)]
+        store: StoreArgs,
+        #[command(flatten)]
+        provider: ProviderArgs,
+    },
+    /// The verifier: scripted conversation, dry run, Sleep, audit, quiz, gate cases
+    Verify {
+        #[command(flatten)]
+        provider: ProviderArgs,
+        /// The clock, in Unix seconds (default: now)
+        #[arg(long)]
+        now: Option<i64>,
+    },
+    /// The same conversation and Sleep through each provider, as a table (offline first)
+    BenchModels {
+        /// `offline`, or BASE_URL,MODEL[,API_KEY_ENV]; repeat for several
+        #[arg(long = "provider")]
+        providers: Vec<String>,
+        /// Seconds to wait for one model call
+        #[arg(long, default_value_t = 300)]
+        timeout: u64,
+        #[arg(long)]
+        now: Option<i64>,
+    },
+    /// The meaning corpus through the gates (exit 1 when a target is missed)
+    BenchGates,
+    /// Performance figures (see README)
+    Bench {
+        /// The largest memory measured, in facts
+        #[arg(long, default_value_t = 100_000)]
+        max: usize,
+    },
+}
 
-memory (a store file, default nocturne-memory.json; --now SECONDS overrides the clock)
-  chat [--store F] MESSAGE       reply from memory and encode the turn (offline provider)
-  sleep [--store F] [--dry-run]  run Dedupe -> Merge -> Supersede -> Promote -> Forget
-  versions [--store F]           the version timeline
-  diff [--store F] LO HI         what changed between two versions
-  restore [--store F] SEQ        restore a version (as a new version)
-  quiz [--store F]               the Wake quiz
+/// Where the memory lives and what time it is.
+#[derive(Debug, Args)]
+struct StoreArgs {
+    /// The store file (the export format)
+    #[arg(long, default_value = "nocturne-memory.json")]
+    store: PathBuf,
+    /// The clock, in Unix seconds (default: now)
+    #[arg(long)]
+    now: Option<i64>,
+}
 
-proofs
-  verify [--provider offline|openai] [--base-url URL --model NAME --api-key-env VAR --timeout S]
-                                 scripted conversation, dry run, sleep, quiz, audit, gate cases
-  bench-models [--provider offline|URL,MODEL[,KEY_ENV]]...
-                                 the same conversation and Sleep through each provider, as a table
-  bench-gates                    the meaning corpus through the gates: inverted facts, faithful
-                                 negations, compatible pairs, contradictions (exit 1 off target)
-  bench [--max N]                performance figures (see README)";
+impl StoreArgs {
+    fn now(&self) -> i64 {
+        self.now.unwrap_or_else(wall_clock)
+    }
+}
+
+/// Which model proposes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum ProviderKind {
+    /// The embedded offline provider: deterministic rules, no model
+    Offline,
+    /// Any OpenAI-compatible endpoint (--base-url, --model, --api-key-env)
+    Openai,
+}
+
+#[derive(Debug, Args)]
+struct ProviderArgs {
+    #[arg(long, value_enum, default_value_t = ProviderKind::Offline)]
+    provider: ProviderKind,
+    #[arg(long, default_value = "http://127.0.0.1:18080/v1")]
+    base_url: String,
+    #[arg(long, default_value = "smollm2")]
+    model: String,
+    /// The environment variable that holds the API key (the key is never printed)
+    #[arg(long)]
+    api_key_env: Option<String>,
+    /// Seconds to wait for one model call
+    #[arg(long, default_value_t = 300)]
+    timeout: u64,
+}
+
+/// The provider a command uses: the offline rules or an endpoint.
+enum AnyProvider {
+    Offline(OfflineProvider),
+    Remote(openai::OpenAi),
+}
+
+impl Provider for AnyProvider {
+    fn label(&self) -> String {
+        match self {
+            AnyProvider::Offline(p) => p.label(),
+            AnyProvider::Remote(p) => p.label(),
+        }
+    }
+    async fn complete(&self, request: &Request) -> Result<Completion, ProviderError> {
+        match self {
+            AnyProvider::Offline(p) => p.complete(request).await,
+            AnyProvider::Remote(p) => p.complete(request).await,
+        }
+    }
+}
+
+impl ProviderArgs {
+    fn build(&self) -> Result<AnyProvider, String> {
+        Ok(match self.provider {
+            ProviderKind::Offline => AnyProvider::Offline(OfflineProvider),
+            ProviderKind::Openai => {
+                AnyProvider::Remote(remote(self.timeout, &self.base_url, &self.model, self.api_key_env.as_deref())?)
+            }
+        })
+    }
+}
+
+fn wall_clock() -> i64 {
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs() as i64)
+}
 
 fn main() -> ExitCode {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    match run(&args) {
+    let cli = Cli::parse();
+    match run(cli.command) {
         Ok(code) => code,
         Err(message) => {
             eprintln!("nocturne: {message}");
-            ExitCode::from(2)
+            ExitCode::FAILURE
         }
     }
 }
 
-/// Parsed common flags and the remaining positional arguments.
-struct Flags {
-    store: PathBuf,
-    now: i64,
-    dry_run: bool,
-    providers: Vec<String>,
-    base_url: String,
-    model: String,
-    api_key_env: Option<String>,
-    timeout: u64,
-    max: usize,
-    positional: Vec<String>,
-}
-
-fn flags(args: &[String]) -> Result<Flags, String> {
-    let mut f = Flags {
-        store: PathBuf::from("nocturne-memory.json"),
-        now: std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs() as i64),
-        dry_run: false,
-        providers: Vec::new(),
-        base_url: "http://127.0.0.1:18080/v1".into(),
-        model: "smollm2".into(),
-        api_key_env: None,
-        timeout: 300,
-        max: 100_000,
-        positional: Vec::new(),
-    };
-    let mut it = args.iter();
-    while let Some(a) = it.next() {
-        let mut value = |name: &str| it.next().cloned().ok_or_else(|| format!("{name} needs a value"));
-        match a.as_str() {
-            "--store" => f.store = PathBuf::from(value("--store")?),
-            "--now" => f.now = value("--now")?.parse().map_err(|_| "--now takes Unix seconds".to_string())?,
-            "--dry-run" => f.dry_run = true,
-            "--provider" => f.providers.push(value("--provider")?),
-            "--base-url" => f.base_url = value("--base-url")?,
-            "--model" => f.model = value("--model")?,
-            "--api-key-env" => f.api_key_env = Some(value("--api-key-env")?),
-            "--timeout" => {
-                f.timeout = value("--timeout")?.parse().map_err(|_| "--timeout takes seconds".to_string())?
-            }
-            "--max" => f.max = value("--max")?.parse().map_err(|_| "--max takes a number of facts".to_string())?,
-            _ => f.positional.push(a.clone()),
-        }
-    }
-    Ok(f)
-}
-
-fn run(args: &[String]) -> Result<ExitCode, String> {
-    let Some((command, rest)) = args.split_first() else {
-        println!("{USAGE}");
-        return Ok(ExitCode::SUCCESS);
-    };
-    match command.as_str() {
-        "similarity" => {
-            let [a, b] = rest else { return Err("similarity takes two texts".into()) };
-            let (ta, tb) = (textmath::content_tokens(a), textmath::content_tokens(b));
+fn run(command: Command) -> Result<ExitCode, String> {
+    match command {
+        Command::Similarity { a, b } => {
+            let (ta, tb) = (textmath::content_tokens(&a), textmath::content_tokens(&b));
             let shared: Vec<&String> = ta.intersection(&tb).collect();
-            println!("{:.3}\tshared: {}", textmath::similarity(a, b), join(shared));
-            Ok(ExitCode::SUCCESS)
+            println!("{:.3}\tshared: {}", textmath::similarity(&a, &b), join(shared));
         }
-        "coverage" => {
-            let Some((claim, sources)) = rest.split_first().filter(|(_, s)| !s.is_empty()) else {
-                return Err("coverage takes a claim and at least one source".into());
-            };
-            let c = textmath::coverage(claim, sources.iter().map(String::as_str));
+        Command::Coverage { claim, sources } => {
+            let c = textmath::coverage(&claim, sources.iter().map(String::as_str));
             println!("{:.3}\tmissing: {}", c.score, join(&c.missing));
-            Ok(ExitCode::SUCCESS)
         }
-        "proper-nouns" => {
-            let text = rest.join(" ");
-            for name in textmath::proper_nouns(&text) {
+        Command::ProperNouns { text } => {
+            for name in textmath::proper_nouns(&text.join(" ")) {
                 println!("{name}");
             }
-            Ok(ExitCode::SUCCESS)
         }
-        "gate" => gate(rest),
-        "chat" => {
-            let f = flags(rest)?;
-            let store = open(&f.store)?;
-            let message = f.positional.join(" ");
-            let turn = pollster::block_on(chat::chat_turn(&store, &OfflineProvider, &message, f.now))
-                .map_err(|e| e.to_string())?;
-            println!("{}", turn.reply);
-            for m in &turn.encoded {
-                match &m.rejection_reason {
-                    None => println!("  encoded {}", m.item_id),
-                    Some(why) => println!("  encoder refused: {why}"),
-                }
-            }
-            if let Some(err) = turn.encode_error {
-                println!("  encoder failed: {err}");
-            }
-            save(&store, &f.store)?;
-            Ok(ExitCode::SUCCESS)
-        }
-        "sleep" => {
-            let f = flags(rest)?;
-            let store = open(&f.store)?;
-            let mut options = sleep::SleepOptions::new(f.now);
-            options.dry_run = f.dry_run;
-            let result = pollster::block_on(sleep::sleep(&store, &OfflineProvider, &options, &mut |ev| {
-                let v = &ev.event_line();
-                println!("{v}");
-            }));
-            let report = result.map_err(|e| e.to_string())?;
-            println!(
-                "{}: active {} -> {}; proposed {} accepted {} rejected {} enforced {}",
-                if report.dry_run { "dry run (nothing written)" } else { "sleep" },
-                report.active_before,
-                report.active_after,
-                report.total(|p| p.proposed),
-                report.total(|p| p.accepted),
-                report.total(|p| p.rejected),
-                report.total(|p| p.enforced)
-            );
-            if !f.dry_run {
-                save(&store, &f.store)?;
-            }
-            Ok(ExitCode::SUCCESS)
-        }
-        "versions" => {
-            let f = flags(rest)?;
-            let store = open(&f.store)?;
-            for v in pollster::block_on(store.versions()).map_err(|e| e.to_string())? {
+        Command::Gate { files } => return Ok(gate(&files)),
+        Command::Chat { store, provider, message } => chat(&store, &provider, message)?,
+        Command::Sleep { store, provider, dry_run } => sleep_command(&store, &provider, dry_run)?,
+        Command::Versions { store } => {
+            let memory = open_existing(&store.store)?;
+            for v in pollster::block_on(memory.versions()).map_err(|e| e.to_string())? {
                 println!("{:>5} {:<24} active={:<4} changed={}", v.id(), v.label, v.active_count, v.changed);
             }
-            Ok(ExitCode::SUCCESS)
         }
-        "diff" => {
-            let f = flags(rest)?;
-            let store = open(&f.store)?;
-            let [lo, hi] = f.positional.as_slice() else { return Err("diff takes two version numbers".into()) };
-            let d = pollster::block_on(diff::diff(&store, seq(lo)?, seq(hi)?)).map_err(|e| e.to_string())?;
-            println!("kept {}", d.kept);
-            for c in &d.changed {
-                println!(
-                    "changed   {} [{} -> {}] \"{}\" -> \"{}\"",
-                    c.after.item_id, c.before.block, c.after.block, c.before.text, c.after.text
-                );
-            }
-            for g in &d.forgotten {
-                let by = g.by.as_ref().map_or("no mutation".to_string(), |m| {
-                    format!("{} {} ({})", m.pass, m.policy.as_deref().unwrap_or("-"), m.reason)
-                });
-                println!("forgotten {} \"{}\" by {by}", g.item.item_id, g.item.text);
-            }
-            for a in &d.added {
-                println!("added     {} \"{}\"", a.item_id, a.text);
-            }
-            for m in &d.refused {
-                println!(
-                    "refused   {} {} {}: {}",
-                    m.pass,
-                    m.kind,
-                    m.item_id,
-                    m.rejection_reason.as_deref().unwrap_or("")
-                );
-            }
-            Ok(ExitCode::SUCCESS)
+        Command::Diff { store, lo, hi } => {
+            let memory = open_existing(&store.store)?;
+            let d = pollster::block_on(diff::diff(&memory, seq(&lo)?, seq(&hi)?)).map_err(|e| e.to_string())?;
+            print_diff(&d);
         }
-        "restore" => {
-            let f = flags(rest)?;
-            let store = open(&f.store)?;
-            let [target] = f.positional.as_slice() else { return Err("restore takes one version number".into()) };
-            let v = pollster::block_on(store.restore(seq(target)?, f.now)).map_err(|e| e.to_string())?;
+        Command::Restore { store, version } => {
+            let memory = open_existing(&store.store)?;
+            let v = pollster::block_on(memory.restore(seq(&version)?, store.now())).map_err(|e| e.to_string())?;
+            save(&memory, &store.store)?;
             println!("{} {} active={}", v.id(), v.label, v.active_count);
-            save(&store, &f.store)?;
-            Ok(ExitCode::SUCCESS)
         }
-        "quiz" => {
-            let f = flags(rest)?;
-            let store = open(&f.store)?;
-            let report = pollster::block_on(quiz::wake(&store, &OfflineProvider, f.now)).map_err(|e| e.to_string())?;
-            for q in &report.questions {
-                println!(
-                    "[{}] {} -> {} (score {:.2}, attempts {})",
-                    if q.correct { "OK" } else { "MISS" },
-                    q.question,
-                    q.answer,
-                    q.score,
-                    q.attempts
-                );
-            }
-            if let Some(p) = &report.probe {
-                println!(
-                    "forgotten probe [{}]: {} -> {} absentFromStore={} saidAbsent={} leaked={}",
-                    if p.passed { "OK" } else { "FAIL" },
-                    p.question,
-                    p.answer,
-                    p.absent_from_store,
-                    p.said_absent,
-                    p.leaked_forgotten_content
-                );
-            }
-            Ok(ExitCode::SUCCESS)
+        Command::Quiz { store, provider } => {
+            let memory = open_existing(&store.store)?;
+            let report =
+                pollster::block_on(quiz::wake(&memory, &provider.build()?, store.now())).map_err(|e| e.to_string())?;
+            print_quiz(&report);
         }
-        "verify" => {
-            let f = flags(rest)?;
-            match f.providers.first().map(String::as_str).unwrap_or("offline") {
-                "offline" => verify(&f, &OfflineProvider, true),
-                "openai" => {
-                    let provider = remote(&f, &f.base_url, &f.model, f.api_key_env.as_deref())?;
-                    let code = verify(&f, &provider, false);
-                    println!("json mode used: {}", provider.mode().label());
-                    code
-                }
-                other => Err(format!("unknown provider '{other}' (offline or openai)")),
+        Command::Verify { provider, now } => {
+            let p = provider.build()?;
+            let require_skill = provider.provider == ProviderKind::Offline;
+            let code = verify(now.unwrap_or_else(wall_clock), &p, require_skill);
+            if let AnyProvider::Remote(r) = &p {
+                println!("json mode used: {}", r.mode().label());
             }
+            return Ok(code);
         }
-        "bench-models" => {
-            let f = flags(rest)?;
-            let clock = || {
-                std::time::SystemTime::now()
-                    .duration_since(std::time::UNIX_EPOCH)
-                    .map_or(0.0, |d| d.as_secs_f64() * 1000.0)
-            };
-            let mut rows = vec![pollster::block_on(compare::run(OfflineProvider, f.now, &clock))];
-            for spec in f.providers.iter().filter(|p| p.as_str() != "offline") {
-                // URL,MODEL[,API_KEY_ENV]
-                let parts: Vec<&str> = spec.split(',').collect();
-                let (url, model) = match parts.as_slice() {
-                    [url, model, ..] => (*url, *model),
-                    _ => return Err(format!("--provider '{spec}': give offline, or BASE_URL,MODEL[,API_KEY_ENV]")),
-                };
-                eprintln!("bench-models: running {model} @ {url} …");
-                rows.push(pollster::block_on(compare::run(
-                    remote(&f, url, model, parts.get(2).copied())?,
-                    f.now,
-                    &clock,
-                )));
-            }
-            print!("{}", compare::table(&rows));
-            Ok(ExitCode::SUCCESS)
-        }
-        "bench-gates" => {
+        Command::BenchModels { providers, timeout, now } => bench_models(&providers, timeout, now)?,
+        Command::BenchGates => {
             let corpus = nocturne_core::testkit::meaning::corpus();
             let score = nocturne_core::testkit::meaning::score(&corpus).map_err(|e| e.to_string())?;
             println!("{}", score.line());
             for miss in &score.misses {
                 println!("  miss: {miss}");
             }
-            Ok(if score.meets_targets() { ExitCode::SUCCESS } else { ExitCode::from(1) })
+            return Ok(if score.meets_targets() { ExitCode::SUCCESS } else { ExitCode::FAILURE });
         }
-        "bench" => {
-            let f = flags(rest)?;
-            bench::run(f.max);
-            Ok(ExitCode::SUCCESS)
-        }
-        "help" | "--help" | "-h" => {
-            println!("{USAGE}");
-            Ok(ExitCode::SUCCESS)
-        }
-        other => Err(format!("unknown command '{other}'\n{USAGE}")),
+        Command::Bench { max } => bench::run(max),
     }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `nocturne chat`: one turn from the arguments, or one per line of standard input. The
+/// store file is written once, after every turn succeeded; on an error it is untouched.
+fn chat(store: &StoreArgs, provider: &ProviderArgs, message: Vec<String>) -> Result<(), String> {
+    let turns: Vec<String> = if message.is_empty() {
+        std::io::stdin()
+            .lines()
+            .map(|l| l.map_err(|e| format!("cannot read standard input: {e}")))
+            .collect::<Result<Vec<_>, _>>()?
+            .into_iter()
+            .filter(|l| !l.trim().is_empty())
+            .collect()
+    } else {
+        vec![message.join(" ")]
+    };
+    if turns.is_empty() {
+        return Err("chat needs a message: as arguments, or one per line on standard input".into());
+    }
+    let memory = open_or_new(&store.store)?;
+    let p = provider.build()?;
+    for (i, text) in turns.iter().enumerate() {
+        let turn = pollster::block_on(chat::chat_turn(&memory, &p, text, store.now() + i as i64))
+            .map_err(|e| format!("{e}; the store file was not changed"))?;
+        println!("{}", turn.reply);
+        for m in &turn.encoded {
+            match &m.rejection_reason {
+                None => println!("  encoded {}", m.item_id),
+                Some(why) => println!("  encoder refused: {why}"),
+            }
+        }
+        if let Some(err) = turn.encode_error {
+            println!("  encoder failed: {err}");
+        }
+    }
+    save(&memory, &store.store)
+}
+
+fn sleep_command(store: &StoreArgs, provider: &ProviderArgs, dry_run: bool) -> Result<(), String> {
+    let memory = open_existing(&store.store)?;
+    let mut options = sleep::SleepOptions::new(store.now());
+    options.dry_run = dry_run;
+    let p = provider.build()?;
+    let report = pollster::block_on(sleep::sleep(&memory, &p, &options, &mut |ev| println!("{}", ev.event_line())))
+        .map_err(|e| format!("{e}; the store file was not changed"))?;
+    println!(
+        "{}: active {} -> {}; proposed {} accepted {} rejected {} enforced {}; {} model call(s)",
+        if report.dry_run { "dry run (nothing written)" } else { "sleep" },
+        report.active_before,
+        report.active_after,
+        report.total(|p| p.proposed),
+        report.total(|p| p.accepted),
+        report.total(|p| p.rejected),
+        report.total(|p| p.enforced),
+        report.passes.iter().map(|p| p.calls).sum::<usize>()
+    );
+    if !dry_run {
+        save(&memory, &store.store)?;
+    }
+    Ok(())
+}
+
+fn print_diff(d: &diff::Diff) {
+    println!("kept {}", d.kept);
+    for c in &d.changed {
+        println!(
+            "changed   {} [{} -> {}] \"{}\" -> \"{}\"",
+            c.after.item_id, c.before.block, c.after.block, c.before.text, c.after.text
+        );
+    }
+    for g in &d.forgotten {
+        let by = g.by.as_ref().map_or("no mutation".to_string(), |m| {
+            format!("{} {} ({})", m.pass, m.policy.as_deref().unwrap_or("-"), m.reason)
+        });
+        println!("forgotten {} \"{}\" by {by}", g.item.item_id, g.item.text);
+    }
+    for a in &d.added {
+        println!("added     {} \"{}\"", a.item_id, a.text);
+    }
+    for m in &d.refused {
+        println!("refused   {} {} {}: {}", m.pass, m.kind, m.item_id, m.rejection_reason.as_deref().unwrap_or(""));
+    }
+}
+
+fn print_quiz(report: &quiz::QuizReport) {
+    for q in &report.questions {
+        println!(
+            "[{}] {} -> {} (score {:.2}, attempts {})",
+            if q.correct { "OK" } else { "MISS" },
+            q.question,
+            q.answer,
+            q.score,
+            q.attempts
+        );
+    }
+    if let Some(p) = &report.probe {
+        println!(
+            "forgotten probe [{}]: {} -> {} absentFromStore={} saidAbsent={} leaked={}",
+            if p.passed { "OK" } else { "FAIL" },
+            p.question,
+            p.answer,
+            p.absent_from_store,
+            p.said_absent,
+            p.leaked_forgotten_content
+        );
+    }
+}
+
+fn bench_models(providers: &[String], timeout: u64, now: Option<i64>) -> Result<(), String> {
+    let now = now.unwrap_or_else(wall_clock);
+    let clock =
+        || std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0.0, |d| d.as_secs_f64() * 1000.0);
+    let mut rows = vec![pollster::block_on(compare::run(OfflineProvider, now, &clock))];
+    for spec in providers.iter().filter(|p| p.as_str() != "offline") {
+        let parts: Vec<&str> = spec.split(',').collect();
+        let (url, model) = match parts.as_slice() {
+            [url, model, ..] => (*url, *model),
+            _ => return Err(format!("--provider '{spec}': give offline, or BASE_URL,MODEL[,API_KEY_ENV]")),
+        };
+        eprintln!("bench-models: running {model} @ {url} …");
+        rows.push(pollster::block_on(compare::run(remote(timeout, url, model, parts.get(2).copied())?, now, &clock)));
+    }
+    print!("{}", compare::table(&rows));
+    Ok(())
 }
 
 /// An OpenAI-compatible provider from the flags; the key is read from the named
 /// environment variable and never printed.
-fn remote(f: &Flags, url: &str, model: &str, key_env: Option<&str>) -> Result<openai::OpenAi, String> {
+fn remote(timeout: u64, url: &str, model: &str, key_env: Option<&str>) -> Result<openai::OpenAi, String> {
     let key = match key_env {
         Some(var) => Some(
             std::env::var(var).map_err(|_| format!("the environment variable {var} (for the API key) is not set"))?,
         ),
         None => None,
     };
-    Ok(openai::OpenAi::new(url, model, key, std::time::Duration::from_secs(f.timeout)))
+    Ok(openai::OpenAi::new(url, model, key, std::time::Duration::from_secs(timeout)))
 }
 
 /// `nocturne verify`: every check, one line each, then `N/N checks`. With a real model the
 /// model-dependent figures are reported, not required.
-fn verify<P: nocturne_core::llm::provider::Provider>(
-    f: &Flags,
-    provider: &P,
-    require_skill: bool,
-) -> Result<ExitCode, String> {
+fn verify<P: Provider>(now: i64, provider: &P, require_skill: bool) -> ExitCode {
     let store = MemStore::new();
-    let options = verify::VerifyOptions { now: f.now, require_skill, cases: case::bundled() };
+    let options = verify::VerifyOptions { now, require_skill, cases: case::bundled() };
     println!("verify with {}", provider.label());
     let report = pollster::block_on(verify::verify(&store, provider, &options, &mut |c| println!("{}", c.line())));
     println!("{}", report.summary(require_skill));
-    Ok(if report.ok(require_skill) { ExitCode::SUCCESS } else { ExitCode::FAILURE })
+    if report.ok(require_skill) {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    }
 }
 
 fn join<S: AsRef<str>>(items: impl IntoIterator<Item = S>) -> String {
@@ -345,13 +434,11 @@ fn seq(text: &str) -> Result<u64, String> {
 
 /// `nocturne gate FILE…`: one JSON line per file; exit 2 on a malformed file, 1 when a
 /// verdict disagrees with the file's `expect`.
-fn gate(files: &[String]) -> Result<ExitCode, String> {
-    if files.is_empty() {
-        return Err("gate takes one or more case files".into());
-    }
+fn gate(files: &[PathBuf]) -> ExitCode {
     let (mut malformed, mut disagree) = (false, false);
     for file in files {
-        let judged = std::fs::read_to_string(file)
+        let file = file.display();
+        let judged = std::fs::read_to_string(file.to_string())
             .map_err(|e| format!("cannot read it: {e}"))
             .and_then(|text| case::parse(&text).and_then(|c| c.judge()).map_err(|e| e.to_string()));
         match judged {
@@ -368,16 +455,30 @@ fn gate(files: &[String]) -> Result<ExitCode, String> {
             }
         }
     }
-    Ok(if malformed {
+    if malformed {
         ExitCode::from(2)
     } else if disagree {
         ExitCode::FAILURE
     } else {
         ExitCode::SUCCESS
-    })
+    }
 }
 
-fn open(path: &Path) -> Result<MemStore, String> {
+/// A memory file that must exist (read-only commands, Sleep, restore): a mistyped path is
+/// an error, and no file is created.
+fn open_existing(path: &Path) -> Result<MemStore, String> {
+    if !path.exists() {
+        return Err(format!(
+            "no memory file at {} (start one with `nocturne chat --store {}`)",
+            path.display(),
+            path.display()
+        ));
+    }
+    open_or_new(path)
+}
+
+/// The memory in `path`, or a new one when there is no file yet (chat).
+fn open_or_new(path: &Path) -> Result<MemStore, String> {
     if !path.exists() {
         return Ok(MemStore::new());
     }

@@ -1,10 +1,38 @@
 //! The command line as a user runs it.
 
+use std::io::Write;
 use std::path::PathBuf;
-use std::process::{Command, Output};
+use std::process::{Command, Output, Stdio};
 
 fn nocturne(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_nocturne")).args(args).output().expect("nocturne runs")
+}
+
+/// Runs nocturne with `input` on standard input.
+fn nocturne_stdin(args: &[&str], input: &str) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_nocturne"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("nocturne runs");
+    child.stdin.take().expect("stdin").write_all(input.as_bytes()).expect("write stdin");
+    child.wait_with_output().expect("nocturne ends")
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// A store file with two turns in it, at a path of its own.
+fn seeded_store(name: &str) -> PathBuf {
+    let store = temp(name);
+    let _ = std::fs::remove_file(&store);
+    let s = store.to_str().expect("utf8");
+    let out = nocturne(&["chat", "--store", s, "--now", "1767139200", "I live in Ghent and I teach chemistry."]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    store
 }
 
 fn stdout(o: &Output) -> String {
@@ -91,7 +119,7 @@ fn verify_with_the_offline_provider_passes_every_check() {
     let out = nocturne(&["verify", "--provider", "offline", "--now", "1767225600"]);
     let text = stdout(&out);
     assert!(out.status.success(), "{text}");
-    assert!(text.lines().last().is_some_and(|l| l.starts_with("16/16 checks")), "{text}");
+    assert!(text.lines().last().is_some_and(|l| l.starts_with("17/17 checks")), "{text}");
     assert!(!text.contains("[FAIL]"));
 }
 
@@ -122,7 +150,102 @@ fn a_corrupt_store_file_is_refused_with_its_name() {
     let store = temp("corrupt.json");
     std::fs::write(&store, "{\"format\": \"something-else\"}").expect("write");
     let out = nocturne(&["versions", "--store", store.to_str().expect("utf8")]);
-    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(out.status.code(), Some(1));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("corrupt.json") && err.contains("not a Nocturne memory export"), "{err}");
+}
+
+#[test]
+fn help_lists_every_subcommand() {
+    let out = nocturne(&["--help"]);
+    assert!(out.status.success());
+    let help = stdout(&out);
+    for sub in [
+        "similarity",
+        "coverage",
+        "proper-nouns",
+        "gate",
+        "chat",
+        "sleep",
+        "versions",
+        "diff",
+        "restore",
+        "quiz",
+        "verify",
+        "bench-models",
+        "bench-gates",
+        "bench",
+    ] {
+        assert!(help.lines().any(|l| l.trim_start().starts_with(sub)), "--help does not list {sub}:\n{help}");
+    }
+    assert!(stdout(&nocturne(&["sleep", "--help"])).contains("--dry-run"));
+}
+
+#[test]
+fn regression_a_mistyped_flag_is_an_error_that_writes_nothing() {
+    let store = seeded_store("typo.json");
+    let before = std::fs::read(&store).expect("store");
+    let out = nocturne(&["sleep", "--store", store.to_str().expect("utf8"), "--dryrun"]);
+    assert_eq!(out.status.code(), Some(2), "{}", stdout(&out));
+    assert!(stderr(&out).contains("--dryrun"), "{}", stderr(&out));
+    assert_eq!(std::fs::read(&store).expect("store"), before, "a typo ran a real Sleep");
+    let fresh = temp("typo-new.json");
+    let _ = std::fs::remove_file(&fresh);
+    assert_eq!(nocturne(&["sleep", "--store", fresh.to_str().expect("utf8"), "--dryrun"]).status.code(), Some(2));
+    assert!(!fresh.exists(), "a typo created a store file");
+}
+
+#[test]
+fn regression_read_only_commands_fail_on_a_missing_file_and_create_none() {
+    let missing = temp("no-such-memory.json");
+    let _ = std::fs::remove_file(&missing);
+    let m = missing.to_str().expect("utf8");
+    for args in [vec!["versions", "--store", m], vec!["quiz", "--store", m], vec!["diff", "--store", m, "1", "2"]] {
+        let out = nocturne(&args);
+        assert_eq!(out.status.code(), Some(1), "{args:?} exited {:?}", out.status.code());
+        assert!(stderr(&out).contains("no memory file"), "{args:?}: {}", stderr(&out));
+        assert!(!missing.exists(), "{args:?} created the file");
+    }
+}
+
+#[test]
+fn regression_chat_sleep_and_quiz_use_the_provider_they_are_given() {
+    let store = seeded_store("provider.json");
+    let before = std::fs::read(&store).expect("store");
+    let s = store.to_str().expect("utf8");
+    // A closed port: the offline rules would have answered; a real provider cannot.
+    let remote = ["--provider", "openai", "--base-url", "http://127.0.0.1:9/v1", "--timeout", "2"];
+    for sub in [vec!["chat", "--store", s, "Hello there."], vec!["sleep", "--store", s], vec!["quiz", "--store", s]] {
+        let args: Vec<&str> = sub.iter().copied().chain(remote).collect();
+        let out = nocturne(&args);
+        assert!(!out.status.success(), "{sub:?} succeeded without its model: {}", stdout(&out));
+        assert!(!stderr(&out).is_empty(), "{sub:?} said nothing on stderr");
+        assert_eq!(std::fs::read(&store).expect("store"), before, "{sub:?} changed the store file");
+    }
+}
+
+#[test]
+fn chat_reads_one_turn_per_line_of_standard_input() {
+    let store = temp("stdin.json");
+    let _ = std::fs::remove_file(&store);
+    let s = store.to_str().expect("utf8");
+    let out = nocturne_stdin(&["chat", "--store", s, "--now", "1767139200"], "I live in Ghent.\n\nI keep a cat.\n");
+    assert!(out.status.success(), "{}", stderr(&out));
+    let doc: serde_json::Value = serde_json::from_slice(&std::fs::read(&store).expect("store")).expect("json");
+    let turns = doc["transcript"].as_array().expect("transcript");
+    assert_eq!(turns.len(), 4, "two user turns and two replies");
+    assert_eq!(turns[2]["text"], "I keep a cat.");
+}
+
+#[test]
+fn regression_a_stale_id_counter_in_a_store_file_is_refused_and_the_file_kept() {
+    let store = seeded_store("stale-counter.json");
+    let mut doc: serde_json::Value = serde_json::from_slice(&std::fs::read(&store).expect("store")).expect("json");
+    doc["meta"]["nextItem"] = serde_json::json!(1);
+    let text = serde_json::to_string_pretty(&doc).expect("json");
+    std::fs::write(&store, &text).expect("write");
+    let out = nocturne(&["chat", "--store", store.to_str().expect("utf8"), "I moved to Porto."]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stderr(&out).contains("meta.nextItem is 1"), "{}", stderr(&out));
+    assert_eq!(std::fs::read_to_string(&store).expect("store"), text, "the file was touched");
 }

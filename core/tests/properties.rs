@@ -8,7 +8,9 @@ use nocturne_core::text::textmath::{self, PairInput};
 use nocturne_core::PassKind;
 use nocturne_core::{RetentionPolicy, DAY};
 use proptest::prelude::*;
+use proptest::test_runner::{RngAlgorithm, TestCaseError, TestRng, TestRunner};
 use serde_json::{json, Value};
+use std::cell::Cell;
 use std::collections::{BTreeMap, BTreeSet};
 
 const NOW: i64 = 1_767_225_600;
@@ -18,39 +20,106 @@ const WORDS: &[&str] = &[
 ];
 const CATEGORIES: &[&str] = &["identity", "preferences", "commitments", "event", "context"];
 
+/// Facts a store holds: random word salad, and restatements and rival values that give
+/// Dedupe, Merge and Supersede something to accept.
+const FACTS: &[&str] = &[
+    "The user lives in Lisbon.",
+    "I live in Lisbon.",
+    "The user lives in Porto.",
+    "The kettle is broken.",
+    "The kitchen leaks and the kettle is broken.",
+    "The user keeps a bearded dragon.",
+    "The user keeps a bearded dragon called Saffron.",
+    "My dog is called Rex.",
+    "My dog is called Bolt.",
+    "I work as a nurse.",
+    "I work as a teacher.",
+];
+
 fn sentence() -> impl Strategy<Value = String> {
-    prop::collection::vec(prop::sample::select(WORDS), 1..7).prop_map(|w| {
-        let mut s = w.join(" ");
-        s.push('.');
-        s
-    })
+    prop_oneof![
+        3 => prop::collection::vec(prop::sample::select(WORDS), 1..7).prop_map(|w| {
+            let mut s = w.join(" ");
+            s.push('.');
+            s
+        }),
+        2 => prop::sample::select(FACTS).prop_map(String::from),
+    ]
+}
+
+/// A store with proposals that name its own items (so some can be accepted), mixed with
+/// the free-form ones of [`proposal`].
+fn store_with(pass: PassKind) -> BoxedStrategy<(BTreeMap<String, Item>, Vec<Value>)> {
+    let stores = if pass == PassKind::Supersede { slot_store().boxed() } else { store().boxed() };
+    stores
+        .prop_flat_map(move |items| {
+            let by_age: BTreeMap<String, (i64, u64)> =
+                items.iter().map(|(k, v)| (k.clone(), (v.created_at, v.ordinal()))).collect();
+            let ids: Vec<String> = items.keys().cloned().collect();
+            let texts: BTreeMap<String, String> = items.iter().map(|(k, v)| (k.clone(), v.text.clone())).collect();
+            let grounded = (
+                prop::sample::select(ids.clone()),
+                prop::sample::subsequence(ids.clone(), 0..=ids.len().min(3)),
+            )
+                .prop_map(move |(a, rest)| {
+                    let b = rest.first().cloned().unwrap_or_else(|| a.clone());
+                    match pass {
+                        PassKind::Dedupe => json!({"itemId": a, "duplicateOf": b, "reason": "same"}),
+                        PassKind::Supersede => {
+                            // Older first: the order a careful model would give.
+                            let (old, new) = if by_age[&a] <= by_age[&b] { (a, b) } else { (b, a) };
+                            json!({"oldId": old, "newId": new, "reason": "newer"})
+                        }
+                        _ => {
+                            let from: Vec<&String> = rest.iter().filter(|id| **id != a).collect();
+                            let merged: Vec<&str> =
+                                std::iter::once(&a).chain(from.iter().copied()).map(|id| texts[id].as_str()).collect();
+                            json!({"intoId": a, "fromIds": from, "mergedText": merged.join(" "), "reason": "one thing"})
+                        }
+                    }
+                });
+            let one = prop_oneof![3 => grounded, 1 => proposal(pass)];
+            (Just(items), prop::collection::vec(one, 0..10))
+        })
+        .boxed()
 }
 
 fn store() -> impl Strategy<Value = BTreeMap<String, Item>> {
-    prop::collection::vec((sentence(), 0..4usize, 0..5usize, 0..90i64, prop::bool::weighted(0.85)), 1..14).prop_map(
-        |rows| {
-            rows.into_iter()
-                .enumerate()
-                .map(|(n, (text, b, c, age, active))| {
-                    let id = format!("m_{}", n + 1);
-                    let item = Item {
-                        item_id: id.clone(),
-                        block: Block::ALL[b],
-                        text,
-                        category: CATEGORIES[c].into(),
-                        source_turn: None,
-                        created_at: NOW - age * DAY,
-                        updated_at: NOW,
-                        active,
-                        valid_from: None,
-                        valid_to: None,
-                        superseded_by: None,
-                    };
-                    (id, item)
-                })
-                .collect()
-        },
+    store_of(sentence().boxed())
+}
+
+/// A store whose facts are all from [`FACTS`]: rival values of one-value slots.
+fn slot_store() -> impl Strategy<Value = BTreeMap<String, Item>> {
+    store_of(prop::sample::select(FACTS).prop_map(String::from).boxed())
+}
+
+fn store_of(sentence: BoxedStrategy<String>) -> impl Strategy<Value = BTreeMap<String, Item>> {
+    prop::collection::vec(
+        (sentence, prop_oneof![1 => 0..3usize, 3 => Just(3usize)], 0..5usize, 0..90i64, prop::bool::weighted(0.85)),
+        1..14,
     )
+    .prop_map(|rows| {
+        rows.into_iter()
+            .enumerate()
+            .map(|(n, (text, b, c, age, active))| {
+                let id = format!("m_{}", n + 1);
+                let item = Item {
+                    item_id: id.clone(),
+                    block: Block::ALL[b],
+                    text,
+                    category: CATEGORIES[c].into(),
+                    source_turn: None,
+                    created_at: NOW - age * DAY,
+                    updated_at: NOW,
+                    active,
+                    valid_from: None,
+                    valid_to: None,
+                    superseded_by: None,
+                };
+                (id, item)
+            })
+            .collect()
+    })
 }
 
 fn id() -> impl Strategy<Value = Value> {
@@ -152,91 +221,7 @@ fn transcript() -> Vec<String> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 300, ..ProptestConfig::default() })]
-
-    #[test]
-    fn accepted_drops_reach_the_threshold_and_never_chain(items in store(), proposals in prop::collection::vec(proposal(PassKind::Dedupe), 0..10)) {
-        let policy = RetentionPolicy::default();
-        let verdicts = judge_all(PassKind::Dedupe, &items, &policy, &[], &proposals);
-        let mut dropped = BTreeSet::new();
-        let mut keepers = BTreeSet::new();
-        for v in verdicts {
-            if let Verdict::Accept(Edit::Drop { item_id, duplicate_of, .. }) = v {
-                let sim = textmath::similarity(&items[&item_id].text, &items[&duplicate_of].text);
-                prop_assert!(textmath::reaches(sim, policy.similarity_threshold));
-                prop_assert!(items[&item_id].active && items[&duplicate_of].active);
-                prop_assert!(item_id != duplicate_of);
-                prop_assert!(!dropped.contains(&duplicate_of) && !keepers.contains(&item_id), "a chain through {item_id}/{duplicate_of}");
-                prop_assert!(dropped.insert(item_id));
-                keepers.insert(duplicate_of);
-            }
-        }
-    }
-
-    #[test]
-    fn accepted_merges_are_fully_traceable_and_name_no_one_new(items in store(), proposals in prop::collection::vec(proposal(PassKind::Merge), 0..8)) {
-        let policy = RetentionPolicy::default();
-        for v in judge_all(PassKind::Merge, &items, &policy, &[], &proposals) {
-            if let Verdict::Accept(Edit::Merge { into_id, from_ids, merged_text }) = v {
-                let sources: Vec<&str> = std::iter::once(&into_id).chain(&from_ids).map(|id| items[id].text.as_str()).collect();
-                prop_assert!(textmath::coverage(&merged_text, sources.iter().copied()).is_full());
-                prop_assert!(textmath::new_proper_nouns(&merged_text, sources.iter().copied()).is_empty());
-                let block = items[&into_id].block;
-                prop_assert!(from_ids.iter().all(|id| items[id].block == block && items[id].active));
-            }
-        }
-    }
-
-    #[test]
-    fn accepted_facts_are_traceable_to_the_transcript(proposals in prop::collection::vec(proposal(PassKind::Encode), 0..8)) {
-        let lines = transcript();
-        let stripped: Vec<&str> = lines.iter().map(|l| nocturne_core::gate::strip_role(l)).collect();
-        for v in judge_all(PassKind::Encode, &BTreeMap::new(), &RetentionPolicy::default(), &lines, &proposals) {
-            if let Verdict::Accept(Edit::Add { text, .. }) = v {
-                prop_assert!(textmath::coverage(&text, stripped.iter().copied()).is_full(), "{text}");
-                prop_assert!(textmath::new_proper_nouns(&text, stripped.iter().copied()).is_empty(), "{text}");
-            }
-        }
-    }
-
-    #[test]
-    fn accepted_forgets_are_authorised(items in store(), cap in 1..12usize, proposals in prop::collection::vec(proposal(PassKind::Forget), 0..10)) {
-        let policy = RetentionPolicy { max_active_facts: cap, ..Default::default() };
-        let overflow = policy.overflow(items.values(), NOW);
-        for v in judge_all(PassKind::Forget, &items, &policy, &[], &proposals) {
-            if let Verdict::Accept(Edit::Forget { item_id, .. }) = v {
-                let item = &items[&item_id];
-                prop_assert!(!policy.is_protected(&item.category));
-                prop_assert!(policy.is_stale(item, NOW) || overflow.contains(&item_id));
-            }
-        }
-    }
-
-    #[test]
-    fn accepted_promotions_go_to_a_promotion_block(items in store(), proposals in prop::collection::vec(proposal(PassKind::Promote), 0..8)) {
-        for v in judge_all(PassKind::Promote, &items, &RetentionPolicy::default(), &[], &proposals) {
-            if let Verdict::Accept(Edit::Promote { item_id, from, to }) = v {
-                prop_assert!(Block::PROMOTION_TARGETS.contains(&to));
-                prop_assert!(from != to && items[&item_id].active);
-            }
-        }
-    }
-
-    #[test]
-    fn accepted_supersessions_are_newer_conflicting_facts_of_one_block(items in store(), proposals in prop::collection::vec(proposal(PassKind::Supersede), 0..8)) {
-        let policy = RetentionPolicy::default();
-        for v in judge_all(PassKind::Supersede, &items, &policy, &[], &proposals) {
-            if let Verdict::Accept(Edit::Supersede { old_id, new_id, .. }) = v {
-                let (old, new) = (&items[&old_id], &items[&new_id]);
-                prop_assert!(old.active && new.active && old.block == new.block);
-                prop_assert!((new.created_at, new.ordinal()) > (old.created_at, old.ordinal()));
-                let conflict = textmath::conflicts(&textmath::content_tokens(&old.text), &textmath::content_tokens(&new.text), policy.similarity_threshold);
-                let opposite = polarity::opposite(&old.text, &new.text)
-                    && textmath::reaches(textmath::similarity(&old.text, &new.text), policy.similarity_threshold);
-                prop_assert!(conflict || opposite);
-            }
-        }
-    }
+    #![proptest_config(ProptestConfig { cases: 300, failure_persistence: None, ..ProptestConfig::default() })]
 
     #[test]
     fn a_fact_and_its_negation_are_never_duplicates(words in prop::collection::vec(prop::sample::select(WORDS), 1..6), cue in prop::sample::select(CUES)) {
@@ -278,4 +263,150 @@ proptest! {
         let facts: Vec<PairInput<'_>> = texts.iter().enumerate().map(|(i, t)| PairInput { text: t, rank: (i % 3) as i64, created_at: (i % 5) as i64 }).collect();
         prop_assert_eq!(textmath::duplicate_pairs(&facts, threshold), textmath::duplicate_pairs_brute_force(&facts, threshold));
     }
+}
+
+/// Runs a property over 300 generated cases and counts the edits the gates accepted: a
+/// property about accepted edits proves nothing if its generator stops producing them,
+/// so fewer than `at_least` accepted edits fails the test.
+fn accepted_property<S: Strategy>(
+    name: &str,
+    strategy: S,
+    at_least: usize,
+    property: impl Fn(S::Value) -> Result<usize, TestCaseError>,
+) {
+    // A fixed seed: the count of accepted edits is then a stable fact about the generator.
+    let config = ProptestConfig { cases: 300, failure_persistence: None, ..ProptestConfig::default() };
+    let mut runner = TestRunner::new_with_rng(config, TestRng::deterministic_rng(RngAlgorithm::ChaCha));
+    let accepted = Cell::new(0);
+    if let Err(e) = runner.run(&strategy, |v| {
+        accepted.set(accepted.get() + property(v)?);
+        Ok(())
+    }) {
+        panic!("{name}: {e}");
+    }
+    println!("{name}: {} accepted edits in 300 cases", accepted.get());
+    assert!(accepted.get() >= at_least, "{name}: only {} accepted edits in 300 cases", accepted.get());
+}
+
+#[test]
+fn accepted_drops_reach_the_threshold_and_never_chain() {
+    let strategy = store_with(PassKind::Dedupe);
+    accepted_property("dedupe", strategy, 15, |(items, proposals)| {
+        let policy = RetentionPolicy::default();
+        let (mut dropped, mut keepers, mut n) = (BTreeSet::new(), BTreeSet::new(), 0);
+        for v in judge_all(PassKind::Dedupe, &items, &policy, &[], &proposals) {
+            if let Verdict::Accept(Edit::Drop { item_id, duplicate_of, .. }) = v {
+                let sim = textmath::similarity(&items[&item_id].text, &items[&duplicate_of].text);
+                prop_assert!(textmath::reaches(sim, policy.similarity_threshold));
+                prop_assert!(!polarity::opposite(&items[&item_id].text, &items[&duplicate_of].text));
+                prop_assert!(items[&item_id].active && items[&duplicate_of].active);
+                prop_assert!(item_id != duplicate_of);
+                prop_assert!(
+                    !dropped.contains(&duplicate_of) && !keepers.contains(&item_id),
+                    "a chain through {item_id}/{duplicate_of}"
+                );
+                prop_assert!(dropped.insert(item_id));
+                keepers.insert(duplicate_of);
+                n += 1;
+            }
+        }
+        Ok(n)
+    });
+}
+
+#[test]
+fn accepted_merges_are_fully_traceable_and_name_no_one_new() {
+    let strategy = store_with(PassKind::Merge);
+    accepted_property("merge", strategy, 50, |(items, proposals)| {
+        let mut n = 0;
+        for v in judge_all(PassKind::Merge, &items, &RetentionPolicy::default(), &[], &proposals) {
+            if let Verdict::Accept(Edit::Merge { into_id, from_ids, merged_text }) = v {
+                let sources: Vec<&str> =
+                    std::iter::once(&into_id).chain(&from_ids).map(|id| items[id].text.as_str()).collect();
+                prop_assert!(textmath::coverage(&merged_text, sources.iter().copied()).is_full());
+                prop_assert!(textmath::new_proper_nouns(&merged_text, sources.iter().copied()).is_empty());
+                let block = items[&into_id].block;
+                prop_assert!(from_ids.iter().all(|id| items[id].block == block && items[id].active));
+                n += 1;
+            }
+        }
+        Ok(n)
+    });
+}
+
+#[test]
+fn accepted_facts_are_traceable_to_the_transcript() {
+    let strategy = prop::collection::vec(proposal(PassKind::Encode), 0..8);
+    accepted_property("encode", strategy, 100, |proposals| {
+        let lines = transcript();
+        let stripped: Vec<&str> = lines.iter().map(|l| nocturne_core::gate::strip_role(l)).collect();
+        let mut n = 0;
+        for v in judge_all(PassKind::Encode, &BTreeMap::new(), &RetentionPolicy::default(), &lines, &proposals) {
+            if let Verdict::Accept(Edit::Add { text, .. }) = v {
+                prop_assert!(textmath::coverage(&text, stripped.iter().copied()).is_full(), "{text}");
+                prop_assert!(textmath::new_proper_nouns(&text, stripped.iter().copied()).is_empty(), "{text}");
+                prop_assert!(polarity::keeps_polarity(&text, &stripped, "said", "fact").is_ok(), "{text}");
+                n += 1;
+            }
+        }
+        Ok(n)
+    });
+}
+
+#[test]
+fn accepted_forgets_are_authorised() {
+    let strategy = (store(), 1..12usize, prop::collection::vec(proposal(PassKind::Forget), 0..10));
+    accepted_property("forget", strategy, 50, |(items, cap, proposals)| {
+        let policy = RetentionPolicy { max_active_facts: cap, ..Default::default() };
+        let overflow = policy.overflow(items.values(), NOW);
+        let mut n = 0;
+        for v in judge_all(PassKind::Forget, &items, &policy, &[], &proposals) {
+            if let Verdict::Accept(Edit::Forget { item_id, .. }) = v {
+                let item = &items[&item_id];
+                prop_assert!(!policy.is_protected(&item.category));
+                prop_assert!(policy.is_stale(item, NOW) || overflow.contains(&item_id));
+                n += 1;
+            }
+        }
+        Ok(n)
+    });
+}
+
+#[test]
+fn accepted_promotions_go_to_a_promotion_block() {
+    let strategy = (store(), prop::collection::vec(proposal(PassKind::Promote), 0..8));
+    accepted_property("promote", strategy, 50, |(items, proposals)| {
+        let mut n = 0;
+        for v in judge_all(PassKind::Promote, &items, &RetentionPolicy::default(), &[], &proposals) {
+            if let Verdict::Accept(Edit::Promote { item_id, from, to }) = v {
+                prop_assert!(Block::PROMOTION_TARGETS.contains(&to));
+                prop_assert!(from != to && items[&item_id].active);
+                n += 1;
+            }
+        }
+        Ok(n)
+    });
+}
+
+#[test]
+fn accepted_supersessions_are_newer_conflicting_facts_of_one_block() {
+    let strategy = store_with(PassKind::Supersede);
+    accepted_property("supersede", strategy, 10, |(items, proposals)| {
+        let policy = RetentionPolicy::default();
+        let mut n = 0;
+        for v in judge_all(PassKind::Supersede, &items, &policy, &[], &proposals) {
+            if let Verdict::Accept(Edit::Supersede { old_id, new_id, .. }) = v {
+                let (old, new) = (&items[&old_id], &items[&new_id]);
+                prop_assert!(old.active && new.active && old.block == new.block);
+                prop_assert!((new.created_at, new.ordinal()) > (old.created_at, old.ordinal()));
+                let (a, b) = (textmath::content_tokens(&old.text), textmath::content_tokens(&new.text));
+                let conflict = textmath::conflicts(&a, &b, policy.similarity_threshold);
+                let opposite = polarity::opposite(&old.text, &new.text)
+                    && textmath::reaches(textmath::similarity(&old.text, &new.text), policy.similarity_threshold);
+                prop_assert!(conflict || opposite);
+                n += 1;
+            }
+        }
+        Ok(n)
+    });
 }

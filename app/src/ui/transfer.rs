@@ -5,7 +5,6 @@
 use super::{ctx, now, Ctx};
 use crate::idb::IdbStore;
 use leptos::prelude::*;
-use nocturne_core::store::document::Document;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
 
@@ -70,11 +69,8 @@ pub fn TransferPanel() -> impl IntoView {
         async move {
             let text = JsFuture::from(file.text()).await.map_err(|_| "the file could not be read".to_string())?;
             let text = text.as_string().unwrap_or_default();
-            let doc = Document::parse(&text).map_err(|e| format!("Import refused: {e}. Nothing was changed."))?;
             let name = format!("nocturne-{}", js_sys::Date::now() as u64);
-            let store = IdbStore::open(&name).await.map_err(|e| e.to_string())?;
-            let facts = doc.items.iter().filter(|i| i.active).count();
-            store.import(doc).await.map_err(|e| format!("Import failed: {e}. Your current memory was not touched."))?;
+            let (store, facts) = IdbStore::import_new(&name, &text).await?;
             switch_to(c, store).await;
             Ok::<String, String>(format!(
                 "Imported {facts} active facts into a new memory ({name}); the previous memory is kept."

@@ -87,12 +87,49 @@ pub async fn chat_turn_streaming<S: Store, P: Provider>(
         .text
         .trim()
         .to_string();
+    record(store, provider, text, &reply, now).await
+}
+
+/// How often a turn is re-recorded when another writer moved the memory meanwhile.
+const RECORD_ATTEMPTS: usize = 3;
+
+/// Stores both turns and the facts encoded from the pending user turns, planned against
+/// the memory as it is now (ids and turn indices read fresh). If another writer commits
+/// in between, the commit is refused as a conflict and the turn is recorded again, so it
+/// is neither lost nor written over another.
+async fn record<S: Store, P: Provider>(
+    store: &S,
+    provider: &P,
+    text: &str,
+    reply: &str,
+    now: i64,
+) -> Result<TurnOutcome, ChatError> {
+    let mut attempt = 0;
+    loop {
+        attempt += 1;
+        match record_once(store, provider, text, reply, now).await {
+            Err(ChatError::Store(StoreError::Conflict { .. })) if attempt < RECORD_ATTEMPTS => continue,
+            other => return other,
+        }
+    }
+}
+
+async fn record_once<S: Store, P: Provider>(
+    store: &S,
+    provider: &P,
+    text: &str,
+    reply: &str,
+    now: i64,
+) -> Result<TurnOutcome, ChatError> {
+    let meta = store.meta().await?;
+    let transcript = store.transcript().await?;
+    let base = Some(meta.head);
     let next = transcript.len() as u32;
     let turns = vec![
         Turn { index: next, role: Role::User, text: text.to_string(), at: now },
-        Turn { index: next + 1, role: Role::Assistant, text: reply.clone(), at: now },
+        Turn { index: next + 1, role: Role::Assistant, text: reply.to_string(), at: now },
     ];
-    let meta = store.meta().await?;
+    let reply = reply.to_string();
     let pending: Vec<Turn> = transcript
         .iter()
         .chain(turns.iter())
@@ -107,10 +144,11 @@ pub async fn chat_turn_streaming<S: Store, P: Provider>(
                 .commit(Commit {
                     at: now,
                     label,
-                    items,
+                    created: items,
                     mutations,
                     turns,
                     encoded_through: Some(next + 2),
+                    base,
                     ..Default::default()
                 })
                 .await?;
@@ -119,7 +157,7 @@ pub async fn chat_turn_streaming<S: Store, P: Provider>(
         }
         Err(message) => {
             // Keep the conversation; the cursor stays so these turns are encoded next time.
-            store.commit(Commit { at: now, turns, ..Default::default() }).await?;
+            store.commit(Commit { at: now, turns, base, ..Default::default() }).await?;
             Ok(TurnOutcome { reply, encoded: Vec::new(), version: None, encode_error: Some(message) })
         }
     }

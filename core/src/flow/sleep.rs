@@ -157,6 +157,9 @@ pub async fn sleep<S: Store, P: Provider>(
     let policy = options.policy.clone().unwrap_or(meta.policy);
     let mut items: BTreeMap<String, Item> = store.items().await?.into_iter().map(|i| (i.item_id.clone(), i)).collect();
     let active_before = items.values().filter(|i| i.active).count();
+    // Each pass is planned against this head; a writer that moves it meanwhile makes the
+    // pass's commit a conflict, which ends the Sleep with nothing of that pass written.
+    let mut head = meta.head;
     // Supersede looks for a change the user stated in a newer fact's source turn.
     let turns = store.transcript().await?;
     let mut passes = Vec::new();
@@ -215,9 +218,11 @@ pub async fn sleep<S: Store, P: Provider>(
                     label: Some(format!("pass:{}:after", kind.name())),
                     items: plan.changed.clone(),
                     mutations: mutations.clone(),
+                    base: Some(head),
                     ..Default::default()
                 })
                 .await?;
+            head = written.last().map_or(head, |v| v.seq);
             event.after_version = written.last().map(|v| v.seq);
             event.before_version = written.iter().rev().nth(1).map(|v| v.seq);
         }

@@ -11,6 +11,11 @@ pub const FORMAT: &str = "nocturne-memory";
 /// The document schema this build writes and reads.
 pub const SCHEMA_VERSION: u32 = 1;
 
+/// The longest fact a document may hold, in characters.
+pub const MAX_FACT_CHARS: usize = 20_000;
+/// The longest transcript turn a document may hold, in characters.
+pub const MAX_TURN_CHARS: usize = 200_000;
+
 /// A change row: the state of one item as of one version.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Change {
@@ -85,35 +90,141 @@ impl Document {
         serde_json::to_string_pretty(self).unwrap_or_else(|e| format!("{{\"error\":\"{e}\"}}"))
     }
 
-    /// Internal consistency: every version and change refers to something that exists.
+    /// Internal consistency: every counter is ahead of the rows it numbers, and every
+    /// version, change, mutation and link refers to something that exists — so loading it
+    /// can never make a new id collide with an old one. The message names the field.
     pub fn check(&self) -> Result<(), String> {
+        self.check_versions()?;
+        self.check_items()?;
+        self.check_mutations()?;
+        self.check_transcript()?;
+        self.meta.policy.validate().map_err(|e| format!("meta.policy: {e}"))
+    }
+
+    fn check_versions(&self) -> Result<(), String> {
         let seqs: BTreeSet<u64> = self.versions.iter().map(|v| v.seq).collect();
         if seqs.len() != self.versions.len() {
-            return Err("two versions share a sequence number".into());
+            return Err("versions: two versions share a sequence number".into());
         }
-        if let Some(max) = seqs.iter().next_back() {
-            if *max != self.meta.head {
-                return Err(format!("the newest version is v{max} but the head says v{}", self.meta.head));
-            }
+        if let Some(v) = self.versions.iter().find(|v| v.seq == 0) {
+            return Err(format!("versions: '{}' has sequence number 0; versions start at 1", v.label));
+        }
+        let max = seqs.iter().next_back().copied().unwrap_or(0);
+        if max != self.meta.head {
+            return Err(format!("meta.head is v{}, but the newest version is v{max}", self.meta.head));
         }
         if let Some(c) = self.changes.iter().find(|c| !seqs.contains(&c.seq)) {
-            return Err(format!("a change to {} points at version v{}, which is missing", c.item.item_id, c.seq));
+            return Err(format!(
+                "changes: a change to {} points at version v{}, which is missing",
+                c.item.item_id, c.seq
+            ));
         }
+        Ok(())
+    }
+
+    fn check_items(&self) -> Result<(), String> {
         let mut ids = HashSet::new();
         for item in &self.items {
             if !ids.insert(item.item_id.as_str()) {
-                return Err(format!("item {} appears twice", item.item_id));
+                return Err(format!("items: {} appears twice", item.item_id));
+            }
+            if item.text.chars().count() > MAX_FACT_CHARS {
+                return Err(format!(
+                    "items: {} holds {} characters; a fact holds at most {MAX_FACT_CHARS}",
+                    item.item_id,
+                    item.text.chars().count()
+                ));
+            }
+            if let Some(by) = item
+                .superseded_by
+                .as_deref()
+                .filter(|by| !ids.contains(by) && !self.items.iter().any(|i| i.item_id == *by))
+            {
+                return Err(format!("items: {} is superseded by {by}, which does not exist", item.item_id));
             }
         }
-        let changed: HashSet<&str> = self.changes.iter().map(|c| c.item.item_id.as_str()).collect();
-        if let Some(i) = self.items.iter().find(|i| !changed.contains(i.item_id.as_str())) {
-            return Err(format!("item {} has no history in any version", i.item_id));
+        let mut latest: std::collections::HashMap<&str, (u64, &Item)> = std::collections::HashMap::new();
+        for c in &self.changes {
+            if !ids.contains(c.item.item_id.as_str()) {
+                return Err(format!(
+                    "changes: version v{} changes {}, which is not among the items",
+                    c.seq, c.item.item_id
+                ));
+            }
+            let e = latest.entry(c.item.item_id.as_str()).or_insert((c.seq, &c.item));
+            if c.seq >= e.0 {
+                *e = (c.seq, &c.item);
+            }
+        }
+        for item in &self.items {
+            match latest.get(item.item_id.as_str()) {
+                None => return Err(format!("items: {} has no history in any version", item.item_id)),
+                Some((seq, row)) if *row != item => {
+                    return Err(format!("items: {} differs from its row in v{seq}, its latest version", item.item_id))
+                }
+                Some(_) => {}
+            }
+        }
+        let max_ordinal = self.items.iter().map(Item::ordinal).filter(|o| *o != u64::MAX).max().unwrap_or(0);
+        if self.meta.next_item <= max_ordinal {
+            return Err(format!(
+                "meta.nextItem is {}, but item m_{max_ordinal} exists: new facts would overwrite it",
+                self.meta.next_item
+            ));
         }
         let active = self.items.iter().filter(|i| i.active).count();
         if active != self.meta.active_count {
-            return Err(format!("{active} items are active but the head says {}", self.meta.active_count));
+            return Err(format!("meta.activeCount is {}, but {active} items are active", self.meta.active_count));
         }
-        self.meta.policy.validate()?;
+        Ok(())
+    }
+
+    fn check_mutations(&self) -> Result<(), String> {
+        let ids: HashSet<&str> = self.items.iter().map(|i| i.item_id.as_str()).collect();
+        let mut seen = HashSet::new();
+        for m in &self.mutations {
+            if !seen.insert(m.id) {
+                return Err(format!("mutations: id {} appears twice", m.id));
+            }
+            if m.id > self.meta.next_mutation {
+                return Err(format!(
+                    "meta.nextMutation is {}, but mutation {} exists: new mutations would reuse its id",
+                    self.meta.next_mutation, m.id
+                ));
+            }
+            if m.seq > self.meta.head {
+                return Err(format!("mutations: {} belongs to v{}, after the head v{}", m.id, m.seq, self.meta.head));
+            }
+            if !m.accepted {
+                continue;
+            }
+            let links = std::iter::once(m.item_id.as_str())
+                .chain(m.refs.duplicate_of.as_deref())
+                .chain(m.refs.superseded_by.as_deref())
+                .chain(m.refs.from_ids.iter().map(String::as_str));
+            if let Some(missing) = links.filter(|id| !id.is_empty()).find(|id| !ids.contains(id)) {
+                return Err(format!("mutations: {} ({}) refers to {missing}, which does not exist", m.id, m.pass));
+            }
+        }
+        Ok(())
+    }
+
+    fn check_transcript(&self) -> Result<(), String> {
+        for (n, t) in self.transcript.iter().enumerate() {
+            if t.index as usize != n {
+                return Err(format!("transcript: turn {n} says it is turn {}", t.index));
+            }
+            if t.text.chars().count() > MAX_TURN_CHARS {
+                return Err(format!("transcript: turn {n} holds more than {MAX_TURN_CHARS} characters"));
+            }
+        }
+        if self.meta.encoded_through as usize > self.transcript.len() {
+            return Err(format!(
+                "meta.encodedThrough is {}, but the transcript has {} turns",
+                self.meta.encoded_through,
+                self.transcript.len()
+            ));
+        }
         Ok(())
     }
 

@@ -145,6 +145,7 @@ impl Store for MemStore {
         let previous: HashMap<String, Item> = commit
             .items
             .iter()
+            .chain(&commit.created)
             .filter_map(|i| s.live.get(&i.item_id).map(|p| (p.item_id.clone(), p.clone())))
             .collect();
         let rows = plan_rows(&s.meta, &previous, commit)?;

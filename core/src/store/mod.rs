@@ -31,6 +31,9 @@ pub enum StoreError {
     QuotaExceeded(String),
     /// A commit that contradicts the store (e.g. items without a version label).
     Invalid(String),
+    /// The memory changed after the commit was planned (another tab, or a chat turn
+    /// during a Sleep): nothing was written; plan again from the new state.
+    Conflict { planned_at: u64, now_at: u64 },
 }
 
 impl std::fmt::Display for StoreError {
@@ -42,6 +45,10 @@ impl std::fmt::Display for StoreError {
                 write!(f, "storage is full ({m}); export your memory and free some space, nothing was changed")
             }
             StoreError::Invalid(m) => write!(f, "refused to write an inconsistent change: {m}"),
+            StoreError::Conflict { planned_at, now_at } => write!(
+                f,
+                "the memory changed while this was planned (planned at v{planned_at}, now at v{now_at}); nothing was written, run it again"
+            ),
         }
     }
 }
@@ -70,8 +77,14 @@ pub struct Commit {
     pub markers: Vec<String>,
     /// The version that carries `items`; `None` writes no version (then `items` must be empty).
     pub label: Option<String>,
-    /// Full new rows of created or changed items.
+    /// Full new rows of changed items (or of new ones, for bulk loads and tests).
     pub items: Vec<Item>,
+    /// Rows of items that must not exist yet (a chat turn's new facts): a commit whose
+    /// created id is already taken is refused, so a stale id counter never overwrites.
+    pub created: Vec<Item>,
+    /// The head version this commit was planned against; when set and the store has moved
+    /// on, the commit is refused with [`StoreError::Conflict`].
+    pub base: Option<u64>,
     /// Accepted and refused mutations; the store assigns `id` and `seq`.
     pub mutations: Vec<Mutation>,
     pub turns: Vec<Turn>,
@@ -151,7 +164,9 @@ pub trait Store {
         }
         changed.sort_by_key(Item::ordinal);
         let label = format!("restore:v{seq}");
-        let mut written = self.commit(Commit { at, label: Some(label), items: changed, ..Default::default() }).await?;
+        let base = Some(meta.head);
+        let mut written =
+            self.commit(Commit { at, label: Some(label), items: changed, base, ..Default::default() }).await?;
         written.pop().ok_or_else(|| StoreError::Invalid("restore wrote no version".into()))
     }
 }

@@ -28,7 +28,23 @@ impl Rows {
 
 /// Plans the rows of `commit` given the current meta and the current rows of the items
 /// it changes. Shared by every backend so they agree on seqs, ids and counts.
-pub fn plan_rows(meta: &Meta, previous: &HashMap<String, Item>, commit: Commit) -> Result<Rows, StoreError> {
+///
+/// `previous` must hold the current row of every id in `commit.items` and
+/// `commit.created` that exists. Refuses a commit planned against another head, and one
+/// that would create an item whose id is taken.
+pub fn plan_rows(meta: &Meta, previous: &HashMap<String, Item>, mut commit: Commit) -> Result<Rows, StoreError> {
+    if let Some(base) = commit.base {
+        if base != meta.head {
+            return Err(StoreError::Conflict { planned_at: base, now_at: meta.head });
+        }
+    }
+    if let Some(taken) = commit.created.iter().find(|i| previous.contains_key(&i.item_id)) {
+        return Err(StoreError::Invalid(format!(
+            "item {} already exists, so it cannot be created again (the memory's nextItem counter is {}); nothing was written",
+            taken.item_id, meta.next_item
+        )));
+    }
+    commit.items.append(&mut commit.created);
     if commit.label.is_none() && !commit.items.is_empty() {
         return Err(StoreError::Invalid(format!("{} changed item(s) without a version label", commit.items.len())));
     }

@@ -29,6 +29,8 @@ pub const CHECKS: &[&str] = &[
     "commit_without_label_writes_no_version",
     "policy_round_trips",
     "unknown_version_is_an_error",
+    "a_commit_planned_against_an_old_head_is_refused",
+    "creating_an_item_that_exists_is_refused",
 ];
 
 /// A conformance check's result: `Err` names what broke.
@@ -118,6 +120,10 @@ pub async fn check<S: Store>(name: &str, store: &S) -> Conformance {
         "commit_without_label_writes_no_version" => commit_without_label_writes_no_version(store).await,
         "policy_round_trips" => policy_round_trips(store).await,
         "unknown_version_is_an_error" => unknown_version_is_an_error(store).await,
+        "a_commit_planned_against_an_old_head_is_refused" => {
+            a_commit_planned_against_an_old_head_is_refused(store).await
+        }
+        "creating_an_item_that_exists_is_refused" => creating_an_item_that_exists_is_refused(store).await,
         other => Err(format!("no conformance check is called {other}")),
     }
 }
@@ -335,5 +341,40 @@ async fn unknown_version_is_an_error<S: Store>(store: &S) -> Conformance {
     seed(store).await?;
     ensure!(store.restore(9, 1).await.is_err(), "restoring v9 of a 1-version store succeeded");
     ensure!(diff::diff(store, 1, 9).await.is_err(), "diffing against v9 succeeded");
+    Ok(())
+}
+
+async fn a_commit_planned_against_an_old_head_is_refused<S: Store>(store: &S) -> Conformance {
+    seed(store).await?;
+    let head = store.meta().await.map_err(e)?.head;
+    let before = store.items().await.map_err(e)?;
+    let mut moved = before[0].clone();
+    moved.block = Block::Human;
+    let stale = Commit { base: Some(head - 1), ..commit("pass:promote:after", vec![moved.clone()]) };
+    match store.commit(stale).await {
+        Err(crate::store::StoreError::Conflict { planned_at, now_at }) => {
+            ensure!(planned_at == head - 1 && now_at == head, "conflict says v{planned_at}/v{now_at}");
+        }
+        other => return Err(format!("a commit planned at an old head was not refused as a conflict: {other:?}")),
+    }
+    ensure!(store.items().await.map_err(e)? == before, "a refused commit changed the items");
+    ensure!(store.meta().await.map_err(e)?.head == head, "a refused commit moved the head");
+    let fresh = Commit { base: Some(head), ..commit("pass:promote:after", vec![moved]) };
+    ensure!(store.commit(fresh).await.is_ok(), "a commit planned at the current head was refused");
+    Ok(())
+}
+
+async fn creating_an_item_that_exists_is_refused<S: Store>(store: &S) -> Conformance {
+    seed(store).await?;
+    let before = store.items().await.map_err(e)?;
+    let clash = fact(1, Block::Scratch, "a new fact that reuses an old id", 5);
+    let result = store.commit(Commit { created: vec![clash], ..commit("turn:9", vec![]) }).await;
+    ensure!(matches!(&result, Err(crate::store::StoreError::Invalid(m)) if m.contains("m_1")), "{result:?}");
+    ensure!(store.items().await.map_err(e)? == before, "an insert overwrote an existing item");
+    let new = fact(99, Block::Scratch, "a new fact", 5);
+    ensure!(
+        store.commit(Commit { created: vec![new], ..commit("turn:9", vec![]) }).await.is_ok(),
+        "a new id was refused"
+    );
     Ok(())
 }

@@ -2,5 +2,6 @@
 //! benchmark memories and the store conformance suite every backend must pass.
 
 pub mod conformance;
+pub mod documents;
 pub mod meaning;
 pub mod synth;
