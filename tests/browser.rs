@@ -223,9 +223,17 @@ async fn a_write_from_another_tab_during_a_sleep_is_never_overwritten() {
         base: Some(head),
         ..Default::default()
     };
-    let err = tab_a.commit(stale).await.expect_err("a plan made before B's write is refused");
+    let err = tab_a.commit(stale.clone()).await.expect_err("a plan made before B's write is refused");
     assert!(err.to_string().contains("changed while this was planned"), "{err}");
+    // The same for a restore in B: A's plan, re-based on the chat, is stale again.
+    let rebased = nocturne_core::store::Commit { base: Some(tab_a.meta().await.expect("meta").head), ..stale };
+    let restored = tab_b.restore(2, NOW).await.expect("restore in b");
+    let err = tab_a.commit(rebased).await.expect_err("a plan made before B's restore is refused");
+    assert!(err.to_string().contains("changed while this was planned"), "{err}");
+    let after_restore = tab_b.versions().await.expect("versions");
+    assert_eq!(after_restore.last().map(|v| v.seq), Some(restored.seq), "B's restore is the head");
     assert_eq!(tab_a.transcript().await.expect("turns"), turns, "B's turn was lost");
+    assert!(tab_b.items().await.expect("items").iter().any(|i| i.text.contains("Saffron")), "B's fact was lost");
     // A chat turn from A records against the new head, after B's turn, overwriting nothing.
     chat::chat_turn(&tab_a, &OfflineProvider, "I speak Portuguese.", NOW + 1).await.expect("chat a");
     let after = tab_b.transcript().await.expect("turns");

@@ -5,7 +5,7 @@
 
 use nocturne_app::http::{HttpConfig, HttpProvider, JsonMode, ModeMemo};
 use nocturne_app::idb::IdbStore;
-use nocturne_app::lock::{self, LockError};
+use nocturne_app::lock::{self, LockError, Wait};
 use nocturne_core::flow::chat;
 use nocturne_core::flow::sleep::{self, SleepOptions};
 use nocturne_core::llm::offline::OfflineProvider;
@@ -191,21 +191,52 @@ async fn a_broken_endpoint_ends_the_pass_and_leaves_indexeddb_as_it_was() {
 #[wasm_bindgen_test]
 async fn a_second_sleep_is_refused_while_one_holds_the_lock() {
     let (tx, rx) = futures_channel();
-    let holder = lock::exclusive("nocturne-test-lock", async move {
+    let holder = lock::exclusive("nocturne-test-lock", Wait::IfAvailable, async move {
         let _ = JsFuture::from(rx).await;
         "first"
     });
     let second = async {
         // Ask while the first holds the lock, then let the first finish.
-        let r = lock::exclusive("nocturne-test-lock", async { "second" }).await;
+        let r = lock::exclusive("nocturne-test-lock", Wait::IfAvailable, async { "second" }).await;
         let _ = tx.call0(&wasm_bindgen::JsValue::NULL);
         r
     };
     let (first, second) = join(holder, second).await;
     assert_eq!(first, Ok("first"));
     assert_eq!(second, Err(LockError::Busy));
-    assert!(LockError::Busy.to_string().contains("another tab"));
-    assert_eq!(lock::exclusive("nocturne-test-lock", async { 3 }).await, Ok(3), "free again afterwards");
+    assert!(LockError::Busy.to_string().contains("another"));
+    assert_eq!(
+        lock::exclusive("nocturne-test-lock", Wait::IfAvailable, async { 3 }).await,
+        Ok(3),
+        "free again afterwards"
+    );
+}
+
+#[wasm_bindgen_test]
+async fn a_write_queued_behind_a_sleep_runs_after_it_never_during() {
+    let order = std::rc::Rc::new(std::cell::RefCell::new(Vec::new()));
+    let (tx, rx) = futures_channel();
+    let sleep_order = order.clone();
+    let sleep = lock::exclusive("nocturne-queue-lock", Wait::IfAvailable, async move {
+        sleep_order.borrow_mut().push("sleep starts");
+        let _ = JsFuture::from(rx).await;
+        sleep_order.borrow_mut().push("sleep ends");
+    });
+    let write_order = order.clone();
+    let chat = async move {
+        let queued = lock::exclusive("nocturne-queue-lock", Wait::Queue, async {
+            write_order.borrow_mut().push("chat turn recorded");
+        });
+        // Release the Sleep only after the chat turn has asked for the lock.
+        let release = async {
+            let _ = JsFuture::from(js_sys::Promise::resolve(&wasm_bindgen::JsValue::NULL)).await;
+            let _ = tx.call0(&wasm_bindgen::JsValue::NULL);
+        };
+        join(queued, release).await.0
+    };
+    let (slept, chatted) = join(sleep, chat).await;
+    assert!(slept.is_ok() && chatted.is_ok(), "{slept:?} {chatted:?}");
+    assert_eq!(*order.borrow(), ["sleep starts", "sleep ends", "chat turn recorded"]);
 }
 
 /// A promise and the function that resolves it.

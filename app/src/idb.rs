@@ -123,6 +123,27 @@ fn encode_rows(rows: &Rows) -> Result<Vec<EncodedRow>, StoreError> {
     Ok(values)
 }
 
+/// Why the browser aborted a write whose every request it had accepted. Per the
+/// IndexedDB spec that happens at commit when the site's storage quota cannot hold the
+/// write (rexie does not hand over the transaction's error, so the size of the write and
+/// the browser's own estimate are reported instead).
+async fn aborted_write(values: &[EncodedRow]) -> StoreError {
+    let bytes: f64 = values
+        .iter()
+        .filter_map(|(_, v, _)| js_sys::JSON::stringify(v).ok())
+        .map(|s| s.length() as f64)
+        .sum();
+    let status = crate::storage::status().await;
+    let used = match (status.usage, status.quota) {
+        (Some(u), Some(q)) => format!("; the browser reports {:.0} KB of {:.0} KB in use", u / 1e3, q / 1e3),
+        _ => String::new(),
+    };
+    StoreError::QuotaExceeded(format!(
+        "the browser refused to commit a {:.0} KB write after accepting every row, which it does when this site's storage quota cannot hold it{used}",
+        bytes / 1e3
+    ))
+}
+
 fn key2(a: &str, b: u64) -> JsValue {
     let arr = Array::new();
     arr.push(&JsValue::from_str(a));
@@ -244,7 +265,7 @@ impl IdbStore {
         }
         let result = tx.done().await.map_err(|e| backend("the write did not complete", e))?;
         if !result.is_committed() {
-            return Err(StoreError::Backend("the write transaction was aborted; nothing was changed".into()));
+            return Err(aborted_write(&values).await);
         }
         self.rows_written.set(self.rows_written.get() + values.len() as u64);
         Ok(())

@@ -1,5 +1,7 @@
-//! One Sleep at a time across tabs, with the Web Locks API: a second tab asking while a
-//! Sleep runs gets a clear message instead of interleaving writes.
+//! One writer across tabs, with the Web Locks API: every write to the memory (a chat
+//! turn's record, a Sleep, a restore, the policy) holds the same lock, so no two ever
+//! interleave. A Sleep asks only if the lock is free (a clear message otherwise); the
+//! short writes wait their turn.
 
 use js_sys::{Function, Object, Promise, Reflect};
 use std::cell::RefCell;
@@ -9,8 +11,17 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
 
-/// The lock every Sleep (and restore) takes.
-pub const SLEEP_LOCK: &str = "nocturne-sleep";
+/// The lock every write to the memory takes.
+pub const WRITE_LOCK: &str = "nocturne-write";
+
+/// What to do when the lock is held.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Wait {
+    /// Give up at once with [`LockError::Busy`] (a Sleep: the user retries later).
+    IfAvailable,
+    /// Wait for the holder to finish (a chat turn's record, a restore, the policy).
+    Queue,
+}
 
 /// Why `exclusive` did not run its work.
 #[derive(Clone, Debug, PartialEq)]
@@ -25,7 +36,7 @@ impl std::fmt::Display for LockError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             LockError::Busy => {
-                write!(f, "a Sleep is already running in another tab; wait for it to finish, then try again")
+                write!(f, "the memory is being written (a Sleep or another write, in this tab or another); wait for it to finish, then try again")
             }
             LockError::Unsupported(m) => write!(f, "this browser cannot coordinate tabs (Web Locks: {m})"),
         }
@@ -42,8 +53,9 @@ fn locks() -> Result<JsValue, LockError> {
     Ok(locks)
 }
 
-/// Runs `work` while holding the named lock, or returns `Busy` at once if it is held.
-pub async fn exclusive<T>(name: &str, work: impl Future<Output = T>) -> Result<T, LockError> {
+/// Runs `work` while holding the named lock; when it is held, `wait` says whether to
+/// queue behind the holder or return `Busy` at once.
+pub async fn exclusive<T>(name: &str, wait: Wait, work: impl Future<Output = T>) -> Result<T, LockError> {
     let locks = locks()?;
     let request: Function = Reflect::get(&locks, &"request".into())
         .ok()
@@ -70,7 +82,7 @@ pub async fn exclusive<T>(name: &str, work: impl Future<Output = T>) -> Result<T
         })
     };
     let options = Object::new();
-    Reflect::set(&options, &"ifAvailable".into(), &JsValue::TRUE)
+    Reflect::set(&options, &"ifAvailable".into(), &JsValue::from_bool(wait == Wait::IfAvailable))
         .map_err(|_| LockError::Unsupported("options".into()))?;
     let done = request
         .call3(&locks, &JsValue::from_str(name), &options, callback.as_ref().unchecked_ref())
@@ -87,4 +99,11 @@ pub async fn exclusive<T>(name: &str, work: impl Future<Output = T>) -> Result<T
     let _ = JsFuture::from(Promise::from(done)).await;
     drop(callback);
     Ok(out)
+}
+
+/// Runs a write to the memory as the one writer: asks once for persistent storage (so the
+/// browser does not evict the memory), then queues for [`WRITE_LOCK`].
+pub async fn write<T>(work: impl Future<Output = T>) -> Result<T, LockError> {
+    crate::storage::persist_once().await;
+    exclusive(WRITE_LOCK, Wait::Queue, work).await
 }

@@ -1,6 +1,7 @@
 //! The chat: messages in, replies from memory, each turn encoded into scratch.
 
 use super::{ctx, now};
+use crate::lock;
 use leptos::prelude::*;
 use nocturne_core::flow::chat::{self, TurnOutcome};
 use nocturne_core::model::memory::Turn;
@@ -23,10 +24,15 @@ pub fn ChatPanel() -> impl IntoView {
         asked.set(text.clone());
         async move {
             let mut on_delta = |d: &str| streaming.update(|s| s.push_str(d));
-            let result: Result<TurnOutcome, String> =
-                chat::chat_turn_streaming(&store, &provider, &text, now(), &mut on_delta)
-                    .await
-                    .map_err(|e| e.to_string());
+            // The reply writes nothing; storing the turn waits for the one writer, so a
+            // turn sent during a Sleep is recorded after it, never over it.
+            let reply =
+                chat::reply_streaming(&store, &provider, &text, &mut on_delta).await.map_err(|e| e.to_string())?;
+            let record = chat::record(&store, &provider, text.trim(), &reply, now());
+            let result: Result<TurnOutcome, String> = match lock::write(record).await {
+                Ok(r) => r.map_err(|e| e.to_string()),
+                Err(e) => Err(e.to_string()),
+            };
             result
         }
     });

@@ -39,8 +39,6 @@ pub struct Ctx {
     pub modes: StoredValue<ModeMemo, LocalStorage>,
     /// JSON-mode label per base URL, mirrored from `modes` for display.
     pub mode_label: RwSignal<String>,
-    /// A Sleep is running (in this tab).
-    pub busy: RwSignal<bool>,
     /// The IndexedDB database name of the memory in use.
     pub memory: RwSignal<String>,
 }
@@ -150,7 +148,6 @@ fn Shell(store: IdbStore) -> impl IntoView {
         settings: RwSignal::new(settings),
         modes: StoredValue::new_local(ModeMemo::default()),
         mode_label: RwSignal::new("not yet probed".into()),
-        busy: RwSignal::new(false),
         memory: RwSignal::new(String::new()),
     };
     ctx.memory.set(ctx.store.with_value(IdbStore::name));

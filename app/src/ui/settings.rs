@@ -52,6 +52,20 @@ impl Settings {
     }
 }
 
+/// Whether the browser keeps the memory for good, and how much of the quota it uses.
+#[component]
+fn StorageStatusLine() -> impl IntoView {
+    let c = ctx();
+    let status = LocalResource::new(move || {
+        c.revision.get();
+        crate::storage::status()
+    });
+    view! {
+        <h2>"Storage"</h2>
+        <p data-testid="storage-status">{move || status.get().map(|s| s.describe())}</p>
+    }
+}
+
 #[component]
 pub fn SettingsPanel() -> impl IntoView {
     let c = ctx();
@@ -90,6 +104,7 @@ pub fn SettingsPanel() -> impl IntoView {
                 <button on:click=save>"Save provider"</button> " " {move || saved.get()}
             </fieldset>
             <PolicyEditor />
+            <StorageStatusLine />
         </div>
     }
 }
@@ -109,7 +124,10 @@ fn PolicyEditor() -> impl IntoView {
         let p = p.clone();
         let store = c.store.get_value();
         async move {
-            let r = store.set_policy(p).await.map_err(|e| e.to_string());
+            let r = match crate::lock::write(store.set_policy(p)).await {
+                Ok(r) => r.map_err(|e| e.to_string()),
+                Err(e) => Err(e.to_string()),
+            };
             c.bump();
             r
         }

@@ -17,7 +17,6 @@ pub fn SleepPanel() -> impl IntoView {
         let store = c.store.get_value();
         let provider = c.provider();
         events.set(Vec::new());
-        c.busy.set(true);
         async move {
             let options = SleepOptions { dry_run: dry, ..SleepOptions::new(now()) };
             let mut on_event = |ev: &PassEvent| {
@@ -28,16 +27,16 @@ pub fn SleepPanel() -> impl IntoView {
                 });
             };
             let work = sleep::sleep(&store, &provider, &options, &mut on_event);
-            // One Sleep at a time across tabs; a dry run writes nothing and needs no lock.
+            // One writer across tabs; a dry run writes nothing and needs no lock.
             let result: Result<SleepReport, String> = if dry {
                 work.await.map_err(|e| e.to_string())
             } else {
-                match lock::exclusive(lock::SLEEP_LOCK, work).await {
+                crate::storage::persist_once().await;
+                match lock::exclusive(lock::WRITE_LOCK, lock::Wait::IfAvailable, work).await {
                     Ok(r) => r.map_err(|e| e.to_string()),
                     Err(e) => Err(e.to_string()),
                 }
             };
-            c.busy.set(false);
             c.bump();
             c.refresh_mode();
             result

@@ -70,7 +70,8 @@ pub fn TransferPanel() -> impl IntoView {
             let text = JsFuture::from(file.text()).await.map_err(|_| "the file could not be read".to_string())?;
             let text = text.as_string().unwrap_or_default();
             let name = format!("nocturne-{}", js_sys::Date::now() as u64);
-            let (store, facts) = IdbStore::import_new(&name, &text).await?;
+            let (store, facts) =
+                crate::lock::write(IdbStore::import_new(&name, &text)).await.map_err(|e| e.to_string())??;
             switch_to(c, store).await;
             Ok::<String, String>(format!(
                 "Imported {facts} active facts into a new memory ({name}); the previous memory is kept."

@@ -16,7 +16,10 @@ pub fn VersionsPanel() -> impl IntoView {
         let seq = *seq;
         let store = c.store.get_value();
         async move {
-            let r = store.restore(seq, now()).await.map(|v| v.id()).map_err(|e| e.to_string());
+            let r = match crate::lock::write(store.restore(seq, now())).await {
+                Ok(r) => r.map(|v| v.id()).map_err(|e| e.to_string()),
+                Err(e) => Err(e.to_string()),
+            };
             c.bump();
             r
         }

@@ -71,6 +71,19 @@ pub async fn chat_turn_streaming<S: Store, P: Provider>(
     now: i64,
     on_delta: &mut dyn FnMut(&str),
 ) -> Result<TurnOutcome, ChatError> {
+    let reply = reply_streaming(store, provider, text, on_delta).await?;
+    record(store, provider, text.trim(), &reply, now).await
+}
+
+/// The first half of a turn, which writes nothing: the model's reply to `text` from the
+/// active memory and recent turns. The app runs it outside the write lock, then
+/// [`record`]s the turn under it.
+pub async fn reply_streaming<S: Store, P: Provider>(
+    store: &S,
+    provider: &P,
+    text: &str,
+    on_delta: &mut dyn FnMut(&str),
+) -> Result<String, ChatError> {
     let text = text.trim();
     if text.is_empty() {
         return Err(ChatError::EmptyMessage);
@@ -80,14 +93,13 @@ pub async fn chat_turn_streaming<S: Store, P: Provider>(
     memory.sort_by_key(|i| (i.block, i.ordinal()));
     let refs: Vec<&Item> = memory.iter().collect();
     let history = &transcript[transcript.len().saturating_sub(HISTORY_TURNS)..];
-    let reply = provider
+    Ok(provider
         .complete_streaming(&prompt::chat_request(&refs, history, text), on_delta)
         .await
         .map_err(ChatError::Provider)?
         .text
         .trim()
-        .to_string();
-    record(store, provider, text, &reply, now).await
+        .to_string())
 }
 
 /// How often a turn is re-recorded when another writer moved the memory meanwhile.
@@ -97,7 +109,7 @@ const RECORD_ATTEMPTS: usize = 3;
 /// the memory as it is now (ids and turn indices read fresh). If another writer commits
 /// in between, the commit is refused as a conflict and the turn is recorded again, so it
 /// is neither lost nor written over another.
-async fn record<S: Store, P: Provider>(
+pub async fn record<S: Store, P: Provider>(
     store: &S,
     provider: &P,
     text: &str,
