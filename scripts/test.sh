@@ -85,6 +85,11 @@ if ./scripts/local-llm.sh start; then
   llm="http://127.0.0.1:${LLM_PORT:-18080}/v1"
   cargo run --locked -q -p nocturne-cli -- verify --provider openai --base-url "$llm" --model smollm2 2>&1 | tee "$LOG/real-cli.log"
   [ "${PIPESTATUS[0]}" = 0 ] || failed_steps+=("verify with the real model (native)")
+  # Not hollow: at least 8 facts active after the Sleep, every one traceable.
+  if ! grep -Eq '^\[OK\] no invention: ([0-9]+)/\1 ' "$LOG/real-cli.log" \
+    || [ "$(sed -nE 's/^\[OK\] no invention: ([0-9]+)\/.*/\1/p' "$LOG/real-cli.log")" -lt 8 ]; then
+    failed_steps+=("the real model remembers at least 8 traceable facts (native)")
+  fi
   if [ -n "${port:-}" ] && [ -f dist/index.html ]; then
     python3 -m http.server "$port" --bind 127.0.0.1 --directory dist > "$LOG/http2.log" 2>&1 &
     server=$!

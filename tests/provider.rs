@@ -33,6 +33,7 @@ fn provider(mode: &str, prefer: JsonMode, timeout_ms: u32) -> HttpProvider {
             api_key: Some("sk-test-secret".into()),
             timeout_ms,
             prefer,
+            style: Default::default(),
         },
         ModeMemo::default(),
     )
@@ -48,6 +49,7 @@ fn pass_request() -> Request {
         &Default::default(),
         NOW,
         &Default::default(),
+        Default::default(),
     )
     .remove(0)
 }
@@ -129,6 +131,7 @@ async fn unreachable_and_cors_refusals_say_what_to_do() {
             api_key: None,
             timeout_ms: 5000,
             prefer: JsonMode::Schema,
+            style: Default::default(),
         },
         ModeMemo::default(),
     );

@@ -7,7 +7,9 @@
 use gloo_net::http::{Request as HttpRequest, Response};
 use js_sys::{Reflect, Uint8Array};
 use nocturne_core::llm::openai;
-use nocturne_core::llm::provider::{Completion, Provider, ProviderError, Request};
+use nocturne_core::llm::provider::{
+    Completion, ProposalStyle, Provider, ProviderError, Request, StyleSetting, StyleState,
+};
 use serde_json::Value;
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -22,6 +24,10 @@ pub use nocturne_core::llm::openai::JsonMode;
 /// same settings, so a refusal is detected once per base URL).
 pub type ModeMemo = Rc<RefCell<HashMap<String, JsonMode>>>;
 
+/// The proposal style each endpoint and model is at (under `auto` it may have moved to
+/// candidates), shared by every provider built from the settings this session.
+pub type StyleMemo = Rc<RefCell<HashMap<String, StyleState>>>;
+
 /// Settings of an OpenAI-compatible endpoint.
 #[derive(Clone, PartialEq)]
 pub struct HttpConfig {
@@ -33,6 +39,8 @@ pub struct HttpConfig {
     pub timeout_ms: u32,
     /// The first mode to try.
     pub prefer: JsonMode,
+    /// Free text, choose from candidates, or auto (by the model's name and its refusals).
+    pub style: StyleSetting,
 }
 
 impl std::fmt::Debug for HttpConfig {
@@ -51,11 +59,27 @@ impl std::fmt::Debug for HttpConfig {
 pub struct HttpProvider {
     pub config: HttpConfig,
     pub modes: ModeMemo,
+    pub styles: StyleMemo,
 }
 
 impl HttpProvider {
     pub fn new(config: HttpConfig, modes: ModeMemo) -> Self {
-        HttpProvider { config, modes }
+        HttpProvider { config, modes, styles: StyleMemo::default() }
+    }
+
+    /// A provider that shares the session's proposal-style memory.
+    pub fn with_styles(config: HttpConfig, modes: ModeMemo, styles: StyleMemo) -> Self {
+        HttpProvider { config, modes, styles }
+    }
+
+    fn style_key(&self) -> String {
+        format!("{}|{}|{:?}", self.config.base_url, self.config.model, self.config.style)
+    }
+
+    /// The proposal style in use now.
+    pub fn style(&self) -> StyleState {
+        let key = self.style_key();
+        *self.styles.borrow_mut().entry(key).or_insert_with(|| self.config.style.start(&self.config.model))
     }
 
     fn endpoint(&self) -> String {
@@ -197,6 +221,15 @@ fn js_text(v: &JsValue) -> String {
 pub use nocturne_core::llm::openai::parse_completion;
 
 impl Provider for HttpProvider {
+    fn proposal_style(&self) -> ProposalStyle {
+        self.style().current()
+    }
+
+    fn observe_refusals(&self, proposed: usize, refused: usize) {
+        let next = self.style().observe(proposed, refused);
+        self.styles.borrow_mut().insert(self.style_key(), next);
+    }
+
     fn label(&self) -> String {
         format!("{} @ {}", self.config.model, self.config.base_url)
     }

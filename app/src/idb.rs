@@ -128,11 +128,8 @@ fn encode_rows(rows: &Rows) -> Result<Vec<EncodedRow>, StoreError> {
 /// write (rexie does not hand over the transaction's error, so the size of the write and
 /// the browser's own estimate are reported instead).
 async fn aborted_write(values: &[EncodedRow]) -> StoreError {
-    let bytes: f64 = values
-        .iter()
-        .filter_map(|(_, v, _)| js_sys::JSON::stringify(v).ok())
-        .map(|s| s.length() as f64)
-        .sum();
+    let bytes: f64 =
+        values.iter().filter_map(|(_, v, _)| js_sys::JSON::stringify(v).ok()).map(|s| s.length() as f64).sum();
     let status = crate::storage::status().await;
     let used = match (status.usage, status.quota) {
         (Some(u), Some(q)) => format!("; the browser reports {:.0} KB of {:.0} KB in use", u / 1e3, q / 1e3),

@@ -2,7 +2,7 @@
 
 use crate::http::HttpProvider;
 use nocturne_core::llm::offline::OfflineProvider;
-use nocturne_core::llm::provider::{Completion, Provider, ProviderError, Request};
+use nocturne_core::llm::provider::{Completion, ProposalStyle, Provider, ProviderError, Request};
 
 /// Either provider, chosen in Settings.
 #[derive(Clone, Debug)]
@@ -16,6 +16,20 @@ impl Provider for AnyProvider {
         match self {
             AnyProvider::Offline(p) => p.label(),
             AnyProvider::Http(p) => p.label(),
+        }
+    }
+
+    fn proposal_style(&self) -> ProposalStyle {
+        match self {
+            AnyProvider::Offline(p) => p.proposal_style(),
+            AnyProvider::Http(p) => p.proposal_style(),
+        }
+    }
+
+    fn observe_refusals(&self, proposed: usize, refused: usize) {
+        match self {
+            AnyProvider::Offline(p) => p.observe_refusals(proposed, refused),
+            AnyProvider::Http(p) => p.observe_refusals(proposed, refused),
         }
     }
 

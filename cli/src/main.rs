@@ -8,7 +8,7 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 use nocturne_core::flow::{chat, sleep};
 use nocturne_core::gate::case;
 use nocturne_core::llm::offline::OfflineProvider;
-use nocturne_core::llm::provider::{Completion, Provider, ProviderError, Request};
+use nocturne_core::llm::provider::{Completion, ProposalStyle, Provider, ProviderError, Request, StyleSetting};
 use nocturne_core::proof::{compare, quiz, verify};
 use nocturne_core::store::diff;
 use nocturne_core::store::document::Document;
@@ -158,6 +158,27 @@ struct ProviderArgs {
     /// Seconds to wait for one model call
     #[arg(long, default_value_t = 300)]
     timeout: u64,
+    /// How the model proposes: write free text, or choose from candidates the code
+    /// prepared (small models); auto goes by the model's name and its refusals
+    #[arg(long, value_enum, default_value_t = StyleArg::Auto)]
+    proposal_style: StyleArg,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum StyleArg {
+    Auto,
+    FreeText,
+    Candidates,
+}
+
+impl From<StyleArg> for StyleSetting {
+    fn from(s: StyleArg) -> Self {
+        match s {
+            StyleArg::Auto => StyleSetting::Auto,
+            StyleArg::FreeText => StyleSetting::FreeText,
+            StyleArg::Candidates => StyleSetting::Candidates,
+        }
+    }
 }
 
 /// The provider a command uses: the offline rules or an endpoint.
@@ -173,6 +194,18 @@ impl Provider for AnyProvider {
             AnyProvider::Remote(p) => p.label(),
         }
     }
+    fn proposal_style(&self) -> ProposalStyle {
+        match self {
+            AnyProvider::Offline(p) => p.proposal_style(),
+            AnyProvider::Remote(p) => p.proposal_style(),
+        }
+    }
+    fn observe_refusals(&self, proposed: usize, refused: usize) {
+        match self {
+            AnyProvider::Offline(p) => p.observe_refusals(proposed, refused),
+            AnyProvider::Remote(p) => p.observe_refusals(proposed, refused),
+        }
+    }
     async fn complete(&self, request: &Request) -> Result<Completion, ProviderError> {
         match self {
             AnyProvider::Offline(p) => p.complete(request).await,
@@ -185,9 +218,13 @@ impl ProviderArgs {
     fn build(&self) -> Result<AnyProvider, String> {
         Ok(match self.provider {
             ProviderKind::Offline => AnyProvider::Offline(OfflineProvider),
-            ProviderKind::Openai => {
-                AnyProvider::Remote(remote(self.timeout, &self.base_url, &self.model, self.api_key_env.as_deref())?)
-            }
+            ProviderKind::Openai => AnyProvider::Remote(remote(
+                self.timeout,
+                &self.base_url,
+                &self.model,
+                self.api_key_env.as_deref(),
+                self.proposal_style.into(),
+            )?),
         })
     }
 }
@@ -255,6 +292,7 @@ fn run(command: Command) -> Result<ExitCode, String> {
             let code = verify(now.unwrap_or_else(wall_clock), &p, require_skill);
             if let AnyProvider::Remote(r) = &p {
                 println!("json mode used: {}", r.mode().label());
+                println!("proposal style used: {}", r.style().label());
             }
             return Ok(code);
         }
@@ -391,7 +429,8 @@ fn bench_models(providers: &[String], timeout: u64, now: Option<i64>) -> Result<
             _ => return Err(format!("--provider '{spec}': give offline, or BASE_URL,MODEL[,API_KEY_ENV]")),
         };
         eprintln!("bench-models: running {model} @ {url} …");
-        rows.push(pollster::block_on(compare::run(remote(timeout, url, model, parts.get(2).copied())?, now, &clock)));
+        let provider = remote(timeout, url, model, parts.get(2).copied(), StyleSetting::Auto)?;
+        rows.push(pollster::block_on(compare::run(provider, now, &clock)));
     }
     print!("{}", compare::table(&rows));
     Ok(())
@@ -399,14 +438,20 @@ fn bench_models(providers: &[String], timeout: u64, now: Option<i64>) -> Result<
 
 /// An OpenAI-compatible provider from the flags; the key is read from the named
 /// environment variable and never printed.
-fn remote(timeout: u64, url: &str, model: &str, key_env: Option<&str>) -> Result<openai::OpenAi, String> {
+fn remote(
+    timeout: u64,
+    url: &str,
+    model: &str,
+    key_env: Option<&str>,
+    style: StyleSetting,
+) -> Result<openai::OpenAi, String> {
     let key = match key_env {
         Some(var) => Some(
             std::env::var(var).map_err(|_| format!("the environment variable {var} (for the API key) is not set"))?,
         ),
         None => None,
     };
-    Ok(openai::OpenAi::new(url, model, key, std::time::Duration::from_secs(timeout)))
+    Ok(openai::OpenAi::new(url, model, key, std::time::Duration::from_secs(timeout), style))
 }
 
 /// `nocturne verify`: every check, one line each, then `N/N checks`. With a real model the

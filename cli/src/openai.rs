@@ -3,7 +3,9 @@
 //! json_schema → json_object → plain when a server refuses one, remembered for the run.
 
 use nocturne_core::llm::openai::{self, JsonMode};
-use nocturne_core::llm::provider::{Completion, Provider, ProviderError, Request};
+use nocturne_core::llm::provider::{
+    Completion, ProposalStyle, Provider, ProviderError, Request, StyleSetting, StyleState,
+};
 use std::cell::Cell;
 use std::time::Duration;
 
@@ -15,6 +17,7 @@ pub struct OpenAi {
     api_key: Option<String>,
     timeout: Duration,
     mode: Cell<JsonMode>,
+    style: Cell<StyleState>,
     agent: ureq::Agent,
 }
 
@@ -25,13 +28,14 @@ impl std::fmt::Debug for OpenAi {
 }
 
 impl OpenAi {
-    pub fn new(base_url: &str, model: &str, api_key: Option<String>, timeout: Duration) -> Self {
+    pub fn new(base_url: &str, model: &str, api_key: Option<String>, timeout: Duration, style: StyleSetting) -> Self {
         OpenAi {
             base_url: base_url.trim_end_matches('/').to_string(),
             model: model.to_string(),
             api_key,
             timeout,
             mode: Cell::new(JsonMode::Schema),
+            style: Cell::new(style.start(model)),
             agent: ureq::AgentBuilder::new().timeout(timeout).build(),
         }
     }
@@ -39,6 +43,11 @@ impl OpenAi {
     /// The JSON mode this endpoint ended up with.
     pub fn mode(&self) -> JsonMode {
         self.mode.get()
+    }
+
+    /// The proposal style in use (it may have moved to candidates under `auto`).
+    pub fn style(&self) -> StyleState {
+        self.style.get()
     }
 
     fn post(&self, request: &Request) -> Result<String, ProviderError> {
@@ -80,6 +89,14 @@ impl OpenAi {
 }
 
 impl Provider for OpenAi {
+    fn proposal_style(&self) -> ProposalStyle {
+        self.style.get().current()
+    }
+
+    fn observe_refusals(&self, proposed: usize, refused: usize) {
+        self.style.set(self.style.get().observe(proposed, refused));
+    }
+
     fn label(&self) -> String {
         format!("{} @ {}", self.model, self.base_url)
     }

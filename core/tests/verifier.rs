@@ -272,3 +272,67 @@ fn a_failed_required_check_prints_fail_and_a_model_figure_prints_score() {
     assert!(report.get("seed").is_some_and(|c| c.line().starts_with("[FAIL]")));
     assert!(!report.ok(false));
 }
+
+/// A model that only chooses (candidates style): every option the code offered, or none.
+struct Chooser {
+    all: bool,
+}
+
+impl Provider for Chooser {
+    fn label(&self) -> String {
+        format!("chooses {}", if self.all { "everything" } else { "nothing" })
+    }
+    fn proposal_style(&self) -> nocturne_core::llm::provider::ProposalStyle {
+        nocturne_core::llm::provider::ProposalStyle::Candidates
+    }
+    async fn complete(&self, request: &Request) -> Result<Completion, ProviderError> {
+        let Task::Propose(pass) = request.task else { return OfflineProvider.complete(request).await };
+        let key = pass.proposal_key();
+        let chosen: Vec<serde_json::Value> = if !self.all {
+            Vec::new()
+        } else if pass == PassKind::Encode {
+            let schema = &request.json.as_ref().expect("a schema").schema;
+            schema["properties"]["facts"]["items"]["properties"]["text"]["enum"]
+                .as_array()
+                .expect("the candidates are an enum")
+                .iter()
+                .map(|t| serde_json::json!({"text": t, "category": "context"}))
+                .collect()
+        } else {
+            let payload: serde_json::Value =
+                serde_json::from_str(&request.messages.last().expect("payload").content).expect("json");
+            payload["options"]
+                .as_array()
+                .expect("options")
+                .iter()
+                .map(|o| {
+                    let mut o = o.clone();
+                    o["reason"] = serde_json::json!("offered");
+                    o
+                })
+                .collect()
+        };
+        Ok(Completion { text: serde_json::json!({ key: chosen }).to_string(), ..Default::default() })
+    }
+}
+
+#[test]
+fn a_model_that_chooses_every_candidate_and_one_that_chooses_none_give_different_memories() {
+    let all = MemStore::new();
+    let report = run(&all, &Chooser { all: true }, &VerifyOptions { require_skill: false, ..options() });
+    assert!(report.ok(false), "{:#?}", report.checks.iter().filter(|c| !c.passed && c.required).collect::<Vec<_>>());
+    let seed = report.get("seed").expect("seed");
+    assert!(seed.evidence.contains("candidate statement(s) offered"), "{}", seed.evidence);
+    let none = MemStore::new();
+    let report = run(&none, &Chooser { all: false }, &VerifyOptions { require_skill: false, ..options() });
+    fails(&report, "seed");
+    let stored = |s: &MemStore| {
+        pollster::block_on(s.mutations())
+            .expect("log")
+            .iter()
+            .filter(|m| m.pass == PassKind::Encode && m.accepted)
+            .count()
+    };
+    assert!(stored(&all) >= 8, "choosing all stored {}", stored(&all));
+    assert_eq!(stored(&none), 0, "the code never stores a candidate the model did not choose");
+}

@@ -32,9 +32,16 @@ const [url, base, out = 'out'] = process.argv.slice(2);
     check(lines.some((l) => l.includes('re-audit') && l.startsWith('[OK]')), 'the re-audit finds no bad mutation');
     check(lines.some((l) => l.startsWith('[OK] dry run')), 'the dry run writes nothing');
     check(lines.some((l) => l.startsWith('[OK] no invention')), 'no invented fact survives');
+    // The memory is not hollow: the small model chose at least eight of the statements
+    // the code offered, and every one still active after the Sleep is traceable.
+    const sweep = lines.map((l) => l.match(/no invention: (\d+)\/(\d+)/)).find(Boolean);
+    check(sweep && sweep[1] === sweep[2] && Number(sweep[2]) >= 8, 'the small model remembers at least 8 traceable facts', sweep ? sweep[0] : lines.join(' | '));
+    check(lines.some((l) => /candidate statement\(s\) offered/.test(l)), 'the encoder offered candidate statements to the small model');
     await page.click('text=Settings');
     const mode = await page.locator('[data-testid="json-mode"]').innerText();
     check(mode !== 'not yet probed', 'Settings shows the JSON mode the endpoint got', mode);
+    const style = await page.locator('[data-testid="style-in-use"]').innerText();
+    check(style.includes('choose from candidates'), 'Settings shows the small model chooses from candidates', style);
     console.log(`# json mode: ${mode}`);
     await page.click('text=Wake & verify');
     await page.screenshot({ path: `${out}/real-model-verify.png`, fullPage: true });

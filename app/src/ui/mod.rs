@@ -10,7 +10,7 @@ mod transfer;
 mod versions;
 mod wake;
 
-use crate::http::{HttpConfig, HttpProvider, JsonMode, ModeMemo};
+use crate::http::{HttpConfig, HttpProvider, JsonMode, ModeMemo, StyleMemo};
 use crate::idb::IdbStore;
 use crate::providers::AnyProvider;
 use leptos::prelude::*;
@@ -37,6 +37,8 @@ pub struct Ctx {
     /// API key typed this session (kept out of `settings` unless the user asks to remember it).
     pub api_key: RwSignal<String, LocalStorage>,
     pub modes: StoredValue<ModeMemo, LocalStorage>,
+    /// Proposal style per endpoint and model, this session.
+    pub styles: StoredValue<StyleMemo, LocalStorage>,
     /// JSON-mode label per base URL, mirrored from `modes` for display.
     pub mode_label: RwSignal<String>,
     /// The IndexedDB database name of the memory in use.
@@ -53,15 +55,17 @@ impl Ctx {
         let s = self.settings.get_untracked();
         if s.provider == "openai" {
             let key = self.api_key.get_untracked();
-            AnyProvider::Http(HttpProvider::new(
+            AnyProvider::Http(HttpProvider::with_styles(
                 HttpConfig {
                     base_url: s.base_url.clone(),
                     model: s.model.clone(),
                     api_key: (!key.is_empty()).then_some(key),
                     timeout_ms: s.timeout_s.max(1) * 1000,
                     prefer: JsonMode::Schema,
+                    style: s.proposal_style,
                 },
                 self.modes.get_value(),
+                self.styles.get_value(),
             ))
         } else {
             AnyProvider::Offline(OfflineProvider)
@@ -147,6 +151,7 @@ fn Shell(store: IdbStore) -> impl IntoView {
         api_key: RwSignal::new_local(settings.remembered_key.clone().unwrap_or_default()),
         settings: RwSignal::new(settings),
         modes: StoredValue::new_local(ModeMemo::default()),
+        styles: StoredValue::new_local(StyleMemo::default()),
         mode_label: RwSignal::new("not yet probed".into()),
         memory: RwSignal::new(String::new()),
     };

@@ -3,6 +3,7 @@
 
 use super::ctx;
 use leptos::prelude::*;
+use nocturne_core::llm::provider::StyleSetting;
 use nocturne_core::store::Store;
 use nocturne_core::RetentionPolicy;
 use serde::{Deserialize, Serialize};
@@ -19,6 +20,8 @@ pub struct Settings {
     pub model: String,
     pub timeout_s: u32,
     pub remembered_key: Option<String>,
+    /// Free text, choose from candidates, or auto.
+    pub proposal_style: StyleSetting,
 }
 
 impl Default for Settings {
@@ -29,6 +32,7 @@ impl Default for Settings {
             model: "smollm2".into(),
             timeout_s: 120,
             remembered_key: None,
+            proposal_style: StyleSetting::Auto,
         }
     }
 }
@@ -100,6 +104,20 @@ pub fn SettingsPanel() -> impl IntoView {
                     on:change=move |ev| remember.set(event_target_checked(&ev)) />" Remember the key on this device"</label>
                 <label>"Timeout (s) " <input type="number" min="1" prop:value=move || s.get().timeout_s.to_string()
                     on:input=move |ev| s.update(|x| x.timeout_s = event_target_value(&ev).parse().unwrap_or(120)) /></label>
+                <label>"Proposals " <select data-testid="proposal-style"
+                    on:change=move |ev| s.update(|x| x.proposal_style = StyleSetting::parse(&event_target_value(&ev)).unwrap_or_default())>
+                    {[(StyleSetting::Auto, "auto", "auto (small models choose from candidates)"), (StyleSetting::FreeText, "free-text", "free text (capable models)"), (StyleSetting::Candidates, "candidates", "choose from candidates (small models)")]
+                        .into_iter()
+                        .map(|(v, value, label)| view! { <option value=value selected=move || s.get().proposal_style == v>{label}</option> })
+                        .collect_view()}
+                </select></label>
+                <p>"In use: " <span data-testid="style-in-use">{move || {
+                    c.revision.get();
+                    match c.provider() {
+                        crate::providers::AnyProvider::Http(p) => p.style().label(),
+                        crate::providers::AnyProvider::Offline(_) => "the offline rules need no style".to_string(),
+                    }
+                }}</span></p>
                 <p>"JSON mode: " <span data-testid="json-mode">{move || c.mode_label.get()}</span></p>
                 <button on:click=save>"Save provider"</button> " " {move || saved.get()}
             </fieldset>

@@ -3,10 +3,11 @@
 
 use crate::gate::{Edit, Ground, Judge, Verdict};
 use crate::llm::prompt;
-use crate::llm::provider::{self, Provider, ProviderError};
+use crate::llm::provider::{self, ProposalStyle, Provider, ProviderError};
 use crate::model::memory::{Item, Mutation, Proposer, Refs, Role, Turn, Version};
 use crate::model::pass::{MutationKind, PassKind};
 use crate::store::{Commit, Store, StoreError};
+use crate::text::candidates;
 use serde::Serialize;
 use serde_json::Value;
 
@@ -24,6 +25,8 @@ pub struct TurnOutcome {
     pub version: Option<Version>,
     /// The encoder failed (bad reply); the turns are kept and encoded with the next turn.
     pub encode_error: Option<String>,
+    /// Candidate statements offered to a model that chooses (0 in free-text style).
+    pub offered: usize,
 }
 
 /// A chat turn could not happen.
@@ -149,7 +152,7 @@ async fn record_once<S: Store, P: Provider>(
         .cloned()
         .collect();
     match encode(provider, &pending, meta.next_item.max(1), now).await {
-        Ok((items, mutations)) => {
+        Ok((items, mutations, offered)) => {
             let label = if items.is_empty() { None } else { Some(format!("turn:{next}")) };
             let encoded = mutations.clone();
             let written = store
@@ -165,34 +168,52 @@ async fn record_once<S: Store, P: Provider>(
                 })
                 .await?;
             let version = written.last().cloned();
-            Ok(TurnOutcome { reply, encoded, version, encode_error: None })
+            Ok(TurnOutcome { reply, encoded, version, encode_error: None, offered })
         }
         Err(message) => {
             // Keep the conversation; the cursor stays so these turns are encoded next time.
             store.commit(Commit { at: now, turns, base, ..Default::default() }).await?;
-            Ok(TurnOutcome { reply, encoded: Vec::new(), version: None, encode_error: Some(message) })
+            Ok(TurnOutcome { reply, encoded: Vec::new(), version: None, encode_error: Some(message), offered: 0 })
         }
     }
 }
 
 /// Asks the model to encode `turns` and gates every proposed fact against them. Returns
-/// the accepted items (ids from `first_id`) and a mutation for every verdict.
+/// the accepted items (ids from `first_id`), a mutation for every verdict, and how many
+/// candidate statements a choosing model was offered. A model that chooses none stores
+/// none: the code never falls back to storing every candidate.
 pub async fn encode<P: Provider>(
     provider: &P,
     turns: &[Turn],
     first_id: u64,
     now: i64,
-) -> Result<(Vec<Item>, Vec<Mutation>), String> {
+) -> Result<(Vec<Item>, Vec<Mutation>, usize), String> {
     if turns.is_empty() {
-        return Ok((Vec::new(), Vec::new()));
+        return Ok((Vec::new(), Vec::new(), 0));
     }
-    let completion = provider.complete(&prompt::encode_request(turns)).await.map_err(|e| e.to_string())?;
+    let mut offered_count = 0;
+    let request = match provider.proposal_style() {
+        ProposalStyle::FreeText => prompt::encode_request(turns),
+        ProposalStyle::Candidates => {
+            let texts: Vec<&str> = turns.iter().filter(|t| t.role == Role::User).map(|t| t.text.as_str()).collect();
+            let offered = candidates::statements(&texts);
+            if offered.is_empty() {
+                // Questions and greetings only: nothing to remember, no call.
+                return Ok((Vec::new(), Vec::new(), 0));
+            }
+            offered_count = offered.len();
+            prompt::encode_choice_request(&offered)
+        }
+    };
+    let completion = provider.complete(&request).await.map_err(|e| e.to_string())?;
     if completion.truncated {
         return Err("the encoder's reply was cut off at the token limit".into());
     }
     let json = provider::extract_json(&completion.text)?;
     let proposals = provider::proposals(&json, PassKind::Encode.proposal_key())?;
-    Ok(judge_facts(turns, &proposals, first_id, now))
+    let (items, mutations) = judge_facts(turns, &proposals, first_id, now);
+    provider.observe_refusals(mutations.len(), mutations.iter().filter(|m| !m.accepted).count());
+    Ok((items, mutations, offered_count))
 }
 
 /// Gates proposed facts against `turns` (the pure half of [`encode`]).

@@ -5,7 +5,7 @@ use crate::flow::pass::{self, PassInput};
 use crate::llm::prompt::{self, Budget};
 use crate::llm::provider::{self, Provider};
 use crate::model::candidate::Candidates;
-use crate::model::memory::{Item, Mutation};
+use crate::model::memory::{Item, Mutation, Proposer};
 use crate::model::pass::PassKind;
 use crate::store::{Commit, Store, StoreError};
 use serde::Serialize;
@@ -186,7 +186,8 @@ pub async fn sleep<S: Store, P: Provider>(
             PassKind::Supersede => Candidates::Conflicts(pass::candidate_conflicts(&active, &policy, &turns)),
             PassKind::Encode | PassKind::Merge | PassKind::Promote | PassKind::Forget => Candidates::None,
         };
-        let requests = prompt::pass_requests(kind, &active, &candidates, &policy, now, &options.budget);
+        let style = provider.proposal_style();
+        let requests = prompt::pass_requests(kind, &active, &candidates, &policy, now, &options.budget, style);
         let asked = ask(provider, kind, &requests).await;
         let (calls, prompt_tokens, completion_tokens) = (asked.calls, asked.prompt_tokens, asked.completion_tokens);
         let proposals = match asked.proposals {
@@ -205,6 +206,9 @@ pub async fn sleep<S: Store, P: Provider>(
             proposals,
         );
         let mutations = plan.mutations(&items, now);
+        let refused_model =
+            plan.outcomes.iter().filter(|o| o.proposer == Proposer::Model && !o.verdict.is_accepted()).count();
+        provider.observe_refusals(plan.proposed(), refused_model);
         if !options.dry_run {
             let mut markers = Vec::new();
             if passes.is_empty() {

@@ -172,7 +172,10 @@ fn policy(payload: &Value) -> RetentionPolicy {
     serde_json::from_value(payload["policy"].clone()).unwrap_or_default()
 }
 
-fn merge(payload: &Value) -> Vec<Value> {
+/// Merge proposals the offline rules make: same block and category, unprotected, sharing
+/// at least two content tokens, neither duplicates nor a conflict; the text is both joined.
+/// Also the options a choosing model is offered for Merge.
+pub(crate) fn merge(payload: &Value) -> Vec<Value> {
     let policy = policy(payload);
     let list = items(payload);
     let mut used: HashSet<&str> = HashSet::new();

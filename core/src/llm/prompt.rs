@@ -1,9 +1,9 @@
 //! Prompts: the guardrail, each pass's payload (items as JSON, candidate pairs, the
 //! contract), JSON Schemas built from the data, and chunking to fit a context window.
 
-use crate::llm::provider::{estimate_tokens, JsonContract, Message, Request, Task};
+use crate::llm::provider::{estimate_tokens, JsonContract, Message, ProposalStyle, Request, Task};
 use crate::model::candidate::Candidates;
-use crate::model::memory::{Block, Item, Turn};
+use crate::model::memory::{promotion_target, Block, Item, Turn};
 use crate::model::pass::PassKind;
 use crate::model::policy::RetentionPolicy;
 use serde_json::{json, Value};
@@ -79,7 +79,10 @@ pub fn pass_requests(
     policy: &RetentionPolicy,
     now: i64,
     budget: &Budget,
+    style: ProposalStyle,
 ) -> Vec<Request> {
+    let overflow =
+        if pass == PassKind::Forget { policy.overflow(items.iter().copied(), now) } else { Default::default() };
     let mut groups: Vec<Vec<&Item>> = Vec::new();
     if pass == PassKind::Merge || pass == PassKind::Supersede {
         for block in Block::ALL {
@@ -122,6 +125,14 @@ pub fn pass_requests(
                 }
             }
             let chunk_ids: Vec<&str> = chunk.iter().map(|i| i.item_id.as_str()).collect();
+            if style == ProposalStyle::Candidates {
+                let options = choices(pass, &chunk, candidates, policy, now, &overflow);
+                // Nothing legal to choose: no call at all.
+                if !options.is_empty() {
+                    requests.push(choice_request(pass, payload, options));
+                }
+                continue;
+            }
             requests.push(Request {
                 task: Task::Propose(pass),
                 messages: vec![
@@ -196,6 +207,128 @@ pub fn schema(pass: PassKind, ids: &[&str], max_items: usize) -> Value {
         ),
     };
     json!({"type":"object","properties":{key:{"type":"array","items":entry,"maxItems":max_items}},"required":[key]})
+}
+
+/// The legal proposals of `pass` over one chunk, as the fields a proposal would carry
+/// (`{"itemId": "m_2", "duplicateOf": "m_1"}`): the engine's duplicate and conflict pairs,
+/// the scratch facts the promotion rule would move, the facts a retention rule lets go.
+pub fn choices(
+    pass: PassKind,
+    chunk: &[&Item],
+    candidates: &Candidates,
+    policy: &RetentionPolicy,
+    now: i64,
+    overflow: &std::collections::BTreeSet<String>,
+) -> Vec<Value> {
+    let ids: std::collections::HashSet<&str> = chunk.iter().map(|i| i.item_id.as_str()).collect();
+    let both = |a: &str, b: &str| ids.contains(a) && ids.contains(b);
+    match pass {
+        PassKind::Dedupe => candidates
+            .duplicates()
+            .iter()
+            .filter(|p| both(&p.drop_id, &p.keeper_id))
+            .map(|p| json!({"itemId": p.drop_id, "duplicateOf": p.keeper_id}))
+            .collect(),
+        PassKind::Supersede => candidates
+            .conflicts()
+            .iter()
+            .filter(|p| both(&p.old_id, &p.new_id))
+            .map(|p| json!({"oldId": p.old_id, "newId": p.new_id}))
+            .collect(),
+        PassKind::Promote => chunk
+            .iter()
+            .filter(|i| i.active && i.block == Block::Scratch)
+            .filter_map(|i| promotion_target(&i.category).map(|to| json!({"itemId": i.item_id, "toBlock": to})))
+            .collect(),
+        PassKind::Forget => chunk
+            .iter()
+            .filter(|i| i.active && !policy.is_protected(&i.category))
+            .filter_map(|i| {
+                let rule = if policy.is_stale(i, now) {
+                    "stale"
+                } else if overflow.contains(&i.item_id) {
+                    "capacity"
+                } else {
+                    return None;
+                };
+                Some(json!({"itemId": i.item_id, "policy": rule}))
+            })
+            .collect(),
+        PassKind::Merge => {
+            let payload =
+                json!({"policy": policy, "items": chunk.iter().map(|i| item_json(i, now)).collect::<Vec<_>>()});
+            crate::llm::offline::merge(&payload)
+                .into_iter()
+                .map(|mut m| {
+                    if let Some(o) = m.as_object_mut() {
+                        o.remove("reason");
+                    }
+                    m
+                })
+                .collect()
+        }
+        PassKind::Encode => Vec::new(),
+    }
+}
+
+/// A request whose JSON Schema allows only `options` (each with a short reason): the model
+/// chooses, it cannot name anything else.
+fn choice_request(pass: PassKind, mut payload: Value, options: Vec<Value>) -> Request {
+    let reason = json!({"type": "string", "minLength": 1, "maxLength": 80});
+    let any_of: Vec<Value> = options
+        .iter()
+        .map(|o| {
+            let mut props = serde_json::Map::new();
+            let mut required = Vec::new();
+            for (k, v) in o.as_object().into_iter().flatten() {
+                props.insert(k.clone(), json!({"const": v}));
+                required.push(json!(k));
+            }
+            props.insert("reason".into(), reason.clone());
+            required.push(json!("reason"));
+            json!({"type": "object", "properties": props, "required": required})
+        })
+        .collect();
+    let key = pass.proposal_key();
+    let schema = json!({"type": "object", "properties": {key: {"type": "array", "items": {"anyOf": any_of}, "maxItems": options.len()}}, "required": [key]});
+    payload["options"] = Value::Array(options.clone());
+    let max_tokens = (40 * options.len() as u32 + 30).min(1024);
+    Request {
+        task: Task::Propose(pass),
+        messages: vec![
+            Message::system(format!(
+                "You consolidate an agent's memory. {} Choose only from \"options\"; copy the chosen fields exactly and add a short reason. Choose none when unsure. Reply with JSON only: {}",
+                instruction(pass),
+                contract(pass)
+            )),
+            Message::user(payload.to_string()),
+        ],
+        json: Some(JsonContract { name: pass.name().into(), schema }),
+        max_tokens,
+    }
+}
+
+/// The encoder's request when the model only chooses: the candidate statements the code
+/// prepared, numbered; the schema allows exactly those texts. The reply budget grows with
+/// the number of candidates, so a long turn is never cut off and a short one never loops.
+pub fn encode_choice_request(candidates: &[crate::text::candidates::Candidate]) -> Request {
+    let texts: Vec<&str> = candidates.iter().map(|c| c.text.as_str()).collect();
+    let numbered: String = texts.iter().enumerate().map(|(i, t)| format!("{}. {t}\n", i + 1)).collect();
+    let categories = ["identity", "preferences", "commitments", "event", "context"];
+    let entry = json!({"type": "object", "properties": {"text": {"type": "string", "enum": texts}, "category": {"type": "string", "enum": categories}}, "required": ["text", "category"]});
+    let schema = json!({"type": "object", "properties": {"facts": {"type": "array", "items": entry, "maxItems": texts.len()}}, "required": ["facts"]});
+    let max_tokens = texts.iter().map(|t| estimate_tokens(t) as u32 + 16).sum::<u32>() + 16;
+    Request {
+        task: Task::Propose(PassKind::Encode),
+        messages: vec![
+            Message::system(
+                "You keep an assistant's memory of its user. From the numbered statements, choose the ones worth remembering about the user, copy each chosen statement exactly, and give it a category: identity, preferences, commitments, event or context. Example: statements \"1. I live in Faro.\" and \"2. Nice weather today.\" give {\"facts\":[{\"text\":\"I live in Faro.\",\"category\":\"identity\"}]}. Reply with JSON only.".to_string(),
+            ),
+            Message::user(format!("Statements:\n{numbered}")),
+        ],
+        json: Some(JsonContract { name: "encode".into(), schema }),
+        max_tokens: max_tokens.min(1536),
+    }
 }
 
 /// At most this many facts from one encoder call.

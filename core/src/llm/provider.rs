@@ -17,6 +17,143 @@ pub enum Task {
     QuizQuestion,
 }
 
+/// How a model is asked for proposals.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ProposalStyle {
+    /// The model writes each proposal (capable models); the gates judge it.
+    #[default]
+    FreeText,
+    /// The model only chooses: the JSON Schema lists the candidate statements, pairs and
+    /// ids the code prepared, so it cannot invent a token or an id. The gates still judge.
+    Candidates,
+}
+
+impl ProposalStyle {
+    /// `free text` or `choose from candidates`.
+    pub fn label(self) -> &'static str {
+        match self {
+            ProposalStyle::FreeText => "free text",
+            ProposalStyle::Candidates => "choose from candidates",
+        }
+    }
+
+    /// The style for a model by its name: small models (≤ 1B parameters, by the names
+    /// they are published under) choose from candidates.
+    ///
+    /// ```
+    /// use nocturne_core::llm::provider::ProposalStyle;
+    /// assert_eq!(ProposalStyle::for_model("smollm2"), ProposalStyle::Candidates);
+    /// assert_eq!(ProposalStyle::for_model("gpt-4o"), ProposalStyle::FreeText);
+    /// ```
+    pub fn for_model(name: &str) -> ProposalStyle {
+        let name = name.to_lowercase();
+        let small = ["smollm", "135m", "360m", "0.5b", "0.6b", "1b", "1.1b", "tinyllama", "qwen2.5-0.5", "gemma-3-1b"];
+        if small.iter().any(|s| name.contains(s)) {
+            ProposalStyle::Candidates
+        } else {
+            ProposalStyle::FreeText
+        }
+    }
+}
+
+/// `auto` for a configurable provider: starts from the model's name, then moves to
+/// candidates for good once its free-text proposals are refused more than half the time
+/// (over at least four proposals).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct AutoStyle {
+    pub style: ProposalStyle,
+    proposed: usize,
+    refused: usize,
+}
+
+impl AutoStyle {
+    /// Starts from the model's name.
+    pub fn for_model(name: &str) -> AutoStyle {
+        AutoStyle { style: ProposalStyle::for_model(name), proposed: 0, refused: 0 }
+    }
+
+    /// Counts a batch of free-text verdicts and switches when most were refused.
+    pub fn observe(&mut self, proposed: usize, refused: usize) {
+        if self.style != ProposalStyle::FreeText {
+            return;
+        }
+        self.proposed += proposed;
+        self.refused += refused;
+        if self.proposed >= 4 && 2 * self.refused > self.proposed {
+            self.style = ProposalStyle::Candidates;
+        }
+    }
+}
+
+/// What the user chose for a provider's proposal style.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum StyleSetting {
+    /// From the model's name, then by how often its free text is refused.
+    #[default]
+    Auto,
+    FreeText,
+    Candidates,
+}
+
+impl StyleSetting {
+    /// Parses `auto`, `free-text` or `candidates`.
+    pub fn parse(text: &str) -> Option<StyleSetting> {
+        match text {
+            "auto" => Some(StyleSetting::Auto),
+            "free-text" => Some(StyleSetting::FreeText),
+            "candidates" => Some(StyleSetting::Candidates),
+            _ => None,
+        }
+    }
+
+    /// The state a provider keeps for this setting and model.
+    pub fn start(self, model: &str) -> StyleState {
+        match self {
+            StyleSetting::Auto => StyleState::Auto(AutoStyle::for_model(model)),
+            StyleSetting::FreeText => StyleState::Fixed(ProposalStyle::FreeText),
+            StyleSetting::Candidates => StyleState::Fixed(ProposalStyle::Candidates),
+        }
+    }
+}
+
+/// A provider's proposal style as it runs (keep it in a `Cell`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StyleState {
+    Fixed(ProposalStyle),
+    Auto(AutoStyle),
+}
+
+impl StyleState {
+    /// The style to ask with now.
+    pub fn current(self) -> ProposalStyle {
+        match self {
+            StyleState::Fixed(s) => s,
+            StyleState::Auto(a) => a.style,
+        }
+    }
+
+    /// Counts refusals (only `auto` changes).
+    pub fn observe(self, proposed: usize, refused: usize) -> StyleState {
+        match self {
+            StyleState::Auto(mut a) => {
+                a.observe(proposed, refused);
+                StyleState::Auto(a)
+            }
+            fixed => fixed,
+        }
+    }
+
+    /// `choose from candidates (auto)`.
+    pub fn label(self) -> String {
+        match self {
+            StyleState::Fixed(s) => s.label().to_string(),
+            StyleState::Auto(a) => format!("{} (auto)", a.style.label()),
+        }
+    }
+}
+
 /// One message of a conversation with the model.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Message {
@@ -102,6 +239,16 @@ impl std::error::Error for ProviderError {}
 pub trait Provider {
     /// A short label for logs and the UI (`offline (deterministic)`, `smollm2 @ http://…`).
     fn label(&self) -> String;
+
+    /// How this provider is asked for proposals: free text, or a choice among candidates
+    /// the code prepared (small models). Asked before every encoder call and every pass.
+    fn proposal_style(&self) -> ProposalStyle {
+        ProposalStyle::FreeText
+    }
+
+    /// Told how many of the proposals it just made the gates refused, so a provider on
+    /// `auto` can move to choosing from candidates when free text mostly fails.
+    fn observe_refusals(&self, _proposed: usize, _refused: usize) {}
     async fn complete(&self, request: &Request) -> Result<Completion, ProviderError>;
 
     /// Like `complete`, calling `on_delta` with each piece of the reply as it arrives.

@@ -30,6 +30,12 @@ impl<P> Metered<P> {
 }
 
 impl<P: Provider> Provider for Metered<P> {
+    fn proposal_style(&self) -> crate::llm::provider::ProposalStyle {
+        self.inner.proposal_style()
+    }
+    fn observe_refusals(&self, proposed: usize, refused: usize) {
+        self.inner.observe_refusals(proposed, refused)
+    }
     fn label(&self) -> String {
         self.inner.label()
     }
@@ -48,6 +54,8 @@ impl<P: Provider> Provider for Metered<P> {
 #[serde(rename_all = "camelCase")]
 pub struct Row {
     pub provider: String,
+    /// How the model proposed, at the end of the run (`choose from candidates`).
+    pub style: String,
     pub facts_proposed: usize,
     pub facts_accepted: usize,
     pub facts_refused: usize,
@@ -121,13 +129,14 @@ pub async fn run<P: Provider>(provider: P, now: i64, clock: &dyn Fn() -> f64) ->
     row.prompt_tokens = metered.prompt_tokens.get();
     row.completion_tokens = metered.completion_tokens.get();
     row.seconds = (clock() - start) / 1000.0;
+    row.style = metered.proposal_style().label().to_string();
     row
 }
 
 /// The rows as a Markdown table.
 pub fn table(rows: &[Row]) -> String {
     let mut out = String::from(
-        "| provider | facts proposed / accepted / refused (unusable replies) | dedupe | merge | supersede | promote | forget | invention attempts | quiz | forgotten probe | calls | prompt / completion tokens | time |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|\n",
+        "| provider | proposal style | facts proposed / accepted / refused (unusable replies) | dedupe | merge | supersede | promote | forget | invention attempts | quiz | forgotten probe | calls | prompt / completion tokens | time |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n",
     );
     for r in rows {
         let pass = |name: &str| {
@@ -139,8 +148,9 @@ pub fn table(rows: &[Row]) -> String {
             None => "nothing forgotten",
         };
         out.push_str(&format!(
-            "| {} | {} / {} / {} ({}) | {} | {} | {} | {} | {} | {} | {}/{} | {} | {} | {} / {} | {:.1} s |\n",
+            "| {} | {} | {} / {} / {} ({}) | {} | {} | {} | {} | {} | {} | {}/{} | {} | {} | {} / {} | {:.1} s |\n",
             r.provider,
+            r.style,
             r.facts_proposed,
             r.facts_accepted,
             r.facts_refused,

@@ -169,13 +169,14 @@ async fn seed<S: Store, P: Provider>(store: &S, provider: &P, now: i64, r: &mut 
     if !store.items().await.map_err(|x| e(&x))?.is_empty() {
         return Err("the verifier needs an empty store".into());
     }
-    let (mut accepted, mut refused, mut errors) = (0, 0, Vec::new());
+    let (mut accepted, mut refused, mut errors, mut offered) = (0, 0, Vec::new(), 0);
     for (days, text) in SCRIPT {
         let at = now - (days * DAY as f64) as i64;
         let turn = chat::chat_turn(store, provider, text, at).await.map_err(|x| e(&x))?;
         accepted += turn.encoded.iter().filter(|m| m.accepted).count();
         refused += turn.encoded.iter().filter(|m| !m.accepted).count();
         errors.extend(turn.encode_error);
+        offered += turn.offered;
     }
     let transcript = store.transcript().await.map_err(|x| e(&x))?;
     let active_seeded = store.meta().await.map_err(|x| e(&x))?.active_count;
@@ -198,9 +199,10 @@ async fn seed<S: Store, P: Provider>(store: &S, provider: &P, now: i64, r: &mut 
         transcript.len() == SCRIPT.len() * 2 && said == script && active_seeded > 0 && logged,
         false,
         format!(
-            "{evidence}{} turns stored (user turns as said: {}); encoder accepted {accepted}, refused {refused}; {} encode error(s){}; {active_seeded} active facts, each with its encode mutation: {logged}",
+            "{evidence}{} turns stored (user turns as said: {}); {}encoder accepted {accepted}, refused {refused}; {} encode error(s){}; {active_seeded} active facts, each with its encode mutation: {logged}",
             transcript.len(),
             said == script,
+            if offered > 0 { format!("{offered} candidate statement(s) offered, the model chose {}; ", accepted + refused) } else { String::new() },
             errors.len(),
             errors.first().map_or(String::new(), |e| format!(" (first: {})", e.chars().take(160).collect::<String>()))
         ),
@@ -237,8 +239,8 @@ async fn dry_run<S: Store, P: Provider>(store: &S, provider: &P, now: i64, r: &m
             before == after && plan.passes.len() == PassKind::SLEEP.len() && plan.dry_run,
             false,
             format!(
-                "would accept {} of {} proposals (+{} enforced), active {}->{} planned; store untouched: {}",
-                plan.total(|p| p.accepted),
+                "would accept {} of {} model proposals (+{} engine-rule edits), active {}->{} planned; store untouched: {}",
+                plan.total(|p| p.accepted) - plan.total(|p| p.enforced),
                 plan.total(|p| p.proposed),
                 plan.total(|p| p.enforced),
                 plan.active_before,
