@@ -210,22 +210,7 @@ pub async fn sleep<S: Store, P: Provider>(
             plan.outcomes.iter().filter(|o| o.proposer == Proposer::Model && !o.verdict.is_accepted()).count();
         provider.observe_refusals(plan.proposed(), refused_model);
         if !options.dry_run {
-            let mut markers = Vec::new();
-            if passes.is_empty() {
-                markers.push("consolidation:start".to_string());
-            }
-            markers.push(format!("pass:{}:before", kind.name()));
-            let written = store
-                .commit(Commit {
-                    at: now,
-                    markers,
-                    label: Some(format!("pass:{}:after", kind.name())),
-                    items: plan.changed.clone(),
-                    mutations: mutations.clone(),
-                    base: Some(head),
-                    ..Default::default()
-                })
-                .await?;
+            let written = commit_pass(store, kind, passes.is_empty(), &plan, &mutations, head, now).await?;
             head = written.last().map_or(head, |v| v.seq);
             event.after_version = written.last().map(|v| v.seq);
             event.before_version = written.iter().rev().nth(1).map(|v| v.seq);
@@ -244,6 +229,35 @@ pub async fn sleep<S: Store, P: Provider>(
     }
     let active_after = items.values().filter(|i| i.active).count();
     Ok(SleepReport { dry_run: options.dry_run, active_before, active_after, passes })
+}
+
+/// Writes one pass atomically: its markers, changed rows and every verdict, planned
+/// against `head` (a conflict if the memory moved meanwhile).
+async fn commit_pass<S: Store>(
+    store: &S,
+    kind: PassKind,
+    first: bool,
+    plan: &pass::Plan,
+    mutations: &[Mutation],
+    head: u64,
+    now: i64,
+) -> Result<Vec<crate::model::memory::Version>, StoreError> {
+    let mut markers = Vec::new();
+    if first {
+        markers.push("consolidation:start".to_string());
+    }
+    markers.push(format!("pass:{}:before", kind.name()));
+    store
+        .commit(Commit {
+            at: now,
+            markers,
+            label: Some(format!("pass:{}:after", kind.name())),
+            items: plan.changed.clone(),
+            mutations: mutations.to_vec(),
+            base: Some(head),
+            ..Default::default()
+        })
+        .await
 }
 
 /// What asking the model for one pass's proposals gave, and cost.
