@@ -112,7 +112,9 @@ pub fn SettingsPanel() -> impl IntoView {
                         .collect_view()}
                 </select></label>
                 <p>"In use: " <span data-testid="style-in-use">{move || {
+                    // Redrawn when the settings change and after every write (auto may switch).
                     c.revision.get();
+                    s.track();
                     match c.provider() {
                         crate::providers::AnyProvider::Http(p) => p.style().label(),
                         crate::providers::AnyProvider::Offline(_) => "the offline rules need no style".to_string(),
