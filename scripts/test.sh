@@ -99,6 +99,9 @@ if ./scripts/local-llm.sh start; then
     kill "$server" 2>/dev/null
     e2e=$((e2e + $(grep -c '^ok ' "$LOG/real-e2e.log"))); e2e_failed=$((e2e_failed + $(grep -c '^not ok ' "$LOG/real-e2e.log")))
   fi
+  # A dropped streaming request frees the model's slot at once (no orphaned generation).
+  python3 tests/llm_stop.py "$llm" 2>&1 | tee "$LOG/llm-stop.log"
+  [ "${PIPESTATUS[0]}" = 0 ] || failed_steps+=("a stopped request stops the model")
   ./scripts/local-llm.sh stop
 else
   failed_steps+=("starting the local model")

@@ -6,7 +6,7 @@
 
 use gloo_net::http::{Request as HttpRequest, Response};
 use js_sys::{Reflect, Uint8Array};
-use nocturne_core::llm::openai;
+use nocturne_core::llm::openai::{self, StreamStep};
 use nocturne_core::llm::provider::{
     Completion, ProposalStyle, Provider, ProviderError, Request, StyleSetting, StyleState,
 };
@@ -186,25 +186,13 @@ impl HttpProvider {
             pending.extend(Uint8Array::new(&bytes).to_vec());
             while let Some(end) = pending.iter().position(|b| *b == b'\n') {
                 let line: Vec<u8> = pending.drain(..=end).collect();
-                let line = String::from_utf8_lossy(&line);
-                let Some(data) = line.trim().strip_prefix("data:") else { continue };
-                let data = data.trim();
-                if data == "[DONE]" {
-                    finished = true;
-                    break;
-                }
-                let event: Value = serde_json::from_str(data)
-                    .map_err(|e| ProviderError::BadResponse(format!("a stream event is not JSON ({e})")))?;
-                if let Some(delta) = event["choices"][0]["delta"]["content"].as_str() {
-                    completion.text.push_str(delta);
-                    on_delta(delta);
-                }
-                if event["choices"][0]["finish_reason"].as_str() == Some("length") {
-                    completion.truncated = true;
-                }
-                if let Some(usage) = event.get("usage").filter(|u| u.is_object()) {
-                    completion.prompt_tokens = usage["prompt_tokens"].as_u64().unwrap_or(0);
-                    completion.completion_tokens = usage["completion_tokens"].as_u64().unwrap_or(0);
+                match openai::stream_line(&String::from_utf8_lossy(&line), &mut completion)? {
+                    StreamStep::Delta(delta) => on_delta(&delta),
+                    StreamStep::Done => {
+                        finished = true;
+                        break;
+                    }
+                    StreamStep::Nothing => {}
                 }
             }
         }

@@ -233,7 +233,30 @@ fn wall_clock() -> i64 {
     std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs() as i64)
 }
 
+/// Where a long command is, for the line Ctrl-C prints (`after pass merge`).
+static PROGRESS: std::sync::Mutex<String> = std::sync::Mutex::new(String::new());
+
+fn progress(now: impl Into<String>) {
+    if let Ok(mut p) = PROGRESS.lock() {
+        *p = now.into();
+    }
+}
+
+/// Ctrl-C ends the command at once with exit code 130 and one line saying where it
+/// stopped. Store files are saved atomically after every pass and every turn, so the
+/// file is exactly as after the last completed one; the dropped connection tells a model
+/// server to stop generating.
+fn on_interrupt() {
+    let _ = ctrlc::set_handler(|| {
+        let at = PROGRESS.lock().map(|p| p.clone()).unwrap_or_default();
+        let at = if at.is_empty() { "before anything was written".to_string() } else { at };
+        eprintln!("nocturne: stopped by the user {at}; the store file holds the memory as it was then");
+        std::process::exit(130);
+    });
+}
+
 fn main() -> ExitCode {
+    on_interrupt();
     let cli = Cli::parse();
     match run(cli.command) {
         Ok(code) => code,
@@ -332,7 +355,10 @@ fn chat(store: &StoreArgs, provider: &ProviderArgs, message: Vec<String>) -> Res
     let p = provider.build()?;
     for (i, text) in turns.iter().enumerate() {
         let turn = pollster::block_on(chat::chat_turn(&memory, &p, text, store.now() + i as i64))
-            .map_err(|e| format!("{e}; the store file was not changed"))?;
+            .map_err(|e| format!("{e}; the store file holds the turns before this one"))?;
+        // Each turn is saved as it completes, so Ctrl-C or an error loses no earlier turn.
+        save(&memory, &store.store)?;
+        progress(format!("after turn {} of {}", i + 1, turns.len()));
         println!("{}", turn.reply);
         for m in &turn.encoded {
             match &m.rejection_reason {
@@ -344,7 +370,7 @@ fn chat(store: &StoreArgs, provider: &ProviderArgs, message: Vec<String>) -> Res
             println!("  encoder failed: {err}");
         }
     }
-    save(&memory, &store.store)
+    Ok(())
 }
 
 fn sleep_command(store: &StoreArgs, provider: &ProviderArgs, dry_run: bool) -> Result<(), String> {
@@ -352,8 +378,24 @@ fn sleep_command(store: &StoreArgs, provider: &ProviderArgs, dry_run: bool) -> R
     let mut options = sleep::SleepOptions::new(store.now());
     options.dry_run = dry_run;
     let p = provider.build()?;
-    let report = pollster::block_on(sleep::sleep(&memory, &p, &options, &mut |ev| println!("{}", ev.event_line())))
-        .map_err(|e| format!("{e}; the store file was not changed"))?;
+    // Each pass is saved as it completes (write to a temporary file, then rename), so the
+    // file is always the memory after the last completed pass.
+    let saved: std::cell::RefCell<Result<(), String>> = std::cell::RefCell::new(Ok(()));
+    progress("before the first pass; nothing was written");
+    let result = pollster::block_on(sleep::sleep(&memory, &p, &options, &mut |ev| {
+        println!("{}", ev.event_line());
+        if ev.phase == sleep::Phase::Done && !dry_run {
+            let r = save(&memory, &store.store);
+            if r.is_ok() {
+                progress(format!("after pass {}", ev.pass.name()));
+            }
+            if saved.borrow().is_ok() {
+                *saved.borrow_mut() = r;
+            }
+        }
+    }));
+    saved.into_inner()?;
+    let report = result.map_err(|e| format!("{e}; the store file holds the passes that completed"))?;
     println!(
         "{}: active {} -> {}; proposed {} accepted {} rejected {} enforced {}; {} model call(s)",
         if report.dry_run { "dry run (nothing written)" } else { "sleep" },
@@ -365,9 +407,6 @@ fn sleep_command(store: &StoreArgs, provider: &ProviderArgs, dry_run: bool) -> R
         report.total(|p| p.enforced),
         report.passes.iter().map(|p| p.calls).sum::<usize>()
     );
-    if !dry_run {
-        save(&memory, &store.store)?;
-    }
     Ok(())
 }
 

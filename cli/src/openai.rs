@@ -50,10 +50,12 @@ impl OpenAi {
         self.style.get()
     }
 
-    fn post(&self, request: &Request) -> Result<String, ProviderError> {
+    /// Sends `request` as a stream and reads the reply as it comes: a server notices a
+    /// client that went away (Ctrl-C) only while it streams, so it stops generating.
+    fn post(&self, request: &Request) -> Result<Completion, ProviderError> {
         loop {
             let mode = self.mode.get();
-            let body = openai::body(request, &self.model, mode, false).to_string();
+            let body = openai::body(request, &self.model, mode, true).to_string();
             let mut call =
                 self.agent.post(&format!("{}/chat/completions", self.base_url)).set("Content-Type", "application/json");
             if let Some(key) = self.api_key.as_deref().filter(|k| !k.is_empty()) {
@@ -61,11 +63,7 @@ impl OpenAi {
             }
             let redact = |t: &str| openai::redact(t, self.api_key.as_deref());
             match call.send_string(&body) {
-                Ok(resp) => {
-                    return resp
-                        .into_string()
-                        .map_err(|e| ProviderError::BadResponse(format!("the body could not be read: {e}")))
-                }
+                Ok(resp) => return read_reply(resp),
                 Err(ureq::Error::Status(status, resp)) => {
                     let text = resp.into_string().unwrap_or_default();
                     match mode.weaker() {
@@ -102,6 +100,25 @@ impl Provider for OpenAi {
     }
 
     async fn complete(&self, request: &Request) -> Result<Completion, ProviderError> {
-        openai::parse_completion(&self.post(request)?)
+        self.post(request)
     }
+}
+
+/// An event stream read line by line, or a plain JSON body from a server that ignores
+/// `stream`.
+fn read_reply(resp: ureq::Response) -> Result<Completion, ProviderError> {
+    use std::io::BufRead;
+    let unreadable = |e: std::io::Error| ProviderError::Unreachable(format!("the reply broke off: {e}"));
+    if !resp.content_type().contains("event-stream") {
+        let text =
+            resp.into_string().map_err(|e| ProviderError::BadResponse(format!("the body could not be read: {e}")))?;
+        return openai::parse_completion(&text);
+    }
+    let mut completion = Completion::default();
+    for line in std::io::BufReader::new(resp.into_reader()).lines() {
+        if openai::stream_line(&line.map_err(unreadable)?, &mut completion)? == openai::StreamStep::Done {
+            break;
+        }
+    }
+    Ok(completion)
 }

@@ -608,3 +608,28 @@ fn after_an_offline_sleep_only_the_newer_of_an_opposite_pair_stays_active() {
     }
     assert!(block(audit::audit(&store)).expect("audit").problems.is_empty());
 }
+
+#[test]
+fn a_sleep_stopped_after_merge_keeps_two_passes_and_the_next_sleep_starts_cleanly() {
+    let store = seeded();
+    let options = SleepOptions::new(NOW);
+    let stop = options.stop.clone();
+    let result = block(sleep::sleep(&store, &OfflineProvider, &options, &mut |ev| {
+        if ev.name() == "pass:merge:done" {
+            stop.stop();
+        }
+    }));
+    match result {
+        Err(sleep::SleepError::Stopped { after: Some(PassKind::Merge) }) => {}
+        other => panic!("expected a stop after merge, got {other:?}"),
+    }
+    let labels: Vec<String> = block(store.versions()).expect("versions").into_iter().map(|v| v.label).collect();
+    assert_eq!(labels.last().map(String::as_str), Some("pass:merge:after"), "{labels:?}");
+    assert!(!labels.iter().any(|l| l.contains("supersede")), "nothing of the stopped pass was written");
+    let message = sleep::SleepError::Stopped { after: Some(PassKind::Merge) }.to_string();
+    assert!(message.starts_with("stopped by the user after pass merge"), "{message}");
+    // Resumable: a new Sleep runs every pass over what the stopped one kept.
+    let report = block(sleep::sleep(&store, &OfflineProvider, &SleepOptions::new(NOW), &mut |_| {})).expect("sleep");
+    assert_eq!(report.passes.len(), PassKind::SLEEP.len());
+    assert!(block(audit::audit(&store)).expect("audit").problems.is_empty());
+}

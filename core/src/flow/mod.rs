@@ -6,3 +6,4 @@ pub mod chat;
 pub mod engine;
 pub mod pass;
 pub mod sleep;
+pub mod stop;

@@ -2,6 +2,7 @@
 //! Provider. The only async part of a Sleep; each pass itself is [`crate::flow::pass::plan`].
 
 use crate::flow::pass::{self, PassInput};
+use crate::flow::stop::StopToken;
 use crate::llm::prompt::{self, Budget};
 use crate::llm::provider::{self, Provider};
 use crate::model::candidate::Candidates;
@@ -22,11 +23,13 @@ pub struct SleepOptions {
     /// A what-if policy instead of the stored one; only honoured in a dry run, so every
     /// stored mutation was judged under the stored policy.
     pub policy: Option<crate::model::policy::RetentionPolicy>,
+    /// Set from outside to stop between model calls; the pass under way writes nothing.
+    pub stop: StopToken,
 }
 
 impl SleepOptions {
     pub fn new(now: i64) -> Self {
-        SleepOptions { now, dry_run: false, budget: Budget::default(), policy: None }
+        SleepOptions { now, dry_run: false, budget: Budget::default(), policy: None, stop: StopToken::default() }
     }
 
     /// The same options as a dry run.
@@ -121,12 +124,25 @@ pub enum SleepError {
         pass: PassKind,
         message: String,
     },
+    /// Stopped by the user: the passes before `after` (inclusive) are committed, nothing
+    /// of the pass that was under way is.
+    Stopped {
+        after: Option<PassKind>,
+    },
 }
 
 impl std::fmt::Display for SleepError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             SleepError::Store(e) => write!(f, "{e}"),
+            SleepError::Stopped { after: Some(pass) } => write!(
+                f,
+                "stopped by the user after pass {}; the passes before it are kept, nothing of the next was written",
+                pass.name()
+            ),
+            SleepError::Stopped { after: None } => {
+                write!(f, "stopped by the user before the first pass; nothing was written")
+            }
             SleepError::Pass { pass, message } => {
                 write!(f, "the {} pass stopped and changed nothing: {message}", pass.name())
             }
@@ -164,6 +180,9 @@ pub async fn sleep<S: Store, P: Provider>(
     let turns = store.transcript().await?;
     let mut passes = Vec::new();
     for kind in PassKind::SLEEP {
+        if options.stop.is_stopped() {
+            return Err(SleepError::Stopped { after: passes.last().map(|p: &PassReport| p.event.pass) });
+        }
         let mut active: Vec<&Item> = items.values().filter(|i| i.active).collect();
         active.sort_by_key(|i| i.ordinal());
         let mut event = PassEvent {
@@ -188,7 +207,13 @@ pub async fn sleep<S: Store, P: Provider>(
         };
         let style = provider.proposal_style();
         let requests = prompt::pass_requests(kind, &active, &candidates, &policy, now, &options.budget, style);
-        let asked = ask(provider, kind, &requests).await;
+        let asked = ask(provider, kind, &requests, &options.stop).await;
+        if options.stop.is_stopped() {
+            event.phase = Phase::Error;
+            event.error = Some("stopped by the user".into());
+            on_event(&event);
+            return Err(SleepError::Stopped { after: passes.last().map(|p: &PassReport| p.event.pass) });
+        }
         let (calls, prompt_tokens, completion_tokens) = (asked.calls, asked.prompt_tokens, asked.completion_tokens);
         let proposals = match asked.proposals {
             Ok(list) => list,
@@ -270,10 +295,14 @@ struct Asked {
 
 /// Sends each request of a pass in turn; the first transport error, truncated or
 /// unparseable reply ends the pass (nothing of it is applied).
-async fn ask<P: Provider>(provider: &P, kind: PassKind, requests: &[provider::Request]) -> Asked {
+async fn ask<P: Provider>(provider: &P, kind: PassKind, requests: &[provider::Request], stop: &StopToken) -> Asked {
     let mut asked = Asked { proposals: Ok(Vec::new()), calls: 0, prompt_tokens: 0, completion_tokens: 0 };
     let mut proposals = Vec::new();
     for request in requests {
+        if stop.is_stopped() {
+            asked.proposals = Err("stopped by the user".into());
+            return asked;
+        }
         let reply = async {
             let completion = provider.complete(request).await.map_err(|e| e.to_string())?;
             asked.calls += 1;

@@ -47,6 +47,10 @@ pub fn body(request: &Request, model: &str, mode: JsonMode, stream: bool) -> Val
         "max_tokens": request.max_tokens,
         "stream": stream,
     });
+    if stream {
+        // The token counts come in the last event only when asked for.
+        body["stream_options"] = json!({"include_usage": true});
+    }
     if let Some(contract) = &request.json {
         match mode {
             JsonMode::Schema => {
@@ -84,6 +88,54 @@ pub fn parse_completion(text: &str) -> Result<Completion, ProviderError> {
         completion_tokens: value["usage"]["completion_tokens"].as_u64().unwrap_or(0),
         truncated: choice["finish_reason"].as_str() == Some("length"),
     })
+}
+
+/// What one line of a server-sent-event stream added.
+#[derive(Clone, Debug, PartialEq)]
+pub enum StreamStep {
+    /// A piece of the reply (already appended to the completion).
+    Delta(String),
+    /// `data: [DONE]`: the stream is over.
+    Done,
+    /// A comment, a blank line or an event with no text.
+    Nothing,
+}
+
+/// Folds one line of an OpenAI-style event stream into `completion`: text deltas, the
+/// `length` finish reason and usage. Streaming matters beyond showing a reply as it comes:
+/// a server notices a client that went away only while it streams, so a stopped request
+/// stops the model's generation instead of leaving it to run on.
+///
+/// ```
+/// use nocturne_core::llm::openai::{stream_line, StreamStep};
+/// use nocturne_core::llm::provider::Completion;
+/// let mut c = Completion::default();
+/// assert_eq!(stream_line(r#"data: {"choices":[{"delta":{"content":"Hi"}}]}"#, &mut c).unwrap(), StreamStep::Delta("Hi".into()));
+/// assert_eq!(stream_line("data: [DONE]", &mut c).unwrap(), StreamStep::Done);
+/// assert_eq!(c.text, "Hi");
+/// ```
+pub fn stream_line(line: &str, completion: &mut Completion) -> Result<StreamStep, ProviderError> {
+    let Some(data) = line.trim().strip_prefix("data:") else { return Ok(StreamStep::Nothing) };
+    let data = data.trim();
+    if data == "[DONE]" {
+        return Ok(StreamStep::Done);
+    }
+    let event: Value = serde_json::from_str(data)
+        .map_err(|e| ProviderError::BadResponse(format!("a stream event is not JSON ({e})")))?;
+    if event["choices"][0]["finish_reason"].as_str() == Some("length") {
+        completion.truncated = true;
+    }
+    if let Some(usage) = event.get("usage").filter(|u| u.is_object()) {
+        completion.prompt_tokens = usage["prompt_tokens"].as_u64().unwrap_or(0);
+        completion.completion_tokens = usage["completion_tokens"].as_u64().unwrap_or(0);
+    }
+    match event["choices"][0]["delta"]["content"].as_str() {
+        Some(delta) if !delta.is_empty() => {
+            completion.text.push_str(delta);
+            Ok(StreamStep::Delta(delta.to_string()))
+        }
+        _ => Ok(StreamStep::Nothing),
+    }
 }
 
 /// `text` with every occurrence of the API key replaced, for error messages.
