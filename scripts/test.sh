@@ -72,9 +72,13 @@ if [ -f dist/index.html ]; then
   server=$!
   for _ in $(seq 1 50); do curl -s -o /dev/null "http://127.0.0.1:$port/" && break; sleep 0.1; done
   mkdir -p tests/e2e/out
-  node tests/e2e/app.cjs "http://127.0.0.1:$port/" tests/e2e/out 2>&1 | tee "$LOG/e2e.log"
+  # The scripted slow model, for stopping a Sleep mid-pass.
+  python3 tests/fake_openai.py "$fake_port" > "$LOG/fake-e2e.log" 2>&1 &
+  fake=$!
+  for _ in $(seq 1 50); do grep -q ready "$LOG/fake-e2e.log" && break; sleep 0.1; done
+  node tests/e2e/app.cjs "http://127.0.0.1:$port/" tests/e2e/out "http://127.0.0.1:$fake_port" 2>&1 | tee "$LOG/e2e.log"
   [ "${PIPESTATUS[0]}" = 0 ] || failed_steps+=("end-to-end")
-  kill "$server" 2>/dev/null
+  kill "$server" "$fake" 2>/dev/null
   e2e=$(grep -c '^ok ' "$LOG/e2e.log"); e2e_failed=$(grep -c '^not ok ' "$LOG/e2e.log")
 else
   failed_steps+=("end-to-end (no build)")

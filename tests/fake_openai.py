@@ -13,6 +13,7 @@ Each first path segment picks a behaviour; the rest must be /v1/chat/completions
   /http500    500 with an error body
   /echokey    401 whose body repeats the Authorization header (the client must redact it)
   /nocors     valid answers but no CORS headers (the browser must refuse them)
+  /stall      well-behaved, but a Promote pass request is held open (a slow model, for Stop)
 GET /_requests returns what was received (mode, response_format type, headers of note).
 """
 import json
@@ -93,6 +94,9 @@ class Handler(BaseHTTPRequestHandler):
         if mode == "hang":
             time.sleep(30)
             return self.reply(200, "{}")
+        if mode == "stall" and '\\"task\\":\\"promote\\"' in raw.decode("utf-8", "replace"):
+            time.sleep(60)
+            return self.reply(200, "{}")
         if mode == "garbage":
             return self.reply(200, "this is not json at all", "text/plain")
         if mode == "truncated":
@@ -108,11 +112,14 @@ class Handler(BaseHTTPRequestHandler):
         key = contract_key(body)
         content = json.dumps({key: [] if key != "question" else "What do you remember?"}) if key else "Hello from the fake model."
         if body.get("stream"):
+            # A chat reply streams in three pieces; a proposal streams its JSON in two.
+            pieces = ("Hel", "lo", " there") if not key else (content[:5], content[5:])
+            usage = {"prompt_tokens": 7, "completion_tokens": 3} if not key else {"prompt_tokens": 11, "completion_tokens": 5}
             events = "".join(
                 "data: " + json.dumps({"choices": [{"delta": {"content": piece}, "finish_reason": None}]}) + "\n\n"
-                for piece in ("Hel", "lo", " there")
+                for piece in pieces
             )
-            events += "data: " + json.dumps({"choices": [{"delta": {}, "finish_reason": "stop"}], "usage": {"prompt_tokens": 7, "completion_tokens": 3}}) + "\n\n"
+            events += "data: " + json.dumps({"choices": [{"delta": {}, "finish_reason": "stop"}], "usage": usage}) + "\n\n"
             events += "data: [DONE]\n\n"
             return self.reply(200, events, "text/event-stream")
         answer = {

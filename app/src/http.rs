@@ -4,6 +4,7 @@
 //! mode each endpoint got is remembered and shown. The API key is sent only in the
 //! Authorization header: never logged, exported, or put in an error message.
 
+use crate::stop::StopHandle;
 use gloo_net::http::{Request as HttpRequest, Response};
 use js_sys::{Reflect, Uint8Array};
 use nocturne_core::llm::openai::{self, StreamStep};
@@ -60,16 +61,28 @@ pub struct HttpProvider {
     pub config: HttpConfig,
     pub modes: ModeMemo,
     pub styles: StyleMemo,
+    /// The Stop button of the action using this provider, if any.
+    pub stop: Option<StopHandle>,
 }
 
 impl HttpProvider {
     pub fn new(config: HttpConfig, modes: ModeMemo) -> Self {
-        HttpProvider { config, modes, styles: StyleMemo::default() }
+        HttpProvider { config, modes, styles: StyleMemo::default(), stop: None }
     }
 
     /// A provider that shares the session's proposal-style memory.
     pub fn with_styles(config: HttpConfig, modes: ModeMemo, styles: StyleMemo) -> Self {
-        HttpProvider { config, modes, styles }
+        HttpProvider { config, modes, styles, stop: None }
+    }
+
+    /// The same provider, aborted by `stop`.
+    pub fn with_stop(mut self, stop: StopHandle) -> Self {
+        self.stop = Some(stop);
+        self
+    }
+
+    fn stopped(&self) -> bool {
+        self.stop.as_ref().is_some_and(StopHandle::is_stopped)
     }
 
     fn style_key(&self) -> String {
@@ -101,8 +114,14 @@ impl HttpProvider {
     }
 
     async fn send(&self, body: &Value) -> Result<Response, ProviderError> {
+        if self.stopped() {
+            return Err(ProviderError::Stopped);
+        }
         let controller =
             web_sys::AbortController::new().map_err(|_| ProviderError::Unreachable("no AbortController".into()))?;
+        if let Some(stop) = &self.stop {
+            stop.register(controller.clone());
+        }
         let signal = controller.signal();
         let timeout_ms = self.config.timeout_ms;
         let abort = Closure::once(move || controller.abort());
@@ -125,7 +144,9 @@ impl HttpProvider {
         window.clear_timeout_with_handle(timer);
         drop(abort);
         result.map_err(|e| {
-            if signal.aborted() {
+            if self.stopped() {
+                ProviderError::Stopped
+            } else if signal.aborted() {
                 ProviderError::Timeout { seconds: timeout_ms.div_ceil(1000) }
             } else {
                 ProviderError::Unreachable(self.redact(&e.to_string()))
@@ -175,9 +196,13 @@ impl HttpProvider {
         let mut completion = Completion::default();
         let mut finished = false;
         while !finished {
-            let chunk = JsFuture::from(reader.read())
-                .await
-                .map_err(|e| ProviderError::Unreachable(format!("the stream broke: {}", js_text(&e))))?;
+            let chunk = JsFuture::from(reader.read()).await.map_err(|e| {
+                if self.stopped() {
+                    ProviderError::Stopped
+                } else {
+                    ProviderError::Unreachable(format!("the stream broke: {}", js_text(&e)))
+                }
+            })?;
             if Reflect::get(&chunk, &"done".into()).ok().and_then(|d| d.as_bool()).unwrap_or(true) {
                 break;
             }
@@ -230,12 +255,9 @@ impl Provider for HttpProvider {
         self.stream(request, on_delta).await
     }
 
+    /// Every call streams: a server notices a client that went away (Stop, a closed tab)
+    /// only while it streams, so an aborted call stops the model's generation too.
     async fn complete(&self, request: &Request) -> Result<Completion, ProviderError> {
-        let response = self.post(request, false).await?;
-        let text = response
-            .text()
-            .await
-            .map_err(|e| ProviderError::BadResponse(format!("the body could not be read: {e}")))?;
-        parse_completion(&text)
+        self.stream(request, &mut |_| {}).await
     }
 }

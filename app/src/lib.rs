@@ -6,6 +6,7 @@ pub mod http;
 pub mod idb;
 pub mod lock;
 pub mod providers;
+pub mod stop;
 pub mod storage;
 pub mod ui;
 

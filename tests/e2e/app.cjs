@@ -1,10 +1,11 @@
 // End-to-end checks of the built app in headless Chromium (playwright-core driving
-// Debian's chromium). usage: node app.cjs URL OUTDIR
+// Debian's chromium). usage: node app.cjs URL OUTDIR [FAKE_MODEL_URL]
+// FAKE_MODEL_URL is tests/fake_openai.py, for stopping a Sleep against a slow model.
 // Prints one "ok N - …" or "not ok N - …" line per check and saves a screenshot of each
 // panel in OUTDIR. Exits non-zero if any check failed.
 const { check, launch, finish } = require('./harness.cjs');
 
-const [url, out = 'out'] = process.argv.slice(2);
+const [url, out = 'out', fake] = process.argv.slice(2);
 
 (async () => {
   const browser = await launch();
@@ -179,6 +180,38 @@ const [url, out = 'out'] = process.argv.slice(2);
     await page.waitForSelector('[data-testid="compare-table"] tbody tr', { timeout: 30000 });
     const compareRow = await page.locator('[data-testid="compare-table"] tbody tr').first().innerText();
     check(compareRow.includes('offline') && compareRow.includes('passed'), 'the cross-model table is produced in the app', compareRow);
+
+    // Stop a Sleep mid-pass against a slow model: the passes before it stay, nothing of
+    // the stopped one is written, and the next Sleep runs cleanly.
+    if (fake) {
+      await page.click('text=Settings');
+      await page.check('input[name=provider] >> nth=1');
+      await page.getByRole('textbox', { name: 'Base URL', exact: true }).fill(`${fake}/stall/v1`);
+      await page.getByRole('textbox', { name: 'Model', exact: true }).fill('fake');
+      await page.click('text=Save provider');
+      await page.click('text=Versions & diff');
+      await page.waitForSelector('[data-testid="timeline"] li');
+      const headBefore = await page.locator('[data-testid="timeline"] .label').first().innerText();
+      await page.click('text=Chat, memory & sleep');
+      await page.click('[data-testid="sleep"]');
+      await page.waitForSelector('tr[data-pass="promote"].running', { timeout: 20000 });
+      await page.click('[data-testid="stop-sleep"]');
+      await page.waitForSelector('.sleep p.error', { timeout: 20000 });
+      const stopped = await page.locator('.sleep p.error').innerText();
+      check(stopped.includes('stopped by the user after pass supersede'), 'Stop ends a Sleep mid-pass and says after which pass', stopped);
+      await page.screenshot({ path: `${out}/11-stopped.png`, fullPage: true });
+      await page.click('text=Versions & diff');
+      await page.waitForFunction(() => document.querySelector('[data-testid="timeline"] .label')?.innerText !== undefined);
+      const head = await page.locator('[data-testid="timeline"] .label').first().innerText();
+      check(head === 'pass:supersede:after' && headBefore !== head, 'the memory is as after the last completed pass', `${headBefore} -> ${head}`);
+      await page.click('text=Settings');
+      await page.check('input[name=provider] >> nth=0');
+      await page.click('text=Save provider');
+      await page.click('text=Chat, memory & sleep');
+      await page.click('[data-testid="sleep"]');
+      const resumed = await page.waitForFunction(() => (document.querySelector('[data-testid="sleep-summary"]')?.innerText || '').startsWith('Sleep complete'), null, { timeout: 20000 }).then(() => true, () => false);
+      check(resumed, 'after a stop the next Sleep runs cleanly (the lock was released)');
+    }
 
     // Phone width stays usable.
     await page.setViewportSize({ width: 390, height: 844 });

@@ -45,6 +45,30 @@ const [url, base, out = 'out'] = process.argv.slice(2);
     console.log(`# json mode: ${mode}`);
     await page.click('text=Wake & verify');
     await page.screenshot({ path: `${out}/real-model-verify.png`, fullPage: true });
+
+    // Stop a Sleep while the local model is generating: the app aborts the streamed
+    // request and llama.cpp's slot is free again (no orphaned generation).
+    await page.click('text=Chat, memory & sleep');
+    for (const text of ['I live in Ghent and I keep a cat called Miso.', 'I work as a chemist and I prefer green tea.']) {
+      const before = await page.locator('.turn:not(.pending)').count();
+      await page.fill('#message', text);
+      await page.click('.composer button[type=submit]');
+      await page.waitForFunction((b) => document.querySelectorAll('.turn:not(.pending)').length >= b + 2, before, { timeout: 120000 });
+    }
+    await page.click('[data-testid="sleep"]');
+    await page.waitForSelector('tr[data-pass="promote"].running', { timeout: 120000 });
+    await page.click('[data-testid="stop-sleep"]');
+    await page.waitForSelector('.sleep p.error', { timeout: 30000 });
+    const stopped = await page.locator('.sleep p.error').innerText();
+    check(stopped.includes('stopped by the user after pass'), 'Stop ends a Sleep against the local model', stopped);
+    const root = base.replace(/\/v1\/?$/, '');
+    let idle = false;
+    for (let i = 0; i < 100 && !idle; i += 1) {
+      const slots = await (await fetch(`${root}/slots`)).json();
+      idle = slots.every((x) => !x.is_processing);
+      if (!idle) await new Promise((r) => setTimeout(r, 100));
+    }
+    check(idle, "the model's slot is free again after the stop (its generation ended)");
   } catch (e) {
     check(false, 'the real-model run completed', String(e));
   }

@@ -2,10 +2,15 @@
 
 use super::{ctx, now};
 use crate::lock;
+use crate::stop::StopHandle;
 use leptos::prelude::*;
 use nocturne_core::flow::chat::{self, TurnOutcome};
+use nocturne_core::llm::provider::ProviderError;
 use nocturne_core::model::memory::Turn;
 use nocturne_core::store::Store;
+
+/// How a reply the user stopped ends in the transcript.
+pub const CUT: &str = "[stopped by the user]";
 
 /// The conversation and the message box.
 #[component]
@@ -16,18 +21,30 @@ pub fn ChatPanel() -> impl IntoView {
     // The reply as it streams in, shown until the turn is stored.
     let streaming = RwSignal::new(String::new());
     let asked = RwSignal::new(String::new());
+    let stop = StoredValue::new_local(StopHandle::default());
     let send = Action::new_local(move |text: &String| {
         let text = text.clone();
         let store = c.store.get_value();
-        let provider = c.provider();
+        let handle = StopHandle::default();
+        stop.set_value(handle.clone());
+        let provider = c.provider_for(&handle);
         streaming.set(String::new());
         asked.set(text.clone());
         async move {
             let mut on_delta = |d: &str| streaming.update(|s| s.push_str(d));
             // The reply writes nothing; storing the turn waits for the one writer, so a
             // turn sent during a Sleep is recorded after it, never over it.
-            let reply =
-                chat::reply_streaming(&store, &provider, &text, &mut on_delta).await.map_err(|e| e.to_string())?;
+            let reply = match chat::reply_streaming(&store, &provider, &text, &mut on_delta).await {
+                Ok(reply) => reply,
+                // Stopped: keep what was streamed, marked as cut. Only the user's turn is
+                // ever encoded, so nothing of the cut reply becomes a fact.
+                Err(chat::ChatError::Provider(ProviderError::Stopped)) => {
+                    format!("{} {CUT}", streaming.get_untracked().trim_end())
+                }
+                Err(e) => return Err(e.to_string()),
+            };
+            // The turn is recorded with a provider the Stop does not reach.
+            let provider = c.provider();
             let record = chat::record(&store, &provider, text.trim(), &reply, now());
             let result: Result<TurnOutcome, String> = match lock::write(record).await {
                 Ok(r) => r.map_err(|e| e.to_string()),
@@ -77,6 +94,8 @@ pub fn ChatPanel() -> impl IntoView {
                 <button type="submit" disabled=move || send.pending().get()>
                     {move || if send.pending().get() { "Thinking…" } else { "Send" }}
                 </button>
+                <button type="button" data-testid="stop-chat" hidden=move || !send.pending().get()
+                    on:click=move |_| stop.get_value().stop()>"Stop"</button>
             </form>
         </div>
     }

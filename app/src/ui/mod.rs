@@ -13,6 +13,7 @@ mod wake;
 use crate::http::{HttpConfig, HttpProvider, JsonMode, ModeMemo, StyleMemo};
 use crate::idb::IdbStore;
 use crate::providers::AnyProvider;
+use crate::stop::{StopHandle, Stoppable};
 use leptos::prelude::*;
 use nocturne_core::llm::offline::OfflineProvider;
 use serde::{Deserialize, Serialize};
@@ -70,6 +71,15 @@ impl Ctx {
         } else {
             AnyProvider::Offline(OfflineProvider)
         }
+    }
+
+    /// The provider the settings describe, stopped by `stop` (its requests aborted).
+    pub fn provider_for(&self, stop: &StopHandle) -> Stoppable<AnyProvider> {
+        let inner = match self.provider() {
+            AnyProvider::Http(p) => AnyProvider::Http(p.with_stop(stop.clone())),
+            offline => offline,
+        };
+        Stoppable { inner, stop: stop.clone() }
     }
 
     /// Loads something from the memory in use, and again after every write.

@@ -2,6 +2,7 @@
 
 use super::{ctx, now};
 use crate::lock;
+use crate::stop::StopHandle;
 use leptos::prelude::*;
 use nocturne_core::flow::sleep::{self, PassEvent, Phase, SleepOptions, SleepReport};
 use nocturne_core::PassKind;
@@ -12,13 +13,16 @@ pub fn SleepPanel() -> impl IntoView {
     let c = ctx();
     let dry_run = RwSignal::new(false);
     let events: RwSignal<Vec<PassEvent>> = RwSignal::new(Vec::new());
+    let stop = StoredValue::new_local(StopHandle::default());
     let run = Action::new_local(move |dry: &bool| {
         let dry = *dry;
         let store = c.store.get_value();
-        let provider = c.provider();
+        let handle = StopHandle::default();
+        stop.set_value(handle.clone());
+        let provider = c.provider_for(&handle);
         events.set(Vec::new());
         async move {
-            let options = SleepOptions { dry_run: dry, ..SleepOptions::new(now()) };
+            let options = SleepOptions { dry_run: dry, stop: handle.token.clone(), ..SleepOptions::new(now()) };
             let mut on_event = |ev: &PassEvent| {
                 let ev = ev.clone();
                 events.update(|all| {
@@ -55,6 +59,8 @@ pub fn SleepPanel() -> impl IntoView {
                     on:click=move |_| { run.dispatch(dry_run.get_untracked()); }>
                     {move || if run.pending().get() { "Sleeping…" } else { "Sleep" }}
                 </button>
+                <button data-testid="stop-sleep" hidden=move || !run.pending().get()
+                    on:click=move |_| stop.get_value().stop()>"Stop"</button>
             </div>
             <progress max=PassKind::SLEEP.len().to_string() value=move || done().to_string() aria-label="passes done"></progress>
             <table class="passes" data-testid="passes">

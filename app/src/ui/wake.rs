@@ -3,6 +3,7 @@
 use super::{ctx, now};
 use crate::idb::IdbStore;
 use crate::providers::AnyProvider;
+use crate::stop::{StopHandle, Stoppable};
 use leptos::prelude::*;
 use nocturne_core::llm::offline::OfflineProvider;
 use nocturne_core::proof::compare::{self, Row};
@@ -13,9 +14,12 @@ use nocturne_core::proof::verify::{self, Check};
 #[component]
 pub fn QuizPanel() -> impl IntoView {
     let c = ctx();
+    let stop = StoredValue::new_local(StopHandle::default());
     let run = Action::new_local(move |_: &()| {
         let store = c.store.get_value();
-        let provider = c.provider();
+        let handle = StopHandle::default();
+        stop.set_value(handle.clone());
+        let provider = c.provider_for(&handle);
         async move {
             let r: Result<QuizReport, String> = quiz::wake(&store, &provider, now()).await.map_err(|e| e.to_string());
             c.refresh_mode();
@@ -29,6 +33,7 @@ pub fn QuizPanel() -> impl IntoView {
             <button class="primary" data-testid="quiz" disabled=move || run.pending().get() on:click=move |_| { run.dispatch(()); }>
                 {move || if run.pending().get() { "Asking…" } else { "Wake" }}
             </button>
+            <button data-testid="stop-quiz" hidden=move || !run.pending().get() on:click=move |_| stop.get_value().stop()>"Stop"</button>
             {move || run.value().get().map(|r| match r {
                 Err(e) => view! { <p class="error" role="alert">{e}</p> }.into_any(),
                 Ok(rep) => view! {
@@ -73,15 +78,18 @@ pub fn QuizPanel() -> impl IntoView {
 pub fn VerifyPanel() -> impl IntoView {
     let c = ctx();
     let checks: RwSignal<Vec<Check>> = RwSignal::new(Vec::new());
+    let stop = StoredValue::new_local(StopHandle::default());
     let run = Action::new_local(move |_: &()| {
-        let provider = c.provider();
+        let handle = StopHandle::default();
+        stop.set_value(handle.clone());
+        let provider = c.provider_for(&handle);
         checks.set(Vec::new());
         async move {
             let cases = crate::cases::load().await?;
             let name = "nocturne-verify";
             IdbStore::delete(name).await.map_err(|e| e.to_string())?;
             let store = IdbStore::open(name).await.map_err(|e| e.to_string())?;
-            let require_skill = matches!(provider, AnyProvider::Offline(_));
+            let require_skill = matches!(provider.inner, AnyProvider::Offline(_));
             let options = verify::VerifyOptions { now: now(), require_skill, cases };
             let report = verify::verify(&store, &provider, &options, &mut |check| {
                 let check = check.clone();
@@ -100,6 +108,7 @@ pub fn VerifyPanel() -> impl IntoView {
             <button class="primary" data-testid="verify" disabled=move || run.pending().get() on:click=move |_| { run.dispatch(()); }>
                 {move || if run.pending().get() { "Verifying…" } else { "Verify" }}
             </button>
+            <button data-testid="stop-verify" hidden=move || !run.pending().get() on:click=move |_| stop.get_value().stop()>"Stop"</button>
             <ul class="checks" data-testid="checks" aria-live="polite">
                 {move || checks.get().into_iter().map(|ch| view! { <li class:fail=!ch.passed && !ch.model_dependent>{ch.line()}</li> }).collect_view()}
             </ul>
@@ -116,13 +125,17 @@ pub fn VerifyPanel() -> impl IntoView {
 #[component]
 pub fn ComparePanel() -> impl IntoView {
     let c = ctx();
+    let stop = StoredValue::new_local(StopHandle::default());
     let run = Action::new_local(move |_: &()| {
-        let provider = c.provider();
+        let handle = StopHandle::default();
+        stop.set_value(handle.clone());
+        let provider = c.provider_for(&handle);
         async move {
             let clock = || js_sys::Date::now();
-            let mut rows = vec![compare::run(OfflineProvider, now(), &clock).await];
-            if let AnyProvider::Http(p) = provider {
-                rows.push(compare::run(p, now(), &clock).await);
+            let offline = Stoppable { inner: OfflineProvider, stop: handle.clone() };
+            let mut rows = vec![compare::run(offline, now(), &clock).await];
+            if let AnyProvider::Http(p) = provider.inner {
+                rows.push(compare::run(Stoppable { inner: p, stop: handle }, now(), &clock).await);
             }
             c.refresh_mode();
             rows
@@ -135,6 +148,7 @@ pub fn ComparePanel() -> impl IntoView {
             <button data-testid="compare" disabled=move || run.pending().get() on:click=move |_| { run.dispatch(()); }>
                 {move || if run.pending().get() { "Comparing…" } else { "Compare" }}
             </button>
+            <button data-testid="stop-compare" hidden=move || !run.pending().get() on:click=move |_| stop.get_value().stop()>"Stop"</button>
             {move || run.value().get().map(compare_table)}
         </div>
     }

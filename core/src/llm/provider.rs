@@ -211,6 +211,8 @@ pub enum ProviderError {
     },
     /// The HTTP body was not the expected OpenAI-shaped JSON.
     BadResponse(String),
+    /// The user stopped the call (the request was aborted, so the server stops too).
+    Stopped,
 }
 
 impl std::fmt::Display for ProviderError {
@@ -228,6 +230,7 @@ impl std::fmt::Display for ProviderError {
                 write!(f, "the model endpoint answered HTTP {status}: {body}")
             }
             ProviderError::BadResponse(m) => write!(f, "the model endpoint sent something unexpected: {m}"),
+            ProviderError::Stopped => write!(f, "stopped by the user"),
         }
     }
 }
