@@ -14,6 +14,7 @@ Each first path segment picks a behaviour; the rest must be /v1/chat/completions
   /echokey    401 whose body repeats the Authorization header (the client must redact it)
   /nocors     valid answers but no CORS headers (the browser must refuse them)
   /stall      well-behaved, but a Promote pass request is held open (a slow model, for Stop)
+  /slowchat   well-behaved, but a chat reply streams "Hel" and then waits a minute
 GET /_requests returns what was received (mode, response_format type, headers of note).
 """
 import json
@@ -111,6 +112,16 @@ class Handler(BaseHTTPRequestHandler):
             return self.reply(400, json.dumps({"error": {"message": 'response_format type must be one of "text" or "json_object", but got: json_schema'}}))
         key = contract_key(body)
         content = json.dumps({key: [] if key != "question" else "What do you remember?"}) if key else "Hello from the fake model."
+        if mode == "slowchat" and body.get("stream") and not key:
+            self.send_response(200)
+            self.cors()
+            self.send_header("Content-Type", "text/event-stream")
+            self.end_headers()
+            first = "data: " + json.dumps({"choices": [{"delta": {"content": "Hel"}, "finish_reason": None}]}) + "\n\n"
+            self.wfile.write(first.encode())
+            self.wfile.flush()
+            time.sleep(60)
+            return None
         if body.get("stream"):
             # A chat reply streams in three pieces; a proposal streams its JSON in two.
             pieces = ("Hel", "lo", " there") if not key else (content[:5], content[5:])
