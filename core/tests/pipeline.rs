@@ -633,3 +633,45 @@ fn a_sleep_stopped_after_merge_keeps_two_passes_and_the_next_sleep_starts_cleanl
     assert_eq!(report.passes.len(), PassKind::SLEEP.len());
     assert!(block(audit::audit(&store)).expect("audit").problems.is_empty());
 }
+
+#[test]
+fn a_chat_over_thousands_of_facts_carries_a_bounded_memory_with_the_relevant_fact() {
+    let store = MemStore::new();
+    let mut items: Vec<nocturne_core::Item> = (1..=3000)
+        .map(|n| nocturne_core::Item {
+            item_id: format!("m_{n}"),
+            block: if n % 10 == 0 { Block::Human } else { Block::Scratch },
+            text: format!("Note {n}: the weekly errands list has item {n} on it."),
+            category: "context".into(),
+            source_turn: None,
+            created_at: NOW - n as i64,
+            updated_at: NOW,
+            active: true,
+            valid_from: None,
+            valid_to: None,
+            superseded_by: None,
+        })
+        .collect();
+    items.push(nocturne_core::Item {
+        item_id: "m_3001".into(),
+        text: "My dog is called Bolt.".into(),
+        ..items[0].clone()
+    });
+    block(store.commit(Commit { at: NOW, label: Some("bulk".into()), items, ..Default::default() })).expect("bulk");
+    let seen = RefCell::new(String::new());
+    let provider = Scripted::new(|req: &Request| {
+        if req.task == Task::Chat {
+            *seen.borrow_mut() = req.messages[0].content.clone();
+        }
+        None
+    });
+    let turn = block(chat::chat_turn(&store, &provider, "What is my dog called?", NOW)).expect("turn");
+    let system = seen.borrow().clone();
+    let lines = nocturne_core::llm::prompt::memory_lines(&system);
+    let section = &system[system.find(nocturne_core::llm::prompt::MEMORY_HEADER).expect("a memory section")..];
+    let tokens = nocturne_core::llm::provider::estimate_tokens(section);
+    assert!(tokens <= nocturne_core::llm::context::DEFAULT_MEMORY_TOKENS + 60, "{tokens} tokens of memory");
+    assert!(lines.len() < 3001 && system.contains("more facts are stored"), "the prompt says facts were left out");
+    assert!(lines.iter().any(|(_, t)| t == "My dog is called Bolt."), "the relevant fact was selected");
+    assert!(turn.reply.contains("Bolt"), "the reply: {}", turn.reply);
+}

@@ -34,7 +34,7 @@ pub fn ChatPanel() -> impl IntoView {
             let mut on_delta = |d: &str| streaming.update(|s| s.push_str(d));
             // The reply writes nothing; storing the turn waits for the one writer, so a
             // turn sent during a Sleep is recorded after it, never over it.
-            let reply = match chat::reply_streaming(&store, &provider, &text, &mut on_delta).await {
+            let reply = match chat::reply_streaming(&store, &provider, &text, now(), &mut on_delta).await {
                 Ok(reply) => reply,
                 // Stopped: keep what was streamed, marked as cut. Only the user's turn is
                 // ever encoded, so nothing of the cut reply becomes a fact.

@@ -74,7 +74,7 @@ pub async fn chat_turn_streaming<S: Store, P: Provider>(
     now: i64,
     on_delta: &mut dyn FnMut(&str),
 ) -> Result<TurnOutcome, ChatError> {
-    let reply = reply_streaming(store, provider, text, on_delta).await?;
+    let reply = reply_streaming(store, provider, text, now, on_delta).await?;
     record(store, provider, text.trim(), &reply, now).await
 }
 
@@ -85,6 +85,7 @@ pub async fn reply_streaming<S: Store, P: Provider>(
     store: &S,
     provider: &P,
     text: &str,
+    now: i64,
     on_delta: &mut dyn FnMut(&str),
 ) -> Result<String, ChatError> {
     let text = text.trim();
@@ -97,7 +98,17 @@ pub async fn reply_streaming<S: Store, P: Provider>(
     let refs: Vec<&Item> = memory.iter().collect();
     let history = &transcript[transcript.len().saturating_sub(HISTORY_TURNS)..];
     Ok(provider
-        .complete_streaming(&prompt::chat_request(&refs, history, text), on_delta)
+        .complete_streaming(
+            &prompt::chat_request_within(
+                &refs,
+                history,
+                text,
+                &store.meta().await?.policy,
+                now,
+                crate::llm::context::DEFAULT_MEMORY_TOKENS,
+            ),
+            on_delta,
+        )
         .await
         .map_err(ChatError::Provider)?
         .text

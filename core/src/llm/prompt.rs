@@ -366,6 +366,28 @@ pub const NOT_IN_MEMORY: &str = "I don't have that in memory.";
 
 /// A chat request: the active memory in the system prompt, recent turns, the new message.
 pub fn chat_request(memory: &[&Item], history: &[Turn], user_text: &str) -> Request {
+    chat_request_with(&memory_for(memory), history, user_text)
+}
+
+fn memory_for<'a>(memory: &[&'a Item]) -> crate::llm::context::Selection<'a> {
+    crate::llm::context::Selection { facts: memory.to_vec(), left_out: 0, tokens: 0 }
+}
+
+/// A chat request carrying the facts `select`ed for the message within `budget` tokens,
+/// and saying how many were left out.
+pub fn chat_request_within(
+    memory: &[&Item],
+    history: &[Turn],
+    user_text: &str,
+    policy: &RetentionPolicy,
+    now: i64,
+    budget: u64,
+) -> Request {
+    let selection = crate::llm::context::select(memory, user_text, budget, policy, now);
+    chat_request_with(&selection, history, user_text)
+}
+
+fn chat_request_with(selection: &crate::llm::context::Selection<'_>, history: &[Turn], user_text: &str) -> Request {
     let mut system = String::from(
         "You are Nocturne, an assistant whose memory is listed below. Answer from memory when asked \
 about the user. If the answer is not in memory, say exactly: \"",
@@ -374,8 +396,14 @@ about the user. If the answer is not in memory, say exactly: \"",
     system.push_str("\" Keep replies short.\n");
     system.push_str(MEMORY_HEADER);
     system.push('\n');
-    for item in memory {
-        system.push_str(&format!("- [{}] {}: {}\n", item.item_id, item.block, item.text));
+    for item in &selection.facts {
+        system.push_str(&crate::llm::context::line(item));
+    }
+    if selection.left_out > 0 {
+        system.push_str(&format!(
+            "({} more facts are stored but less relevant to this message; they are not shown.)\n",
+            selection.left_out
+        ));
     }
     let mut messages = vec![Message::system(system)];
     for turn in history {

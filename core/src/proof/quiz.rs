@@ -176,8 +176,10 @@ pub async fn wake<S: Store, P: Provider>(store: &S, provider: &P, now: i64) -> R
     let mutations = store.mutations().await?;
     let merged: BTreeSet<String> =
         mutations.iter().filter(|m| m.accepted && m.pass == PassKind::Merge).map(|m| m.item_id.clone()).collect();
-    let mut memory: Vec<&Item> = items.iter().filter(|i| i.active).collect();
-    memory.sort_by_key(|i| (i.block, i.ordinal()));
+    let mut active: Vec<&Item> = items.iter().filter(|i| i.active).collect();
+    active.sort_by_key(|i| (i.block, i.ordinal()));
+    // Answers come through the same retrieval as chat: the quiz measures recall through it.
+    let memory = Memory { facts: &active, policy: &meta.policy, now };
     let mut questions = Vec::new();
     for item in pool(&items, &merged, &meta.policy, now).into_iter().take(QUESTIONS) {
         let (question, refused_questions) = ask_question(provider, &item.text).await?;
@@ -225,7 +227,7 @@ async fn forgotten_probe<P: Provider>(
     provider: &P,
     items: &[Item],
     mutations: &[Mutation],
-    memory: &[&Item],
+    memory: &Memory<'_>,
 ) -> Result<Option<ForgottenProbe>, QuizError> {
     let forgotten = mutations
         .iter()
@@ -238,8 +240,10 @@ async fn forgotten_probe<P: Provider>(
             let (question, _) = ask_question(provider, &item.text).await?;
             let question = question.unwrap_or_else(|| "Is there anything in memory you were asked to forget?".into());
             let reply = answer(provider, memory, &question).await?;
-            let absent_from_store =
-                !memory.iter().any(|m| textmath::reaches(textmath::similarity(&m.text, &item.text), RECALL_THRESHOLD));
+            let absent_from_store = !memory
+                .facts
+                .iter()
+                .any(|m| textmath::reaches(textmath::similarity(&m.text, &item.text), RECALL_THRESHOLD));
             let said_absent = says_absent(&reply);
             let leaked = recall(&item.text, &reply) >= LEAK_THRESHOLD;
             Some(ForgottenProbe {
@@ -262,7 +266,7 @@ async fn superseded_probe<P: Provider>(
     provider: &P,
     items: &[Item],
     mutations: &[Mutation],
-    memory: &[&Item],
+    memory: &Memory<'_>,
 ) -> Result<Option<SupersededProbe>, QuizError> {
     let superseded = mutations.iter().rev().filter(|m| m.accepted && m.pass == PassKind::Supersede).find_map(|m| {
         let old = items.iter().find(|i| i.item_id == m.item_id && !i.active)?;
@@ -319,8 +323,22 @@ async fn ask_question<P: Provider>(provider: &P, fact: &str) -> Result<(Option<S
     Ok((None, refused))
 }
 
-async fn answer<P: Provider>(provider: &P, memory: &[&Item], question: &str) -> Result<String, QuizError> {
-    let mut request = prompt::chat_request(memory, &[], question);
+/// The active memory a quiz answer is retrieved from.
+struct Memory<'a> {
+    facts: &'a [&'a Item],
+    policy: &'a crate::model::policy::RetentionPolicy,
+    now: i64,
+}
+
+async fn answer<P: Provider>(provider: &P, memory: &Memory<'_>, question: &str) -> Result<String, QuizError> {
+    let mut request = prompt::chat_request_within(
+        memory.facts,
+        &[],
+        question,
+        memory.policy,
+        memory.now,
+        crate::llm::context::DEFAULT_MEMORY_TOKENS,
+    );
     request.messages.retain(|m: &Message| !m.content.is_empty());
     Ok(provider.complete(&request).await?.text)
 }
