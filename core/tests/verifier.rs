@@ -29,6 +29,8 @@ enum Fault {
     LosesChanges,
     /// A restore that writes a marker and changes nothing.
     RestoresNothing,
+    /// Writes a Sleep's versions and log but none of its changed rows (nothing changes).
+    SleepsWithoutChanges,
 }
 
 /// MemStore with one planted fault.
@@ -96,7 +98,11 @@ impl Store for Faulty {
         }
         Ok(rows)
     }
-    async fn commit(&self, commit: Commit) -> Result<Vec<Version>, StoreError> {
+    async fn commit(&self, mut commit: Commit) -> Result<Vec<Version>, StoreError> {
+        if self.fault == Fault::SleepsWithoutChanges && commit.label.as_deref().is_some_and(|l| l.starts_with("pass:"))
+        {
+            commit.items.clear();
+        }
         self.inner.commit(commit).await
     }
     async fn set_policy(&self, policy: RetentionPolicy) -> Result<(), StoreError> {
@@ -335,4 +341,15 @@ fn a_model_that_chooses_every_candidate_and_one_that_chooses_none_give_different
     };
     assert!(stored(&all) >= 8, "choosing all stored {}", stored(&all));
     assert_eq!(stored(&none), 0, "the code never stores a candidate the model did not choose");
+}
+
+#[test]
+fn diff_and_restore_fail_for_lack_of_evidence_when_the_sleep_changed_nothing() {
+    let report = run(&Faulty::new(Fault::SleepsWithoutChanges), &OfflineProvider, &options());
+    fails(&report, "diff");
+    fails(&report, "restore");
+    for name in ["diff", "restore"] {
+        let check = report.get(name).expect("check");
+        assert!(check.evidence.contains("insufficient evidence"), "{name}: {}", check.evidence);
+    }
 }
