@@ -43,8 +43,9 @@ pub fn ChatPanel() -> impl IntoView {
                 }
                 Err(e) => return Err(e.to_string()),
             };
-            // The turn is recorded with a provider the Stop does not reach.
-            let provider = c.provider();
+            // The turn is recorded with a provider the Stop does not reach (same type, so
+            // the chat code is compiled once).
+            let provider = c.provider_for(&StopHandle::default());
             let record = chat::record(&store, &provider, text.trim(), &reply, now());
             let result: Result<TurnOutcome, String> = match lock::write(record).await {
                 Ok(r) => r.map_err(|e| e.to_string()),

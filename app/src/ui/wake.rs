@@ -132,10 +132,11 @@ pub fn ComparePanel() -> impl IntoView {
         let provider = c.provider_for(&handle);
         async move {
             let clock = || js_sys::Date::now();
-            let offline = Stoppable { inner: OfflineProvider, stop: handle.clone() };
+            // One provider type for both rows: the benchmark is compiled once.
+            let offline = Stoppable { inner: AnyProvider::Offline(OfflineProvider), stop: handle };
             let mut rows = vec![compare::run(offline, now(), &clock).await];
-            if let AnyProvider::Http(p) = provider.inner {
-                rows.push(compare::run(Stoppable { inner: p, stop: handle }, now(), &clock).await);
+            if matches!(provider.inner, AnyProvider::Http(_)) {
+                rows.push(compare::run(provider, now(), &clock).await);
             }
             c.refresh_mode();
             rows
