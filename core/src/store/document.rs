@@ -135,13 +135,16 @@ impl Document {
                     item.text.chars().count()
                 ));
             }
-            if let Some(by) = item
-                .superseded_by
-                .as_deref()
-                .filter(|by| !ids.contains(by) && !self.items.iter().any(|i| i.item_id == *by))
-            {
-                return Err(format!("items: {} is superseded by {by}, which does not exist", item.item_id));
-            }
+        }
+        // Links may point forward (a newer fact supersedes an older one): checked once every
+        // id is known.
+        if let Some((item, by)) = self
+            .items
+            .iter()
+            .filter_map(|i| i.superseded_by.as_deref().map(|by| (i, by)))
+            .find(|(_, by)| !ids.contains(by))
+        {
+            return Err(format!("items: {} is superseded by {by}, which does not exist", item.item_id));
         }
         let mut latest: std::collections::HashMap<&str, (u64, &Item)> = std::collections::HashMap::new();
         for c in &self.changes {
