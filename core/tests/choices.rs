@@ -11,20 +11,10 @@ use nocturne_core::{Block, Item, PassKind, RetentionPolicy, DAY};
 
 const NOW: i64 = 1_767_225_600;
 
+/// The test kit's fact, in `category`, `age_days` old.
 fn fact(n: u64, block: Block, category: &str, text: &str, age_days: i64) -> Item {
-    Item {
-        item_id: format!("m_{n}"),
-        block,
-        text: text.into(),
-        category: category.into(),
-        source_turn: Some(0),
-        created_at: NOW - age_days * DAY,
-        updated_at: NOW,
-        active: true,
-        valid_from: None,
-        valid_to: None,
-        superseded_by: None,
-    }
+    let at = NOW - age_days * DAY;
+    Item { category: category.into(), ..nocturne_core::testkit::conformance::fact(n, block, text, at) }
 }
 
 #[test]

@@ -638,18 +638,10 @@ fn a_sleep_stopped_after_merge_keeps_two_passes_and_the_next_sleep_starts_cleanl
 fn a_chat_over_thousands_of_facts_carries_a_bounded_memory_with_the_relevant_fact() {
     let store = MemStore::new();
     let mut items: Vec<nocturne_core::Item> = (1..=3000)
-        .map(|n| nocturne_core::Item {
-            item_id: format!("m_{n}"),
-            block: if n % 10 == 0 { Block::Human } else { Block::Scratch },
-            text: format!("Note {n}: the weekly errands list has item {n} on it."),
-            category: "context".into(),
-            source_turn: None,
-            created_at: NOW - n as i64,
-            updated_at: NOW,
-            active: true,
-            valid_from: None,
-            valid_to: None,
-            superseded_by: None,
+        .map(|n| {
+            let block = if n % 10 == 0 { Block::Human } else { Block::Scratch };
+            let text = format!("Note {n}: the weekly errands list has item {n} on it.");
+            nocturne_core::testkit::conformance::fact(n, block, &text, NOW - n as i64)
         })
         .collect();
     items.push(nocturne_core::Item {

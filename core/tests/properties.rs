@@ -197,20 +197,9 @@ fn judge_all(
 /// Negation cues a careless model drops.
 const CUES: &[&str] = &["don't", "do not", "never", "no longer", "can't", "didn’t", "stopped"];
 
+/// A scratch fact, the test kit's, `n` seconds old.
 fn fact(n: u64, text: &str) -> Item {
-    Item {
-        item_id: format!("m_{n}"),
-        block: Block::Scratch,
-        text: text.into(),
-        category: "context".into(),
-        source_turn: None,
-        created_at: NOW - n as i64,
-        updated_at: NOW,
-        active: true,
-        valid_from: None,
-        valid_to: None,
-        superseded_by: None,
-    }
+    nocturne_core::testkit::conformance::fact(n, Block::Scratch, text, NOW - n as i64)
 }
 
 fn transcript() -> Vec<String> {
