@@ -56,14 +56,25 @@ fn app_core_features() -> String {
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
+/// The core features the app turns on that must stay out of the browser bundle.
+fn shipped_test_features(tree: &str) -> Vec<&'static str> {
+    ["testkit", "bundled-cases"].into_iter().filter(|f| tree.contains(&format!("feature \"{f}\""))).collect()
+}
+
 #[test]
 fn the_app_ships_no_test_kit_and_no_bundled_cases() {
     let tree = app_core_features();
     assert!(tree.contains("nocturne-core"), "cargo tree output looks wrong:\n{tree}");
-    for feature in ["testkit", "bundled-cases"] {
-        assert!(
-            !tree.contains(&format!("feature \"{feature}\"")),
-            "the app turns on nocturne-core's `{feature}`: it would ship in the browser bundle\n{tree}"
-        );
-    }
+    let shipped = shipped_test_features(&tree);
+    assert!(
+        shipped.is_empty(),
+        "the app turns on nocturne-core's {shipped:?}: it would ship in the browser bundle\n{tree}"
+    );
+}
+
+#[test]
+fn the_feature_check_sees_the_test_kit_turned_on() {
+    let planted = "nocturne-core v0.1.0 (/x/core)\nnocturne-core feature \"testkit\"\nnocturne-app v0.1.0 (/x/app)\n";
+    assert_eq!(shipped_test_features(planted), ["testkit"]);
+    assert!(shipped_test_features("nocturne-core feature \"default\"").is_empty());
 }
