@@ -3,6 +3,7 @@
 
 mod bench;
 mod openai;
+mod scale;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use nocturne_core::flow::{chat, sleep};
@@ -63,6 +64,9 @@ enum Command {
         /// Plan every pass and report, writing nothing
         #[arg(long)]
         dry_run: bool,
+        /// Every pass over every fact, not only what changed since the last Sleep
+        #[arg(long)]
+        deep: bool,
     },
     /// The version timeline (read-only)
     Versions {
@@ -110,6 +114,15 @@ enum Command {
     },
     /// The meaning corpus through the gates (exit 1 when a target is missed)
     BenchGates,
+    /// What an incremental Sleep costs against a deep one after a day of new facts
+    BenchIncremental {
+        /// Facts in the lifetime memory
+        #[arg(long, default_value_t = 10_000)]
+        facts: usize,
+        /// New facts said in the day
+        #[arg(long, default_value_t = 100)]
+        new: usize,
+    },
     /// Performance figures (see README)
     Bench {
         /// The largest memory measured, in facts
@@ -285,7 +298,7 @@ fn run(command: Command) -> Result<ExitCode, String> {
         }
         Command::Gate { files } => return Ok(gate(&files)),
         Command::Chat { store, provider, message } => chat(&store, &provider, message)?,
-        Command::Sleep { store, provider, dry_run } => sleep_command(&store, &provider, dry_run)?,
+        Command::Sleep { store, provider, dry_run, deep } => sleep_command(&store, &provider, dry_run, deep)?,
         Command::Versions { store } => {
             let memory = open_existing(&store.store)?;
             for v in pollster::block_on(memory.versions()).map_err(|e| e.to_string())? {
@@ -330,6 +343,7 @@ fn run(command: Command) -> Result<ExitCode, String> {
             return Ok(if score.meets_targets() { ExitCode::SUCCESS } else { ExitCode::FAILURE });
         }
         Command::Bench { max } => bench::run(max),
+        Command::BenchIncremental { facts, new } => scale::incremental(facts, new)?,
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -373,11 +387,17 @@ fn chat(store: &StoreArgs, provider: &ProviderArgs, message: Vec<String>) -> Res
     Ok(())
 }
 
-fn sleep_command(store: &StoreArgs, provider: &ProviderArgs, dry_run: bool) -> Result<(), String> {
+fn sleep_command(store: &StoreArgs, provider: &ProviderArgs, dry_run: bool, deep: bool) -> Result<(), String> {
     let memory = open_existing(&store.store)?;
     let mut options = sleep::SleepOptions::new(store.now());
     options.dry_run = dry_run;
+    if deep {
+        options = options.deep();
+    }
     let p = provider.build()?;
+    let estimate =
+        pollster::block_on(sleep::estimate(&memory, p.proposal_style(), &options)).map_err(|e| e.to_string())?;
+    println!("{}", estimate.line());
     // Each pass is saved as it completes (write to a temporary file, then rename), so the
     // file is always the memory after the last completed pass.
     let saved: std::cell::RefCell<Result<(), String>> = std::cell::RefCell::new(Ok(()));

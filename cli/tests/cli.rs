@@ -174,6 +174,8 @@ fn help_lists_every_subcommand() {
         "verify",
         "bench-models",
         "bench-gates",
+        "bench-incremental",
+        "bench-recall",
         "bench",
     ] {
         assert!(help.lines().any(|l| l.trim_start().starts_with(sub)), "--help does not list {sub}:\n{help}");
@@ -330,4 +332,58 @@ fn ctrl_c_during_the_third_pass_leaves_the_store_as_after_pass_two_and_exits_130
     assert_eq!(std::fs::read_to_string(&store).expect("store"), after_two, "the file changed after pass two");
     assert!(!after_two.contains("pass:supersede"), "nothing of the third pass was written");
     assert!(!store.with_extension("json.tmp").exists(), "a half-written file was left behind");
+}
+
+/// The figure after `key=` on the line starting with `prefix`.
+fn figure(out: &str, prefix: &str, key: &str) -> String {
+    let line = out.lines().find(|l| l.starts_with(prefix)).unwrap_or_else(|| panic!("no {prefix} line in:\n{out}"));
+    line.split_whitespace()
+        .find_map(|kv| kv.strip_prefix(&format!("{key}=")))
+        .unwrap_or_else(|| panic!("no {key}= in {line}"))
+        .to_string()
+}
+
+#[test]
+fn a_second_sleep_asks_only_about_what_the_day_added_and_deep_asks_about_everything() {
+    let store = temp("incremental.json");
+    let _ = std::fs::remove_file(&store);
+    let s = store.to_str().expect("utf8");
+    let day1 = "I live in Ghent. I teach chemistry at the college. The boiler was serviced in May. \
+My sister Ana plays the cello. The garden shed needs a new roof. I keep bees behind the shed.";
+    assert!(nocturne(&["chat", "--store", s, "--now", "1767139200", day1]).status.success());
+    let first = stdout(&nocturne(&["sleep", "--store", s, "--now", "1767139300"]));
+    assert_eq!(figure(&first, "estimate:", "scope"), "deep", "no Sleep has completed yet: {first}");
+    assert!(nocturne(&["chat", "--store", s, "--now", "1767225600", "I live in Porto now."]).status.success());
+    let inc = stdout(&nocturne(&["sleep", "--store", s, "--dry-run", "--now", "1767225700"]));
+    let deep = stdout(&nocturne(&["sleep", "--store", s, "--dry-run", "--deep", "--now", "1767225700"]));
+    assert_eq!(figure(&inc, "estimate:", "scope"), "incremental", "{inc}");
+    // Fresh: the new fact, and what the first Sleep itself changed (a promoted fact is
+    // compared again in its new block).
+    let fresh: usize = figure(&inc, "estimate:", "fresh").parse().expect("fresh");
+    let active: usize = figure(&inc, "estimate:", "active").parse().expect("active");
+    assert!(fresh >= 1 && fresh * 2 < active, "{inc}");
+    let calls = |out: &str| figure(out, "estimate:", "calls").parse::<usize>().expect("calls");
+    let tokens = |out: &str| figure(out, "estimate:", "promptTokens").parse::<u64>().expect("tokens");
+    assert!(calls(&inc) < calls(&deep) && tokens(&inc) * 3 < tokens(&deep), "incremental {inc}\ndeep {deep}");
+    // The new fact sits in scratch and the old one in human; a supersession stays within
+    // one block, so it waits for the promotion. The promoted fact is still fresh for the
+    // next incremental Sleep, which settles it.
+    let second = stdout(&nocturne(&["sleep", "--store", s, "--now", "1767225700"]));
+    assert_eq!(figure(&second, "pass:supersede:done", "accepted"), "0", "{second}");
+    let third = stdout(&nocturne(&["sleep", "--store", s, "--now", "1767225800"]));
+    assert_eq!(figure(&third, "estimate:", "scope"), "incremental", "{third}");
+    assert_eq!(figure(&third, "pass:supersede:done", "accepted"), "1", "{third}");
+    let versions = stdout(&nocturne(&["versions", "--store", s]));
+    assert_eq!(versions.matches("pass:forget:after").count(), 3, "{versions}");
+}
+
+#[test]
+fn bench_incremental_makes_the_deep_sleeps_edits_for_a_twentieth_of_its_calls() {
+    let out = nocturne(&["bench-incremental", "--facts", "3000", "--new", "100"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let out = stdout(&out);
+    let n = |k: &str| figure(&out, "incremental:", k).parse::<u64>().expect(k);
+    assert_eq!(figure(&out, "incremental:", "sameResult"), "true", "{out}");
+    assert!(n("calls") > 0 && n("calls") * 20 <= n("fullCalls"), "{out}");
+    assert!(figure(&out, "day:", "newEdits").parse::<u64>().expect("newEdits") >= 30, "{out}");
 }

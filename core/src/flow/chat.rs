@@ -105,7 +105,7 @@ pub async fn reply_streaming<S: Store, P: Provider>(
                 text,
                 &store.meta().await?.policy,
                 now,
-                crate::llm::context::DEFAULT_MEMORY_TOKENS,
+                provider.memory_tokens(),
             ),
             on_delta,
         )

@@ -71,6 +71,31 @@ pub fn promotion_rule(judge: &Judge<'_>, items: &BTreeMap<String, Item>) -> Vec<
         .collect()
 }
 
+/// policy-engine: stale unprotected facts the model was not shown this pass (an
+/// incremental Sleep shows it only what is new) are forgotten by the rule itself, so
+/// staleness still covers the whole memory without a model call. `shown: None` means the
+/// model saw everything and proposed what it would.
+pub fn staleness_rule(
+    judge: &Judge<'_>,
+    items: &BTreeMap<String, Item>,
+    policy: &RetentionPolicy,
+    now: i64,
+    shown: Option<&std::collections::HashSet<String>>,
+) -> Vec<(Proposer, Value)> {
+    let Some(shown) = shown else { return Vec::new() };
+    items
+        .values()
+        .filter(|i| i.active && !shown.contains(&i.item_id) && !judge.is_consumed(&i.item_id))
+        .filter(|i| !policy.is_protected(&i.category) && policy.is_stale(i, now))
+        .map(|i| {
+            (
+                Proposer::PolicyEngine,
+                json!({"itemId": i.item_id, "policy": "stale", "reason": format!("older than staleAfterDays={}", policy.stale_after_days)}),
+            )
+        })
+        .collect()
+}
+
 /// policy-engine: while more than `maxActiveFacts` remain active after the model's
 /// forgettings, forget the lowest-salience unprotected facts.
 pub fn capacity_rule(

@@ -4,6 +4,7 @@
 
 pub mod chat;
 pub mod engine;
+pub mod focus;
 pub mod pass;
 pub mod sleep;
 pub mod stop;

@@ -138,6 +138,9 @@ pub struct PassInput<'a> {
     pub candidates: &'a Candidates,
     /// The stored conversation (Supersede looks for a change the user stated).
     pub turns: &'a [Turn],
+    /// The ids the model was shown this pass, when it was not shown everything (an
+    /// incremental Sleep); engine rules cover the rest.
+    pub shown: Option<&'a HashSet<String>>,
 }
 
 /// Judges the model's proposals, then the engine rules, and applies what was accepted
@@ -172,7 +175,16 @@ pub fn plan(pass: PassKind, input: PassInput<'_>, model: Vec<Value>) -> Plan {
     let enforced = match pass {
         PassKind::Dedupe => engine::duplicate_rule(&judge, input.candidates.duplicates(), &adjudicated),
         PassKind::Promote => engine::promotion_rule(&judge, input.items),
-        PassKind::Forget => engine::capacity_rule(&judge, input.items, input.policy, input.now),
+        PassKind::Forget => {
+            let stale = engine::staleness_rule(&judge, input.items, input.policy, input.now, input.shown);
+            let mut out = Vec::new();
+            for (proposer, proposal) in stale {
+                let verdict = judge.judge(&proposal);
+                outcomes.push(Outcome { proposer, proposal, verdict });
+            }
+            out.extend(engine::capacity_rule(&judge, input.items, input.policy, input.now));
+            out
+        }
         PassKind::Merge | PassKind::Encode | PassKind::Supersede => Vec::new(),
     };
     for (proposer, proposal) in enforced {

@@ -1,6 +1,7 @@
 //! The Sleep orchestrator: Dedupe → Merge → Promote → Forget over a Store and a
 //! Provider. The only async part of a Sleep; each pass itself is [`crate::flow::pass::plan`].
 
+use crate::flow::focus::{self, Scope};
 use crate::flow::pass::{self, PassInput};
 use crate::flow::stop::StopToken;
 use crate::llm::prompt::{self, Budget};
@@ -10,7 +11,7 @@ use crate::model::memory::{Item, Mutation, Proposer};
 use crate::model::pass::PassKind;
 use crate::store::{Commit, Store, StoreError};
 use serde::Serialize;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashSet};
 
 /// How to run a Sleep.
 #[derive(Clone, Debug, PartialEq)]
@@ -25,11 +26,26 @@ pub struct SleepOptions {
     pub policy: Option<crate::model::policy::RetentionPolicy>,
     /// Set from outside to stop between model calls; the pass under way writes nothing.
     pub stop: StopToken,
+    /// Only what changed since the last completed Sleep (the default), or everything.
+    pub scope: Scope,
 }
 
 impl SleepOptions {
     pub fn new(now: i64) -> Self {
-        SleepOptions { now, dry_run: false, budget: Budget::default(), policy: None, stop: StopToken::default() }
+        SleepOptions {
+            now,
+            dry_run: false,
+            budget: Budget::default(),
+            policy: None,
+            stop: StopToken::default(),
+            scope: Scope::default(),
+        }
+    }
+
+    /// The same options for a deep Sleep, every pass over every fact.
+    pub fn deep(mut self) -> Self {
+        self.scope = Scope::Deep;
+        self
     }
 
     /// The same options as a dry run.
@@ -94,6 +110,9 @@ pub struct PassReport {
 #[serde(rename_all = "camelCase")]
 pub struct SleepReport {
     pub dry_run: bool,
+    /// Facts added or changed since the last completed Sleep that this one focused on;
+    /// `None` for a deep Sleep (asked for, or no Sleep had completed yet).
+    pub fresh: Option<usize>,
     pub active_before: usize,
     pub active_after: usize,
     pub passes: Vec<PassReport>,
@@ -178,6 +197,7 @@ pub async fn sleep<S: Store, P: Provider>(
     let mut head = meta.head;
     // Supersede looks for a change the user stated in a newer fact's source turn.
     let turns = store.transcript().await?;
+    let fresh = fresh_ids(store, options.scope, head).await?;
     let mut passes = Vec::new();
     for kind in PassKind::SLEEP {
         if options.stop.is_stopped() {
@@ -200,13 +220,9 @@ pub async fn sleep<S: Store, P: Provider>(
             error: None,
         };
         on_event(&event);
-        let candidates = match kind {
-            PassKind::Dedupe => Candidates::Duplicates(pass::candidate_pairs(&active, policy.similarity_threshold)),
-            PassKind::Supersede => Candidates::Conflicts(pass::candidate_conflicts(&active, &policy, &turns)),
-            PassKind::Encode | PassKind::Merge | PassKind::Promote | PassKind::Forget => Candidates::None,
-        };
-        let style = provider.proposal_style();
-        let requests = prompt::pass_requests(kind, &active, &candidates, &policy, now, &options.budget, style);
+        let candidates = candidates(kind, &active, &policy, &turns);
+        let ask_about = Asking { policy: &policy, now, budget: &options.budget, style: provider.proposal_style() };
+        let (requests, shown) = ask_about.requests(kind, &active, &candidates, fresh.as_ref());
         let asked = ask(provider, kind, &requests, &options.stop).await;
         if options.stop.is_stopped() {
             event.phase = Phase::Error;
@@ -227,7 +243,14 @@ pub async fn sleep<S: Store, P: Provider>(
         drop(active);
         let plan = pass::plan(
             kind,
-            PassInput { items: &items, policy: &policy, now, candidates: &candidates, turns: &turns },
+            PassInput {
+                items: &items,
+                policy: &policy,
+                now,
+                candidates: &candidates,
+                turns: &turns,
+                shown: shown.as_ref(),
+            },
             proposals,
         );
         let mutations = plan.mutations(&items, now);
@@ -253,7 +276,120 @@ pub async fn sleep<S: Store, P: Provider>(
         passes.push(PassReport { event, mutations, calls, prompt_tokens, completion_tokens });
     }
     let active_after = items.values().filter(|i| i.active).count();
-    Ok(SleepReport { dry_run: options.dry_run, active_before, active_after, passes })
+    Ok(SleepReport { dry_run: options.dry_run, fresh: fresh.map(|f| f.len()), active_before, active_after, passes })
+}
+
+/// What a Sleep is expected to ask the model, worked out before anything runs: each
+/// pass's requests built against the memory as it is now (later passes will see fewer
+/// facts once earlier ones retire some, so this is an upper estimate).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Estimate {
+    /// `incremental` or `deep` (a first Sleep is deep whatever was asked).
+    pub scope: &'static str,
+    /// Facts added or changed since the last completed Sleep (for an incremental Sleep).
+    pub fresh: Option<usize>,
+    pub active: usize,
+    pub calls: usize,
+    pub prompt_tokens: u64,
+    /// Calls per pass, in pass order.
+    pub by_pass: Vec<(PassKind, usize)>,
+}
+
+impl Estimate {
+    /// `estimate: scope=incremental fresh=12 active=430 calls=9 promptTokens=11062`.
+    pub fn line(&self) -> String {
+        let fresh = self.fresh.map_or(String::new(), |f| format!(" fresh={f}"));
+        format!(
+            "estimate: scope={}{fresh} active={} calls={} promptTokens={}",
+            self.scope, self.active, self.calls, self.prompt_tokens
+        )
+    }
+}
+
+/// Estimates the calls and prompt tokens of a Sleep with `options` over `store`, asking
+/// no model and writing nothing.
+pub async fn estimate<S: Store>(
+    store: &S,
+    style: provider::ProposalStyle,
+    options: &SleepOptions,
+) -> Result<Estimate, StoreError> {
+    let meta = store.meta().await?;
+    let policy = options.policy.clone().unwrap_or(meta.policy);
+    let items = store.items().await?;
+    let turns = store.transcript().await?;
+    let fresh = fresh_ids(store, options.scope, meta.head).await?;
+    let mut active: Vec<&Item> = items.iter().filter(|i| i.active).collect();
+    active.sort_by_key(|i| i.ordinal());
+    let asking = Asking { policy: &policy, now: options.now, budget: &options.budget, style };
+    let mut out = Estimate {
+        scope: if fresh.is_some() { "incremental" } else { "deep" },
+        fresh: fresh.as_ref().map(HashSet::len),
+        active: active.len(),
+        calls: 0,
+        prompt_tokens: 0,
+        by_pass: Vec::new(),
+    };
+    for kind in PassKind::SLEEP {
+        let candidates = candidates(kind, &active, &policy, &turns);
+        let (requests, _) = asking.requests(kind, &active, &candidates, fresh.as_ref());
+        out.calls += requests.len();
+        out.prompt_tokens +=
+            requests.iter().flat_map(|r| &r.messages).map(|m| provider::estimate_tokens(&m.content)).sum::<u64>();
+        out.by_pass.push((kind, requests.len()));
+    }
+    Ok(out)
+}
+
+/// The engine's candidate pairs for pass `kind` over the active facts.
+fn candidates(
+    kind: PassKind,
+    active: &[&Item],
+    policy: &crate::model::policy::RetentionPolicy,
+    turns: &[crate::model::memory::Turn],
+) -> Candidates {
+    match kind {
+        PassKind::Dedupe => Candidates::Duplicates(pass::candidate_pairs(active, policy.similarity_threshold)),
+        PassKind::Supersede => Candidates::Conflicts(pass::candidate_conflicts(active, policy, turns)),
+        PassKind::Merge => Candidates::Merges(focus::merge_candidates(active, policy)),
+        PassKind::Encode | PassKind::Promote | PassKind::Forget => Candidates::None,
+    }
+}
+
+/// What a pass's requests are built from, besides the facts.
+struct Asking<'a> {
+    policy: &'a crate::model::policy::RetentionPolicy,
+    now: i64,
+    budget: &'a Budget,
+    style: provider::ProposalStyle,
+}
+
+impl Asking<'_> {
+    /// The requests of pass `kind` over `active`, or over its focus when only `fresh`
+    /// ids are new; and the ids the model is shown (`None`: all of them).
+    fn requests(
+        &self,
+        kind: PassKind,
+        active: &[&Item],
+        candidates: &Candidates,
+        fresh: Option<&HashSet<String>>,
+    ) -> (Vec<provider::Request>, Option<HashSet<String>>) {
+        let f = focus::focus(kind, active, fresh, candidates);
+        let requests =
+            prompt::pass_requests(kind, &f.items, &f.candidates, self.policy, self.now, self.budget, self.style);
+        let shown = fresh.map(|_| f.items.iter().map(|i| i.item_id.clone()).collect());
+        (requests, shown)
+    }
+}
+
+/// The ids of facts added or changed since the last completed Sleep, or `None` when the
+/// Sleep is deep: asked for, or no Sleep has completed yet.
+async fn fresh_ids<S: Store>(store: &S, scope: Scope, head: u64) -> Result<Option<HashSet<String>>, StoreError> {
+    if scope == Scope::Deep {
+        return Ok(None);
+    }
+    let Some(since) = focus::last_completed_sleep(&store.versions().await?) else { return Ok(None) };
+    Ok(Some(store.changes(since, head).await?.into_iter().map(|(_, item)| item.item_id).collect()))
 }
 
 /// Writes one pass atomically: its markers, changed rows and every verdict, planned

@@ -4,9 +4,9 @@
 //! proposals pass through the same gates as any model's.
 //!
 //! Rules: *encode* keeps each statement sentence of a user turn verbatim, categorised by
-//! keywords; *dedupe* adjudicates the engine's candidate pairs; *merge* joins two
-//! unprotected facts of one block and category that share at least two content tokens
-//! yet are not duplicates; *promote* sends identity/preferences/commitments to human and
+//! keywords; *dedupe* adjudicates the engine's candidate pairs; *merge* the engine's
+//! merge candidates, joining two unprotected facts of one block and category that share
+//! at least two content tokens yet are neither duplicates nor a conflict; *promote* sends identity/preferences/commitments to human and
 //! events to episodes; *supersede* adjudicates the engine's candidate conflicts (the
 //! later fact wins); *forget* proposes stale unprotected facts; *chat* answers a
 //! question with the memory line sharing most content tokens, or says it is not in memory;
@@ -172,45 +172,48 @@ fn policy(payload: &Value) -> RetentionPolicy {
     serde_json::from_value(payload["policy"].clone()).unwrap_or_default()
 }
 
-/// Merge proposals the offline rules make: same block and category, unprotected, sharing
-/// at least two content tokens, neither duplicates nor a conflict; the text is both joined.
-/// Also the options a choosing model is offered for Merge.
-pub(crate) fn merge(payload: &Value) -> Vec<Value> {
+/// Merge proposals the offline rules make: each of the engine's `candidateMerges` (same
+/// block and category, unprotected, sharing two uncommon content tokens) whose facts are
+/// the same block and category, unprotected, share at least two content tokens and are
+/// neither duplicates nor a conflict; each fact once; the text is both joined.
+fn merge(payload: &Value) -> Vec<Value> {
     let policy = policy(payload);
     let list = items(payload);
+    let by_id: std::collections::HashMap<&str, &Value> = list.iter().map(|i| (str_of(i, "itemId"), *i)).collect();
     let mut used: HashSet<&str> = HashSet::new();
     let mut out = Vec::new();
-    for (i, a) in list.iter().enumerate() {
-        for b in &list[i + 1..] {
-            let (ia, ib) = (str_of(a, "itemId"), str_of(b, "itemId"));
-            let category = str_of(a, "category");
-            if used.contains(ia)
-                || used.contains(ib)
-                || category != str_of(b, "category")
-                || policy.is_protected(category)
-            {
-                continue;
-            }
-            if str_of(a, "block") != str_of(b, "block") {
-                continue;
-            }
-            let (ta, tb) = (content_tokens(str_of(a, "text")), content_tokens(str_of(b, "text")));
-            let shared = ta.intersection(&tb).count();
-            let sim = textmath::set_similarity(&ta, &tb);
-            // Duplicates are Dedupe's, contradictions Supersede's: neither is merged.
-            if shared < 2
-                || textmath::reaches(sim, policy.similarity_threshold)
-                || textmath::conflicts(&ta, &tb, policy.similarity_threshold)
-            {
-                continue;
-            }
-            used.insert(ia);
-            used.insert(ib);
-            let merged = format!("{}; {}", str_of(a, "text").trim_end_matches('.'), str_of(b, "text"));
-            out.push(json!({"intoId": ia, "fromIds": [ib], "mergedText": merged, "reason": format!("both describe the same {category}")}));
+    for pair in payload["candidateMerges"].as_array().into_iter().flatten() {
+        let (ia, ib) = (str_of(pair, "intoId"), str_of(pair, "fromId"));
+        let (Some(a), Some(b)) = (by_id.get(ia), by_id.get(ib)) else { continue };
+        let category = str_of(a, "category");
+        if used.contains(ia)
+            || used.contains(ib)
+            || category != str_of(b, "category")
+            || policy.is_protected(category)
+            || str_of(a, "block") != str_of(b, "block")
+        {
+            continue;
         }
+        let (ta, tb) = (content_tokens(str_of(a, "text")), content_tokens(str_of(b, "text")));
+        let sim = textmath::set_similarity(&ta, &tb);
+        // Duplicates are Dedupe's, contradictions Supersede's: neither is merged.
+        if ta.intersection(&tb).count() < 2
+            || textmath::reaches(sim, policy.similarity_threshold)
+            || textmath::conflicts(&ta, &tb, policy.similarity_threshold)
+        {
+            continue;
+        }
+        used.insert(ia);
+        used.insert(ib);
+        let merged = joined(str_of(a, "text"), str_of(b, "text"));
+        out.push(json!({"intoId": ia, "fromIds": [ib], "mergedText": merged, "reason": format!("both describe the same {category}")}));
     }
     out
+}
+
+/// Two facts as one: the first without its full stop, a semicolon, the second.
+pub(crate) fn joined(a: &str, b: &str) -> String {
+    format!("{}; {}", a.trim_end_matches('.'), b)
 }
 
 fn supersede(payload: &Value) -> Vec<Value> {

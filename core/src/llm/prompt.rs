@@ -36,7 +36,7 @@ fn instruction(pass: PassKind) -> &'static str {
     match pass {
         PassKind::Encode => "Split the user's new turns into small atomic facts worth remembering, copying the user's own words. For example the turn \"I moved to Faro and adopted a cat called Tom.\" gives the facts \"I moved to Faro.\" and \"I adopted a cat called Tom.\"",
         PassKind::Dedupe => "Find items that restate another item. candidatePairs lists pairs the engine measured as near-identical: adjudicate them.",
-        PassKind::Merge => "Merge items of the same block that describe one thing into a single fact built only from their words.",
+        PassKind::Merge => "Merge items of the same block that describe one thing into a single fact built only from their words. candidateMerges lists pairs the engine measured as related: adjudicate them.",
         PassKind::Promote => "Move durable facts out of scratch: identity, preferences and commitments to human, events to episodes, facts about the assistant to persona.",
         PassKind::Forget => "Propose forgetting facts that are stale (ageDays above staleAfterDays) or over capacity. Never forget protected categories.",
         PassKind::Supersede => "Find facts that a later fact contradicts (the same thing with a new value, like a new city). candidateConflicts lists pairs the engine measured: adjudicate them.",
@@ -65,7 +65,8 @@ fn item_json(item: &Item, now: i64) -> Value {
         "block": item.block,
         "category": item.category,
         "text": item.text,
-        "ageDays": (item.age_days(now) * 10.0).round() / 10.0,
+        // Rounded up, so `ageDays > staleAfterDays` holds exactly when the policy says stale.
+        "ageDays": (item.age_days(now) * 10.0).ceil() / 10.0,
     })
 }
 
@@ -96,7 +97,7 @@ pub fn pass_requests(
     }
     let mut requests = Vec::new();
     for group in groups {
-        for chunk in chunk_by_tokens(&group, now, budget.items_tokens) {
+        for chunk in chunk_by_tokens(&group, candidates, now, budget.items_tokens) {
             let ids: std::collections::HashSet<&str> = chunk.iter().map(|i| i.item_id.as_str()).collect();
             let mut payload = json!({
                 "task": pass.name(),
@@ -122,6 +123,14 @@ pub fn pass_requests(
                         .map(|p| json!({"oldId": p.old_id, "newId": p.new_id}))
                         .collect();
                     payload["candidateConflicts"] = Value::Array(local);
+                }
+                Candidates::Merges(pairs) => {
+                    let local: Vec<Value> = pairs
+                        .iter()
+                        .filter(|p| both(&p.into_id, &p.from_id))
+                        .map(|p| json!({"intoId": p.into_id, "fromId": p.from_id}))
+                        .collect();
+                    payload["candidateMerges"] = Value::Array(local);
                 }
             }
             let chunk_ids: Vec<&str> = chunk.iter().map(|i| i.item_id.as_str()).collect();
@@ -155,17 +164,43 @@ pub fn pass_requests(
     requests
 }
 
-fn chunk_by_tokens<'a>(items: &[&'a Item], now: i64, budget: u64) -> Vec<Vec<&'a Item>> {
+/// Splits `items` into calls of about `budget` tokens, in order. An item the engine paired
+/// with one already in the call joins it even past the budget (up to twice it), so both
+/// sides of a candidate pair reach the model together.
+fn chunk_by_tokens<'a>(items: &[&'a Item], candidates: &Candidates, now: i64, budget: u64) -> Vec<Vec<&'a Item>> {
+    let mut partners: std::collections::HashMap<&str, Vec<&str>> = std::collections::HashMap::new();
+    let mut pair = |a: &'a str, b: &'a str| {
+        partners.entry(a).or_default().push(b);
+        partners.entry(b).or_default().push(a);
+    };
+    let pairs: Vec<(&str, &str)> = candidates
+        .duplicates()
+        .iter()
+        .map(|p| (p.drop_id.as_str(), p.keeper_id.as_str()))
+        .chain(candidates.conflicts().iter().map(|p| (p.old_id.as_str(), p.new_id.as_str())))
+        .chain(candidates.merges().iter().map(|p| (p.into_id.as_str(), p.from_id.as_str())))
+        .collect();
+    let owned: std::collections::HashMap<&str, &'a str> =
+        items.iter().map(|i| (i.item_id.as_str(), i.item_id.as_str())).collect();
+    for (a, b) in pairs {
+        if let (Some(a), Some(b)) = (owned.get(a), owned.get(b)) {
+            pair(a, b);
+        }
+    }
     let mut chunks = Vec::new();
     let mut current: Vec<&Item> = Vec::new();
+    let mut here: std::collections::HashSet<&str> = std::collections::HashSet::new();
     let mut used = 0u64;
     for item in items {
         let cost = estimate_tokens(&item_json(item, now).to_string()) + 1;
-        if !current.is_empty() && used + cost > budget {
+        let linked = partners.get(item.item_id.as_str()).is_some_and(|ps| ps.iter().any(|p| here.contains(p)));
+        if !current.is_empty() && used + cost > budget && !(linked && used + cost <= 2 * budget) {
             chunks.push(std::mem::take(&mut current));
+            here.clear();
             used = 0;
         }
         used += cost;
+        here.insert(item.item_id.as_str());
         current.push(item);
     }
     if !current.is_empty() {
@@ -255,16 +290,13 @@ pub fn choices(
             })
             .collect(),
         PassKind::Merge => {
-            let payload =
-                json!({"policy": policy, "items": chunk.iter().map(|i| item_json(i, now)).collect::<Vec<_>>()});
-            crate::llm::offline::merge(&payload)
-                .into_iter()
-                .map(|mut m| {
-                    if let Some(o) = m.as_object_mut() {
-                        o.remove("reason");
-                    }
-                    m
-                })
+            let texts: std::collections::HashMap<&str, &str> =
+                chunk.iter().map(|i| (i.item_id.as_str(), i.text.as_str())).collect();
+            candidates
+                .merges()
+                .iter()
+                .filter(|p| both(&p.into_id, &p.from_id))
+                .map(|p| json!({"intoId": p.into_id, "fromIds": [p.from_id], "mergedText": crate::llm::offline::joined(texts[p.into_id.as_str()], texts[p.from_id.as_str()])}))
                 .collect()
         }
         PassKind::Encode => Vec::new(),
@@ -387,7 +419,8 @@ pub fn chat_request_within(
     chat_request_with(&selection, history, user_text)
 }
 
-fn chat_request_with(selection: &crate::llm::context::Selection<'_>, history: &[Turn], user_text: &str) -> Request {
+/// A chat request carrying `selection` (from [`crate::llm::context::MemoryIndex::select`]).
+pub fn chat_request_with(selection: &crate::llm::context::Selection<'_>, history: &[Turn], user_text: &str) -> Request {
     let mut system = String::from(
         "You are Nocturne, an assistant whose memory is listed below. Answer from memory when asked \
 about the user. If the answer is not in memory, say exactly: \"",

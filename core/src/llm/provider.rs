@@ -252,6 +252,13 @@ pub trait Provider {
     /// Told how many of the proposals it just made the gates refused, so a provider on
     /// `auto` can move to choosing from candidates when free text mostly fails.
     fn observe_refusals(&self, _proposed: usize, _refused: usize) {}
+
+    /// Tokens of memory a chat prompt to this provider may carry (set per provider in
+    /// Settings: a model with a small context window gets a smaller budget).
+    fn memory_tokens(&self) -> u64 {
+        crate::llm::context::DEFAULT_MEMORY_TOKENS
+    }
+
     async fn complete(&self, request: &Request) -> Result<Completion, ProviderError>;
 
     /// Like `complete`, calling `on_delta` with each piece of the reply as it arrives.

@@ -1,6 +1,7 @@
 //! Wake: five questions about surviving, non-merged facts and one probe about a
 //! forgotten fact. The answer key is the store, never the model.
 
+use crate::llm::context::MemoryIndex;
 use crate::llm::prompt;
 use crate::llm::provider::{self, Message, Provider, ProviderError};
 use crate::model::memory::{Item, Mutation};
@@ -179,7 +180,7 @@ pub async fn wake<S: Store, P: Provider>(store: &S, provider: &P, now: i64) -> R
     let mut active: Vec<&Item> = items.iter().filter(|i| i.active).collect();
     active.sort_by_key(|i| (i.block, i.ordinal()));
     // Answers come through the same retrieval as chat: the quiz measures recall through it.
-    let memory = Memory { facts: &active, policy: &meta.policy, now };
+    let memory = Memory { index: MemoryIndex::new(&active, &meta.policy, now), budget: provider.memory_tokens() };
     let mut questions = Vec::new();
     for item in pool(&items, &merged, &meta.policy, now).into_iter().take(QUESTIONS) {
         let (question, refused_questions) = ask_question(provider, &item.text).await?;
@@ -241,7 +242,8 @@ async fn forgotten_probe<P: Provider>(
             let question = question.unwrap_or_else(|| "Is there anything in memory you were asked to forget?".into());
             let reply = answer(provider, memory, &question).await?;
             let absent_from_store = !memory
-                .facts
+                .index
+                .facts()
                 .iter()
                 .any(|m| textmath::reaches(textmath::similarity(&m.text, &item.text), RECALL_THRESHOLD));
             let said_absent = says_absent(&reply);
@@ -323,22 +325,14 @@ async fn ask_question<P: Provider>(provider: &P, fact: &str) -> Result<(Option<S
     Ok((None, refused))
 }
 
-/// The active memory a quiz answer is retrieved from.
+/// The active memory a quiz answer is retrieved from, and how much of it a prompt carries.
 struct Memory<'a> {
-    facts: &'a [&'a Item],
-    policy: &'a crate::model::policy::RetentionPolicy,
-    now: i64,
+    index: MemoryIndex<'a>,
+    budget: u64,
 }
 
 async fn answer<P: Provider>(provider: &P, memory: &Memory<'_>, question: &str) -> Result<String, QuizError> {
-    let mut request = prompt::chat_request_within(
-        memory.facts,
-        &[],
-        question,
-        memory.policy,
-        memory.now,
-        crate::llm::context::DEFAULT_MEMORY_TOKENS,
-    );
+    let mut request = prompt::chat_request_with(&memory.index.select(question, memory.budget), &[], question);
     request.messages.retain(|m: &Message| !m.content.is_empty());
     Ok(provider.complete(&request).await?.text)
 }

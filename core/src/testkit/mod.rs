@@ -3,5 +3,6 @@
 
 pub mod conformance;
 pub mod documents;
+pub mod lifetime;
 pub mod meaning;
 pub mod synth;

@@ -1,0 +1,131 @@
+//! `nocturne bench-incremental` and `nocturne bench-recall`: what a day costs a memory
+//! that has lived for years, and whether the saving loses a fact. Figures are printed,
+//! one `key=value` line each, never asserted on time (machines are noisy); the recall
+//! targets are checked by the caller (`--check`).
+
+use nocturne_core::flow::sleep::{self, SleepOptions, SleepReport};
+use nocturne_core::llm::offline::OfflineProvider;
+use nocturne_core::model::memory::Mutation;
+use nocturne_core::model::DAY;
+use nocturne_core::store::{Commit, MemStore, Store};
+use nocturne_core::testkit::{lifetime, synth};
+use std::collections::{BTreeSet, HashSet};
+
+/// The clock of the lifetime memory; the new day is said one day later.
+const NOW: i64 = 1_767_225_600;
+
+fn block<T>(f: impl std::future::Future<Output = T>) -> T {
+    pollster::block_on(f)
+}
+
+/// A lifetime memory of `facts`, slept deeply until a Sleep changes nothing (at most
+/// six times), as a memory that has slept every night would be.
+fn slept_memory(facts: usize) -> Result<(MemStore, usize), String> {
+    let store = MemStore::new();
+    let items = lifetime::memory(facts, NOW, 21);
+    block(store.commit(Commit { at: NOW, label: Some("bench:seed".into()), items, ..Default::default() }))
+        .map_err(|e| e.to_string())?;
+    block(store.set_policy(synth::bench_policy(facts))).map_err(|e| e.to_string())?;
+    let mut rounds = 0;
+    while rounds < 6 {
+        rounds += 1;
+        let report = run(&store, SleepOptions::new(NOW).deep())?;
+        if report.total(|e| e.accepted) == 0 {
+            break;
+        }
+    }
+    Ok((store, rounds))
+}
+
+fn run(store: &MemStore, options: SleepOptions) -> Result<SleepReport, String> {
+    block(sleep::sleep(store, &OfflineProvider, &options, &mut |_| {})).map_err(|e| e.to_string())
+}
+
+/// Adds a day of `new` facts said at `now`; returns their ids and the day's make-up.
+fn add_day(store: &MemStore, new: usize, now: i64) -> Result<(HashSet<String>, lifetime::Day), String> {
+    let items = block(store.items()).map_err(|e| e.to_string())?;
+    let next = block(store.meta()).map_err(|e| e.to_string())?.next_item;
+    let day = lifetime::day(&items, new, now, next, 22);
+    let ids = day.facts.iter().map(|i| i.item_id.clone()).collect();
+    block(store.commit(Commit {
+        at: now,
+        label: Some("bench:day".into()),
+        created: day.facts.clone(),
+        ..Default::default()
+    }))
+    .map_err(|e| e.to_string())?;
+    Ok((ids, day))
+}
+
+/// An accepted edit, by what it did rather than who proposed it (a stale fact the
+/// model saw in a deep Sleep is forgotten by the staleness rule in an incremental one).
+fn edit(m: &Mutation) -> String {
+    let r = &m.refs;
+    format!(
+        "{} {} dup={:?} from={:?} text={:?} by={:?} to={:?}",
+        m.pass.name(),
+        m.item_id,
+        r.duplicate_of,
+        r.from_ids,
+        r.merged_text,
+        r.superseded_by,
+        r.to_block
+    )
+}
+
+fn edits(report: &SleepReport) -> BTreeSet<String> {
+    report.passes.iter().flat_map(|p| &p.mutations).filter(|m| m.accepted).map(edit).collect()
+}
+
+/// Whether an accepted edit names one of `ids`.
+fn touches(m: &Mutation, ids: &HashSet<String>) -> bool {
+    let r = &m.refs;
+    ids.contains(&m.item_id)
+        || r.duplicate_of.as_ref().is_some_and(|d| ids.contains(d))
+        || r.superseded_by.as_ref().is_some_and(|d| ids.contains(d))
+        || r.from_ids.iter().any(|d| ids.contains(d))
+}
+
+pub fn incremental(facts: usize, new: usize) -> Result<(), String> {
+    let (store, rounds) = slept_memory(facts)?;
+    let day_at = NOW + DAY;
+    let (fresh, day) = add_day(&store, new, day_at)?;
+    let deep_copy = store.fork();
+    let inc = run(&store, SleepOptions::new(day_at))?;
+    let deep = run(&deep_copy, SleepOptions::new(day_at).deep())?;
+    let after = run(&store, SleepOptions::new(day_at).deep())?;
+    let (inc_edits, deep_edits) = (edits(&inc), edits(&deep));
+    let more: Vec<&Mutation> =
+        after.passes.iter().flat_map(|p| &p.mutations).filter(|m| m.accepted && touches(m, &fresh)).collect();
+    let same = !inc_edits.is_empty() && inc_edits == deep_edits && more.is_empty();
+    for m in more.iter().take(5) {
+        println!("missed by the incremental Sleep: {}", edit(m));
+    }
+    for e in inc_edits.symmetric_difference(&deep_edits).take(5) {
+        println!("differs: {e} (incremental: {})", inc_edits.contains(e));
+    }
+    let by_pass = |r: &SleepReport| {
+        r.passes.iter().map(|p| format!("{}={}", p.event.pass.name(), p.calls)).collect::<Vec<_>>().join(",")
+    };
+    println!(
+        "day: settleSleeps={rounds} duplicates={} contradictions={} partners={} fresh={} edits={} newEdits={} deepEdits={} afterEdits={} callsByPass={} fullCallsByPass={}",
+        day.duplicates,
+        day.contradictions,
+        day.partners,
+        inc.fresh.unwrap_or(0),
+        inc_edits.len(),
+        inc.passes.iter().flat_map(|p| &p.mutations).filter(|m| m.accepted && touches(m, &fresh)).count(),
+        deep_edits.len(),
+        more.len(),
+        by_pass(&inc),
+        by_pass(&deep)
+    );
+    println!(
+        "incremental: facts={facts} new={new} calls={} fullCalls={} promptTokens={} fullPromptTokens={} sameResult={same}",
+        inc.calls(),
+        deep.calls(),
+        inc.prompt_tokens(),
+        deep.prompt_tokens()
+    );
+    Ok(())
+}

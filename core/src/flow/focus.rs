@@ -1,0 +1,320 @@
+//! What an incremental Sleep sends the model: the facts added or changed since the last
+//! completed Sleep, with their partners found by the engine anywhere in memory — the
+//! other side of a duplicate or conflict candidate, and merge neighbours (same block and
+//! category, unprotected, sharing at least two content tokens). A deep Sleep sends
+//! everything. Engine rules (duplicates, promotion, capacity) always cover the whole
+//! memory; they need no model call.
+//!
+//! ```
+//! use nocturne_core::flow::focus::last_completed_sleep;
+//! use nocturne_core::model::memory::Version;
+//! let v = |seq: u64, label: &str| Version { seq, label: label.into(), at: 0, active_count: 0, changed: 0 };
+//! let versions = [v(1, "consolidation:start"), v(2, "pass:forget:after"), v(3, "chat"),
+//!     v(4, "consolidation:start"), v(5, "pass:dedupe:after")];
+//! assert_eq!(last_completed_sleep(&versions), Some(1), "v4 began a Sleep that did not finish");
+//! ```
+
+use crate::model::candidate::{Candidates, MergeCandidate};
+use crate::model::memory::{Item, Version};
+use crate::model::pass::PassKind;
+use crate::model::policy::RetentionPolicy;
+use crate::text::textmath::{self, content_tokens};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+
+/// How much of the memory a Sleep asks the model about.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Scope {
+    /// Only what changed since the last completed Sleep, with its partners.
+    #[default]
+    Incremental,
+    /// Every pass over every active fact.
+    Deep,
+}
+
+/// Merge neighbours kept per new fact, the most similar first: enough for a model to
+/// find the one it belongs with, without sending a whole block that shares a common word.
+pub const MERGE_NEIGHBOURS: usize = 8;
+
+/// Where the last completed Sleep began (its `consolidation:start` marker): facts changed
+/// after it are fresh for the next Sleep — including those that Sleep promoted or merged,
+/// which the next must compare in their new block (a supersession stays within one).
+pub fn last_completed_sleep(versions: &[Version]) -> Option<u64> {
+    let last = PassKind::SLEEP[PassKind::SLEEP.len() - 1];
+    let label = format!("pass:{}:after", last.name());
+    let end = versions.iter().rposition(|v| v.label == label)?;
+    versions[..end].iter().rev().find(|v| v.label == "consolidation:start").map(|v| v.seq)
+}
+
+/// What one pass sends the model: `items`, ordered so that facts the engine linked (a
+/// duplicate or conflict candidate, merge neighbours) sit side by side and so share a
+/// call, and the candidate pairs among them.
+#[derive(Debug)]
+pub struct Focus<'a> {
+    pub items: Vec<&'a Item>,
+    pub candidates: Candidates,
+}
+
+/// The part of `active` that pass `kind` sends the model. With `fresh: None` (a deep
+/// Sleep) that is every fact; with the ids added or changed since the last Sleep, it is
+/// the fresh facts that have something to decide and their partners: for Dedupe and
+/// Supersede and Merge the candidate pairs touching a fresh fact (a fresh fact in no pair
+/// has nothing to adjudicate), for Promote and Forget
+/// the fresh facts themselves. Either way a linked group is in memory order, so the
+/// two scopes put the same group in front of the model.
+pub fn focus<'a>(
+    kind: PassKind,
+    active: &[&'a Item],
+    fresh: Option<&HashSet<String>>,
+    candidates: &Candidates,
+) -> Focus<'a> {
+    let is_fresh = |id: &str| fresh.is_none_or(|f| f.contains(id));
+    let touches = |a: &str, b: &str| is_fresh(a) || is_fresh(b);
+    let candidates = match candidates {
+        Candidates::None => Candidates::None,
+        Candidates::Duplicates(pairs) => {
+            Candidates::Duplicates(pairs.iter().filter(|p| touches(&p.drop_id, &p.keeper_id)).cloned().collect())
+        }
+        Candidates::Conflicts(pairs) => {
+            Candidates::Conflicts(pairs.iter().filter(|p| touches(&p.old_id, &p.new_id)).cloned().collect())
+        }
+        Candidates::Merges(pairs) => {
+            Candidates::Merges(pairs.iter().filter(|p| touches(&p.into_id, &p.from_id)).cloned().collect())
+        }
+    };
+    let position: HashMap<&str, usize> = active.iter().enumerate().map(|(n, i)| (i.item_id.as_str(), n)).collect();
+    let mut links: Vec<(usize, usize)> = Vec::new();
+    let mut link = |a: &str, b: &str| {
+        if let (Some(a), Some(b)) = (position.get(a), position.get(b)) {
+            links.push((*a, *b));
+        }
+    };
+    for p in candidates.duplicates() {
+        link(&p.drop_id, &p.keeper_id);
+    }
+    for p in candidates.conflicts() {
+        link(&p.old_id, &p.new_id);
+    }
+    for p in candidates.merges() {
+        link(&p.into_id, &p.from_id);
+    }
+    // Which facts go: everything in a deep Sleep; else fresh facts (alone, for the
+    // passes that judge facts one by one) and whatever a link reaches.
+    let every = fresh.is_none() || matches!(kind, PassKind::Encode | PassKind::Promote | PassKind::Forget);
+    let mut groups = Groups::new(active.len());
+    for (a, b) in &links {
+        groups.join(*a, *b);
+    }
+    let linked: HashSet<usize> = links.iter().flat_map(|(a, b)| [*a, *b]).collect();
+    let roots: HashSet<usize> = (0..active.len())
+        .filter(|n| linked.contains(n) && is_fresh(&active[*n].item_id))
+        .map(|n| groups.root(n))
+        .collect();
+    let mut order: Vec<(usize, usize)> = Vec::new();
+    for (n, item) in active.iter().enumerate() {
+        let root = groups.root(n);
+        let fresh_alone = every && is_fresh(&item.item_id);
+        if roots.contains(&root) || fresh_alone || fresh.is_none() {
+            order.push((root, n));
+        }
+    }
+    // A group sits where its first fact would; inside it, memory order.
+    let mut first: HashMap<usize, usize> = HashMap::new();
+    for (root, n) in &order {
+        first.entry(*root).or_insert(*n);
+    }
+    order.sort_by_key(|(root, n)| (first[root], *n));
+    Focus { items: order.into_iter().map(|(_, n)| active[n]).collect(), candidates }
+}
+
+/// Union–find over positions, to group linked facts.
+struct Groups(Vec<usize>);
+
+impl Groups {
+    fn new(n: usize) -> Self {
+        Groups((0..n).collect())
+    }
+    fn root(&mut self, mut n: usize) -> usize {
+        while self.0[n] != n {
+            self.0[n] = self.0[self.0[n]];
+            n = self.0[n];
+        }
+        n
+    }
+    fn join(&mut self, a: usize, b: usize) {
+        let (a, b) = (self.root(a), self.root(b));
+        self.0[a.max(b)] = a.min(b);
+    }
+}
+
+/// Merge's candidates over `active`: every pair [`merge_neighbours`] finds, once, the
+/// earlier fact receiving the later, in memory order.
+pub fn merge_candidates(active: &[&Item], policy: &RetentionPolicy) -> Vec<MergeCandidate> {
+    let position: HashMap<&str, usize> = active.iter().enumerate().map(|(n, i)| (i.item_id.as_str(), n)).collect();
+    let mut pairs: BTreeMap<(usize, usize), usize> = BTreeMap::new();
+    let tokens = |n: usize| content_tokens(&active[n].text);
+    for (a, near) in merge_neighbours(active, None, policy) {
+        for b in near {
+            let (a, b) = (position[a], position[b]);
+            let key = (a.min(b), a.max(b));
+            pairs.entry(key).or_insert_with(|| tokens(a).intersection(&tokens(b)).count());
+        }
+    }
+    pairs
+        .into_iter()
+        .map(|((a, b), shared)| MergeCandidate {
+            into_id: active[a].item_id.clone(),
+            from_id: active[b].item_id.clone(),
+            shared,
+        })
+        .collect()
+}
+
+/// A token held by more facts than this says nothing about which two belong together
+/// (`keeps`, `user`): it does not count toward a merge neighbourhood.
+pub fn common_token_limit(facts: usize) -> usize {
+    (facts / 200).max(64)
+}
+
+/// Merge neighbours: for each fresh (or, with `None`, every) unprotected fact, up to
+/// [`MERGE_NEIGHBOURS`] facts of its block and category sharing at least two of its
+/// content tokens that are not common, yet neither a duplicate nor a conflict of it
+/// (those are Dedupe's and Supersede's) — most shared first, then newest.
+pub fn merge_neighbours<'a>(
+    active: &[&'a Item],
+    fresh: Option<&HashSet<String>>,
+    policy: &RetentionPolicy,
+) -> BTreeMap<&'a str, Vec<&'a str>> {
+    let mergeable = |i: &Item| !policy.is_protected(&i.category);
+    let tokens: Vec<Option<BTreeSet<String>>> =
+        active.iter().map(|i| mergeable(i).then(|| content_tokens(&i.text))).collect();
+    let is_fresh = |i: &Item| fresh.is_none_or(|f| f.contains(&i.item_id));
+    let wanted: HashSet<&String> =
+        active.iter().zip(&tokens).filter(|(i, _)| is_fresh(i)).flat_map(|(_, t)| t.iter().flatten()).collect();
+    // Postings of only the tokens a fresh fact holds: the cost follows what is new.
+    let mut postings: HashMap<&String, Vec<usize>> = HashMap::new();
+    for (n, t) in tokens.iter().enumerate() {
+        for t in t.iter().flatten().filter(|t| wanted.contains(t)) {
+            postings.entry(t).or_default().push(n);
+        }
+    }
+    let limit = common_token_limit(active.len());
+    postings.retain(|_, docs| docs.len() <= limit);
+    let mut out = BTreeMap::new();
+    for (n, item) in active.iter().enumerate() {
+        let Some(own) = tokens[n].as_ref().filter(|_| is_fresh(item)) else { continue };
+        let mut shared: HashMap<usize, usize> = HashMap::new();
+        for t in own {
+            for m in postings.get(t).into_iter().flatten() {
+                *shared.entry(*m).or_default() += 1;
+            }
+        }
+        let mut near: Vec<(usize, &Item)> = shared
+            .into_iter()
+            .filter(|(m, s)| *s >= 2 && *m != n)
+            .map(|(m, s)| (s, active[m]))
+            .filter(|(_, o)| o.block == item.block && o.category == item.category)
+            .filter(|(_, o)| {
+                let theirs = content_tokens(&o.text);
+                !textmath::reaches(textmath::set_similarity(own, &theirs), policy.similarity_threshold)
+                    && !textmath::conflicts(own, &theirs, policy.similarity_threshold)
+            })
+            .collect();
+        if near.is_empty() {
+            continue;
+        }
+        near.sort_by(|(sa, a), (sb, b)| {
+            sb.cmp(sa).then(b.created_at.cmp(&a.created_at)).then(a.item_id.cmp(&b.item_id))
+        });
+        near.truncate(MERGE_NEIGHBOURS);
+        out.insert(item.item_id.as_str(), near.into_iter().map(|(_, o)| o.item_id.as_str()).collect());
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::candidate::{ConflictCandidate, DuplicateCandidate};
+    use crate::model::memory::Block;
+
+    fn fact(n: u64, block: Block, category: &str, text: &str) -> Item {
+        Item {
+            item_id: format!("m_{n}"),
+            block,
+            text: text.into(),
+            category: category.into(),
+            source_turn: None,
+            created_at: n as i64,
+            updated_at: 0,
+            active: true,
+            valid_from: None,
+            valid_to: None,
+            superseded_by: None,
+        }
+    }
+
+    fn ids(items: &[&Item]) -> Vec<String> {
+        items.iter().map(|i| i.item_id.clone()).collect()
+    }
+
+    #[test]
+    fn dedupe_sends_only_pairs_that_touch_a_fresh_fact() {
+        let items = [
+            fact(1, Block::Human, "identity", "I live in Ghent."),
+            fact(2, Block::Human, "identity", "I live in Ghent!"),
+            fact(3, Block::Human, "identity", "My dog is Bolt."),
+            fact(4, Block::Scratch, "identity", "My dog is Bolt"),
+            fact(5, Block::Scratch, "context", "The boiler was serviced."),
+        ];
+        let active: Vec<&Item> = items.iter().collect();
+        let pair = |d: &str, k: &str| DuplicateCandidate { drop_id: d.into(), keeper_id: k.into(), similarity: 1.0 };
+        let all = Candidates::Duplicates(vec![pair("m_2", "m_1"), pair("m_4", "m_3")]);
+        let fresh: HashSet<String> = ["m_4".to_string(), "m_5".to_string()].into();
+        let f = focus(PassKind::Dedupe, &active, Some(&fresh), &all);
+        assert_eq!(ids(&f.items), ["m_3", "m_4"], "the old pair m_1/m_2 already slept; m_5 has no pair");
+        assert_eq!(f.candidates.len(), 1);
+        let f = focus(PassKind::Promote, &active, Some(&fresh), &Candidates::None);
+        assert_eq!(ids(&f.items), ["m_4", "m_5"]);
+    }
+
+    #[test]
+    fn supersede_sends_the_old_value_anywhere_in_memory() {
+        let items = [fact(1, Block::Human, "identity", "I live in Ghent."), fact(9, Block::Scratch, "identity", "x")];
+        let active: Vec<&Item> = items.iter().collect();
+        let all = Candidates::Conflicts(vec![ConflictCandidate {
+            old_id: "m_1".into(),
+            new_id: "m_9".into(),
+            similarity: 0.6,
+        }]);
+        let fresh: HashSet<String> = ["m_9".to_string()].into();
+        let f = focus(PassKind::Supersede, &active, Some(&fresh), &all);
+        assert_eq!(ids(&f.items), ["m_1", "m_9"]);
+    }
+
+    #[test]
+    fn merge_neighbours_share_block_category_and_two_tokens() {
+        let items = [
+            fact(1, Block::Episodes, "event", "The kitchen tap leaks again under the old sink."),
+            fact(2, Block::Episodes, "event", "The kitchen tap was replaced by a plumber in early March."),
+            fact(3, Block::Scratch, "event", "The kitchen tap drips."),
+            fact(4, Block::Episodes, "context", "The kitchen tap is chrome."),
+            fact(5, Block::Episodes, "event", "The kitchen floor is wet."),
+            fact(6, Block::Human, "identity", "My kitchen tap is mine."),
+        ];
+        let active: Vec<&Item> = items.iter().collect();
+        let fresh: HashSet<String> = ["m_2".to_string(), "m_6".to_string()].into();
+        let near = merge_neighbours(&active, Some(&fresh), &RetentionPolicy::default());
+        assert_eq!(near.get("m_2").cloned(), Some(vec!["m_1"]), "other block, other category, one shared token");
+        assert!(!near.contains_key("m_6"), "protected facts are never merged");
+    }
+
+    #[test]
+    fn a_deep_focus_puts_linked_facts_side_by_side() {
+        let items: Vec<Item> = (1..=6).map(|n| fact(n, Block::Scratch, "context", &format!("Fact {n}."))).collect();
+        let active: Vec<&Item> = items.iter().collect();
+        let pair = |d: &str, k: &str| DuplicateCandidate { drop_id: d.into(), keeper_id: k.into(), similarity: 1.0 };
+        let all = Candidates::Duplicates(vec![pair("m_6", "m_2")]);
+        let f = focus(PassKind::Dedupe, &active, None, &all);
+        assert_eq!(ids(&f.items), ["m_1", "m_2", "m_6", "m_3", "m_4", "m_5"]);
+    }
+}
