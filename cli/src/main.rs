@@ -123,6 +123,12 @@ enum Command {
         #[arg(long, default_value_t = 100)]
         new: usize,
     },
+    /// Whether planted facts reach the chat prompt of a large memory within its budget
+    BenchRecall {
+        /// Facts in the lifetime memory
+        #[arg(long, default_value_t = 10_000)]
+        facts: usize,
+    },
     /// Performance figures (see README)
     Bench {
         /// The largest memory measured, in facts
@@ -344,6 +350,7 @@ fn run(command: Command) -> Result<ExitCode, String> {
         }
         Command::Bench { max } => bench::run(max),
         Command::BenchIncremental { facts, new } => scale::incremental(facts, new)?,
+        Command::BenchRecall { facts } => scale::recall(facts)?,
     }
     Ok(ExitCode::SUCCESS)
 }

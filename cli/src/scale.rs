@@ -129,3 +129,103 @@ pub fn incremental(facts: usize, new: usize) -> Result<(), String> {
     );
     Ok(())
 }
+
+/// The prompt budget the recall benchmark measures (the default for every provider).
+const BUDGET: u64 = nocturne_core::llm::context::DEFAULT_MEMORY_TOKENS;
+
+pub fn recall(facts: usize) -> Result<(), String> {
+    use nocturne_core::llm::context::MemoryIndex;
+    use nocturne_core::llm::prompt;
+    use nocturne_core::model::memory::Block;
+    use nocturne_core::testkit::lifetime::ProbeKind;
+    use std::time::Instant;
+    let store = MemStore::new();
+    let per_block = 25;
+    let planted = lifetime::plant(per_block, facts as u64 + 1, NOW);
+    let mut items = lifetime::memory(facts, NOW, 31);
+    items.extend(planted.facts.clone());
+    block(store.commit(Commit { at: NOW, label: Some("bench:seed".into()), items, ..Default::default() }))
+        .map_err(|e| e.to_string())?;
+    block(store.set_policy(synth::bench_policy(facts))).map_err(|e| e.to_string())?;
+    run(&store, SleepOptions::new(NOW).deep())?;
+    // A day later the updates are said; the memory sleeps twice (the second settles what
+    // the first promoted into the block of the fact it changes).
+    let day_at = NOW + DAY;
+    block(store.commit(Commit {
+        at: day_at,
+        label: Some("bench:updates".into()),
+        created: planted.updates.clone(),
+        ..Default::default()
+    }))
+    .map_err(|e| e.to_string())?;
+    run(&store, SleepOptions::new(day_at))?;
+    run(&store, SleepOptions::new(day_at))?;
+    let all = block(store.items()).map_err(|e| e.to_string())?;
+    let policy = block(store.meta()).map_err(|e| e.to_string())?.policy;
+    let mut active: Vec<&nocturne_core::model::memory::Item> = all.iter().filter(|i| i.active).collect();
+    active.sort_by_key(|i| (i.block, i.ordinal()));
+    let t = Instant::now();
+    let index = MemoryIndex::new(&active, &policy, day_at);
+    let build_ms = t.elapsed().as_secs_f64() * 1000.0;
+    let human_tokens: u64 = active
+        .iter()
+        .filter(|i| i.block == Block::Human)
+        .map(|i| nocturne_core::llm::provider::estimate_tokens(&nocturne_core::llm::context::line(i)))
+        .sum();
+    let mut found: std::collections::BTreeMap<Block, (usize, usize)> = Default::default();
+    let (mut updates, mut update_n, mut abstained, mut absent_n, mut max_tokens) = (0, 0, 0, 0, 0);
+    let mut times = Vec::new();
+    for probe in &planted.probes {
+        let t = Instant::now();
+        let request = prompt::chat_request_indexed(&index, &[], &probe.question, BUDGET);
+        times.push(t.elapsed().as_secs_f64() * 1000.0);
+        max_tokens = max_tokens.max(prompt::prompt_tokens(&request));
+        let system = &request.messages[0].content;
+        let holds = |word: &str| {
+            prompt::memory_lines(system)
+                .iter()
+                .any(|(_, text)| text.split(|c: char| !c.is_alphanumeric()).any(|w| w == word))
+        };
+        match probe.kind {
+            ProbeKind::Absent => {
+                absent_n += 1;
+                let reply = nocturne_core::llm::offline::respond(&request);
+                if reply == prompt::NOT_IN_MEMORY {
+                    abstained += 1;
+                }
+            }
+            ProbeKind::Single | ProbeKind::Update => {
+                let entry = found.entry(probe.block).or_default();
+                entry.1 += 1;
+                if holds(&probe.value) {
+                    entry.0 += 1;
+                }
+                if let Some(old) = &probe.old_value {
+                    update_n += 1;
+                    if holds(&probe.value) && !holds(old) {
+                        updates += 1;
+                    }
+                }
+            }
+        }
+    }
+    times.sort_by(f64::total_cmp);
+    let p50 = times.get(times.len() / 2).copied().unwrap_or(0.0);
+    let ratio = |a: usize, b: usize| if b == 0 { 0.0 } else { a as f64 / b as f64 };
+    let (hit, all_n) = found.values().fold((0, 0), |(a, b), (x, y)| (a + x, b + y));
+    let per_block: Vec<String> =
+        found.iter().map(|(b, (x, y))| format!("found.{}={:.3}", b.as_str(), ratio(*x, *y))).collect();
+    println!(
+        "recall detail: active={} humanBlockTokens={human_tokens} indexBuildMs={build_ms:.1} {}",
+        active.len(),
+        per_block.join(" ")
+    );
+    println!(
+        "recall: facts={facts} questions={} found={:.3} updates={:.3} abstained={:.3} maxPromptTokens={max_tokens} budget={BUDGET} p50Ms={p50:.3}",
+        planted.probes.len(),
+        ratio(hit, all_n),
+        ratio(updates, update_n),
+        ratio(abstained, absent_n)
+    );
+    Ok(())
+}

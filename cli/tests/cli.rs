@@ -387,3 +387,21 @@ fn bench_incremental_makes_the_deep_sleeps_edits_for_a_twentieth_of_its_calls() 
     assert!(n("calls") > 0 && n("calls") * 20 <= n("fullCalls"), "{out}");
     assert!(figure(&out, "day:", "newEdits").parse::<u64>().expect("newEdits") >= 30, "{out}");
 }
+
+#[test]
+fn bench_recall_brings_every_planted_fact_into_a_prompt_within_its_budget() {
+    let out = nocturne(&["bench-recall", "--facts", "3000"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let out = stdout(&out);
+    let f = |k: &str| figure(&out, "recall:", k).parse::<f64>().expect(k);
+    assert!(f("found") >= 0.95 && f("updates") >= 0.95 && f("abstained") >= 0.95, "{out}");
+    assert!(f("maxPromptTokens") <= f("budget"), "{out}");
+    for block in ["persona", "human", "episodes", "scratch"] {
+        assert!(
+            figure(&out, "recall detail:", &format!("found.{block}")).parse::<f64>().expect(block) >= 0.95,
+            "{out}"
+        );
+    }
+    let human: f64 = figure(&out, "recall detail:", "humanBlockTokens").parse().expect("human tokens");
+    assert!(human > f("budget"), "the human block alone must overflow the budget: {out}");
+}

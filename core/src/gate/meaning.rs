@@ -42,15 +42,16 @@ pub fn supersede_basis(
     if let Some(slot) = slots::shared_slot(&old.text, &new.text, &policy.single_valued_slots) {
         return Ok(SupersedeBasis::Slot { slot: slot.to_string() });
     }
-    if let Some(cue) = stated_change(new, &subject, turns) {
-        return Ok(SupersedeBasis::Change { cue });
-    }
+    // A slot names its holder: a change stated about someone else replaces nothing here.
     if let Some((slot, h_old, h_new)) =
         slots::slot_with_other_holders(&old.text, &new.text, &policy.single_valued_slots)
     {
         return Err(format!(
-            "both fill \"{slot}\", but for different holders ({h_old}; {h_new}), and the newer fact states no change"
+            "both fill \"{slot}\", but for different holders ({h_old}; {h_new}): a change for one is not a change for the other"
         ));
+    }
+    if let Some(cue) = stated_change(new, &subject, turns) {
+        return Ok(SupersedeBasis::Change { cue });
     }
     let predicate = textmath::tokens(&new.text).into_iter().find(|t| subject.contains(t)).unwrap_or_default();
     Err(format!("\"{predicate}\" can hold several values at once and the newer fact states no change"))

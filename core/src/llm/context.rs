@@ -15,8 +15,8 @@ use crate::model::policy::RetentionPolicy;
 use crate::text::textmath::content_tokens;
 use std::collections::HashMap;
 
-/// Tokens of memory a chat prompt may carry by default: with the instructions, a few
-/// recent turns and a 200-token reply, it fits a 4k-context model.
+/// Tokens a chat prompt may carry by default — instructions, recent turns, the message
+/// and as much memory as fits the rest: with a 200-token reply it fits a 4k-context model.
 pub const DEFAULT_MEMORY_TOKENS: u64 = 2000;
 
 /// The facts a prompt carries, in display order, and how many were left out.

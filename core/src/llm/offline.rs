@@ -273,8 +273,14 @@ fn chat(system: &str, message: &str) -> String {
         return "Noted — I will keep that in mind.".into();
     }
     let q = question_tokens(message);
+    let names = named(message);
     let best = prompt::memory_lines(system)
         .into_iter()
+        // A question naming someone or something answers only from a line that names it.
+        .filter(|(_, text)| {
+            let line: BTreeSet<String> = textmath::tokens(text).into_iter().collect();
+            names.iter().all(|n| line.contains(n))
+        })
         .map(|(_, text)| {
             let f = content_tokens(&text);
             let shared = q.intersection(&f).count();
@@ -286,6 +292,17 @@ fn chat(system: &str, message: &str) -> String {
         Some((_, _, text)) => format!("From memory: {text}"),
         None => NOT_IN_MEMORY.into(),
     }
+}
+
+/// The tokens of the capitalised words of a question after its first word (`I` aside):
+/// the names it asks about.
+fn named(question: &str) -> Vec<String> {
+    textmath::words(question)
+        .skip(1)
+        .filter(|w| w.chars().next().is_some_and(char::is_uppercase) && *w != "I")
+        .map(textmath::word_token)
+        .filter(|t| !t.is_empty())
+        .collect()
 }
 
 /// A question naming only the fact's most distinctive (longest) word.
@@ -318,6 +335,8 @@ mod tests {
         );
         assert_eq!(chat(&system, "What do you remember about Lisbon?"), "From memory: I live in Lisbon.");
         assert_eq!(chat(&system, "What do you remember about Saffron?"), NOT_IN_MEMORY);
+        assert_eq!(chat(&system, "Do I live in Lisbon?"), "From memory: I live in Lisbon.");
+        assert_eq!(chat(&system, "Does Ana live in Lisbon?"), NOT_IN_MEMORY, "a name memory never mentions");
         assert!(chat(&system, "I like tea.").starts_with("Noted"));
     }
 

@@ -405,8 +405,8 @@ fn memory_for<'a>(memory: &[&'a Item]) -> crate::llm::context::Selection<'a> {
     crate::llm::context::Selection { facts: memory.to_vec(), left_out: 0, tokens: 0 }
 }
 
-/// A chat request carrying the facts `select`ed for the message within `budget` tokens,
-/// and saying how many were left out.
+/// A chat request carrying the facts `select`ed for the message, the whole prompt within
+/// `budget` tokens, and saying how many were left out.
 pub fn chat_request_within(
     memory: &[&Item],
     history: &[Turn],
@@ -415,8 +415,26 @@ pub fn chat_request_within(
     now: i64,
     budget: u64,
 ) -> Request {
-    let selection = crate::llm::context::select(memory, user_text, budget, policy, now);
-    chat_request_with(&selection, history, user_text)
+    let index = crate::llm::context::MemoryIndex::new(memory, policy, now);
+    chat_request_indexed(&index, history, user_text, budget)
+}
+
+/// [`chat_request_within`] over a prebuilt index: the instructions, recent turns and the
+/// message are counted first, the memory gets what remains of `budget`.
+pub fn chat_request_indexed(
+    index: &crate::llm::context::MemoryIndex<'_>,
+    history: &[Turn],
+    user_text: &str,
+    budget: u64,
+) -> Request {
+    let empty = crate::llm::context::Selection { facts: Vec::new(), left_out: index.len(), tokens: 0 };
+    let fixed = prompt_tokens(&chat_request_with(&empty, history, user_text));
+    chat_request_with(&index.select(user_text, budget.saturating_sub(fixed)), history, user_text)
+}
+
+/// The estimated tokens of a request's messages.
+pub fn prompt_tokens(request: &Request) -> u64 {
+    request.messages.iter().map(|m| estimate_tokens(&m.content)).sum()
 }
 
 /// A chat request carrying `selection` (from [`crate::llm::context::MemoryIndex::select`]).

@@ -332,7 +332,7 @@ struct Memory<'a> {
 }
 
 async fn answer<P: Provider>(provider: &P, memory: &Memory<'_>, question: &str) -> Result<String, QuizError> {
-    let mut request = prompt::chat_request_with(&memory.index.select(question, memory.budget), &[], question);
+    let mut request = prompt::chat_request_indexed(&memory.index, &[], question, memory.budget);
     request.messages.retain(|m: &Message| !m.content.is_empty());
     Ok(provider.complete(&request).await?.text)
 }

@@ -125,6 +125,112 @@ pub fn day(memory: &[Item], k: usize, now: i64, next_id: u64, seed: u64) -> Day 
     out
 }
 
+/// What a recall question is about.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ProbeKind {
+    /// A fact said once.
+    Single,
+    /// A fact said, then changed: the current value must reach the prompt, the old not.
+    Update,
+    /// Something never said: the answer is that memory does not hold it.
+    Absent,
+}
+
+/// One recall question: which block its fact sits in, the question (never holding the
+/// answer's value word), the value word that must reach the prompt, and the superseded
+/// one that must not.
+#[derive(Clone, Debug)]
+pub struct Probe {
+    pub kind: ProbeKind,
+    pub block: Block,
+    pub question: String,
+    pub value: String,
+    pub old_value: Option<String>,
+}
+
+/// Planted facts: `facts` to store with the lifetime, `updates` said a day later, and the
+/// probes that ask about them.
+#[derive(Clone, Debug, Default)]
+pub struct Planted {
+    pub facts: Vec<Item>,
+    pub updates: Vec<Item>,
+    pub probes: Vec<Probe>,
+}
+
+/// `per_block` facts planted in each block (ids from `next_id`), half of the human ones
+/// changed by an update, and `per_block` questions about people never mentioned.
+pub fn plant(per_block: usize, next_id: u64, now: i64) -> Planted {
+    let mut out = Planted::default();
+    let mut id = next_id as usize;
+    for n in 0..per_block {
+        let name = format!("Yul{n}");
+        // Each block's value words are its own, so a probe can tell them apart.
+        let said = [
+            (
+                Block::Persona,
+                "identity",
+                format!("Xev{n}"),
+                "Your codename for project {name} is {value}.",
+                "What is your codename for project {name}?",
+            ),
+            (
+                Block::Human,
+                "identity",
+                format!("Hom{n}"),
+                "My friend {name} lives in {value}.",
+                "Where does my friend {name} live now?",
+            ),
+            (
+                Block::Episodes,
+                "event",
+                format!("Pek{n}"),
+                "{name} and I hiked up to {value} on a trip.",
+                "Where did {name} and I hike up to?",
+            ),
+            (
+                Block::Scratch,
+                "context",
+                format!("Zup{n}"),
+                "The spare key for the {name} shed is under the {value} pot.",
+                "Where is the spare key for the {name} shed?",
+            ),
+        ];
+        for (block, category, value, text, question) in said {
+            let text = text.replace("{name}", &name).replace("{value}", &value);
+            let question = question.replace("{name}", &name);
+            let updated = block == Block::Human && n % 2 == 0;
+            out.facts.push(item(id, block, category, text, now - (n as i64 % 10 + 1) * DAY));
+            id += 1;
+            let (kind, current, old_value) = if updated {
+                let new_value = format!("Wob{n}");
+                out.updates.push(item(
+                    0,
+                    Block::Scratch,
+                    category,
+                    format!("My friend {name} lives in {new_value} now."),
+                    now + DAY,
+                ));
+                (ProbeKind::Update, new_value, Some(value.clone()))
+            } else {
+                (ProbeKind::Single, value.clone(), None)
+            };
+            out.probes.push(Probe { kind, block, question, value: current, old_value });
+        }
+        out.probes.push(Probe {
+            kind: ProbeKind::Absent,
+            block: Block::Human,
+            question: format!("Where does my friend Qor{n} live now?"),
+            value: String::new(),
+            old_value: None,
+        });
+    }
+    for u in out.updates.iter_mut() {
+        u.item_id = format!("m_{id}");
+        id += 1;
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -280,6 +280,15 @@ fn supersede_cases(out: &mut Vec<(Label, Case)>) {
             out.push((Label::Compatible, supersede_case(name, &[&old, &turn], &old, &new, Some(1))));
         }
     }
+    // A change stated about another holder of the same slot replaces nothing (found by
+    // bench-recall: "My friend Yul2 lives in Wob2 now." closed Yul0's address).
+    let friends = ["Ana", "Rui", "Ines", "Tomas"];
+    for w in friends.windows(2) {
+        let old = format!("My friend {} lives in Faro now.", w[0]);
+        let new = format!("My friend {} lives in Ghent now.", w[1]);
+        let name = format!("regression: '{new}' does not replace '{old}' (another holder)");
+        out.push((Label::Compatible, supersede_case(name, &[&old, &new], &old, &new, Some(1))));
+    }
     // A negated old fact and a new value can both hold.
     for w in cities.windows(2) {
         let (old, new) = (format!("I no longer live in {}.", w[0]), format!("I live in {}.", w[1]));
