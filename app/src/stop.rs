@@ -35,11 +35,14 @@ impl StopHandle {
 }
 
 /// A provider that refuses to start a call once its action was stopped, whatever the
-/// provider (the offline one answers at once, so this is where it stops).
+/// provider (the offline one answers at once, so this is where it stops), carrying the
+/// prompt budget Settings gives that provider.
 #[derive(Clone, Debug)]
 pub struct Stoppable<P> {
     pub inner: P,
     pub stop: StopHandle,
+    /// Tokens a chat prompt to this provider may carry.
+    pub memory_tokens: u64,
 }
 
 impl<P: Provider> Provider for Stoppable<P> {
@@ -53,6 +56,10 @@ impl<P: Provider> Provider for Stoppable<P> {
 
     fn observe_refusals(&self, proposed: usize, refused: usize) {
         self.inner.observe_refusals(proposed, refused)
+    }
+
+    fn memory_tokens(&self) -> u64 {
+        self.memory_tokens
     }
 
     async fn complete(&self, request: &Request) -> Result<Completion, ProviderError> {

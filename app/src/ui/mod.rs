@@ -79,7 +79,8 @@ impl Ctx {
             AnyProvider::Http(p) => AnyProvider::Http(p.with_stop(stop.clone())),
             offline => offline,
         };
-        Stoppable { inner, stop: stop.clone() }
+        let memory_tokens = self.settings.get_untracked().prompt_budget();
+        Stoppable { inner, stop: stop.clone(), memory_tokens }
     }
 
     /// Loads something from the memory in use, and again after every write.

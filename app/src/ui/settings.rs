@@ -22,6 +22,9 @@ pub struct Settings {
     pub remembered_key: Option<String>,
     /// Free text, choose from candidates, or auto.
     pub proposal_style: StyleSetting,
+    /// Tokens a chat prompt may carry, per provider (`offline`, `openai`): a model with a
+    /// small context window gets a smaller one.
+    pub prompt_tokens: std::collections::BTreeMap<String, u64>,
 }
 
 impl Default for Settings {
@@ -33,6 +36,7 @@ impl Default for Settings {
             timeout_s: 120,
             remembered_key: None,
             proposal_style: StyleSetting::Auto,
+            prompt_tokens: Default::default(),
         }
     }
 }
@@ -40,6 +44,11 @@ impl Default for Settings {
 impl Settings {
     fn storage() -> Option<web_sys::Storage> {
         web_sys::window()?.local_storage().ok()?
+    }
+
+    /// The prompt budget of the provider in use.
+    pub fn prompt_budget(&self) -> u64 {
+        self.prompt_tokens.get(&self.provider).copied().unwrap_or(nocturne_core::llm::context::DEFAULT_MEMORY_TOKENS)
     }
 
     pub fn load() -> Settings {
@@ -104,6 +113,14 @@ pub fn SettingsPanel() -> impl IntoView {
                     on:change=move |ev| remember.set(event_target_checked(&ev)) />" Remember the key on this device"</label>
                 <label>"Timeout (s) " <input type="number" min="1" prop:value=move || s.get().timeout_s.to_string()
                     on:input=move |ev| s.update(|x| x.timeout_s = event_target_value(&ev).parse().unwrap_or(120)) /></label>
+                <label>"Prompt budget (tokens, this provider) " <input type="number" min="300" step="100"
+                    data-testid="prompt-budget" prop:value=move || s.get().prompt_budget().to_string()
+                    on:change=move |ev| s.update(|x| {
+                        if let Ok(n) = event_target_value(&ev).parse::<u64>() {
+                            let key = x.provider.clone();
+                            x.prompt_tokens.insert(key, n.max(300));
+                        }
+                    }) /></label>
                 <label>"Proposals " <select data-testid="proposal-style"
                     on:change=move |ev| s.update(|x| x.proposal_style = StyleSetting::parse(&event_target_value(&ev)).unwrap_or_default())>
                     {[(StyleSetting::Auto, "auto", "auto (small models choose from candidates)"), (StyleSetting::FreeText, "free-text", "free text (capable models)"), (StyleSetting::Candidates, "candidates", "choose from candidates (small models)")]

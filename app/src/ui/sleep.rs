@@ -4,6 +4,7 @@ use super::{ctx, now};
 use crate::lock;
 use crate::stop::StopHandle;
 use leptos::prelude::*;
+use nocturne_core::flow::focus::Scope;
 use nocturne_core::flow::sleep::{self, PassEvent, Phase, SleepOptions, SleepReport};
 use nocturne_core::PassKind;
 
@@ -12,6 +13,16 @@ use nocturne_core::PassKind;
 pub fn SleepPanel() -> impl IntoView {
     let c = ctx();
     let dry_run = RwSignal::new(false);
+    let deep = RwSignal::new(false);
+    // What the Sleep would ask the model, worked out before anything runs.
+    let estimate = c.load(move |store| {
+        let deep = deep.get();
+        let style = nocturne_core::llm::provider::Provider::proposal_style(&c.provider());
+        async move {
+            let options = if deep { SleepOptions::new(now()).deep() } else { SleepOptions::new(now()) };
+            sleep::estimate(&store, style, &options).await
+        }
+    });
     let events: RwSignal<Vec<PassEvent>> = RwSignal::new(Vec::new());
     let stop = StoredValue::new_local(StopHandle::default());
     let run = Action::new_local(move |dry: &bool| {
@@ -22,7 +33,8 @@ pub fn SleepPanel() -> impl IntoView {
         let provider = c.provider_for(&handle);
         events.set(Vec::new());
         async move {
-            let options = SleepOptions { dry_run: dry, stop: handle.token.clone(), ..SleepOptions::new(now()) };
+            let scope = if deep.get_untracked() { Scope::Deep } else { Scope::Incremental };
+            let options = SleepOptions { dry_run: dry, stop: handle.token.clone(), scope, ..SleepOptions::new(now()) };
             let mut on_event = |ev: &PassEvent| {
                 let ev = ev.clone();
                 events.update(|all| {
@@ -55,6 +67,9 @@ pub fn SleepPanel() -> impl IntoView {
                 <label><input type="checkbox" prop:checked=move || dry_run.get()
                     on:change=move |ev| dry_run.set(event_target_checked(&ev)) />
                     " Dry run (report only, write nothing)"</label>
+                <label title="Every pass over every fact, not only what changed since the last Sleep">
+                    <input type="checkbox" data-testid="deep-sleep" prop:checked=move || deep.get()
+                    on:change=move |ev| deep.set(event_target_checked(&ev)) />" Deep (everything)"</label>
                 <button class="primary" data-testid="sleep" disabled=move || run.pending().get()
                     on:click=move |_| { run.dispatch(dry_run.get_untracked()); }>
                     {move || if run.pending().get() { "Sleeping…" } else { "Sleep" }}
@@ -62,6 +77,16 @@ pub fn SleepPanel() -> impl IntoView {
                 <button data-testid="stop-sleep" hidden=move || !run.pending().get()
                     on:click=move |_| stop.get_value().stop()>"Stop"</button>
             </div>
+            <p class="hint" data-testid="sleep-estimate">{move || estimate.get().map(|e| match e {
+                Ok(e) => {
+                    let what = match e.fresh {
+                        Some(f) => format!("Incremental: {f} fact(s) new or changed since the last Sleep, of {} active", e.active),
+                        None => format!("Deep: all {} active facts", e.active),
+                    };
+                    format!("{what} — about {} model call(s), {} prompt tokens.", e.calls, e.prompt_tokens)
+                }
+                Err(e) => format!("No estimate: {e}"),
+            })}</p>
             <progress max=PassKind::SLEEP.len().to_string() value=move || done().to_string() aria-label="passes done"></progress>
             <table class="passes" data-testid="passes">
                 <thead><tr>

@@ -133,7 +133,11 @@ pub fn ComparePanel() -> impl IntoView {
         async move {
             let clock = || js_sys::Date::now();
             // One provider type for both rows: the benchmark is compiled once.
-            let offline = Stoppable { inner: AnyProvider::Offline(OfflineProvider), stop: handle };
+            let offline = Stoppable {
+                inner: AnyProvider::Offline(OfflineProvider),
+                stop: handle,
+                memory_tokens: nocturne_core::llm::context::DEFAULT_MEMORY_TOKENS,
+            };
             let mut rows = vec![compare::run(offline, now(), &clock).await];
             if matches!(provider.inner, AnyProvider::Http(_)) {
                 rows.push(compare::run(provider, now(), &clock).await);
