@@ -78,6 +78,12 @@ if [ -f dist/index.html ]; then
   for _ in $(seq 1 50); do grep -q ready "$LOG/fake-e2e.log" && break; sleep 0.1; done
   node tests/e2e/app.cjs "http://127.0.0.1:$port/" tests/e2e/out "http://127.0.0.1:$fake_port" 2>&1 | tee "$LOG/e2e.log"
   [ "${PIPESTATUS[0]}" = 0 ] || failed_steps+=("end-to-end")
+  # A memory that has lived for years: 10,000 facts imported, then chatted with.
+  large_memory=tests/e2e/out/memory-10k.json
+  cargo run --locked -q -p nocturne-cli -- bench-recall --facts 10000 --export "$large_memory" \
+    || failed_steps+=("nocturne bench-recall --export")
+  node tests/e2e/large.cjs "http://127.0.0.1:$port/" "$large_memory" tests/e2e/out 2>&1 | tee -a "$LOG/e2e.log"
+  [ "${PIPESTATUS[0]}" = 0 ] || failed_steps+=("end-to-end (10,000-fact memory)")
   kill "$server" "$fake" 2>/dev/null
   e2e=$(grep -c '^ok ' "$LOG/e2e.log"); e2e_failed=$(grep -c '^not ok ' "$LOG/e2e.log")
 else
@@ -100,6 +106,10 @@ if ./scripts/local-llm.sh start; then
     for _ in $(seq 1 50); do curl -s -o /dev/null "http://127.0.0.1:$port/" && break; sleep 0.1; done
     node tests/e2e/real-model.cjs "http://127.0.0.1:$port/" "$llm" tests/e2e/out 2>&1 | tee "$LOG/real-e2e.log"
     [ "${PIPESTATUS[0]}" = 0 ] || failed_steps+=("verify with the real model (browser)")
+    if [ -f "${large_memory:-}" ]; then
+      node tests/e2e/large.cjs "http://127.0.0.1:$port/" "$large_memory" tests/e2e/out "$llm" 2>&1 | tee -a "$LOG/real-e2e.log"
+      [ "${PIPESTATUS[0]}" = 0 ] || failed_steps+=("the real model over a 10,000-fact memory (browser)")
+    fi
     kill "$server" 2>/dev/null
     e2e=$((e2e + $(grep -c '^ok ' "$LOG/real-e2e.log"))); e2e_failed=$((e2e_failed + $(grep -c '^not ok ' "$LOG/real-e2e.log")))
   fi

@@ -1,5 +1,6 @@
 //! Browser benchmark (not part of the test command; run by scripts/bench.sh): the offline
-//! Sleep over 10,000 synthetic facts in IndexedDB, printing its time and rows written.
+//! Sleep over 10,000 synthetic facts in IndexedDB, printing its time and rows written, and
+//! chat-memory selection over 10,000 facts.
 #![cfg(target_arch = "wasm32")]
 
 use nocturne_app::idb::IdbStore;
@@ -67,4 +68,41 @@ async fn run(profile: synth::Profile) {
     let t2 = js_sys::Date::now();
     sleep::sleep(&mem, &OfflineProvider, &SleepOptions::new(NOW), &mut |_| {}).await.expect("sleep");
     console_log!("browser bench ({profile:?} memory): the same Sleep over MemStore in wasm {:.2}s (engine and offline provider alone)", (js_sys::Date::now() - t2) / 1000.0);
+}
+
+/// Chat-memory selection in wasm at 10,000 facts: the index built once, then one
+/// selection per question (the recall benchmark's planted questions).
+#[wasm_bindgen_test]
+async fn bench_chat_selection_over_10000_facts_in_wasm() {
+    use nocturne_core::llm::context::{MemoryIndex, DEFAULT_MEMORY_TOKENS};
+    use nocturne_core::testkit::lifetime;
+    let n = 10_000;
+    let planted = lifetime::plant(25, n as u64 + 1, NOW);
+    let mut items = lifetime::memory(n, NOW, 31);
+    items.extend(planted.facts.clone());
+    let refs: Vec<&nocturne_core::model::memory::Item> = items.iter().collect();
+    let policy = nocturne_core::model::policy::RetentionPolicy::default();
+    let t0 = js_sys::Date::now();
+    let index = MemoryIndex::new(&refs, &policy, NOW);
+    let build = js_sys::Date::now() - t0;
+    let mut times = Vec::new();
+    let mut found = 0;
+    // No Sleep runs here, so the updates are not said: only facts said once are asked.
+    for probe in planted.probes.iter().filter(|p| p.kind == lifetime::ProbeKind::Single) {
+        // Date.now() counts whole milliseconds: time 200 selections and divide.
+        let t = js_sys::Date::now();
+        let mut s = index.select(&probe.question, DEFAULT_MEMORY_TOKENS);
+        for _ in 1..200 {
+            s = index.select(&probe.question, DEFAULT_MEMORY_TOKENS);
+        }
+        times.push((js_sys::Date::now() - t) / 200.0);
+        found += usize::from(s.facts.iter().any(|i| i.text.contains(probe.value.as_str())));
+    }
+    times.sort_by(f64::total_cmp);
+    console_log!(
+        "browser bench: chat selection over {n} facts in wasm: index built in {build:.0} ms, p50 {:.3} ms, max {:.3} ms; planted facts found {found}/{}",
+        times[times.len() / 2],
+        times[times.len() - 1],
+        times.len()
+    );
 }

@@ -128,6 +128,9 @@ enum Command {
         /// Facts in the lifetime memory
         #[arg(long, default_value_t = 10_000)]
         facts: usize,
+        /// Also write the slept memory to this file (the export format), to import elsewhere
+        #[arg(long)]
+        export: Option<PathBuf>,
     },
     /// Performance figures (see README)
     Bench {
@@ -350,7 +353,7 @@ fn run(command: Command) -> Result<ExitCode, String> {
         }
         Command::Bench { max } => bench::run(max),
         Command::BenchIncremental { facts, new } => scale::incremental(facts, new)?,
-        Command::BenchRecall { facts } => scale::recall(facts)?,
+        Command::BenchRecall { facts, export } => scale::recall(facts, export.as_deref())?,
     }
     Ok(ExitCode::SUCCESS)
 }

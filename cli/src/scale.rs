@@ -133,7 +133,7 @@ pub fn incremental(facts: usize, new: usize) -> Result<(), String> {
 /// The prompt budget the recall benchmark measures (the default for every provider).
 const BUDGET: u64 = nocturne_core::llm::context::DEFAULT_MEMORY_TOKENS;
 
-pub fn recall(facts: usize) -> Result<(), String> {
+pub fn recall(facts: usize, export: Option<&std::path::Path>) -> Result<(), String> {
     use nocturne_core::llm::context::MemoryIndex;
     use nocturne_core::llm::prompt;
     use nocturne_core::model::memory::Block;
@@ -160,6 +160,10 @@ pub fn recall(facts: usize) -> Result<(), String> {
     .map_err(|e| e.to_string())?;
     run(&store, SleepOptions::new(day_at))?;
     run(&store, SleepOptions::new(day_at))?;
+    if let Some(path) = export {
+        std::fs::write(path, store.document().to_json())
+            .map_err(|e| format!("could not write {}: {e}", path.display()))?;
+    }
     let all = block(store.items()).map_err(|e| e.to_string())?;
     let policy = block(store.meta()).map_err(|e| e.to_string())?.policy;
     let mut active: Vec<&nocturne_core::model::memory::Item> = all.iter().filter(|i| i.active).collect();
