@@ -48,6 +48,14 @@ fn the_gates_guard_meaning_in_the_browser() {
 }
 
 #[wasm_bindgen_test]
+fn the_date_resolver_agrees_with_every_row_of_the_table_in_the_browser() {
+    let table = nocturne_core::testkit::dates::TABLE;
+    assert!(table.len() >= 60, "{} rows", table.len());
+    let wrong = nocturne_core::testkit::dates::mismatches();
+    assert!(wrong.is_empty(), "{} of {} rows:\n{}", wrong.len(), table.len(), wrong.join("\n"));
+}
+
+#[wasm_bindgen_test]
 async fn rexie_writes_a_record_in_a_transaction_and_reads_it_back() {
     use rexie::{ObjectStore, Rexie, TransactionMode};
     let name = unique_db("raw", 0);

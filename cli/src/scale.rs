@@ -174,7 +174,7 @@ pub fn recall(facts: usize, export: Option<&std::path::Path>) -> Result<(), Stri
     let human_tokens: u64 = active
         .iter()
         .filter(|i| i.block == Block::Human)
-        .map(|i| nocturne_core::llm::provider::estimate_tokens(&nocturne_core::llm::context::line(i)))
+        .map(|i| nocturne_core::llm::provider::estimate_tokens(&nocturne_core::llm::context::line(i, Some(day_at))))
         .sum();
     let mut found: std::collections::BTreeMap<Block, (usize, usize)> = Default::default();
     let (mut updates, mut update_n, mut abstained, mut absent_n, mut max_tokens) = (0, 0, 0, 0, 0);

@@ -348,7 +348,7 @@ fn a_second_sleep_asks_only_about_what_the_day_added_and_deep_asks_about_everyth
     let store = temp("incremental.json");
     let _ = std::fs::remove_file(&store);
     let s = store.to_str().expect("utf8");
-    let day1 = "I live in Ghent. I teach chemistry at the college. The boiler was serviced in May. \
+    let day1 = "I live in Ghent. I teach chemistry at the college. The boiler makes a rattling noise. \
 My sister Ana plays the cello. The garden shed needs a new roof. I keep bees behind the shed.";
     assert!(nocturne(&["chat", "--store", s, "--now", "1767139200", day1]).status.success());
     let first = stdout(&nocturne(&["sleep", "--store", s, "--now", "1767139300"]));

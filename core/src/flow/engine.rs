@@ -96,6 +96,28 @@ pub fn staleness_rule(
         .collect()
 }
 
+/// policy-engine: commitments whose date and `commitmentGraceDays` have passed lose
+/// their protection and are forgotten, with the date in the reason
+/// (`due 2026-12-04, 88 days ago`); never one a day before.
+pub fn due_rule(
+    judge: &Judge<'_>,
+    items: &BTreeMap<String, Item>,
+    policy: &RetentionPolicy,
+    now: i64,
+) -> Vec<(Proposer, Value)> {
+    items
+        .values()
+        .filter(|i| i.active && !judge.is_consumed(&i.item_id))
+        .filter_map(|i| {
+            let due = policy.fell_due(i, now)?;
+            Some((
+                Proposer::PolicyEngine,
+                json!({"itemId": i.item_id, "policy": "due", "reason": format!("due {due}, {:.0} days ago", i.days_since(now).floor() + 1.0)}),
+            ))
+        })
+        .collect()
+}
+
 /// policy-engine: while more than `maxActiveFacts` remain active after the model's
 /// forgettings, forget the lowest-salience unprotected facts.
 pub fn capacity_rule(

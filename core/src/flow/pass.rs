@@ -176,9 +176,10 @@ pub fn plan(pass: PassKind, input: PassInput<'_>, model: Vec<Value>) -> Plan {
         PassKind::Dedupe => engine::duplicate_rule(&judge, input.candidates.duplicates(), &adjudicated),
         PassKind::Promote => engine::promotion_rule(&judge, input.items),
         PassKind::Forget => {
-            let stale = engine::staleness_rule(&judge, input.items, input.policy, input.now, input.shown);
+            let mut first = engine::due_rule(&judge, input.items, input.policy, input.now);
+            first.extend(engine::staleness_rule(&judge, input.items, input.policy, input.now, input.shown));
             let mut out = Vec::new();
-            for (proposer, proposal) in stale {
+            for (proposer, proposal) in first {
                 let verdict = judge.judge(&proposal);
                 outcomes.push(Outcome { proposer, proposal, verdict });
             }

@@ -1,5 +1,6 @@
 //! The Forget gate: only unprotected facts that are stale or in the capacity overflow set
-//! may go, and the rule the code verified is recorded, not the one the model claimed.
+//! may go — and commitments whose date and grace have passed — and the rule the code
+//! verified is recorded, not the one the model claimed.
 
 use super::fields::{optional_str, require_reason, required_str, Ruling};
 use super::{Edit, Scope};
@@ -29,15 +30,29 @@ impl ForgetGate {
         optional_str(p, "policy")?;
         let item = scope.live("itemId", item_id)?;
         let policy = scope.ground.policy;
+        let now = scope.ground.now;
+        if let Some(due) = policy.fell_due(item, now) {
+            require_reason(reason)?;
+            let age_days = item.days_since(now);
+            return Ok(Edit::Forget { item_id: item_id.into(), rule: ForgetRule::Due(due), age_days });
+        }
         if policy.is_protected(&item.category) {
+            let due = match (item.category == "commitments", item.when(), policy.commitment_grace_days) {
+                (true, Some(when), Some(grace)) => {
+                    format!("; it is due {}, and keeps its protection until {grace} days after", when.last())
+                }
+                _ => String::new(),
+            };
             return Err(format!(
-                "category '{}' is protected by the retention policy ({})",
+                "category '{}' is protected by the retention policy ({}){due}",
                 item.category,
                 policy.protected_categories.join(", ")
             ));
         }
-        let age = item.age_days(scope.ground.now);
-        let rule = if policy.is_stale(item, scope.ground.now) {
+        // Counted from when what the fact is about happened (an event held last year is a
+        // year old however recently it was mentioned).
+        let age = item.days_since(now);
+        let rule = if policy.is_stale(item, now) {
             ForgetRule::Stale
         } else if self.overflow.contains(item_id) && self.active_now > policy.max_active_facts {
             ForgetRule::Capacity

@@ -41,6 +41,8 @@ use std::collections::{BTreeMap, BTreeSet};
 pub enum ForgetRule {
     Stale,
     Capacity,
+    /// A commitment whose date (and grace) has passed: it lost its protection.
+    Due(crate::text::when::Day),
 }
 
 impl ForgetRule {
@@ -48,6 +50,7 @@ impl ForgetRule {
         match self {
             ForgetRule::Stale => "stale",
             ForgetRule::Capacity => "capacity",
+            ForgetRule::Due(_) => "due",
         }
     }
 }
@@ -102,6 +105,9 @@ impl Edit {
                 format!("merged {} into {into_id}; every token traceable to the sources", from_ids.join(", "))
             }
             Edit::Promote { item_id, from, to } => format!("{item_id} moves {from} -> {to}"),
+            Edit::Forget { item_id, rule: ForgetRule::Due(due), age_days } => {
+                format!("{item_id} forgotten: a commitment due {due}, {age_days:.0} days ago, past its grace")
+            }
             Edit::Forget { item_id, rule, age_days } => {
                 format!("{item_id} forgotten under the {} rule ({age_days:.1}d old)", rule.as_str())
             }

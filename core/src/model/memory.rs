@@ -85,9 +85,25 @@ pub struct Item {
 }
 
 impl Item {
-    /// Age in days at `now`.
+    /// Age in days at `now`: how long ago it was said.
     pub fn age_days(&self, now: i64) -> f64 {
         (now - self.created_at) as f64 / crate::model::DAY as f64
+    }
+
+    /// When the fact is about, from the date expression in its text resolved against the
+    /// moment it was said (`text::when`); `None` when it names no date or an ambiguous one.
+    pub fn when(&self) -> Option<crate::text::when::When> {
+        crate::text::when::resolve(&self.text, self.created_at).when()
+    }
+
+    /// Days since what the fact is about was over: since its resolved date's last day
+    /// ended when it has one (an event mentioned today but held last year is a year old),
+    /// else since it was said. Negative for a date still ahead.
+    pub fn days_since(&self, now: i64) -> f64 {
+        match self.when() {
+            Some(when) => (now - when.last().plus_days(1).start()) as f64 / crate::model::DAY as f64,
+            None => self.age_days(now),
+        }
     }
 
     /// The numeric part of `m_17`, for ordering ids naturally.

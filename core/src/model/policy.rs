@@ -21,6 +21,11 @@ pub struct RetentionPolicy {
     /// `called` …): a newer fact supersedes an older one when both fill the same one, or
     /// when its source states a change. See `text::slots`.
     pub single_valued_slots: Vec<String>,
+    /// Days after its resolved date that a commitment keeps its protection; then it is
+    /// forgotten like an event. Absent in a policy written before commitments could fall
+    /// due (and in SPEC §10's case files): then they are protected for good, as before.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub commitment_grace_days: Option<f64>,
 }
 
 impl Default for RetentionPolicy {
@@ -31,6 +36,7 @@ impl Default for RetentionPolicy {
             max_active_facts: 120,
             protected_categories: vec!["identity".into(), "preferences".into(), "commitments".into()],
             single_valued_slots: crate::text::slots::DEFAULT_SLOTS.iter().map(|s| s.to_string()).collect(),
+            commitment_grace_days: Some(7.0),
         }
     }
 }
@@ -41,16 +47,34 @@ impl RetentionPolicy {
         self.protected_categories.iter().any(|c| c == category)
     }
 
-    /// Whether `item` is older than `staleAfterDays` at `now`.
+    /// Whether `item` is older than `staleAfterDays` at `now`, counted from when what it
+    /// is about happened ([`Item::days_since`]).
     pub fn is_stale(&self, item: &Item, now: i64) -> bool {
-        item.age_days(now) > self.stale_after_days
+        item.days_since(now) > self.stale_after_days
+    }
+
+    /// The day a commitment fell due, when that day plus `commitmentGraceDays` has passed
+    /// at `now`: from then on it has lost its protection.
+    pub fn fell_due(&self, item: &Item, now: i64) -> Option<crate::text::when::Day> {
+        let grace = self.commitment_grace_days?;
+        if item.category != "commitments" {
+            return None;
+        }
+        let due = item.when()?.last();
+        (item.days_since(now) > grace).then_some(due)
+    }
+
+    /// Whether `item` may not be forgotten at `now`: a protected category, except a
+    /// commitment past its date and grace.
+    pub fn protects(&self, item: &Item, now: i64) -> bool {
+        self.is_protected(&item.category) && self.fell_due(item, now).is_none()
     }
 
     /// block weight + 40 if protected + max(0, 30 − 30 · ageDays / staleAfterDays).
     pub fn salience(&self, item: &Item, now: i64) -> f64 {
         let protected = if self.is_protected(&item.category) { 40.0 } else { 0.0 };
         let recency = if self.stale_after_days > 0.0 {
-            (30.0 - 30.0 * item.age_days(now) / self.stale_after_days).max(0.0)
+            (30.0 - 30.0 * item.days_since(now).max(0.0) / self.stale_after_days).clamp(0.0, 30.0)
         } else {
             0.0
         };
@@ -66,11 +90,8 @@ impl RetentionPolicy {
         if excess == 0 {
             return BTreeSet::new();
         }
-        let mut candidates: Vec<(f64, &Item)> = active
-            .into_iter()
-            .filter(|i| !self.is_protected(&i.category))
-            .map(|i| (self.salience(i, now), i))
-            .collect();
+        let mut candidates: Vec<(f64, &Item)> =
+            active.into_iter().filter(|i| !self.protects(i, now)).map(|i| (self.salience(i, now), i)).collect();
         candidates.sort_by(|(sa, a), (sb, b)| {
             sa.total_cmp(sb).then(a.created_at.cmp(&b.created_at)).then(a.ordinal().cmp(&b.ordinal()))
         });
@@ -84,6 +105,9 @@ impl RetentionPolicy {
         }
         if !(self.stale_after_days.is_finite() && self.stale_after_days > 0.0) {
             return Err(format!("staleAfterDays must be a positive number of days, got {}", self.stale_after_days));
+        }
+        if let Some(grace) = self.commitment_grace_days.filter(|g| !(g.is_finite() && *g >= 0.0)) {
+            return Err(format!("commitmentGraceDays must be zero or more days, got {grace}"));
         }
         if self.max_active_facts == 0 {
             return Err("maxActiveFacts must be at least 1".into());

@@ -5,3 +5,4 @@ pub mod candidates;
 pub mod polarity;
 pub mod slots;
 pub mod textmath;
+pub mod when;
