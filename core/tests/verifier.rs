@@ -31,6 +31,8 @@ enum Fault {
     RestoresNothing,
     /// Writes a Sleep's versions and log but none of its changed rows (nothing changes).
     SleepsWithoutChanges,
+    /// Reads back a policy in which commitments never fall due.
+    NeverFallsDue,
 }
 
 /// MemStore with one planted fault.
@@ -59,7 +61,11 @@ impl Store for Faulty {
         Ok(items)
     }
     async fn meta(&self) -> Result<Meta, StoreError> {
-        self.inner.meta().await
+        let mut meta = self.inner.meta().await?;
+        if self.fault == Fault::NeverFallsDue {
+            meta.policy.commitment_grace_days = None;
+        }
+        Ok(meta)
     }
     async fn versions(&self) -> Result<Vec<Version>, StoreError> {
         self.inner.versions().await
@@ -160,7 +166,7 @@ fn fails(report: &VerifyReport, name: &str) {
 fn with_no_fault_every_check_passes() {
     let report = run(&Faulty::new(Fault::None), &OfflineProvider, &options());
     assert!(report.ok(true), "{:#?}", report.checks.iter().filter(|c| !c.passed).collect::<Vec<_>>());
-    assert!(report.checks.len() >= 17);
+    assert!(report.checks.len() >= 19);
 }
 
 #[test]
@@ -253,6 +259,24 @@ fn meaning_held_fails_when_the_negation_never_reaches_memory() {
         },
     };
     fails(&run(&MemStore::new(), &careless, &options()), "meaning held");
+}
+
+#[test]
+fn commitment_falls_due_fails_when_commitments_never_lose_their_protection() {
+    fails(&run(&Faulty::new(Fault::NeverFallsDue), &OfflineProvider, &options()), "commitment falls due");
+}
+
+#[test]
+fn temporal_recall_fails_when_the_answer_drops_the_date() {
+    // Answers from memory but leaves out the line's date: "when" goes unanswered.
+    let undated = Twisted {
+        task: Task::Chat,
+        reply: |req| {
+            let text = nocturne_core::llm::offline::respond(req);
+            text.split(" (said").next().unwrap_or_default().to_string()
+        },
+    };
+    fails(&run(&MemStore::new(), &undated, &options()), "temporal recall");
 }
 
 #[test]

@@ -94,7 +94,7 @@ pub fn select<'a>(memory: &[&'a Item], query: &str, budget: u64, policy: &Retent
 /// let facts = vec![fact(1, "My dog is called Bolt."), fact(2, "The weekly groceries are on Friday.")];
 /// let refs: Vec<&Item> = facts.iter().collect();
 /// let index = MemoryIndex::new(&refs, &RetentionPolicy::default(), 0);
-/// let chosen = index.select("What is my dog called?", 12);
+/// let chosen = index.select("What is my dog called?", 16);
 /// assert_eq!(chosen.facts[0].item_id, "m_1");
 /// assert_eq!(chosen.left_out, 1);
 /// ```

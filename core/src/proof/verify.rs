@@ -153,7 +153,8 @@ async fn run<S: Store, P: Provider>(
     meaning_held(store, r).await?;
     sleep_diff(store, &sleep, r).await?;
     restore_and_undo(store, &sleep, now, r).await?;
-    wake(store, provider, now, r).await
+    wake(store, provider, now, r).await?;
+    falls_due(store, provider, now, r).await
 }
 
 /// Where the real Sleep's versions start and end, and what it reported.
@@ -623,7 +624,75 @@ async fn wake<S: Store, P: Provider>(store: &S, provider: &P, now: i64, r: &mut 
     Ok(())
 }
 
-/// 11. Gates with no model at all.
+/// What the verifier asks about the script's dated commitment (no word of its date).
+pub const DUE_QUESTION: &str = "When is the thesis review due?";
+
+/// Step 11, time: the script's dated commitment is recalled with its date, and the clock
+/// is moved past it (dry runs, nothing written), so a Sleep keeps it through its grace and
+/// retires it after, under the due rule. That rule is the engine's: the offline provider
+/// drives these two dry runs, the decision is the code's.
+async fn falls_due<S: Store, P: Provider>(
+    store: &S,
+    provider: &P,
+    now: i64,
+    r: &mut Recorder<'_>,
+) -> Result<(), String> {
+    let e = |e: &dyn std::fmt::Display| e.to_string();
+    let policy = store.meta().await.map_err(|x| e(&x))?.policy;
+    let items = store.items().await.map_err(|x| e(&x))?;
+    let mut active: Vec<&crate::model::memory::Item> = items.iter().filter(|i| i.active).collect();
+    active.sort_by_key(|i| (i.block, i.ordinal()));
+    let promise = active.iter().find(|i| i.category == "commitments" && i.text.contains("thesis"));
+    let (Some(fact), Some(grace)) = (promise.filter(|i| i.when().is_some()), policy.commitment_grace_days) else {
+        let why = if policy.commitment_grace_days.is_none() {
+            "the policy has no commitmentGraceDays"
+        } else {
+            "insufficient evidence: no dated commitment about the thesis is active after the Sleep"
+        };
+        r.check("commitment falls due", false, promise.is_none(), why.into());
+        return Ok(());
+    };
+    let due = fact.when().map_or(crate::text::when::Day(0), |w| w.last());
+    let request =
+        crate::llm::prompt::chat_request_within(&active, &[], DUE_QUESTION, &policy, now, provider.memory_tokens());
+    let reply = provider.complete(&request).await.map_err(|x| e(&x))?.text;
+    r.check(
+        "temporal recall",
+        reply.contains(&due.to_string()),
+        true,
+        format!("\"{DUE_QUESTION}\" -> \"{}\" (due {due})", reply.trim()),
+    );
+    let grace_ends = due.plus_days(1).start() + (grace * DAY as f64) as i64;
+    let forgot = |report: &sleep::SleepReport| {
+        report.passes.iter().flat_map(|p| &p.mutations).find(|m| m.accepted && m.item_id == fact.item_id).cloned()
+    };
+    let offline = crate::llm::offline::OfflineProvider;
+    let before = sleep::sleep(store, &offline, &SleepOptions::new(grace_ends - 3600).dry(), &mut |_| {})
+        .await
+        .map_err(|x| e(&x))?;
+    let after = sleep::sleep(store, &offline, &SleepOptions::new(grace_ends + DAY).dry(), &mut |_| {})
+        .await
+        .map_err(|x| e(&x))?;
+    let retired = forgot(&after);
+    let kept = forgot(&before).is_none();
+    let by_due = retired
+        .as_ref()
+        .is_some_and(|m| m.policy.as_deref() == Some("due") && m.reason.starts_with(&format!("due {due}")));
+    r.check(
+        "commitment falls due",
+        kept && by_due,
+        false,
+        format!(
+            "{} \"{}\" due {due}, grace {grace} days: kept by a Sleep an hour before the grace ends: {kept}; a Sleep a day after: {}",
+            fact.item_id,
+            fact.text,
+            retired.map_or("kept".to_string(), |m| format!("forgotten under {} ({})", m.policy.unwrap_or_default(), m.reason))
+        ),
+    );
+    Ok(())
+}
+
+/// Step 12, gates with no model at all.
 fn gate_cases(cases: &[(String, String)], r: &mut Recorder<'_>) {
     let mut failures = Vec::new();
     for (name, text) in cases {
