@@ -178,6 +178,7 @@ pub fn recall(facts: usize, export: Option<&std::path::Path>) -> Result<(), Stri
         .sum();
     let mut found: std::collections::BTreeMap<Block, (usize, usize)> = Default::default();
     let (mut updates, mut update_n, mut abstained, mut absent_n, mut max_tokens) = (0, 0, 0, 0, 0);
+    let (mut temporal, mut temporal_n) = (0, 0);
     let mut times = Vec::new();
     for probe in &planted.probes {
         let t = Instant::now();
@@ -191,6 +192,14 @@ pub fn recall(facts: usize, export: Option<&std::path::Path>) -> Result<(), Stri
                 .any(|(_, text)| text.split(|c: char| !c.is_alphanumeric()).any(|w| w == word))
         };
         match probe.kind {
+            ProbeKind::Temporal => {
+                // The exact date must come back in the answer (the offline provider reads
+                // it from the dated memory line).
+                temporal_n += 1;
+                if nocturne_core::llm::offline::respond(&request).contains(&probe.value) {
+                    temporal += 1;
+                }
+            }
             ProbeKind::Absent => {
                 absent_n += 1;
                 let reply = nocturne_core::llm::offline::respond(&request);
@@ -225,11 +234,12 @@ pub fn recall(facts: usize, export: Option<&std::path::Path>) -> Result<(), Stri
         per_block.join(" ")
     );
     println!(
-        "recall: facts={facts} questions={} found={:.3} updates={:.3} abstained={:.3} maxPromptTokens={max_tokens} budget={BUDGET} p50Ms={p50:.3}",
+        "recall: facts={facts} questions={} found={:.3} updates={:.3} abstained={:.3} temporal={:.3} maxPromptTokens={max_tokens} budget={BUDGET} p50Ms={p50:.3}",
         planted.probes.len(),
         ratio(hit, all_n),
         ratio(updates, update_n),
-        ratio(abstained, absent_n)
+        ratio(abstained, absent_n),
+        ratio(temporal, temporal_n)
     );
     Ok(())
 }

@@ -394,7 +394,7 @@ fn bench_recall_brings_every_planted_fact_into_a_prompt_within_its_budget() {
     assert!(out.status.success(), "{}", stderr(&out));
     let out = stdout(&out);
     let f = |k: &str| figure(&out, "recall:", k).parse::<f64>().expect(k);
-    assert!(f("found") >= 0.95 && f("updates") >= 0.95 && f("abstained") >= 0.95, "{out}");
+    assert!(f("found") >= 0.95 && f("updates") >= 0.95 && f("abstained") >= 0.95 && f("temporal") >= 0.95, "{out}");
     assert!(f("maxPromptTokens") <= f("budget"), "{out}");
     for block in ["persona", "human", "episodes", "scratch"] {
         assert!(

@@ -41,6 +41,8 @@ const [url, out = 'out', fake] = process.argv.slice(2);
     check(turns.some((t) => t.includes('<img src=x onerror=alert(1)>')), 'memory text is escaped: the markup shows as text');
     check(dialogs.length === 0 && (await page.locator('.transcript img').count()) === 0, 'no script or element was injected');
     await page.screenshot({ path: `${out}/02-chat.png`, fullPage: true });
+    const dueText = await page.locator('[data-block] .fact', { hasText: 'thesis' }).first().locator('.when').innerText();
+    check(/^said today; due \d{4}-\d{2}-\d{2}, (in \d+ days|tomorrow|today)$/.test(dueText), 'the memory panel shows when the promise was said and the date it is due', dueText);
 
     // A tight capacity so the Sleep has to forget something (policy editor in Settings).
     await page.click('text=Settings');
@@ -80,6 +82,12 @@ const [url, out = 'out', fake] = process.argv.slice(2);
     await page.waitForSelector('[data-testid="timeline"] li');
     const labels = await page.locator('[data-testid="timeline"] .label').allInnerTexts();
     check(labels.includes('consolidation:start') && labels.includes('pass:forget:after'), 'the timeline lists the Sleep versions', labels.join(','));
+    const stamp = await page.locator('[data-testid="timeline"] time.at').first().innerText();
+    check(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}$/.test(stamp), 'the timeline shows when each version was written', stamp);
+    await page.check('[data-testid="curve-by-time"]');
+    const caption = await page.locator('[data-testid="curve-caption"]').innerText();
+    check(caption.includes('x: time'), 'the forgetting curve can be read by real time', caption);
+    await page.uncheck('[data-testid="curve-by-time"]');
     const start = page.locator('[data-testid="timeline"] li', { hasText: 'consolidation:start' });
     await start.locator('text=diff from').click();
     await page.locator('[data-testid="timeline"] li').first().locator('text=diff to').click();

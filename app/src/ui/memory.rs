@@ -1,5 +1,5 @@
-//! The memory beside the chat: the four blocks, each fact with its category, age and
-//! source turn.
+//! The memory beside the chat: the four blocks, each fact with its category, when it was
+//! said and the date it is about (resolved by the core), and its source turn.
 
 use super::{ctx, now};
 use leptos::prelude::*;
@@ -38,8 +38,7 @@ fn block_view(block: Block, items: &[Item]) -> impl IntoView {
                 view! {
                     <ul>
                         {facts.into_iter().map(|i| {
-                            let age = i.age_days(t);
-                            let age = if age < 1.0 { "today".to_string() } else { format!("{age:.0}d") };
+                            let when = nocturne_core::llm::context::dated(&i, t);
                             let turn = i.source_turn.map_or("—".to_string(), |n| format!("turn {n}"));
                             view! {
                                 <li class="fact">
@@ -47,7 +46,7 @@ fn block_view(block: Block, items: &[Item]) -> impl IntoView {
                                     <span class="meta">
                                         <span class="id">{i.item_id.clone()}</span>
                                         <span class="cat">{i.category.clone()}</span>
-                                        <span>{age}</span>
+                                        <span class="when">{when}</span>
                                         <span>{turn}</span>
                                     </span>
                                 </li>

@@ -182,6 +182,12 @@ fn PolicyEditor() -> impl IntoView {
             <label>"Max active facts " <input type="number" min="1"
                 prop:value=move || policy.get().max_active_facts.to_string()
                 on:input=move |ev| policy.update(|p| p.max_active_facts = event_target_value(&ev).parse().unwrap_or(p.max_active_facts)) /></label>
+            <label title="Days after its date that a commitment stays protected; then it is forgotten like an event. Empty: commitments are protected for good.">"Commitment grace (days) " <input type="number" min="0" data-testid="grace"
+                prop:value=move || policy.get().commitment_grace_days.map_or(String::new(), |g| g.to_string())
+                on:input=move |ev| policy.update(|p| {
+                    let v = event_target_value(&ev);
+                    p.commitment_grace_days = if v.trim().is_empty() { None } else { v.parse().ok().or(p.commitment_grace_days) };
+                }) /></label>
             <label>"Protected categories " <input type="text"
                 prop:value=move || policy.get().protected_categories.join(", ")
                 on:change=move |ev| policy.update(|p| p.protected_categories = event_target_value(&ev).split(',').map(|s| s.trim().to_string()).filter(|s| !s.is_empty()).collect()) /></label>

@@ -24,6 +24,7 @@ pub fn VersionsPanel() -> impl IntoView {
             r
         }
     });
+    let by_time = RwSignal::new(false);
     let lo = RwSignal::new(0u64);
     let hi = RwSignal::new(0u64);
     let diffed = LocalResource::new(move || {
@@ -44,13 +45,16 @@ pub fn VersionsPanel() -> impl IntoView {
                 {move || versions.get().map(|r| match r {
                     Err(e) => view! { <p class="error" role="alert">{e}</p> }.into_any(),
                     Ok(vs) => view! {
-                        <Curve versions=vs.clone() />
+                        <label class="small"><input type="checkbox" data-testid="curve-by-time" prop:checked=move || by_time.get()
+                            on:change=move |ev| by_time.set(event_target_checked(&ev)) />" Curve by date (not by version)"</label>
+                        {let vs = vs.clone(); move || view! { <Curve versions=vs.clone() by_time=by_time.get() /> }}
                         <ol class="timeline" data-testid="timeline">
                             {vs.iter().rev().map(|v| {
                                 let seq = v.seq;
                                 view! {
                                     <li>
                                         <code>{v.id()}</code>" "<span class="label">{v.label.clone()}</span>
+                                        " "<time class="at">{stamp(v.at)}</time>
                                         " "<span class="count">{format!("{} active", v.active_count)}</span>
                                         <button class="small" on:click=move |_| lo.set(seq)>"diff from"</button>
                                         <button class="small" on:click=move |_| hi.set(seq)>"diff to"</button>
@@ -110,29 +114,41 @@ fn diff_view(d: Diff) -> impl IntoView {
     }
 }
 
-/// Active facts per version, as an SVG line.
+/// `2026-11-30 14:05` (UTC), when a version was written.
+fn stamp(at: i64) -> String {
+    let day = nocturne_core::text::when::Day::from_unix(at);
+    let secs = at.rem_euclid(86_400);
+    format!("{day} {:02}:{:02}", secs / 3600, secs % 3600 / 60)
+}
+
+/// Active facts per version, as an SVG line: one step per version, or placed by when each
+/// version was written (`by_time`), so forgetting can be read by real time.
 #[component]
-fn Curve(versions: Vec<Version>) -> impl IntoView {
+fn Curve(versions: Vec<Version>, by_time: bool) -> impl IntoView {
     let (w, h) = (600.0, 120.0);
     let max = versions.iter().map(|v| v.active_count).max().unwrap_or(1).max(1) as f64;
     let n = versions.len().max(2) as f64 - 1.0;
+    let (first, last) = (versions.first().map_or(0, |v| v.at), versions.last().map_or(0, |v| v.at));
+    let span = (last - first).max(1) as f64;
     let points: String = versions
         .iter()
         .enumerate()
         .map(|(i, v)| {
-            format!(
-                "{:.1},{:.1} ",
-                10.0 + (w - 20.0) * i as f64 / n,
-                h - 10.0 - (h - 20.0) * v.active_count as f64 / max
-            )
+            let x = if by_time { (v.at - first) as f64 / span } else { i as f64 / n };
+            format!("{:.1},{:.1} ", 10.0 + (w - 20.0) * x, h - 10.0 - (h - 20.0) * v.active_count as f64 / max)
         })
         .collect();
+    let axis = if by_time {
+        format!("x: time, {} → {}", stamp(first), stamp(last))
+    } else {
+        format!("x: version, v1 → v{}", versions.len())
+    };
     view! {
         <figure class="curve">
             <svg viewBox=format!("0 0 {w} {h}") role="img" aria-label="Forgetting curve: active facts per version">
                 <polyline points=points fill="none" stroke="currentColor" stroke-width="2" />
             </svg>
-            <figcaption>{format!("Active facts per version (max {max})")}</figcaption>
+            <figcaption data-testid="curve-caption">{format!("Active facts (y: 0 → {max}); {axis}")}</figcaption>
         </figure>
     }
 }

@@ -31,7 +31,7 @@ pub struct Selection<'a> {
 }
 
 /// The prompt line of one fact, as `chat_request` writes it; with `now`, followed by when
-/// it was said and the date it is about (`(said 3 months ago; due 2026-12-04, 88 days ago)`).
+/// it was said and the date it is about (`(said 90 days ago; due 2026-12-04, 88 days ago)`).
 pub fn line(item: &Item, now: Option<i64>) -> String {
     match now {
         None => format!("- [{}] {}: {}\n", item.item_id, item.block, item.text),
@@ -39,10 +39,17 @@ pub fn line(item: &Item, now: Option<i64>) -> String {
     }
 }
 
-/// `said 3 months ago`, and the resolved date: `due 2026-12-04, 88 days ago`.
+/// `said 90 days ago`, and the resolved date: `due 2026-12-04, 88 days ago`.
 pub fn dated(item: &Item, now: i64) -> String {
     let said = format!("said {}", relative(-(item.age_days(now).floor() as i64)));
-    let Some(when) = item.when() else { return said };
+    let when = match crate::text::when::resolve(&item.text, item.created_at) {
+        crate::text::when::Resolution::None => return said,
+        // Said so, rather than guessed: the reader can ask.
+        crate::text::when::Resolution::Ambiguous { expression, .. } => {
+            return format!("{said}; \"{expression}\" names no single date")
+        }
+        crate::text::when::Resolution::Resolved { when, .. } => when,
+    };
     let today = crate::text::when::Day::from_unix(now);
     let offset = if when.last() < today {
         when.last().0 - today.0
@@ -55,15 +62,14 @@ pub fn dated(item: &Item, now: i64) -> String {
     format!("{said}; {due}{when}, {}", relative(offset))
 }
 
-/// `today`, `yesterday`, `in 3 days`, `5 weeks ago`, `in 2 months`, `3 years ago`.
+/// `today`, `yesterday`, `in 3 days`, `88 days ago`, `in 4 months`, `3 years ago`.
 fn relative(days: i64) -> String {
     let n = days.abs();
     let amount = match n {
         0 => return "today".into(),
         1 => return if days < 0 { "yesterday".into() } else { "tomorrow".into() },
-        2..=13 => format!("{n} days"),
-        14..=59 => format!("{} weeks", n / 7),
-        60..=729 => format!("{} months", n / 30),
+        2..=99 => format!("{n} days"),
+        100..=729 => format!("{} months", n / 30),
         _ => format!("{} years", n / 365),
     };
     if days < 0 {
@@ -267,6 +273,20 @@ mod tests {
             valid_to: None,
             superseded_by: None,
         }
+    }
+
+    #[test]
+    fn a_line_says_when_it_was_said_and_the_date_it_is_about() {
+        let wednesday = crate::text::when::Day::from_ymd(2026, 12, 2).map_or(0, |d| d.start()) + 43_200;
+        let mut promise = fact(1, Block::Human, "I promised Ana I would review her thesis by Friday.");
+        promise.category = "commitments".into();
+        promise.created_at = wednesday;
+        assert_eq!(dated(&promise, wednesday + 90 * 86_400), "said 90 days ago; due 2026-12-04, 88 days ago");
+        assert_eq!(dated(&promise, wednesday), "said today; due 2026-12-04, in 2 days");
+        let vague = Item { text: "We should meet next Friday.".into(), category: "context".into(), ..promise.clone() };
+        assert_eq!(dated(&vague, wednesday), "said today; \"next friday\" names no single date");
+        let plain = Item { text: "I keep bees.".into(), ..promise };
+        assert_eq!(dated(&plain, wednesday + 86_400), "said yesterday");
     }
 
     #[test]

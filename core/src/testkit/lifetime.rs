@@ -134,6 +134,8 @@ pub enum ProbeKind {
     Update,
     /// Something never said: the answer is that memory does not hold it.
     Absent,
+    /// When something is due or happened: the answer must hold the exact date.
+    Temporal,
 }
 
 /// One recall question: which block its fact sits in, the question (never holding the
@@ -215,6 +217,33 @@ pub fn plant(per_block: usize, next_id: u64, now: i64) -> Planted {
                 (ProbeKind::Single, value.clone(), None)
             };
             out.probes.push(Probe { kind, block, question, value: current, old_value });
+        }
+        // Dated: a promise said a few days ago "by Friday", and an outing "last weekend".
+        let said = now - (n as i64 % 4 + 1) * DAY;
+        let day = crate::text::when::Day::from_unix(said);
+        let friday = day.plus_days((4 - day.weekday()).rem_euclid(7));
+        let saturday = day.plus_days(-day.weekday() - 2);
+        let thing = format!("Kel{n}");
+        let dated = [
+            (
+                Block::Human,
+                "commitments",
+                format!("I promised {name} I would return the {thing} drill by Friday."),
+                format!("When is the {thing} drill for {name} due?"),
+                friday.to_string(),
+            ),
+            (
+                Block::Episodes,
+                "event",
+                format!("{name} and I went kayaking on the {thing} river last weekend."),
+                format!("When did {name} and I go kayaking on the {thing} river?"),
+                format!("{saturday}..{}", saturday.plus_days(1)),
+            ),
+        ];
+        for (block, category, text, question, value) in dated {
+            out.facts.push(item(id, block, category, text, said));
+            id += 1;
+            out.probes.push(Probe { kind: ProbeKind::Temporal, block, question, value, old_value: None });
         }
         out.probes.push(Probe {
             kind: ProbeKind::Absent,
