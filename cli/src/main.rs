@@ -67,6 +67,9 @@ enum Command {
         /// Every pass over every fact, not only what changed since the last Sleep
         #[arg(long)]
         deep: bool,
+        /// Go ahead even when the Sleep would retire more than a quarter of the memory
+        #[arg(long)]
+        yes: bool,
     },
     /// The version timeline (read-only)
     Versions {
@@ -307,7 +310,9 @@ fn run(command: Command) -> Result<ExitCode, String> {
         }
         Command::Gate { files } => return Ok(gate(&files)),
         Command::Chat { store, provider, message } => chat(&store, &provider, message)?,
-        Command::Sleep { store, provider, dry_run, deep } => sleep_command(&store, &provider, dry_run, deep)?,
+        Command::Sleep { store, provider, dry_run, deep, yes } => {
+            sleep_command(&store, &provider, SleepFlags { dry_run, deep, yes })?
+        }
         Command::Versions { store } => {
             let memory = open_existing(&store.store)?;
             for v in pollster::block_on(memory.versions()).map_err(|e| e.to_string())? {
@@ -397,17 +402,33 @@ fn chat(store: &StoreArgs, provider: &ProviderArgs, message: Vec<String>) -> Res
     Ok(())
 }
 
-fn sleep_command(store: &StoreArgs, provider: &ProviderArgs, dry_run: bool, deep: bool) -> Result<(), String> {
+/// How `nocturne sleep` was asked to run.
+#[derive(Clone, Copy, Debug)]
+struct SleepFlags {
+    dry_run: bool,
+    deep: bool,
+    yes: bool,
+}
+
+fn sleep_command(store: &StoreArgs, provider: &ProviderArgs, flags: SleepFlags) -> Result<(), String> {
+    let dry_run = flags.dry_run;
     let memory = open_existing(&store.store)?;
     let mut options = sleep::SleepOptions::new(store.now());
     options.dry_run = dry_run;
-    if deep {
+    if flags.deep {
         options = options.deep();
     }
     let p = provider.build()?;
     let estimate =
         pollster::block_on(sleep::estimate(&memory, p.proposal_style(), &options)).map_err(|e| e.to_string())?;
     println!("{}", estimate.line());
+    if estimate.retires_a_lot() && !dry_run && !flags.yes {
+        return Err(format!(
+            "this Sleep would retire {} of {} active facts (more than a quarter); nothing was written. \
+See which with --dry-run, or run it with --yes",
+            estimate.retire, estimate.active
+        ));
+    }
     // Each pass is saved as it completes (write to a temporary file, then rename), so the
     // file is always the memory after the last completed pass.
     let saved: std::cell::RefCell<Result<(), String>> = std::cell::RefCell::new(Ok(()));

@@ -130,6 +130,19 @@ pub fn incremental(facts: usize, new: usize) -> Result<(), String> {
     Ok(())
 }
 
+/// A user turn saying each fact and the assistant's acknowledgement, already encoded.
+fn transcript(items: &[nocturne_core::model::memory::Item]) -> (Vec<nocturne_core::model::memory::Turn>, Option<u32>) {
+    use nocturne_core::model::memory::{Role, Turn};
+    let mut turns = Vec::with_capacity(items.len() * 2);
+    for item in items {
+        let index = turns.len() as u32;
+        turns.push(Turn { index, role: Role::User, text: item.text.clone(), at: item.created_at });
+        turns.push(Turn { index: index + 1, role: Role::Assistant, text: "Noted.".into(), at: item.created_at });
+    }
+    let n = turns.len() as u32;
+    (turns, Some(n))
+}
+
 /// The prompt budget the recall benchmark measures (the default for every provider).
 const BUDGET: u64 = nocturne_core::llm::context::DEFAULT_MEMORY_TOKENS;
 
@@ -144,8 +157,12 @@ pub fn recall(facts: usize, export: Option<&std::path::Path>) -> Result<(), Stri
     let planted = lifetime::plant(per_block, facts as u64 + 1, NOW);
     let mut items = lifetime::memory(facts, NOW, 31);
     items.extend(planted.facts.clone());
-    block(store.commit(Commit { at: NOW, label: Some("bench:seed".into()), items, ..Default::default() }))
-        .map_err(|e| e.to_string())?;
+    // An exported memory also carries the conversation its facts came from (two turns a
+    // fact, all encoded), as a memory that has lived for years does.
+    let (turns, encoded_through) = if export.is_some() { transcript(&items) } else { (Vec::new(), None) };
+    let seed =
+        Commit { at: NOW, label: Some("bench:seed".into()), items, turns, encoded_through, ..Default::default() };
+    block(store.commit(seed)).map_err(|e| e.to_string())?;
     block(store.set_policy(synth::bench_policy(facts))).map_err(|e| e.to_string())?;
     run(&store, SleepOptions::new(NOW).deep())?;
     // A day later the updates are said; the memory sleeps twice (the second settles what

@@ -405,3 +405,25 @@ fn bench_recall_brings_every_planted_fact_into_a_prompt_within_its_budget() {
     let human: f64 = figure(&out, "recall detail:", "humanBlockTokens").parse().expect("human tokens");
     assert!(human > f("budget"), "the human block alone must overflow the budget: {out}");
 }
+
+#[test]
+fn a_sleep_that_would_retire_most_of_the_memory_asks_for_yes_and_writes_nothing() {
+    let store = temp("retire.json");
+    let _ = std::fs::remove_file(&store);
+    let s = store.to_str().expect("utf8");
+    let lines: String = (0..12).map(|n| format!("The parcel number {n} was delivered to the wrong door.\n")).collect();
+    assert!(nocturne_stdin(&["chat", "--store", s, "--now", "1767139200"], &lines).status.success());
+    let before = std::fs::read(&store).expect("store");
+    // A year later every one of those events is stale.
+    let out = nocturne(&["sleep", "--store", s, "--now", "1798675200"]);
+    assert_eq!(out.status.code(), Some(1), "{}", stdout(&out));
+    assert!(
+        stderr(&out).contains("would retire 12 of 12 active facts") && stderr(&out).contains("--yes"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(std::fs::read(&store).expect("store"), before, "nothing was written");
+    let out = nocturne(&["sleep", "--store", s, "--now", "1798675200", "--yes"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(stdout(&out).contains("active 12 -> 0"), "{}", stdout(&out));
+}

@@ -33,7 +33,17 @@ const [url, out = 'out', fake] = process.argv.slice(2);
     await say('I live in Lisbon and work best in the morning. I keep a bearded dragon.');
     await say('I keep a bearded dragon called Saffron. I live in Lisbon and work best in the morning.');
     await say('I promised Ana I would review her thesis by Friday.');
+    // Regression: every write sent the page back to the app's loading state, taking each
+    // panel off the page and back (the chat lost its scroll, unsaved inputs their text).
+    await page.evaluate(() => {
+      window.__removed = [];
+      const chat = document.querySelector('.transcript');
+      new MutationObserver((ms) => { for (const m of ms) for (const n of m.removedNodes) if (n.contains && n.contains(chat)) window.__removed.push(n.className || n.tagName); })
+        .observe(document.body, { childList: true, subtree: true });
+    });
     await say('<img src=x onerror=alert(1)> is what I typed.');
+    const removed = await page.evaluate(() => window.__removed);
+    check(removed.length === 0, 'regression: a chat turn redraws the chat, not the whole page', removed.join(','));
     await page.waitForFunction(() => document.querySelectorAll('[data-block="scratch"] .fact').length >= 5, null, { timeout: 10000 });
     const scratch = await page.locator('[data-block="scratch"] .fact').count();
     check(scratch === 6, 'chat turns are encoded into scratch facts', `${scratch} facts`);

@@ -20,24 +20,45 @@ const [url, file, out = 'out', model] = process.argv.slice(2);
     await page.waitForFunction(() => (document.querySelector('[data-testid="transfer-status"]')?.innerText || '').startsWith('Imported'), null, { timeout: 120000 });
     check(true, 'a 10,000-fact memory file imports');
     await page.click('text=Chat, memory & sleep');
-    await page.waitForFunction(() => document.querySelectorAll('[data-block] .fact').length > 8000, null, { timeout: 120000 });
-    const facts = await page.locator('[data-block] .fact').count();
+    await page.waitForFunction(() => [...document.querySelectorAll('[data-block] h3 .count')].reduce((n, e) => n + Number(e.textContent), 0) > 8000, null, { timeout: 120000 });
+    const facts = await page.locator('[data-block] h3 .count').evaluateAll((els) => els.reduce((n, e) => n + Number(e.textContent), 0));
     check(facts > 8000, 'the imported memory is active in the app', `${facts} facts`);
+    const drawn = await page.locator('[data-block] .fact').count();
+    check(drawn <= 4 * 200 && (await page.locator('[data-testid="more-human"]').count()) === 1, 'the memory panel draws a page per block, not every fact', `${drawn} drawn`);
+    await page.click('[data-testid="more-human"]');
+    const more = await page.locator('[data-block="human"] .fact').count();
+    check(more === 400, '"Show more" draws the next page of the block', `${more} human facts drawn`);
+    const turnsDrawn = await page.locator('.transcript .turn').count();
+    check(turnsDrawn <= 60 && (await page.locator('[data-testid="older-turns"]').count()) === 1, 'the chat draws the newest turns of 20,000, with older ones on demand', `${turnsDrawn} drawn`);
+    await page.click('[data-testid="older-turns"]');
+    check((await page.locator('.transcript .turn').count()) === 120, '"Show older turns" draws the page before');
 
     // Over the whole memory a prompt would be ~250,000 tokens; the chat carries what is
     // relevant within the budget, so the planted facts come back.
+    // A turn is done when its user line is the newest and nothing is pending; the chat
+    // keeps the newest turn in sight.
     const ask = async (text) => {
-      const before = await page.locator('.turn.assistant:not(.pending)').count();
       await page.fill('#message', text);
       await page.click('.composer button[type=submit]');
-      await page.waitForFunction((b) => document.querySelectorAll('.turn.assistant:not(.pending)').length > b
-        || document.querySelector('.chat p.error'), before, { timeout: 10 * 60 * 1000 });
+      await page.waitForFunction((t) => {
+        const users = document.querySelectorAll('.transcript .turn.user:not(.pending) .said');
+        return (users.length && users[users.length - 1].innerText === t && !document.querySelector('.transcript .pending'))
+          || document.querySelector('.chat p.error');
+      }, text, { timeout: 10 * 60 * 1000 });
       const error = await page.locator('.chat p.error').count();
       if (error) return { error: await page.locator('.chat p.error').innerText() };
-      return { reply: await page.locator('.turn.assistant:not(.pending) .said').last().innerText() };
+      const reply = await page.locator('.turn.assistant:not(.pending) .said').last().innerText();
+      const inSight = await page.evaluate(() => {
+        const ol = document.querySelector('.transcript');
+        const last = [...ol.querySelectorAll('.turn')].pop();
+        const a = ol.getBoundingClientRect(), b = last.getBoundingClientRect();
+        return b.bottom <= a.bottom + 2 && b.top >= a.top - 2;
+      });
+      return { reply, inSight };
     };
     const same = await ask('Where does my friend Yul3 live now?');
     check((same.reply || '').includes('Hom3'), 'offline: a fact from the 5,000-fact human block is recalled', JSON.stringify(same));
+    check(same.inSight === true, 'the new message and its reply are in sight, not off screen', JSON.stringify(same));
     const moved = await ask('Where does my friend Yul2 live now?');
     check((moved.reply || '').includes('Wob2') && !(moved.reply || '').includes('Hom2'), 'offline: the current value, not the superseded one', JSON.stringify(moved));
     const scratch = await ask('Where is the spare key for the Yul4 shed?');
@@ -58,6 +79,15 @@ const [url, file, out = 'out', model] = process.argv.slice(2);
     check(deepCalls > 20 * calls, 'a deep Sleep is estimated at many times the calls', deep);
     await page.uncheck('[data-testid="deep-sleep"]');
     await page.screenshot({ path: `${out}/20-large-memory.png` });
+
+    // Nearly every event in it is stale by now: a Sleep asks before retiring that much.
+    await page.waitForFunction(() => /retire \d+ fact/.test(document.querySelector('[data-testid="sleep-estimate"]')?.innerText || ''), null, { timeout: 60000 });
+    const asked = [];
+    page.once('dialog', async (d) => { asked.push(d.message()); await d.dismiss(); });
+    await page.click('[data-testid="sleep"]');
+    await page.waitForTimeout(500);
+    check(asked.length === 1 && /would retire \d+ of \d+ active facts/.test(asked[0]), 'a Sleep that would retire more than a quarter of the memory asks first', asked.join(' | '));
+    check((await page.locator('[data-testid="sleep-summary"]').count()) === 0, 'declining runs nothing');
 
     if (model) {
       await page.click('text=Settings');

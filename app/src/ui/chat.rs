@@ -12,6 +12,10 @@ use nocturne_core::store::Store;
 /// How a reply the user stopped ends in the transcript.
 pub const CUT: &str = "[stopped by the user]";
 
+/// Turns drawn at first, and added by each "Show older turns": a memory that has lived
+/// for years holds tens of thousands.
+pub const TURNS_PER_PAGE: usize = 60;
+
 /// The conversation and the message box.
 #[component]
 pub fn ChatPanel() -> impl IntoView {
@@ -22,6 +26,9 @@ pub fn ChatPanel() -> impl IntoView {
     let streaming = RwSignal::new(String::new());
     let asked = RwSignal::new(String::new());
     let stop = StoredValue::new_local(StopHandle::default());
+    let shown = RwSignal::new(TURNS_PER_PAGE);
+    let list: NodeRef<leptos::html::Ol> = NodeRef::new();
+    let end: NodeRef<leptos::html::Li> = NodeRef::new();
     let send = Action::new_local(move |text: &String| {
         let text = text.clone();
         let store = c.store.get_value();
@@ -60,6 +67,18 @@ pub fn ChatPanel() -> impl IntoView {
             c.refresh_mode();
         }
     });
+    // Push the view outward: whenever the stored turns are drawn anew (`end` mounts again)
+    // or a turn is pending, the newest is brought into sight — except when the redraw was
+    // "Show older", which must leave the reader where they are.
+    Effect::new(move |last_shown: Option<usize>| {
+        let (drawn, _pending, now_shown) = (end.get(), send.pending().get(), shown.get());
+        if let (Some(_), Some(ol)) = (drawn, list.get_untracked()) {
+            if last_shown.is_none_or(|s| s == now_shown) {
+                request_animation_frame(move || ol.set_scroll_top(ol.scroll_height()));
+            }
+        }
+        now_shown
+    });
     let submit = move |ev: leptos::ev::SubmitEvent| {
         ev.prevent_default();
         let text = draft.get_untracked();
@@ -72,17 +91,32 @@ pub fn ChatPanel() -> impl IntoView {
     view! {
         <div class="chat">
             <h2>"Chat"</h2>
-            <ol class="transcript" aria-live="polite">
+            <ol class="transcript" aria-live="polite" node_ref=list>
                 <Suspense fallback=|| ()>
                     {move || transcript.get().map(|r| match r {
                         Err(e) => view! { <li class="error" role="alert">{e}</li> }.into_any(),
-                        Ok(turns) => turns.into_iter().map(turn_view).collect_view().into_any(),
+                        Ok(turns) if turns.is_empty() => view! {
+                            <li class="hint" data-testid="first-run">"Tell Nocturne about yourself — where you live, what you like, what you promised. Each message becomes facts in scratch; press Sleep to consolidate them, then ask."</li>
+                        }.into_any(),
+                        Ok(turns) => {
+                            let hidden = turns.len().saturating_sub(shown.get());
+                            view! {
+                                {(hidden > 0).then(|| view! {
+                                    <li class="older"><button class="small" data-testid="older-turns"
+                                        on:click=move |_| shown.update(|n| *n += TURNS_PER_PAGE)>
+                                        {format!("Show older turns ({hidden} more)")}</button></li>
+                                })}
+                                {turns.into_iter().skip(hidden).map(turn_view).collect_view()}
+                                <li class="end" aria-hidden="true" node_ref=end></li>
+                            }.into_any()
+                        }
                     })}
                 </Suspense>
                 {move || send.pending().get().then(|| view! {
                     <li class="turn user pending"><span class="who">"user"</span><span class="said">{asked.get()}</span></li>
                     <li class="turn assistant pending"><span class="who">"assistant"</span><span class="said">{move || streaming.get()}"▍"</span></li>
                 })}
+
             </ol>
             {move || send.value().get().map(|r| match r {
                 Ok(out) => encode_summary(&out).into_any(),

@@ -17,18 +17,45 @@ pub fn MemoryPanel() -> impl IntoView {
             <Suspense fallback=|| view! { <p class="status">"Loading…"</p> }>
                 {move || items.get().map(|r| match r {
                     Err(e) => view! { <p class="error" role="alert">{e}</p> }.into_any(),
-                    Ok(items) => Block::ALL.into_iter().map(|b| block_view(b, &items)).collect_view().into_any(),
+                    Ok(items) => {
+                        let items = std::sync::Arc::new(items);
+                        Block::ALL.into_iter().map(|b| view! { <BlockView block=b items=items.clone() /> }).collect_view().into_any()
+                    }
                 })}
             </Suspense>
         </aside>
     }
 }
 
-fn block_view(block: Block, items: &[Item]) -> impl IntoView {
+/// Facts drawn per block at first, and added by each "Show more": a block of thousands
+/// stays quick to draw and to scroll.
+pub const FACTS_PER_PAGE: usize = 200;
+
+/// One block's active facts, newest last, paged.
+#[component]
+fn BlockView(block: Block, items: std::sync::Arc<Vec<Item>>) -> impl IntoView {
+    let shown = RwSignal::new(FACTS_PER_PAGE);
     let mut facts: Vec<Item> = items.iter().filter(|i| i.active && i.block == block).cloned().collect();
     facts.sort_by_key(Item::ordinal);
     let count = facts.len();
     let t = now();
+    let facts = std::sync::Arc::new(facts);
+    move || {
+        let limit = shown.get();
+        let hidden = count.saturating_sub(limit);
+        let page: Vec<Item> = facts.iter().take(limit).cloned().collect();
+        view! {
+            {block_view(block, count, page, t)}
+            {(hidden > 0).then(|| view! {
+                <button class="small more" data-testid=format!("more-{}", block.as_str())
+                    on:click=move |_| shown.update(|n| *n += FACTS_PER_PAGE)>
+                    {format!("Show {} more of {hidden}", hidden.min(FACTS_PER_PAGE))}</button>
+            })}
+        }
+    }
+}
+
+fn block_view(block: Block, count: usize, facts: Vec<Item>, t: i64) -> impl IntoView {
     view! {
         <section class="block" data-block=block.as_str()>
             <h3>{block.as_str()} <span class="count">{count}</span></h3>

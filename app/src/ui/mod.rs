@@ -143,12 +143,15 @@ pub fn App() -> impl IntoView {
         LocalResource::new(|| async { IdbStore::open(&transfer::active_memory()).await.map_err(|e| e.to_string()) });
     view! {
         <main class="app">
-            <Suspense fallback=|| view! { <p class="status">"Opening memory…"</p> }>
+            // A Transition, not a Suspense: once the memory is open, a panel reloading after a
+            // write keeps the page as it is (a Suspense would take every panel off the page
+            // until all of them had reloaded, losing the chat's scroll and any input).
+            <Transition fallback=|| view! { <p class="status">"Opening memory…"</p> }>
                 {move || opened.get().map(|r| match r {
                     Ok(store) => view! { <Shell store=store /> }.into_any(),
                     Err(e) => view! { <p class="error" role="alert">{format!("Nocturne cannot open its memory: {e}")}</p> }.into_any(),
                 })}
-            </Suspense>
+            </Transition>
         </main>
     }
 }

@@ -75,7 +75,11 @@ fn StorageStatusLine() -> impl IntoView {
     });
     view! {
         <h2>"Storage"</h2>
-        <p data-testid="storage-status">{move || status.get().map(|s| s.describe())}</p>
+        // Its own boundary, so re-reading the quota after a write never sends the page back
+        // to the app's loading state.
+        <Transition fallback=|| ()>
+            <p data-testid="storage-status">{move || status.get().map(|s| s.describe())}</p>
+        </Transition>
     }
 }
 
@@ -140,7 +144,9 @@ pub fn SettingsPanel() -> impl IntoView {
                 <p>"JSON mode: " <span data-testid="json-mode">{move || c.mode_label.get()}</span></p>
                 <button on:click=save>"Save provider"</button> " " {move || saved.get()}
             </fieldset>
-            <PolicyEditor />
+            // Its own boundary: the editor reloads the stored policy after every write, and
+            // that must not send the whole page back to the app's loading state.
+            <Transition fallback=|| ()><PolicyEditor /></Transition>
             <StorageStatusLine />
         </div>
     }

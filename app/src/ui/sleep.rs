@@ -71,22 +71,41 @@ pub fn SleepPanel() -> impl IntoView {
                     <input type="checkbox" data-testid="deep-sleep" prop:checked=move || deep.get()
                     on:change=move |ev| deep.set(event_target_checked(&ev)) />" Deep (everything)"</label>
                 <button class="primary" data-testid="sleep" disabled=move || run.pending().get()
-                    on:click=move |_| { run.dispatch(dry_run.get_untracked()); }>
+                    on:click=move |_| {
+                        let dry = dry_run.get_untracked();
+                        // A Sleep that would retire more than a quarter of the memory asks first.
+                        let heavy = estimate.get_untracked().and_then(|e| e.ok()).filter(|e| e.retires_a_lot());
+                        if let (false, Some(e)) = (dry, heavy) {
+                            let ask = format!(
+                                "This Sleep would retire {} of {} active facts (stale, past due or over capacity). Run a dry run first to see which.\n\nGo ahead?",
+                                e.retire, e.active
+                            );
+                            if !window().confirm_with_message(&ask).unwrap_or(false) {
+                                return;
+                            }
+                        }
+                        run.dispatch(dry);
+                    }>
                     {move || if run.pending().get() { "Sleeping…" } else { "Sleep" }}
                 </button>
                 <button data-testid="stop-sleep" hidden=move || !run.pending().get()
                     on:click=move |_| stop.get_value().stop()>"Stop"</button>
             </div>
-            <p class="hint" data-testid="sleep-estimate">{move || estimate.get().map(|e| match e {
+            // Its own boundary: re-estimating after a write must not send the whole page
+            // back to the app's loading state (which would also lose the chat's scroll).
+            <Transition fallback=|| ()>
+                <p class="hint" data-testid="sleep-estimate">{move || estimate.get().map(|e| match e {
                 Ok(e) => {
                     let what = match e.fresh {
                         Some(f) => format!("Incremental: {f} fact(s) new or changed since the last Sleep, of {} active", e.active),
                         None => format!("Deep: all {} active facts", e.active),
                     };
-                    format!("{what} — about {} model call(s), {} prompt tokens.", e.calls, e.prompt_tokens)
+                    let retire = if e.retire > 0 { format!(" The retention rules alone retire {} fact(s).", e.retire) } else { String::new() };
+                    format!("{what} — about {} model call(s), {} prompt tokens.{retire}", e.calls, e.prompt_tokens)
                 }
                 Err(e) => format!("No estimate: {e}"),
             })}</p>
+            </Transition>
             <progress max=PassKind::SLEEP.len().to_string() value=move || done().to_string() aria-label="passes done"></progress>
             <table class="passes" data-testid="passes">
                 <thead><tr>

@@ -27,15 +27,21 @@ pub fn VersionsPanel() -> impl IntoView {
     let by_time = RwSignal::new(false);
     let lo = RwSignal::new(0u64);
     let hi = RwSignal::new(0u64);
+    // Until two versions are picked, the diff is the last Sleep's.
     let diffed = LocalResource::new(move || {
         c.revision.get();
         let (a, b) = (lo.get(), hi.get());
         let store = c.store.get_value();
         async move {
-            if a == 0 || b == 0 {
-                return Ok(None);
-            }
-            diff::diff(&store, a, b).await.map(Some).map_err(|e| e.to_string())
+            let (a, b) = if a == 0 || b == 0 {
+                match last_sleep(&store.versions().await.map_err(|e| e.to_string())?) {
+                    Some(range) => range,
+                    None => return Ok(None),
+                }
+            } else {
+                (a, b)
+            };
+            diff::diff(&store, a, b).await.map(|d| Some((a, b, d))).map_err(|e| e.to_string())
         }
     });
     view! {
@@ -73,12 +79,12 @@ pub fn VersionsPanel() -> impl IntoView {
                 Ok(id) => view! { <p class="ok" data-testid="restored">{format!("Restored as {id}.")}</p> }.into_any(),
                 Err(e) => view! { <p class="error" role="alert">{e}</p> }.into_any(),
             })}
-            <h2>"Diff " {move || format!("v{} → v{}", lo.get(), hi.get())}</h2>
+            <h2 data-testid="diff-title">"Diff " {move || diffed.get().and_then(|r| r.ok()).flatten().map_or("(none yet)".to_string(), |(a, b, _)| format!("v{a} → v{b}"))}</h2>
             <Suspense fallback=|| ()>
                 {move || diffed.get().map(|r| match r {
                     Err(e) => view! { <p class="error" role="alert">{e}</p> }.into_any(),
-                    Ok(None) => view! { <p class="hint">"Pick two versions with “diff from” and “diff to”."</p> }.into_any(),
-                    Ok(Some(d)) => diff_view(d).into_any(),
+                    Ok(None) => view! { <p class="hint">"No Sleep yet. Pick two versions with “diff from” and “diff to”, or press Sleep first."</p> }.into_any(),
+                    Ok(Some((_, _, d))) => diff_view(d).into_any(),
                 })}
             </Suspense>
         </div>
@@ -112,6 +118,16 @@ fn diff_view(d: Diff) -> impl IntoView {
             </ul>
         </div>
     }
+}
+
+/// The versions the last Sleep spans: from its `consolidation:start` to its last pass.
+fn last_sleep(versions: &[Version]) -> Option<(u64, u64)> {
+    let start = versions.iter().rposition(|v| v.label == "consolidation:start")?;
+    let end = versions[start..]
+        .iter()
+        .take_while(|v| v.label == "consolidation:start" || v.label.starts_with("pass:"))
+        .last()?;
+    (end.seq > versions[start].seq).then_some((versions[start].seq, end.seq))
 }
 
 /// `2026-11-30 14:05` (UTC), when a version was written.

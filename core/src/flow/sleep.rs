@@ -197,7 +197,7 @@ pub async fn sleep<S: Store, P: Provider>(
     let mut head = meta.head;
     // Supersede looks for a change the user stated in a newer fact's source turn.
     let turns = store.transcript().await?;
-    let fresh = fresh_ids(store, options.scope, head).await?;
+    let fresh = fresh_ids(store, options.scope, head, items.values()).await?;
     let mut passes = Vec::new();
     for kind in PassKind::SLEEP {
         if options.stop.is_stopped() {
@@ -294,18 +294,30 @@ pub struct Estimate {
     pub prompt_tokens: u64,
     /// Calls per pass, in pass order.
     pub by_pass: Vec<(PassKind, usize)>,
+    /// Active facts the retention rules alone would retire (stale and unprotected, past
+    /// due, over capacity) — what a Sleep forgets whatever the model says.
+    pub retire: usize,
 }
 
 impl Estimate {
-    /// `estimate: scope=incremental fresh=12 active=430 calls=9 promptTokens=11062`.
+    /// `estimate: scope=incremental fresh=12 active=430 calls=9 promptTokens=11062 retire=3`.
     pub fn line(&self) -> String {
         let fresh = self.fresh.map_or(String::new(), |f| format!(" fresh={f}"));
         format!(
-            "estimate: scope={}{fresh} active={} calls={} promptTokens={}",
-            self.scope, self.active, self.calls, self.prompt_tokens
+            "estimate: scope={}{fresh} active={} calls={} promptTokens={} retire={}",
+            self.scope, self.active, self.calls, self.prompt_tokens, self.retire
         )
     }
+
+    /// Whether the Sleep would retire more than a quarter of the active memory (and at
+    /// least [`CONFIRM_RETIRE_AT_LEAST`] facts), so a person should confirm it first.
+    pub fn retires_a_lot(&self) -> bool {
+        self.retire * 4 > self.active && self.retire >= CONFIRM_RETIRE_AT_LEAST
+    }
 }
+
+/// A small memory losing a stale fact or two is not worth a question.
+pub const CONFIRM_RETIRE_AT_LEAST: usize = 10;
 
 /// Estimates the calls and prompt tokens of a Sleep with `options` over `store`, asking
 /// no model and writing nothing.
@@ -318,11 +330,21 @@ pub async fn estimate<S: Store>(
     let policy = options.policy.clone().unwrap_or(meta.policy);
     let items = store.items().await?;
     let turns = store.transcript().await?;
-    let fresh = fresh_ids(store, options.scope, meta.head).await?;
+    let fresh = fresh_ids(store, options.scope, meta.head, items.iter()).await?;
     let mut active: Vec<&Item> = items.iter().filter(|i| i.active).collect();
     active.sort_by_key(|i| i.ordinal());
     let asking = Asking { policy: &policy, now: options.now, budget: &options.budget, style };
+    let overflow = policy.overflow(active.iter().copied(), options.now);
+    let retire = active
+        .iter()
+        .filter(|i| {
+            overflow.contains(&i.item_id)
+                || policy.fell_due(i, options.now).is_some()
+                || (!policy.protects(i, options.now) && policy.is_stale(i, options.now))
+        })
+        .count();
     let mut out = Estimate {
+        retire,
         scope: if fresh.is_some() { "incremental" } else { "deep" },
         fresh: fresh.as_ref().map(HashSet::len),
         active: active.len(),
@@ -382,14 +404,21 @@ impl Asking<'_> {
     }
 }
 
-/// The ids of facts added or changed since the last completed Sleep, or `None` when the
-/// Sleep is deep: asked for, or no Sleep has completed yet.
-async fn fresh_ids<S: Store>(store: &S, scope: Scope, head: u64) -> Result<Option<HashSet<String>>, StoreError> {
+/// The ids of active facts added or changed since the last completed Sleep, or `None`
+/// when the Sleep is deep: asked for, or no Sleep has completed yet.
+async fn fresh_ids<'i, S: Store>(
+    store: &S,
+    scope: Scope,
+    head: u64,
+    items: impl Iterator<Item = &'i Item>,
+) -> Result<Option<HashSet<String>>, StoreError> {
     if scope == Scope::Deep {
         return Ok(None);
     }
+    let active: HashSet<&str> = items.filter(|i| i.active).map(|i| i.item_id.as_str()).collect();
     let Some(since) = focus::last_completed_sleep(&store.versions().await?) else { return Ok(None) };
-    Ok(Some(store.changes(since, head).await?.into_iter().map(|(_, item)| item.item_id).collect()))
+    let changed = store.changes(since, head).await?.into_iter().map(|(_, item)| item.item_id);
+    Ok(Some(changed.filter(|id| active.contains(id.as_str())).collect()))
 }
 
 /// Writes one pass atomically: its markers, changed rows and every verdict, planned
