@@ -22,6 +22,8 @@ const [url, out = 'out', fake] = process.argv.slice(2);
     check(JSON.stringify(blocks) === JSON.stringify(['persona', 'human', 'episodes', 'scratch']), 'the four memory blocks render', blocks.join(','));
     check(await page.locator('[data-testid="sleep"]').isVisible(), 'the Sleep button is visible');
     check((await page.locator('[data-testid="provider"]').innerText()).includes('offline'), 'the offline provider is labelled as such');
+    const hint = await page.locator('[data-testid="first-run"]').innerText();
+    check(hint.includes('Sleep'), 'an empty chat tells a first-time user what to do', hint);
     await page.screenshot({ path: `${out}/01-empty.png`, fullPage: true });
 
     const say = async (text) => {
@@ -92,6 +94,10 @@ const [url, out = 'out', fake] = process.argv.slice(2);
     await page.waitForSelector('[data-testid="timeline"] li');
     const labels = await page.locator('[data-testid="timeline"] .label').allInnerTexts();
     check(labels.includes('consolidation:start') && labels.includes('pass:forget:after'), 'the timeline lists the Sleep versions', labels.join(','));
+    await page.waitForFunction(() => /^Diff v\d+ → v\d+$/.test(document.querySelector('[data-testid="diff-title"]')?.innerText || ''), null, { timeout: 10000 }).catch(() => {});
+    const opening = await page.locator('[data-testid="diff-title"]').innerText();
+    const sleepStart = (await page.locator('[data-testid="timeline"] li', { hasText: 'consolidation:start' }).locator('code').innerText());
+    check(opening.startsWith(`Diff ${sleepStart} → v`) && !opening.includes('v0'), 'the Versions tab opens on the diff of the last Sleep', opening);
     const stamp = await page.locator('[data-testid="timeline"] time.at').first().innerText();
     check(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}$/.test(stamp), 'the timeline shows when each version was written', stamp);
     await page.check('[data-testid="curve-by-time"]');
