@@ -15,7 +15,8 @@ Each first path segment picks a behaviour; the rest must be /v1/chat/completions
   /nocors     valid answers but no CORS headers (the browser must refuse them)
   /stall      well-behaved, but a Promote pass request is held open (a slow model, for Stop)
   /slowchat   well-behaved, but a chat reply streams "Hel" and then waits a minute
-GET /_requests returns what was received (mode, response_format type, headers of note).
+GET /_requests returns what was received (mode, response_format type, headers of note);
+GET /<mode>/v1/models lists two models for the well-behaved modes.
 """
 import json
 import sys
@@ -74,6 +75,8 @@ class Handler(BaseHTTPRequestHandler):
         if self.path == "/_requests":
             with LOCK:
                 self.reply(200, json.dumps(RECEIVED))
+        elif self.path.endswith("/v1/models") and self.mode() in ("good", "lmstudio", "noschema", "stall", "slowchat"):
+            self.reply(200, json.dumps({"object": "list", "data": [{"id": "fake"}, {"id": "fake-large"}]}))
         else:
             self.reply(404, '{"error":"not found"}')
 

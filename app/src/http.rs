@@ -225,6 +225,33 @@ impl HttpProvider {
     }
 }
 
+impl HttpProvider {
+    /// *Test connection*: the models the server lists (`GET /models`, optional), then one
+    /// small structured request through the JSON-mode fallback, timed. Errors are the
+    /// provider's, worded for a person and without the key.
+    pub async fn test_connection(&self) -> Result<openai::ConnectionReport, ProviderError> {
+        let models = self.list_models().await;
+        let request =
+            nocturne_core::llm::prompt::quiz_question_request("I keep a bearded dragon called Saffron.", false);
+        let started = js_sys::Date::now();
+        self.complete(&request).await?;
+        let round_trip_ms = js_sys::Date::now() - started;
+        let model_listed = models.as_ref().map(|ids| ids.iter().any(|id| id == &self.config.model));
+        Ok(openai::ConnectionReport { models, json_mode: self.mode(), round_trip_ms, model_listed })
+    }
+
+    /// `GET {baseUrl}/models`, or `None` when the server does not answer it usefully.
+    async fn list_models(&self) -> Option<Vec<String>> {
+        let url = format!("{}/models", self.config.base_url.trim_end_matches('/'));
+        let mut builder = HttpRequest::get(&url);
+        if let Some(key) = self.config.api_key.as_deref().filter(|k| !k.is_empty()) {
+            builder = builder.header("Authorization", &format!("Bearer {key}"));
+        }
+        let response = builder.send().await.ok().filter(Response::ok)?;
+        Some(openai::model_ids(&response.text().await.ok()?)).filter(|ids| !ids.is_empty())
+    }
+}
+
 fn js_text(v: &JsValue) -> String {
     v.as_string()
         .or_else(|| js_sys::JSON::stringify(v).ok().and_then(|s| s.as_string()))

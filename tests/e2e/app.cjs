@@ -210,6 +210,32 @@ const [url, out = 'out', fake] = process.argv.slice(2);
     if (fake) {
       await page.click('text=Settings');
       await page.check('input[name=provider] >> nth=1');
+      // A friendlier first run: presets fill the address, Test connection says what it found.
+      await page.selectOption('[data-testid="preset"]', 'llama.cpp server');
+      const presetUrl = await page.getByRole('textbox', { name: 'Base URL', exact: true }).inputValue();
+      check(presetUrl === 'http://127.0.0.1:8080/v1', 'a preset fills in the server\'s usual address', presetUrl);
+      const testWith = async (base) => {
+        await page.getByRole('textbox', { name: 'Base URL', exact: true }).fill(base);
+        await page.getByRole('textbox', { name: 'Model', exact: true }).fill('fake');
+        const before = await page.locator('[data-testid="connection-report"]').innerText();
+        await page.click('[data-testid="test-connection"]');
+        await page.waitForFunction((b) => {
+          const t = document.querySelector('[data-testid="connection-report"]')?.innerText || '';
+          return t !== b && /Connected|Not connected/.test(t) && !document.querySelector('[data-testid="test-connection"]').disabled;
+        }, before, { timeout: 20000 });
+        return page.locator('[data-testid="connection-report"]').innerText();
+      };
+      const good = await testWith(`${fake}/lmstudio/v1`);
+      check(/2 model\(s\) listed \(fake, fake-large\), the one in use/.test(good) && good.includes('json_schema accepted') && /round trip \d+ ms/.test(good), 'Test connection lists the models, the JSON mode and the round trip', good);
+      const older = await testWith(`${fake}/noschema/v1`);
+      check(older.includes('json_object accepted'), 'Test connection reports the JSON mode an older server falls back to', older);
+      const none = await testWith('http://127.0.0.1:18997/v1');
+      check(none.startsWith('Not connected:'), 'Test connection says plainly when nothing answers', none);
+      // The browser logs the refused json_schema and the closed port itself; those two
+      // were provoked on purpose.
+      const provoked = (e) => e.includes('status of 400') || e.includes('ERR_CONNECTION_REFUSED');
+      for (let i = errors.length - 1; i >= 0; i--) if (provoked(errors[i])) errors.splice(i, 1);
+      await page.screenshot({ path: `${out}/12-settings-presets.png`, fullPage: true });
       await page.getByRole('textbox', { name: 'Base URL', exact: true }).fill(`${fake}/stall/v1`);
       await page.getByRole('textbox', { name: 'Model', exact: true }).fill('fake');
       await page.click('text=Save provider');

@@ -3,6 +3,7 @@
 
 use super::ctx;
 use leptos::prelude::*;
+use nocturne_core::llm::openai;
 use nocturne_core::llm::provider::StyleSetting;
 use nocturne_core::store::Store;
 use nocturne_core::RetentionPolicy;
@@ -89,6 +90,20 @@ pub fn SettingsPanel() -> impl IntoView {
     let s = c.settings;
     let remember = RwSignal::new(s.get_untracked().remembered_key.is_some());
     let saved = RwSignal::new(String::new());
+    // What the endpoint in the form answers, before anything is saved.
+    let test = Action::new_local(move |_: &()| {
+        let provider = c.provider();
+        async move {
+            match provider {
+                crate::providers::AnyProvider::Http(p) => {
+                    p.test_connection().await.map(|r| r.describe()).map_err(|e| format!("Not connected: {e}"))
+                }
+                crate::providers::AnyProvider::Offline(_) => {
+                    Ok("The offline provider runs in this page: nothing to connect to.".to_string())
+                }
+            }
+        }
+    });
     let save = move |_| {
         let mut next = s.get_untracked();
         next.remembered_key = remember.get_untracked().then(|| c.api_key.get_untracked()).filter(|k| !k.is_empty());
@@ -107,7 +122,17 @@ pub fn SettingsPanel() -> impl IntoView {
                 <label><input type="radio" name="provider" prop:checked=move || s.get().provider == "openai"
                     on:change=move |_| s.update(|x| x.provider = "openai".into()) />
                     " OpenAI-compatible endpoint"</label>
-                <label>"Base URL " <input type="url" prop:value=move || s.get().base_url
+                <label>"Server " <select data-testid="preset"
+                    on:change=move |ev| {
+                        let name = event_target_value(&ev);
+                        if let Some(p) = openai::PRESETS.iter().find(|p| p.name == name) {
+                            s.update(|x| x.base_url = p.base_url.to_string());
+                        }
+                    }>
+                    <option value="" selected=true>"choose a preset…"</option>
+                    {openai::PRESETS.iter().map(|p| view! { <option value=p.name>{format!("{} — key: {}", p.name, p.key)}</option> }).collect_view()}
+                </select></label>
+                <label class="wide">"Base URL " <input type="url" prop:value=move || s.get().base_url
                     on:input=move |ev| s.update(|x| x.base_url = event_target_value(&ev)) /></label>
                 <label>"Model " <input type="text" prop:value=move || s.get().model
                     on:input=move |ev| s.update(|x| x.model = event_target_value(&ev)) /></label>
@@ -143,6 +168,13 @@ pub fn SettingsPanel() -> impl IntoView {
                 }}</span></p>
                 <p>"JSON mode: " <span data-testid="json-mode">{move || c.mode_label.get()}</span></p>
                 <button on:click=save>"Save provider"</button> " " {move || saved.get()}
+                " " <button data-testid="test-connection" disabled=move || test.pending().get()
+                    on:click=move |_| { test.dispatch(()); }>
+                    {move || if test.pending().get() { "Testing…" } else { "Test connection" }}</button>
+                <p data-testid="connection-report" aria-live="polite">{move || test.value().get().map(|r| match r {
+                    Ok(line) => view! { <span class="ok">{line}</span> }.into_any(),
+                    Err(e) => view! { <span class="error" role="alert">{e}</span> }.into_any(),
+                })}</p>
             </fieldset>
             // Its own boundary: the editor reloads the stored policy after every write, and
             // that must not send the whole page back to the app's loading state.

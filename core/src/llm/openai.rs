@@ -36,6 +36,81 @@ impl JsonMode {
     }
 }
 
+/// A common OpenAI-compatible server: where it listens by default and how it takes a key.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Preset {
+    pub name: &'static str,
+    pub base_url: &'static str,
+    /// How the key is sent, in words for Settings.
+    pub key: &'static str,
+}
+
+/// The servers Settings offers, by their usual addresses. Every one takes the key (when it
+/// needs one) as `Authorization: Bearer …`.
+pub const PRESETS: &[Preset] = &[
+    Preset { name: "OpenAI", base_url: "https://api.openai.com/v1", key: "required: Authorization: Bearer sk-…" },
+    Preset { name: "LM Studio", base_url: "http://127.0.0.1:1234/v1", key: "none needed" },
+    Preset { name: "Ollama", base_url: "http://127.0.0.1:11434/v1", key: "none needed (any text is accepted)" },
+    Preset { name: "llama.cpp server", base_url: "http://127.0.0.1:8080/v1", key: "only if started with --api-key" },
+    Preset { name: "vLLM", base_url: "http://127.0.0.1:8000/v1", key: "only if started with --api-key" },
+];
+
+/// The model ids of a `GET {baseUrl}/models` reply (`{"data":[{"id":…}]}`); empty when
+/// the body is something else.
+///
+/// ```
+/// use nocturne_core::llm::openai::model_ids;
+/// assert_eq!(model_ids(r#"{"object":"list","data":[{"id":"smollm2"},{"id":"qwen"}]}"#), ["smollm2", "qwen"]);
+/// assert!(model_ids("<html>").is_empty());
+/// ```
+pub fn model_ids(body: &str) -> Vec<String> {
+    serde_json::from_str::<Value>(body)
+        .ok()
+        .and_then(|v| v.get("data").and_then(Value::as_array).cloned())
+        .unwrap_or_default()
+        .iter()
+        .filter_map(|m| m.get("id").and_then(Value::as_str).map(str::to_string))
+        .collect()
+}
+
+/// What *Test connection* found at an endpoint.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ConnectionReport {
+    /// Model ids the server lists (`GET /models`); `None` when it lists none or refuses.
+    pub models: Option<Vec<String>>,
+    /// The JSON mode a small structured request went through with.
+    pub json_mode: JsonMode,
+    /// Milliseconds for that request, there and back.
+    pub round_trip_ms: f64,
+    /// Whether the model named in Settings is among the listed ones.
+    pub model_listed: Option<bool>,
+}
+
+impl ConnectionReport {
+    /// One line for Settings: `Connected: 1 model listed (smollm2, the one in use); JSON
+    /// mode json_schema accepted; round trip 412 ms.`
+    pub fn describe(&self) -> String {
+        let models = match &self.models {
+            None => "the server lists no models".to_string(),
+            Some(ids) => {
+                let shown: Vec<&str> = ids.iter().take(5).map(String::as_str).collect();
+                let more = if ids.len() > 5 { format!(" and {} more", ids.len() - 5) } else { String::new() };
+                let in_use = match self.model_listed {
+                    Some(true) => ", the one in use among them",
+                    Some(false) => "; the model in Settings is not among them",
+                    None => "",
+                };
+                format!("{} model(s) listed ({}{more}){in_use}", ids.len(), shown.join(", "))
+            }
+        };
+        let mode = match self.json_mode {
+            JsonMode::Plain => "JSON mode not accepted (the prompt alone asks for JSON)".to_string(),
+            m => format!("JSON mode {} accepted", m.label()),
+        };
+        format!("Connected: {models}; {mode}; round trip {:.0} ms.", self.round_trip_ms)
+    }
+}
+
 /// The body of `POST {baseUrl}/chat/completions`: deterministic settings (temperature 0,
 /// no prompt cache) and the `response_format` of `mode` when the request wants JSON.
 pub fn body(request: &Request, model: &str, mode: JsonMode, stream: bool) -> Value {
