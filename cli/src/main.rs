@@ -89,6 +89,14 @@ enum Command {
         store: StoreArgs,
         version: String,
     },
+    /// Facts whose words hold the query, newest first, with block, category, age and
+    /// lineage (read-only)
+    Search {
+        #[command(flatten)]
+        store: StoreArgs,
+        #[arg(required = true)]
+        query: Vec<String>,
+    },
     /// The Wake quiz over the store file (read-only)
     Quiz {
         #[command(flatten)]
@@ -329,6 +337,16 @@ fn run(command: Command) -> Result<ExitCode, String> {
             let v = pollster::block_on(memory.restore(seq(&version)?, store.now())).map_err(|e| e.to_string())?;
             save(&memory, &store.store)?;
             println!("{} {} active={}", v.id(), v.label, v.active_count);
+        }
+        Command::Search { store, query } => {
+            let memory = open_existing(&store.store)?;
+            let items = pollster::block_on(memory.items()).map_err(|e| e.to_string())?;
+            let log = pollster::block_on(memory.mutations()).map_err(|e| e.to_string())?;
+            let hits = nocturne_core::store::search::search(&items, &log, &query.join(" "));
+            for hit in &hits {
+                println!("{}", nocturne_core::store::search::describe(hit, store.now()));
+            }
+            println!("{} fact(s) match", hits.len());
         }
         Command::Quiz { store, provider } => {
             let memory = open_existing(&store.store)?;

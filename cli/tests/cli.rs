@@ -170,6 +170,7 @@ fn help_lists_every_subcommand() {
         "versions",
         "diff",
         "restore",
+        "search",
         "quiz",
         "verify",
         "bench-models",
@@ -426,4 +427,27 @@ fn a_sleep_that_would_retire_most_of_the_memory_asks_for_yes_and_writes_nothing(
     let out = nocturne(&["sleep", "--store", s, "--now", "1798675200", "--yes"]);
     assert!(out.status.success(), "{}", stderr(&out));
     assert!(stdout(&out).contains("active 12 -> 0"), "{}", stdout(&out));
+}
+
+#[test]
+fn search_finds_facts_by_their_words_with_block_age_and_lineage() {
+    let store = temp("search.json");
+    let _ = std::fs::remove_file(&store);
+    let s = store.to_str().expect("utf8");
+    assert!(nocturne(&["chat", "--store", s, "--now", "1767139200", "I live in Lisbon. I keep bees."])
+        .status
+        .success());
+    assert!(nocturne(&["sleep", "--store", s, "--now", "1767139300"]).status.success());
+    let out = nocturne(&["search", "--store", s, "--now", "1767398400", "Where", "do", "I", "live?"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = stdout(&out);
+    let first = text.lines().next().unwrap_or_default();
+    assert!(first.contains("human/") && first.contains("active") && first.contains("said 3 days ago"), "{text}");
+    assert!(first.contains("I live in Lisbon.") && first.contains("encoded from turn 0"), "{text}");
+    assert!(!text.contains("bees") && text.ends_with("1 fact(s) match\n"), "{text}");
+    assert!(stdout(&nocturne(&["search", "--store", s, "saffron"])).ends_with("0 fact(s) match\n"));
+    let missing = temp("no-search.json");
+    let _ = std::fs::remove_file(&missing);
+    assert_eq!(nocturne(&["search", "--store", missing.to_str().expect("utf8"), "x"]).status.code(), Some(1));
+    assert!(!missing.exists(), "a read-only command created a file");
 }

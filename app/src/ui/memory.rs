@@ -11,15 +11,30 @@ use nocturne_core::store::Store;
 pub fn MemoryPanel() -> impl IntoView {
     let c = ctx();
     let items = c.load(|store| async move { store.items().await });
+    let query = RwSignal::new(String::new());
     view! {
         <aside class="memory" aria-label="Memory">
             <h2>"Memory"</h2>
+            <label class="search"><span class="sr">"Search memory"</span>
+                <input type="search" data-testid="memory-search" placeholder="Search memory by words…"
+                    prop:value=move || query.get() on:input=move |ev| query.set(event_target_value(&ev)) /></label>
             <Suspense fallback=|| view! { <p class="status">"Loading…"</p> }>
                 {move || items.get().map(|r| match r {
                     Err(e) => view! { <p class="error" role="alert">{e}</p> }.into_any(),
                     Ok(items) => {
+                        // With a query, only the facts whose words hold it (the core's search).
+                        let q = query.get();
+                        let items: Vec<Item> = if q.trim().is_empty() {
+                            items
+                        } else {
+                            nocturne_core::store::search::search(&items, &[], &q).into_iter().map(|h| h.item.clone()).collect()
+                        };
+                        let found = (!q.trim().is_empty()).then(|| items.iter().filter(|i| i.active).count());
                         let items = std::sync::Arc::new(items);
-                        Block::ALL.into_iter().map(|b| view! { <BlockView block=b items=items.clone() /> }).collect_view().into_any()
+                        view! {
+                            {found.map(|n| view! { <p class="hint" data-testid="search-count">{format!("{n} active fact(s) match")}</p> })}
+                            {Block::ALL.into_iter().map(|b| view! { <BlockView block=b items=items.clone() /> }).collect_view()}
+                        }.into_any()
                     }
                 })}
             </Suspense>

@@ -106,6 +106,30 @@ impl Item {
         }
     }
 
+    /// `said 90 days ago`, and the resolved date: `due 2026-12-04, 88 days ago`.
+    pub fn dated(&self, now: i64) -> String {
+        let item = self;
+        let said = format!("said {}", relative(-(item.age_days(now).floor() as i64)));
+        let when = match crate::text::when::resolve(&item.text, item.created_at) {
+            crate::text::when::Resolution::None => return said,
+            // Said so, rather than guessed: the reader can ask.
+            crate::text::when::Resolution::Ambiguous { expression, .. } => {
+                return format!("{said}; \"{expression}\" names no single date")
+            }
+            crate::text::when::Resolution::Resolved { when, .. } => when,
+        };
+        let today = crate::text::when::Day::from_unix(now);
+        let offset = if when.last() < today {
+            when.last().0 - today.0
+        } else if when.first() > today {
+            when.first().0 - today.0
+        } else {
+            0
+        };
+        let due = if item.category == "commitments" { "due " } else { "" };
+        format!("{said}; {due}{when}, {}", relative(offset))
+    }
+
     /// The numeric part of `m_17`, for ordering ids naturally.
     pub fn ordinal(&self) -> u64 {
         id_ordinal(&self.item_id)
@@ -294,4 +318,21 @@ pub struct Mutation {
     pub policy: Option<String>,
     pub proposer: Proposer,
     pub at: i64,
+}
+
+/// `today`, `yesterday`, `in 3 days`, `88 days ago`, `in 4 months`, `3 years ago`.
+fn relative(days: i64) -> String {
+    let n = days.abs();
+    let amount = match n {
+        0 => return "today".into(),
+        1 => return if days < 0 { "yesterday".into() } else { "tomorrow".into() },
+        2..=99 => format!("{n} days"),
+        100..=729 => format!("{} months", n / 30),
+        _ => format!("{} years", n / 365),
+    };
+    if days < 0 {
+        format!("{amount} ago")
+    } else {
+        format!("in {amount}")
+    }
 }

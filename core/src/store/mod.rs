@@ -16,6 +16,7 @@ pub mod document;
 pub mod lineage;
 mod mem;
 mod rows;
+pub mod search;
 
 pub use mem::MemStore;
 pub use rows::{plan_rows, Rows};
