@@ -169,28 +169,21 @@ pub fn pass_requests(
 /// with one already in the call joins it even past the budget (up to twice it), so both
 /// sides of a candidate pair reach the model together.
 fn chunk_by_tokens<'a>(items: &[&'a Item], candidates: &Candidates, now: i64, budget: u64) -> Vec<Vec<&'a Item>> {
-    let mut partners: std::collections::HashMap<&str, Vec<&str>> = std::collections::HashMap::new();
-    let mut pair = |a: &'a str, b: &'a str| {
-        partners.entry(a).or_default().push(b);
-        partners.entry(b).or_default().push(a);
-    };
-    let pairs: Vec<(&str, &str)> = candidates
+    use std::collections::{HashMap, HashSet};
+    let mut partners: HashMap<&str, Vec<&str>> = HashMap::new();
+    let pairs = candidates
         .duplicates()
         .iter()
         .map(|p| (p.drop_id.as_str(), p.keeper_id.as_str()))
         .chain(candidates.conflicts().iter().map(|p| (p.old_id.as_str(), p.new_id.as_str())))
-        .chain(candidates.merges().iter().map(|p| (p.into_id.as_str(), p.from_id.as_str())))
-        .collect();
-    let owned: std::collections::HashMap<&str, &'a str> =
-        items.iter().map(|i| (i.item_id.as_str(), i.item_id.as_str())).collect();
+        .chain(candidates.merges().iter().map(|p| (p.into_id.as_str(), p.from_id.as_str())));
     for (a, b) in pairs {
-        if let (Some(a), Some(b)) = (owned.get(a), owned.get(b)) {
-            pair(a, b);
-        }
+        partners.entry(a).or_default().push(b);
+        partners.entry(b).or_default().push(a);
     }
     let mut chunks = Vec::new();
     let mut current: Vec<&Item> = Vec::new();
-    let mut here: std::collections::HashSet<&str> = std::collections::HashSet::new();
+    let mut here: HashSet<&str> = HashSet::new();
     let mut used = 0u64;
     for item in items {
         let cost = estimate_tokens(&item_json(item, now).to_string()) + 1;
@@ -510,5 +503,43 @@ pub fn quiz_question_request(fact: &str, strict: bool) -> Request {
             schema: json!({"type":"object","properties":{"question":{"type":"string","minLength":3,"maxLength":200}},"required":["question"]}),
         }),
         max_tokens: 120,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::candidate::DuplicateCandidate;
+
+    fn fact(n: u64) -> Item {
+        Item {
+            item_id: format!("m_{n}"),
+            block: Block::Scratch,
+            text: format!("Note {n} about the weekly errands and chores."),
+            category: "context".into(),
+            source_turn: None,
+            created_at: 0,
+            updated_at: 0,
+            active: true,
+            valid_from: None,
+            valid_to: None,
+            superseded_by: None,
+        }
+    }
+
+    #[test]
+    fn regression_a_candidate_pair_is_never_split_across_calls() {
+        let items: Vec<Item> = (1..=40).map(fact).collect();
+        let refs: Vec<&Item> = items.iter().collect();
+        let plain = chunk_by_tokens(&refs, &Candidates::None, 0, 300);
+        assert!(plain.len() > 2, "the budget splits the items");
+        // The last item of the first call and the first of the second, paired.
+        let (a, b) = (plain[0].last().map(|i| i.item_id.clone()), plain[1][0].item_id.clone());
+        let pair = DuplicateCandidate { drop_id: b.clone(), keeper_id: a.clone().unwrap_or_default(), similarity: 1.0 };
+        let chunks = chunk_by_tokens(&refs, &Candidates::Duplicates(vec![pair]), 0, 300);
+        let together =
+            chunks.iter().any(|c| c.iter().any(|i| Some(&i.item_id) == a.as_ref()) && c.iter().any(|i| i.item_id == b));
+        assert!(together, "both sides of the pair reach the model in one call");
+        assert_eq!(chunks.iter().map(Vec::len).sum::<usize>(), 40, "nothing lost or repeated");
     }
 }
