@@ -5,6 +5,8 @@ mod bench;
 mod openai;
 mod scale;
 
+use nocturne_core::flow::edit::UserEdit;
+
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use nocturne_core::flow::{chat, sleep};
 use nocturne_core::gate::case;
@@ -88,6 +90,35 @@ enum Command {
         #[command(flatten)]
         store: StoreArgs,
         version: String,
+    },
+    /// Correct a fact's text (the old text stays in history, superseded by the correction)
+    Edit {
+        #[command(flatten)]
+        store: StoreArgs,
+        id: String,
+        #[arg(required = true)]
+        text: Vec<String>,
+    },
+    /// Pin a fact: no Sleep forgets, drops, merges away or supersedes it
+    Pin {
+        #[command(flatten)]
+        store: StoreArgs,
+        id: String,
+    },
+    /// Unpin a fact
+    Unpin {
+        #[command(flatten)]
+        store: StoreArgs,
+        id: String,
+    },
+    /// Forget a fact now (soft: a restore brings it back)
+    Forget {
+        #[command(flatten)]
+        store: StoreArgs,
+        id: String,
+        /// Why, for the log
+        #[arg(long, default_value = "")]
+        reason: String,
     },
     /// Facts whose words hold the query, newest first, with block, category, age and
     /// lineage (read-only)
@@ -338,6 +369,12 @@ fn run(command: Command) -> Result<ExitCode, String> {
             save(&memory, &store.store)?;
             println!("{} {} active={}", v.id(), v.label, v.active_count);
         }
+        Command::Edit { store, id, text } => {
+            user_edit(&store, UserEdit::Correct { item_id: id, text: text.join(" ") })?
+        }
+        Command::Pin { store, id } => user_edit(&store, UserEdit::Pin { item_id: id })?,
+        Command::Unpin { store, id } => user_edit(&store, UserEdit::Unpin { item_id: id })?,
+        Command::Forget { store, id, reason } => user_edit(&store, UserEdit::Forget { item_id: id, reason })?,
         Command::Search { store, query } => {
             let memory = open_existing(&store.store)?;
             let items = pollster::block_on(memory.items()).map_err(|e| e.to_string())?;
@@ -417,6 +454,16 @@ fn chat(store: &StoreArgs, provider: &ProviderArgs, message: Vec<String>) -> Res
             println!("  encoder failed: {err}");
         }
     }
+    Ok(())
+}
+
+/// Makes one user edit in the store file and saves it; prints the version it wrote.
+fn user_edit(store: &StoreArgs, edit: UserEdit) -> Result<(), String> {
+    let memory = open_existing(&store.store)?;
+    let v =
+        pollster::block_on(nocturne_core::flow::edit::apply(&memory, &edit, store.now())).map_err(|e| e.to_string())?;
+    save(&memory, &store.store)?;
+    println!("{} {} active={}", v.id(), v.label, v.active_count);
     Ok(())
 }
 

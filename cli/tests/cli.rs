@@ -171,6 +171,10 @@ fn help_lists_every_subcommand() {
         "diff",
         "restore",
         "search",
+        "edit",
+        "pin",
+        "unpin",
+        "forget",
         "quiz",
         "verify",
         "bench-models",
@@ -450,4 +454,39 @@ fn search_finds_facts_by_their_words_with_block_age_and_lineage() {
     let _ = std::fs::remove_file(&missing);
     assert_eq!(nocturne(&["search", "--store", missing.to_str().expect("utf8"), "x"]).status.code(), Some(1));
     assert!(!missing.exists(), "a read-only command created a file");
+}
+
+#[test]
+fn edit_pin_unpin_and_forget_each_write_a_user_version_and_refuse_what_makes_no_sense() {
+    let store = temp("edits.json");
+    let _ = std::fs::remove_file(&store);
+    let s = store.to_str().expect("utf8");
+    assert!(nocturne(&["chat", "--store", s, "--now", "1767139200", "I live in Lisbon. I keep bees."])
+        .status
+        .success());
+    let run = |args: &[&str]| {
+        let mut all = vec![args[0], "--store", s, "--now", "1767225600"];
+        all.extend_from_slice(&args[1..]);
+        nocturne(&all)
+    };
+    let out = run(&["edit", "m_1", "I", "live", "in", "Porto."]);
+    assert!(out.status.success() && stdout(&out).contains("user:correct"), "{}{}", stdout(&out), stderr(&out));
+    let out = run(&["pin", "m_3"]);
+    assert!(out.status.success() && stdout(&out).contains("user:pin"), "{}", stderr(&out));
+    let out = run(&["pin", "m_3"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stderr(&out).contains("m_3 is already pinned; nothing was changed"), "{}", stderr(&out));
+    assert!(run(&["unpin", "m_3"]).status.success());
+    let out = run(&["forget", "m_2", "--reason", "sold the hives"]);
+    assert!(out.status.success() && stdout(&out).contains("user:forget"), "{}", stderr(&out));
+    let before = std::fs::read(&store).expect("store");
+    let out = run(&["forget", "m_2"]);
+    assert_eq!(out.status.code(), Some(1), "forgetting an inactive fact is refused");
+    assert_eq!(std::fs::read(&store).expect("store"), before, "a refused edit leaves the file as it was");
+    let found = stdout(&run(&["search", "Porto"]));
+    assert!(found.contains("I live in Porto.") && found.contains("the user's correction of m_1"), "{found}");
+    let versions = stdout(&nocturne(&["versions", "--store", s]));
+    for label in ["user:correct", "user:pin", "user:unpin", "user:forget"] {
+        assert!(versions.contains(label), "{label} missing from:\n{versions}");
+    }
 }

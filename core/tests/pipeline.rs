@@ -441,7 +441,7 @@ fn the_audit_catches_a_mutation_that_bypassed_the_gates() {
     store.plant_mutation_for_test(Mutation {
         id: 999,
         seq: head,
-        pass: PassKind::Dedupe,
+        pass: PassKind::Dedupe.into(),
         kind: nocturne_core::MutationKind::Drop,
         item_id: "m_5".into(),
         refs: Refs { duplicate_of: Some("m_4".into()), similarity: Some(1.0), ..Default::default() },

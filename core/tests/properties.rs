@@ -115,6 +115,7 @@ fn store_of(sentence: BoxedStrategy<String>) -> impl Strategy<Value = BTreeMap<S
                     valid_from: None,
                     valid_to: None,
                     superseded_by: None,
+                    pinned: false,
                 };
                 (id, item)
             })

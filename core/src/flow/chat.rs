@@ -243,7 +243,7 @@ pub fn judge_facts(turns: &[Turn], proposals: &[Value], first_id: u64, now: i64)
         let mut m = Mutation {
             id: 0,
             seq: 0,
-            pass: PassKind::Encode,
+            pass: PassKind::Encode.into(),
             kind: MutationKind::Add,
             item_id: String::new(),
             refs: Refs { source_turn, ..Default::default() },
@@ -269,6 +269,7 @@ pub fn judge_facts(turns: &[Turn], proposals: &[Value], first_id: u64, now: i64)
                     valid_from: Some(now),
                     valid_to: None,
                     superseded_by: None,
+                    pinned: false,
                 };
                 next += 1;
                 m.item_id = item.item_id.clone();

@@ -86,7 +86,7 @@ pub fn staleness_rule(
     items
         .values()
         .filter(|i| i.active && !shown.contains(&i.item_id) && !judge.is_consumed(&i.item_id))
-        .filter(|i| !policy.is_protected(&i.category) && policy.is_stale(i, now))
+        .filter(|i| !policy.protects(i, now) && policy.is_stale(i, now))
         .map(|i| {
             (
                 Proposer::PolicyEngine,

@@ -184,7 +184,7 @@ pub fn merge_neighbours<'a>(
     fresh: Option<&HashSet<String>>,
     policy: &RetentionPolicy,
 ) -> BTreeMap<&'a str, Vec<&'a str>> {
-    let mergeable = |i: &Item| !policy.is_protected(&i.category);
+    let mergeable = |i: &Item| !policy.is_protected(&i.category) && !i.pinned;
     let tokens: Vec<Option<BTreeSet<String>>> =
         active.iter().map(|i| mergeable(i).then(|| content_tokens(&i.text))).collect();
     let is_fresh = |i: &Item| fresh.is_none_or(|f| f.contains(&i.item_id));
@@ -250,6 +250,7 @@ mod tests {
             valid_from: None,
             valid_to: None,
             superseded_by: None,
+            pinned: false,
         }
     }
 

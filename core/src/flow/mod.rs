@@ -3,6 +3,7 @@
 //! two orchestrators are async, and they only sequence calls to the store and the model.
 
 pub mod chat;
+pub mod edit;
 pub mod engine;
 pub mod focus;
 pub mod pass;

@@ -70,7 +70,7 @@ impl Plan {
                 Mutation {
                     id: 0,
                     seq: 0,
-                    pass: self.pass,
+                    pass: self.pass.into(),
                     kind: self.pass.mutation_kind(),
                     item_id,
                     refs,
@@ -247,7 +247,7 @@ pub fn candidate_conflicts(items: &[&Item], policy: &RetentionPolicy, turns: &[T
         for p in textmath::duplicate_pairs(&inputs, 0.5) {
             let (a, b) = (group[p.drop], group[p.keeper]);
             let (old, new) = if (a.created_at, a.ordinal()) <= (b.created_at, b.ordinal()) { (a, b) } else { (b, a) };
-            if meaning::supersede_basis(old, new, policy, turns).is_ok() {
+            if !old.pinned && meaning::supersede_basis(old, new, policy, turns).is_ok() {
                 out.push(ConflictCandidate {
                     old_id: old.item_id.clone(),
                     new_id: new.item_id.clone(),
@@ -269,10 +269,16 @@ pub fn candidate_pairs(items: &[&Item], threshold: f64) -> Vec<DuplicateCandidat
     textmath::duplicate_pairs(&inputs, threshold)
         .into_iter()
         .filter(|p| !crate::text::polarity::opposite(&items[p.drop].text, &items[p.keeper].text))
-        .map(|p| DuplicateCandidate {
-            drop_id: items[p.drop].item_id.clone(),
-            keeper_id: items[p.keeper].item_id.clone(),
-            similarity: p.similarity,
+        // A pinned fact is never the one dropped: it keeps, or the pair is left alone.
+        .filter_map(|p| match (items[p.drop].pinned, items[p.keeper].pinned) {
+            (false, _) => Some((p.drop, p.keeper, p.similarity)),
+            (true, false) => Some((p.keeper, p.drop, p.similarity)),
+            (true, true) => None,
+        })
+        .map(|(drop, keeper, similarity)| DuplicateCandidate {
+            drop_id: items[drop].item_id.clone(),
+            keeper_id: items[keeper].item_id.clone(),
+            similarity,
         })
         .collect()
 }

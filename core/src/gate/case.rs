@@ -154,6 +154,7 @@ impl Case {
                         valid_from: None,
                         valid_to: None,
                         superseded_by: None,
+                        pinned: false,
                     },
                 )
             })

@@ -13,7 +13,7 @@ pub(super) fn judge(scope: &Scope<'_, '_>, p: &Value) -> Ruling<Edit> {
     if item_id == keeper_id {
         return Err(format!("itemId {item_id} is paired with itself (a self-pair is not a duplicate)"));
     }
-    let item = scope.live("itemId", item_id)?;
+    let item = scope.unpinned("itemId", item_id)?;
     if scope.ledger.keepers.contains(item_id) {
         return Err(format!(
             "itemId {item_id} is the keeper of an earlier drop in this pass; dropping it would form a chain"

@@ -28,7 +28,7 @@ impl ForgetGate {
         let item_id = required_str(p, "itemId")?;
         let reason = optional_str(p, "reason")?;
         optional_str(p, "policy")?;
-        let item = scope.live("itemId", item_id)?;
+        let item = scope.unpinned("itemId", item_id)?;
         let policy = scope.ground.policy;
         let now = scope.ground.now;
         if let Some(due) = policy.fell_due(item, now) {

@@ -24,10 +24,10 @@ pub(super) fn judge(scope: &Scope<'_, '_>, p: &Value) -> Ruling<Edit> {
             return Err(format!("fromIds lists {id} twice"));
         }
     }
-    let into = scope.live("intoId", into_id)?;
+    let into = scope.unpinned("intoId", into_id)?;
     let mut sources = vec![into];
     for id in &from_ids {
-        sources.push(scope.live("fromIds", id)?);
+        sources.push(scope.unpinned("fromIds", id)?);
     }
     if let Some(other) = sources.iter().find(|s| s.block != into.block) {
         return Err(format!(

@@ -223,6 +223,16 @@ impl<'a> Scope<'_, 'a> {
         }
         Ok(item)
     }
+
+    /// [`Scope::live`], and not pinned by the user: a Sleep never removes, rewrites or
+    /// replaces what the user pinned.
+    fn unpinned(&self, field: &str, id: &str) -> Ruling<&'a Item> {
+        let item = self.live(field, id)?;
+        if item.pinned {
+            return Err(format!("{field} {id} is pinned by the user; no Sleep may remove, rewrite or replace it"));
+        }
+        Ok(item)
+    }
 }
 
 impl<'a> Judge<'a> {

@@ -13,7 +13,7 @@ pub(super) fn judge(scope: &Scope<'_, '_>, p: &Value) -> Ruling<Edit> {
     if old_id == new_id {
         return Err(format!("oldId {old_id} is paired with itself"));
     }
-    let old = scope.live("oldId", old_id)?;
+    let old = scope.unpinned("oldId", old_id)?;
     let new = scope.live("newId", new_id)?;
     if old.block != new.block {
         return Err(format!(

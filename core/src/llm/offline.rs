@@ -249,7 +249,7 @@ fn forget(payload: &Value) -> Vec<Value> {
     let policy = policy(payload);
     items(payload)
         .into_iter()
-        .filter(|i| !policy.is_protected(str_of(i, "category")))
+        .filter(|i| !policy.is_protected(str_of(i, "category")) && i["pinned"] != Value::Bool(true))
         .filter(|i| i["ageDays"].as_f64().unwrap_or(0.0) > policy.stale_after_days)
         .map(|i| json!({"itemId": str_of(i, "itemId"), "policy": "stale", "reason": format!("{:.0} days old", i["ageDays"].as_f64().unwrap_or(0.0))}))
         .collect()

@@ -60,6 +60,14 @@ impl Default for Budget {
 }
 
 fn item_json(item: &Item, now: i64) -> Value {
+    let mut v = item_fields(item, now);
+    if item.pinned {
+        v["pinned"] = Value::Bool(true);
+    }
+    v
+}
+
+fn item_fields(item: &Item, now: i64) -> Value {
     json!({
         "itemId": item.item_id,
         "block": item.block,
@@ -271,7 +279,7 @@ pub fn choices(
             .collect(),
         PassKind::Forget => chunk
             .iter()
-            .filter(|i| i.active && !policy.is_protected(&i.category))
+            .filter(|i| i.active && !i.pinned && !policy.is_protected(&i.category))
             .filter_map(|i| {
                 let rule = if policy.is_stale(i, now) {
                     "stale"
@@ -524,6 +532,7 @@ mod tests {
             valid_from: None,
             valid_to: None,
             superseded_by: None,
+            pinned: false,
         }
     }
 

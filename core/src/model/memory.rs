@@ -1,6 +1,6 @@
 //! The memory model: blocks, items (facts), transcript turns, versions and mutations.
 
-use super::pass::{MutationKind, PassKind};
+use super::pass::{MutationKind, Stage};
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
@@ -82,6 +82,9 @@ pub struct Item {
     /// The item that superseded this one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub superseded_by: Option<String>,
+    /// Pinned by the user: no Sleep forgets, drops, merges away or supersedes it.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub pinned: bool,
 }
 
 impl Item {
@@ -217,6 +220,9 @@ pub enum Proposer {
     PromotionRule,
     #[serde(rename = "policy-engine")]
     PolicyEngine,
+    /// The user's own edit.
+    #[serde(rename = "user")]
+    User,
 }
 
 impl Proposer {
@@ -226,12 +232,13 @@ impl Proposer {
             Proposer::DuplicateRule => "engine-duplicate-rule",
             Proposer::PromotionRule => "engine-promotion-rule",
             Proposer::PolicyEngine => "policy-engine",
+            Proposer::User => "user",
         }
     }
 
-    /// Whether an engine rule (not the model) proposed it.
+    /// Whether an engine rule (not the model, not the user) proposed it.
     pub fn is_engine(self) -> bool {
-        self != Proposer::Model
+        matches!(self, Proposer::DuplicateRule | Proposer::PromotionRule | Proposer::PolicyEngine)
     }
 }
 
@@ -301,8 +308,8 @@ pub struct Mutation {
     pub id: u64,
     /// The version this mutation belongs to (the after-version of its pass).
     pub seq: u64,
-    /// The pass that judged it (stored as `"encode"`, `"dedupe"`, …).
-    pub pass: PassKind,
+    /// The pass that judged it, or the user (stored as `"encode"`, `"dedupe"`, …, `"user"`).
+    pub pass: Stage,
     /// What it does to its item (stored as `"add"`, `"drop"`, …).
     pub kind: MutationKind,
     pub item_id: String,

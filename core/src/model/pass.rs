@@ -90,6 +90,69 @@ impl fmt::Display for PassKind {
     }
 }
 
+/// Where a mutation came from: a pass (the encoder or a Sleep pass) judged it, or the
+/// user made it. Stored as the pass's name or `"user"`; compares equal to a [`PassKind`]
+/// when it is that pass, so `m.pass == PassKind::Dedupe` reads as before.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Stage {
+    Pass(PassKind),
+    User,
+}
+
+impl Stage {
+    /// `"dedupe"`, `"user"`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Stage::Pass(p) => p.name(),
+            Stage::User => "user",
+        }
+    }
+
+    /// The pass, when a pass judged it.
+    pub fn pass(self) -> Option<PassKind> {
+        match self {
+            Stage::Pass(p) => Some(p),
+            Stage::User => None,
+        }
+    }
+}
+
+impl From<PassKind> for Stage {
+    fn from(p: PassKind) -> Self {
+        Stage::Pass(p)
+    }
+}
+
+impl PartialEq<PassKind> for Stage {
+    fn eq(&self, other: &PassKind) -> bool {
+        *self == Stage::Pass(*other)
+    }
+}
+
+impl fmt::Display for Stage {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl Serialize for Stage {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.name())
+    }
+}
+
+impl<'de> Deserialize<'de> for Stage {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let name = String::deserialize(d)?;
+        match name.as_str() {
+            "user" => Ok(Stage::User),
+            other => PassKind::parse(other)
+                .map(Stage::Pass)
+                .ok_or_else(|| serde::de::Error::custom(format!("unknown pass '{other}'"))),
+        }
+    }
+}
+
 /// What a mutation does to its item.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -106,6 +169,12 @@ pub enum MutationKind {
     Forget,
     /// An older value stops being current.
     Supersede,
+    /// The user replaced a fact's text (the old text stays in history).
+    Correct,
+    /// The user pinned a fact: no Sleep forgets or replaces it.
+    Pin,
+    /// The user unpinned a fact.
+    Unpin,
 }
 
 impl MutationKind {
@@ -118,6 +187,9 @@ impl MutationKind {
             MutationKind::Promote => "promote",
             MutationKind::Forget => "forget",
             MutationKind::Supersede => "supersede",
+            MutationKind::Correct => "correct",
+            MutationKind::Pin => "pin",
+            MutationKind::Unpin => "unpin",
         }
     }
 }

@@ -57,17 +57,17 @@ impl RetentionPolicy {
     /// at `now`: from then on it has lost its protection.
     pub fn fell_due(&self, item: &Item, now: i64) -> Option<crate::text::when::Day> {
         let grace = self.commitment_grace_days?;
-        if item.category != "commitments" {
+        if item.category != "commitments" || item.pinned {
             return None;
         }
         let due = item.when()?.last();
         (item.days_since(now) > grace).then_some(due)
     }
 
-    /// Whether `item` may not be forgotten at `now`: a protected category, except a
-    /// commitment past its date and grace.
+    /// Whether `item` may not be forgotten at `now`: pinned by the user, or a protected
+    /// category — except a commitment past its date and grace.
     pub fn protects(&self, item: &Item, now: i64) -> bool {
-        self.is_protected(&item.category) && self.fell_due(item, now).is_none()
+        item.pinned || (self.is_protected(&item.category) && self.fell_due(item, now).is_none())
     }
 
     /// block weight + 40 if protected + max(0, 30 − 30 · ageDays / staleAfterDays).
@@ -137,6 +137,7 @@ mod tests {
             valid_from: None,
             valid_to: None,
             superseded_by: None,
+            pinned: false,
         }
     }
 

@@ -3,7 +3,7 @@
 //! "The model said it merged" is never evidence. Also the no-invention sweep.
 
 use crate::model::memory::{Item, Mutation, Role, SupersedeBasis, Turn};
-use crate::model::pass::PassKind;
+use crate::model::pass::{MutationKind, PassKind, Stage};
 use crate::store::{Store, StoreError};
 use crate::text::{polarity, slots, textmath};
 use serde::Serialize;
@@ -14,7 +14,7 @@ use std::collections::{BTreeMap, HashMap};
 #[serde(rename_all = "camelCase")]
 pub struct Problem {
     pub mutation_id: u64,
-    pub pass: PassKind,
+    pub pass: Stage,
     pub item_id: String,
     pub problem: String,
 }
@@ -122,12 +122,41 @@ fn check(
 ) -> Result<(), String> {
     let e = Evidence { m, before, after, policy, transcript };
     match m.pass {
-        PassKind::Encode => encoded(&e),
-        PassKind::Dedupe => dropped(&e),
-        PassKind::Merge => merged(&e),
-        PassKind::Promote => promoted(&e),
-        PassKind::Forget => forgotten(&e),
-        PassKind::Supersede => superseded(&e),
+        Stage::Pass(PassKind::Encode) => encoded(&e),
+        Stage::Pass(PassKind::Dedupe) => dropped(&e),
+        Stage::Pass(PassKind::Merge) => merged(&e),
+        Stage::Pass(PassKind::Promote) => promoted(&e),
+        Stage::Pass(PassKind::Forget) => forgotten(&e),
+        Stage::Pass(PassKind::Supersede) => superseded(&e),
+        Stage::User => user_edit(&e),
+    }
+}
+
+/// A user's edit needs no source — the user's word is its source — but its version must
+/// show exactly what it says it did.
+fn user_edit(e: &Evidence<'_>) -> Result<(), String> {
+    let Evidence { m, before, after, .. } = *e;
+    let was = active(before, &m.item_id, "before the edit")?;
+    let now = after.get(&m.item_id).ok_or_else(|| format!("{} is not in its version", m.item_id))?;
+    match m.kind {
+        MutationKind::Pin if now.pinned && now.active => Ok(()),
+        MutationKind::Unpin if !now.pinned && now.active => Ok(()),
+        MutationKind::Forget if !now.active => Ok(()),
+        MutationKind::Correct => {
+            let new_id = m.refs.superseded_by.as_deref().ok_or("a correction names no new fact")?;
+            let new = after
+                .get(new_id)
+                .filter(|i| i.active)
+                .ok_or_else(|| format!("{new_id} is not active after the correction"))?;
+            if now.active || now.superseded_by.as_deref() != Some(new_id) {
+                return Err(format!("{} was not closed by {new_id}", was.item_id));
+            }
+            if m.refs.merged_text.as_deref() != Some(new.text.as_str()) {
+                return Err(format!("{new_id}'s text is not the correction the log records"));
+            }
+            Ok(())
+        }
+        kind => Err(format!("a user {kind} that its version does not show")),
     }
 }
 
@@ -330,7 +359,19 @@ fn supersede_basis_holds(e: &Evidence<'_>, old: &Item, new: &Item) -> Result<(),
 /// turns, name no one absent from them, and keep the polarity of what the user said. Returns (traceable, active, offenders).
 pub async fn sweep<S: Store>(store: &S) -> Result<(usize, usize, Vec<String>), StoreError> {
     let transcript = store.transcript().await?;
-    let lines: Vec<&str> = transcript.iter().filter(|t| t.role == Role::User).map(|t| t.text.as_str()).collect();
+    // The user's words: what they said in chat, and the corrections they typed.
+    let log = store.mutations().await?;
+    let corrections: Vec<&str> = log
+        .iter()
+        .filter(|m| m.accepted && m.pass == Stage::User && m.kind == MutationKind::Correct)
+        .filter_map(|m| m.refs.merged_text.as_deref())
+        .collect();
+    let lines: Vec<&str> = transcript
+        .iter()
+        .filter(|t| t.role == Role::User)
+        .map(|t| t.text.as_str())
+        .chain(corrections.iter().copied())
+        .collect();
     let vocab = textmath::vocabulary(lines.iter().copied());
     let names = textmath::capitalised_words(lines.iter().copied());
     let items = store.items().await?;

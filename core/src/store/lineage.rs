@@ -3,7 +3,7 @@
 //! mutation log.
 
 use crate::model::memory::{Item, Mutation};
-use crate::model::pass::PassKind;
+use crate::model::pass::{MutationKind, PassKind, Stage};
 use serde::Serialize;
 
 /// One step in an item's history.
@@ -12,7 +12,7 @@ use serde::Serialize;
 pub struct Step {
     pub at: i64,
     pub seq: u64,
-    pub pass: PassKind,
+    pub pass: Stage,
     /// One sentence: "encoded from turn 4", "merged m_9 into it", …
     pub what: String,
     /// Items this step links to (sources, keeper, target).
@@ -26,18 +26,18 @@ pub fn lineage(item_id: &str, log: &[Mutation]) -> Vec<Step> {
         let step = |what: String, links: Vec<String>| Step { at: m.at, seq: m.seq, pass: m.pass, what, links };
         let is_self = m.item_id == item_id;
         match m.pass {
-            PassKind::Encode if is_self => {
+            Stage::Pass(PassKind::Encode) if is_self => {
                 let turn = m.refs.source_turn.map_or("the conversation".to_string(), |t| format!("turn {t}"));
                 steps.push(step(format!("encoded from {turn}"), vec![]));
             }
-            PassKind::Dedupe if is_self => {
+            Stage::Pass(PassKind::Dedupe) if is_self => {
                 let keeper = m.refs.duplicate_of.clone().unwrap_or_default();
                 steps.push(step(format!("dropped as a duplicate of {keeper}"), vec![keeper]));
             }
-            PassKind::Dedupe if m.refs.duplicate_of.as_deref() == Some(item_id) => {
+            Stage::Pass(PassKind::Dedupe) if m.refs.duplicate_of.as_deref() == Some(item_id) => {
                 steps.push(step(format!("kept; {} was dropped as its duplicate", m.item_id), vec![m.item_id.clone()]));
             }
-            PassKind::Merge if is_self => {
+            Stage::Pass(PassKind::Merge) if is_self => {
                 steps.push(step(
                     format!(
                         "merged {} into it: “{}”",
@@ -47,10 +47,10 @@ pub fn lineage(item_id: &str, log: &[Mutation]) -> Vec<Step> {
                     m.refs.from_ids.clone(),
                 ));
             }
-            PassKind::Merge if m.refs.from_ids.iter().any(|f| f == item_id) => {
+            Stage::Pass(PassKind::Merge) if m.refs.from_ids.iter().any(|f| f == item_id) => {
                 steps.push(step(format!("merged into {}", m.item_id), vec![m.item_id.clone()]));
             }
-            PassKind::Promote if is_self => {
+            Stage::Pass(PassKind::Promote) if is_self => {
                 let from = m.refs.from_block.map_or("?".to_string(), |b| b.to_string());
                 steps.push(step(
                     format!(
@@ -61,19 +61,37 @@ pub fn lineage(item_id: &str, log: &[Mutation]) -> Vec<Step> {
                     vec![],
                 ));
             }
-            PassKind::Supersede if is_self => {
+            Stage::Pass(PassKind::Supersede) if is_self => {
                 let new = m.refs.superseded_by.clone().unwrap_or_default();
                 let basis = m.refs.basis.as_ref().map_or(String::new(), |b| format!(" ({})", b.describe()));
                 steps.push(step(format!("superseded by {new}: no longer current from {}{basis}", m.at), vec![new]));
             }
-            PassKind::Supersede if m.refs.superseded_by.as_deref() == Some(item_id) => {
+            Stage::Pass(PassKind::Supersede) if m.refs.superseded_by.as_deref() == Some(item_id) => {
                 steps.push(step(format!("supersedes {} (its newer value)", m.item_id), vec![m.item_id.clone()]));
             }
-            PassKind::Forget if is_self => {
+            Stage::Pass(PassKind::Forget) if is_self => {
                 steps.push(step(
                     format!("forgotten under the {} rule: {}", m.policy.clone().unwrap_or_default(), m.reason),
                     vec![],
                 ));
+            }
+            Stage::User if is_self => {
+                let what = match m.kind {
+                    MutationKind::Correct => {
+                        format!("corrected by the user into {}", m.refs.superseded_by.clone().unwrap_or_default())
+                    }
+                    MutationKind::Pin => "pinned by the user".to_string(),
+                    MutationKind::Unpin => "unpinned by the user".to_string(),
+                    MutationKind::Forget => format!(
+                        "forgotten by the user{}",
+                        if m.reason.is_empty() { String::new() } else { format!(": {}", m.reason) }
+                    ),
+                    other => format!("{other} by the user"),
+                };
+                steps.push(step(what, m.refs.superseded_by.iter().cloned().collect()));
+            }
+            Stage::User if m.refs.superseded_by.as_deref() == Some(item_id) => {
+                steps.push(step(format!("the user's correction of {}", m.item_id), vec![m.item_id.clone()]));
             }
             _ => {}
         }
@@ -98,7 +116,7 @@ mod tests {
         Mutation {
             id: 1,
             seq: 2,
-            pass,
+            pass: pass.into(),
             kind: pass.mutation_kind(),
             item_id: item.into(),
             refs,

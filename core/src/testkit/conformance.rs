@@ -62,6 +62,7 @@ pub fn fact(n: u64, block: Block, text: &str, at: i64) -> Item {
         valid_from: Some(at),
         valid_to: None,
         superseded_by: None,
+        pinned: false,
     }
 }
 
@@ -69,7 +70,7 @@ fn mutation(pass: PassKind, item_id: &str, accepted: bool) -> Mutation {
     Mutation {
         id: 0,
         seq: 0,
-        pass,
+        pass: pass.into(),
         kind: MutationKind::Forget,
         item_id: item_id.into(),
         refs: Refs::default(),

@@ -46,6 +46,7 @@ fn item(n: usize, block: Block, category: &str, text: String, created_at: i64) -
         valid_from: None,
         valid_to: None,
         superseded_by: None,
+        pinned: false,
     }
 }
 

@@ -112,6 +112,7 @@ pub fn memory(n: usize, now: i64, seed: u64, profile: Profile) -> Vec<Item> {
             valid_from: None,
             valid_to: None,
             superseded_by: None,
+            pinned: false,
         });
     }
     out

@@ -1,0 +1,171 @@
+//! The user's own edits: correct a fact's text, pin or unpin it, forget it now. Each is a
+//! mutation with proposer `user` (stage `user`) in a version of its own, so it shows in
+//! the log and the diff and a restore undoes it; a Sleep never undoes it (the gates refuse
+//! to forget, drop, merge away or supersede a pinned fact). No gate judges the user's
+//! word — the re-audit checks that each edit's version shows exactly what it says.
+
+use crate::model::memory::{Item, Mutation, Proposer, Refs};
+use crate::model::pass::{MutationKind, Stage};
+use crate::store::{Commit, Store, StoreError};
+
+/// What the user asked for.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum UserEdit {
+    /// Replace the text: the old fact is closed (superseded by the new one), its text stays
+    /// in history.
+    Correct {
+        item_id: String,
+        text: String,
+    },
+    Pin {
+        item_id: String,
+    },
+    Unpin {
+        item_id: String,
+    },
+    /// Retire now (soft; a restore brings it back), with an optional reason.
+    Forget {
+        item_id: String,
+        reason: String,
+    },
+}
+
+impl UserEdit {
+    /// The fact the edit is about.
+    pub fn item_id(&self) -> &str {
+        match self {
+            UserEdit::Correct { item_id, .. }
+            | UserEdit::Pin { item_id }
+            | UserEdit::Unpin { item_id }
+            | UserEdit::Forget { item_id, .. } => item_id,
+        }
+    }
+
+    fn kind(&self) -> MutationKind {
+        match self {
+            UserEdit::Correct { .. } => MutationKind::Correct,
+            UserEdit::Pin { .. } => MutationKind::Pin,
+            UserEdit::Unpin { .. } => MutationKind::Unpin,
+            UserEdit::Forget { .. } => MutationKind::Forget,
+        }
+    }
+}
+
+/// Why an edit could not be made; nothing was written.
+#[derive(Clone, Debug, PartialEq)]
+pub enum EditError {
+    Store(StoreError),
+    /// No such fact, or it is no longer active; says which.
+    NotEditable(String),
+}
+
+impl std::fmt::Display for EditError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            EditError::Store(e) => write!(f, "{e}"),
+            EditError::NotEditable(why) => write!(f, "{why}; nothing was changed"),
+        }
+    }
+}
+
+impl std::error::Error for EditError {}
+
+impl From<StoreError> for EditError {
+    fn from(e: StoreError) -> Self {
+        EditError::Store(e)
+    }
+}
+
+/// The rows and log entry an edit writes, planned against `items` (every row) with the
+/// next free item number `next_item`.
+pub fn plan(
+    items: &[Item],
+    edit: &UserEdit,
+    next_item: u64,
+    now: i64,
+) -> Result<(Vec<Item>, Vec<Item>, Mutation), EditError> {
+    let id = edit.item_id();
+    let Some(old) = items.iter().find(|i| i.item_id == id) else {
+        return Err(EditError::NotEditable(format!("there is no fact {id}")));
+    };
+    if !old.active {
+        return Err(EditError::NotEditable(format!("{id} is not active (restore a version to bring it back)")));
+    }
+    let mut changed = old.clone();
+    changed.updated_at = now;
+    let mut created = Vec::new();
+    let mut refs = Refs::default();
+    let mut reason = String::new();
+    match edit {
+        UserEdit::Correct { text, .. } => {
+            let text = text.trim();
+            if text.is_empty() || text == old.text {
+                return Err(EditError::NotEditable(format!("the correction of {id} is empty or unchanged")));
+            }
+            let new = Item {
+                item_id: format!("m_{next_item}"),
+                text: text.to_string(),
+                source_turn: None,
+                created_at: now,
+                updated_at: now,
+                active: true,
+                valid_from: Some(now),
+                valid_to: None,
+                superseded_by: None,
+                ..old.clone()
+            };
+            changed.active = false;
+            changed.valid_to = Some(now);
+            changed.superseded_by = Some(new.item_id.clone());
+            refs.superseded_by = Some(new.item_id.clone());
+            refs.previous_text = Some(old.text.clone());
+            refs.merged_text = Some(new.text.clone());
+            created.push(new);
+        }
+        UserEdit::Pin { .. } if old.pinned => return Err(EditError::NotEditable(format!("{id} is already pinned"))),
+        UserEdit::Pin { .. } => changed.pinned = true,
+        UserEdit::Unpin { .. } if !old.pinned => return Err(EditError::NotEditable(format!("{id} is not pinned"))),
+        UserEdit::Unpin { .. } => changed.pinned = false,
+        UserEdit::Forget { reason: why, .. } => {
+            changed.active = false;
+            changed.pinned = false;
+            reason = why.trim().to_string();
+        }
+    }
+    let mutation = Mutation {
+        id: 0,
+        seq: 0,
+        pass: Stage::User,
+        kind: edit.kind(),
+        item_id: id.to_string(),
+        refs,
+        accepted: true,
+        reason,
+        rejection_reason: None,
+        policy: None,
+        proposer: Proposer::User,
+        at: now,
+    };
+    Ok((vec![changed], created, mutation))
+}
+
+/// Makes `edit` as one version (`user:correct`, `user:pin` …), planned against the head it
+/// read, so an edit never lands on a memory that moved meanwhile.
+pub async fn apply<S: Store>(store: &S, edit: &UserEdit, now: i64) -> Result<crate::model::memory::Version, EditError> {
+    let meta = store.meta().await?;
+    let items = store.items().await?;
+    let (changed, created, mutation) = plan(&items, edit, meta.next_item, now)?;
+    let label = format!("user:{}", edit.kind().as_str());
+    let mut written = store
+        .commit(Commit {
+            at: now,
+            label: Some(label),
+            items: changed,
+            created,
+            mutations: vec![mutation],
+            base: Some(meta.head),
+            ..Default::default()
+        })
+        .await?;
+    written.pop().ok_or_else(|| EditError::Store(StoreError::Invalid("the edit wrote no version".into())))
+}
