@@ -34,6 +34,38 @@ const [url, file, out = 'out', model] = process.argv.slice(2);
     const countLine = await page.locator('[data-testid="search-count"]').innerText();
     check(found.length >= 4 && found.every((t) => t.includes('Yul7')) && countLine.startsWith(`${found.length} active`), 'searching the memory panel by a word shows only the facts holding it, across blocks', `${countLine}: ${found.join(' | ')}`);
     await page.fill('[data-testid="memory-search"]', '');
+
+    // The user's own edits from the memory panel: correct, pin, forget now.
+    const editStatus = async (before) => {
+      await page.waitForFunction((b) => { const t = document.querySelector('[data-testid="edit-status"]')?.innerText || ''; return t && t !== b; }, before, { timeout: 60000 });
+      return page.locator('[data-testid="edit-status"]').innerText();
+    };
+    const fact = (text) => page.locator('[data-block] .fact', { hasText: text }).first();
+    await page.fill('[data-testid="memory-search"]', 'Yul9');
+    let status = await page.locator('[data-testid="edit-status"]').innerText();
+    page.once('dialog', (d) => d.accept('My friend Yul9 lives in Tamsil3.'));
+    await fact('lives in Hom9').locator('[data-testid="edit-fact"]').click();
+    status = await editStatus(status);
+    await page.waitForFunction(() => [...document.querySelectorAll('[data-block] .fact .text')].some((e) => e.innerText.includes('Tamsil3')), null, { timeout: 60000 });
+    const afterEdit = await page.locator('[data-block] .fact .text').allInnerTexts();
+    check(status.includes('user:correct') && afterEdit.some((t) => t.includes('Tamsil3')) && !afterEdit.some((t) => t.includes('Hom9')), 'edit: the corrected text replaces the old one in memory', `${status} | ${afterEdit.join(' | ')}`);
+    await page.fill('[data-testid="memory-search"]', 'Yul4 shed');
+    await fact('Yul4 shed').locator('[data-testid="pin-fact"]').click();
+    status = await editStatus(status);
+    await page.waitForSelector('[data-block] .fact.pinned', { timeout: 60000 });
+    check(status.includes('user:pin') && (await fact('Yul4 shed').getAttribute('class')).includes('pinned'), 'pin: the fact is marked pinned', status);
+    await page.fill('[data-testid="memory-search"]', 'codename Yul5');
+    page.once('dialog', (d) => d.accept('project over'));
+    await fact('Yul5').locator('[data-testid="forget-fact"]').click();
+    status = await editStatus(status);
+    await page.waitForFunction(() => (document.querySelector('[data-testid="search-count"]')?.innerText || '').startsWith('0 active'), null, { timeout: 60000 });
+    check(status.includes('user:forget'), 'forget now: the fact leaves the active memory', status);
+    await page.fill('[data-testid="memory-search"]', '');
+    await page.screenshot({ path: `${out}/22-memory-edits.png` });
+    await page.click('text=Versions & diff');
+    const userVersions = await page.locator('[data-testid="timeline"] .label').allInnerTexts();
+    check(['user:correct', 'user:pin', 'user:forget'].every((l) => userVersions.includes(l)), 'each edit is a version of its own on the timeline', userVersions.slice(0, 5).join(','));
+    await page.click('text=Chat, memory & sleep');
     const turnsDrawn = await page.locator('.transcript .turn').count();
     check(turnsDrawn <= 60 && (await page.locator('[data-testid="older-turns"]').count()) === 1, 'the chat draws the newest turns of 20,000, with older ones on demand', `${turnsDrawn} drawn`);
     await page.click('[data-testid="older-turns"]');

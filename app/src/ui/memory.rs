@@ -3,8 +3,12 @@
 
 use super::{ctx, now};
 use leptos::prelude::*;
+use nocturne_core::flow::edit::{self, UserEdit};
 use nocturne_core::model::memory::{Block, Item};
 use nocturne_core::store::Store;
+
+/// The user's edits, one at a time under the write lock; the result line for the panel.
+type EditAction = Action<UserEdit, Result<String, String>>;
 
 /// The four blocks of active memory.
 #[component]
@@ -12,12 +16,28 @@ pub fn MemoryPanel() -> impl IntoView {
     let c = ctx();
     let items = c.load(|store| async move { store.items().await });
     let query = RwSignal::new(String::new());
+    let edit: EditAction = Action::new_local(move |e: &UserEdit| {
+        let e = e.clone();
+        let store = c.store.get_value();
+        async move {
+            let r = match crate::lock::write(edit::apply(&store, &e, now())).await {
+                Ok(r) => r.map(|v| format!("{} written ({}).", v.id(), v.label)).map_err(|x| x.to_string()),
+                Err(x) => Err(x.to_string()),
+            };
+            c.bump();
+            r
+        }
+    });
     view! {
         <aside class="memory" aria-label="Memory">
             <h2>"Memory"</h2>
             <label class="search"><span class="sr">"Search memory"</span>
                 <input type="search" data-testid="memory-search" placeholder="Search memory by words…"
                     prop:value=move || query.get() on:input=move |ev| query.set(event_target_value(&ev)) /></label>
+            <p data-testid="edit-status" aria-live="polite">{move || edit.value().get().map(|r| match r {
+                Ok(line) => view! { <span class="ok">{line}</span> }.into_any(),
+                Err(e) => view! { <span class="error" role="alert">{e}</span> }.into_any(),
+            })}</p>
             <Suspense fallback=|| view! { <p class="status">"Loading…"</p> }>
                 {move || items.get().map(|r| match r {
                     Err(e) => view! { <p class="error" role="alert">{e}</p> }.into_any(),
@@ -33,7 +53,7 @@ pub fn MemoryPanel() -> impl IntoView {
                         let items = std::sync::Arc::new(items);
                         view! {
                             {found.map(|n| view! { <p class="hint" data-testid="search-count">{format!("{n} active fact(s) match")}</p> })}
-                            {Block::ALL.into_iter().map(|b| view! { <BlockView block=b items=items.clone() /> }).collect_view()}
+                            {Block::ALL.into_iter().map(|b| view! { <BlockView block=b items=items.clone() edit=edit /> }).collect_view()}
                         }.into_any()
                     }
                 })}
@@ -48,7 +68,7 @@ pub const FACTS_PER_PAGE: usize = 200;
 
 /// One block's active facts, newest last, paged.
 #[component]
-fn BlockView(block: Block, items: std::sync::Arc<Vec<Item>>) -> impl IntoView {
+fn BlockView(block: Block, items: std::sync::Arc<Vec<Item>>, edit: EditAction) -> impl IntoView {
     let shown = RwSignal::new(FACTS_PER_PAGE);
     let mut facts: Vec<Item> = items.iter().filter(|i| i.active && i.block == block).cloned().collect();
     facts.sort_by_key(Item::ordinal);
@@ -60,7 +80,7 @@ fn BlockView(block: Block, items: std::sync::Arc<Vec<Item>>) -> impl IntoView {
         let hidden = count.saturating_sub(limit);
         let page: Vec<Item> = facts.iter().take(limit).cloned().collect();
         view! {
-            {block_view(block, count, page, t)}
+            {block_view(block, count, page, t, edit)}
             {(hidden > 0).then(|| view! {
                 <button class="small more" data-testid=format!("more-{}", block.as_str())
                     on:click=move |_| shown.update(|n| *n += FACTS_PER_PAGE)>
@@ -70,7 +90,7 @@ fn BlockView(block: Block, items: std::sync::Arc<Vec<Item>>) -> impl IntoView {
     }
 }
 
-fn block_view(block: Block, count: usize, facts: Vec<Item>, t: i64) -> impl IntoView {
+fn block_view(block: Block, count: usize, facts: Vec<Item>, t: i64, edit: EditAction) -> impl IntoView {
     view! {
         <section class="block" data-block=block.as_str()>
             <h3>{block.as_str()} <span class="count">{count}</span></h3>
@@ -82,14 +102,37 @@ fn block_view(block: Block, count: usize, facts: Vec<Item>, t: i64) -> impl Into
                         {facts.into_iter().map(|i| {
                             let when = nocturne_core::llm::context::dated(&i, t);
                             let turn = i.source_turn.map_or("—".to_string(), |n| format!("turn {n}"));
+                            let (id, text, pinned) = (i.item_id.clone(), i.text.clone(), i.pinned);
+                            let (id_e, id_p, id_f) = (id.clone(), id.clone(), id.clone());
                             view! {
-                                <li class="fact">
+                                <li class="fact" class:pinned=pinned data-id=id.clone()>
                                     <span class="text">{i.text.clone()}</span>
                                     <span class="meta">
-                                        <span class="id">{i.item_id.clone()}</span>
+                                        <span class="id">{id.clone()}</span>
                                         <span class="cat">{i.category.clone()}</span>
                                         <span class="when">{when}</span>
                                         <span>{turn}</span>
+                                        {pinned.then(|| view! { <span class="pin" title="pinned: no Sleep forgets or replaces it">"pinned"</span> })}
+                                    </span>
+                                    <span class="edits">
+                                        <button class="small" data-testid="edit-fact" title="Correct the text; the old text stays in history"
+                                            on:click=move |_| {
+                                                let asked = window().prompt_with_message_and_default("Correct this fact:", &text).ok().flatten();
+                                                if let Some(new) = asked.filter(|t| !t.trim().is_empty()) {
+                                                    edit.dispatch(UserEdit::Correct { item_id: id_e.clone(), text: new });
+                                                }
+                                            }>"edit"</button>
+                                        <button class="small" data-testid="pin-fact"
+                                            on:click=move |_| {
+                                                let item_id = id_p.clone();
+                                                edit.dispatch(if pinned { UserEdit::Unpin { item_id } } else { UserEdit::Pin { item_id } });
+                                            }>{if pinned { "unpin" } else { "pin" }}</button>
+                                        <button class="small" data-testid="forget-fact" title="Forget now (a restore brings it back)"
+                                            on:click=move |_| {
+                                                if let Ok(Some(reason)) = window().prompt_with_message_and_default("Forget this fact now? Say why (optional):", "") {
+                                                    edit.dispatch(UserEdit::Forget { item_id: id_f.clone(), reason });
+                                                }
+                                            }>"forget"</button>
                                     </span>
                                 </li>
                             }
