@@ -25,6 +25,28 @@ pub fn VersionsPanel() -> impl IntoView {
         }
     });
     let by_time = RwSignal::new(false);
+    // With words, the timeline keeps the versions that changed a fact holding them.
+    let words = RwSignal::new(String::new());
+    let touching = LocalResource::new(move || {
+        c.revision.get();
+        let q = words.get();
+        let store = c.store.get_value();
+        async move {
+            if q.trim().is_empty() {
+                return Ok(None);
+            }
+            let items = store.items().await.map_err(|e| e.to_string())?;
+            let ids: std::collections::HashSet<String> = nocturne_core::store::search::search(&items, &[], &q)
+                .into_iter()
+                .map(|h| h.item.item_id.clone())
+                .collect();
+            let head = store.meta().await.map_err(|e| e.to_string())?.head;
+            let changes = store.changes(0, head).await.map_err(|e| e.to_string())?;
+            let seqs: std::collections::BTreeSet<u64> =
+                changes.into_iter().filter(|(_, i)| ids.contains(&i.item_id)).map(|(seq, _)| seq).collect();
+            Ok::<_, String>(Some(seqs))
+        }
+    });
     let lo = RwSignal::new(0u64);
     let hi = RwSignal::new(0u64);
     // Until two versions are picked, the diff is the last Sleep's.
@@ -47,6 +69,9 @@ pub fn VersionsPanel() -> impl IntoView {
     view! {
         <div class="versions">
             <h2>"Versions"</h2>
+            <label class="search"><span class="sr">"Filter the timeline"</span>
+                <input type="search" data-testid="timeline-search" placeholder="Versions that changed a fact holding these words…"
+                    prop:value=move || words.get() on:input=move |ev| words.set(event_target_value(&ev)) /></label>
             <Suspense fallback=|| ()>
                 {move || versions.get().map(|r| match r {
                     Err(e) => view! { <p class="error" role="alert">{e}</p> }.into_any(),
@@ -55,7 +80,7 @@ pub fn VersionsPanel() -> impl IntoView {
                             on:change=move |ev| by_time.set(event_target_checked(&ev)) />" Curve by date (not by version)"</label>
                         {let vs = vs.clone(); move || view! { <Curve versions=vs.clone() by_time=by_time.get() /> }}
                         <ol class="timeline" data-testid="timeline">
-                            {vs.iter().rev().map(|v| {
+                            {vs.iter().rev().filter(|v| touching.get().and_then(|r| r.ok()).flatten().is_none_or(|seqs| seqs.contains(&v.seq))).map(|v| {
                                 let seq = v.seq;
                                 view! {
                                     <li>
