@@ -490,3 +490,65 @@ fn edit_pin_unpin_and_forget_each_write_a_user_version_and_refuse_what_makes_no_
         assert!(versions.contains(label), "{label} missing from:\n{versions}");
     }
 }
+
+/// A model that proposes nothing and counts the calls it gets.
+fn counting_model() -> (String, std::sync::Arc<std::sync::atomic::AtomicUsize>) {
+    use std::io::{BufRead, BufReader, Read};
+    let calls = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let counter = calls.clone();
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+    let url = format!("http://{}/v1", listener.local_addr().expect("addr"));
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(mut stream) = stream else { continue };
+            let mut reader = BufReader::new(stream.try_clone().expect("clone"));
+            let mut length = 0;
+            loop {
+                let mut line = String::new();
+                if reader.read_line(&mut line).unwrap_or(0) == 0 || line == "\r\n" {
+                    break;
+                }
+                if let Some(v) = line.to_lowercase().strip_prefix("content-length:") {
+                    length = v.trim().parse().unwrap_or(0);
+                }
+            }
+            let mut body = vec![0; length];
+            let _ = reader.read_exact(&mut body);
+            counter.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            let content = r#"{"drop":[],"merge":[],"supersede":[],"promote":[],"forget":[]}"#;
+            let reply = serde_json::json!({"choices": [{"message": {"content": content}, "finish_reason": "stop"}]})
+                .to_string();
+            let _ = write!(stream, "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{reply}", reply.len());
+        }
+    });
+    (url, calls)
+}
+
+#[test]
+fn counted_from_outside_an_incremental_sleep_calls_the_model_less_than_a_deep_one_and_as_estimated() {
+    let store = temp("counted.json");
+    let _ = std::fs::remove_file(&store);
+    let s = store.to_str().expect("utf8");
+    let day1 = "I live in Ghent. I teach chemistry at the college. The boiler makes a rattling noise. \
+My sister Ana plays the cello. The garden shed needs a new roof. I keep bees behind the shed.";
+    assert!(nocturne(&["chat", "--store", s, "--now", "1767139200", day1]).status.success());
+    assert!(nocturne(&["sleep", "--store", s, "--now", "1767139300"]).status.success());
+    assert!(nocturne(&["chat", "--store", s, "--now", "1767225600", "I keep a cat called Miso."]).status.success());
+    let (url, calls) = counting_model();
+    let mut counted = Vec::new();
+    for deep in [false, true] {
+        let before = calls.load(std::sync::atomic::Ordering::SeqCst);
+        let mut args = vec!["sleep", "--store", s, "--now", "1767225700", "--dry-run", "--provider", "openai"];
+        args.extend(["--base-url", url.as_str(), "--model", "counting"]);
+        if deep {
+            args.push("--deep");
+        }
+        let out = nocturne(&args);
+        assert!(out.status.success(), "{}", stderr(&out));
+        let made = calls.load(std::sync::atomic::Ordering::SeqCst) - before;
+        let estimated: usize = figure(&stdout(&out), "estimate:", "calls").parse().expect("calls");
+        assert_eq!(made, estimated, "the estimate before the run is what the model was asked (deep={deep})");
+        counted.push(made);
+    }
+    assert!(counted[0] > 0 && counted[0] < counted[1], "incremental {} vs deep {}", counted[0], counted[1]);
+}
