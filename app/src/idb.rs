@@ -427,6 +427,34 @@ impl Store for IdbStore {
         Ok(rows.versions)
     }
 
+    /// Erase's rewrite: every object store cleared and refilled from `doc` in one
+    /// transaction, after checking in it that no other writer moved the head.
+    async fn replace_all(&self, doc: nocturne_core::store::document::Document, base: u64) -> Result<(), StoreError> {
+        doc.check().map_err(StoreError::Invalid)?;
+        let values = encode_rows(&doc.into_rows()?)?;
+        let tx =
+            self.db.transaction(&ALL, TransactionMode::ReadWrite).map_err(|e| backend("cannot start a write", e))?;
+        let meta: Meta = {
+            let s = tx.store(META).map_err(|e| backend("read", e))?;
+            match s.get(JsValue::from_str(META)).await.map_err(|e| backend("cannot read meta", e))? {
+                Some(v) if !v.is_undefined() => from_js(v)?,
+                _ => Meta::default(),
+            }
+        };
+        if meta.head != base {
+            let _ = tx.abort().await;
+            return Err(StoreError::Conflict { planned_at: base, now_at: meta.head });
+        }
+        for store in ALL {
+            tx.store(store)
+                .map_err(|e| backend("write", e))?
+                .clear()
+                .await
+                .map_err(|e| backend(&format!("cannot clear {store}"), e))?;
+        }
+        self.put_rows(tx, values).await
+    }
+
     /// Reads meta and writes it back with the new policy in one transaction, so a commit
     /// from another tab is never overwritten by a stale copy of meta.
     async fn set_policy(&self, policy: RetentionPolicy) -> Result<(), StoreError> {

@@ -120,6 +120,13 @@ enum Command {
         #[arg(long, default_value = "")]
         reason: String,
     },
+    /// Erase a fact's words from every row in every version (cannot be undone); prints what
+    /// it removed, never the text
+    Erase {
+        #[command(flatten)]
+        store: StoreArgs,
+        id: String,
+    },
     /// Facts whose words hold the query, newest first, with block, category, age and
     /// lineage (read-only)
     Search {
@@ -375,6 +382,19 @@ fn run(command: Command) -> Result<ExitCode, String> {
         Command::Pin { store, id } => user_edit(&store, UserEdit::Pin { item_id: id })?,
         Command::Unpin { store, id } => user_edit(&store, UserEdit::Unpin { item_id: id })?,
         Command::Forget { store, id, reason } => user_edit(&store, UserEdit::Forget { item_id: id, reason })?,
+        Command::Erase { store, id } => {
+            let memory = open_existing(&store.store)?;
+            let erased = pollster::block_on(nocturne_core::flow::edit::erase(&memory, &id, store.now()))
+                .map_err(|e| e.to_string())?;
+            save(&memory, &store.store)?;
+            println!(
+                "erased {} fact(s): {}; {} row(s) rewritten; {} word(s) removed; a tombstone remains",
+                erased.item_ids.len(),
+                erased.item_ids.join(", "),
+                erased.rows,
+                erased.words
+            );
+        }
         Command::Search { store, query } => {
             let memory = open_existing(&store.store)?;
             let items = pollster::block_on(memory.items()).map_err(|e| e.to_string())?;

@@ -119,7 +119,7 @@ fn verify_with_the_offline_provider_passes_every_check() {
     let out = nocturne(&["verify", "--provider", "offline", "--now", "1767225600"]);
     let text = stdout(&out);
     assert!(out.status.success(), "{text}");
-    assert!(text.lines().last().is_some_and(|l| l.starts_with("19/19 checks")), "{text}");
+    assert!(text.lines().last().is_some_and(|l| l.starts_with("20/20 checks")), "{text}");
     assert!(!text.contains("[FAIL]"));
 }
 
@@ -175,6 +175,7 @@ fn help_lists_every_subcommand() {
         "pin",
         "unpin",
         "forget",
+        "erase",
         "quiz",
         "verify",
         "bench-models",
@@ -551,4 +552,42 @@ My sister Ana plays the cello. The garden shed needs a new roof. I keep bees beh
         counted.push(made);
     }
     assert!(counted[0] > 0 && counted[0] < counted[1], "incremental {} vs deep {}", counted[0], counted[1]);
+}
+
+#[test]
+fn erase_leaves_no_trace_of_the_words_in_the_store_file_and_keeps_the_unrelated_fact() {
+    let store = temp("erase.json");
+    let _ = std::fs::remove_file(&store);
+    let s = store.to_str().expect("utf8");
+    for (now, msg) in [
+        ("1767139200", "My door code is 4417. I keep bees."),
+        ("1767139300", "Remember that my door code is 4417."),
+        ("1767139400", "What is my door code?"),
+    ] {
+        assert!(nocturne(&["chat", "--store", s, "--now", now, msg]).status.success());
+    }
+    assert!(nocturne(&["sleep", "--store", s, "--now", "1767139500"]).status.success());
+    let text = std::fs::read_to_string(&store).expect("store");
+    assert!(text.contains("4417"), "the setup: the code is stored");
+    let id = stdout(&nocturne(&["search", "--store", s, "door", "code"]))
+        .lines()
+        .next()
+        .and_then(|l| l.split_whitespace().next())
+        .expect("a fact about the door code")
+        .to_string();
+    let out = nocturne(&["erase", "--store", s, "--now", "1767139600", &id]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let said = stdout(&out);
+    assert!(said.starts_with("erased ") && said.contains("tombstone") && !said.contains("4417"), "{said}");
+    let text = std::fs::read_to_string(&store).expect("store");
+    for word in ["4417", "door", "Door"] {
+        assert!(!text.contains(word), "the store file still holds {word}");
+    }
+    assert!(text.contains("I keep bees."), "the unrelated fact and its sentence stay");
+    let bees = stdout(&nocturne(&["search", "--store", s, "bees"]));
+    assert!(bees.contains("active") && bees.ends_with("1 fact(s) match\n"), "{bees}");
+    let verify = stdout(&nocturne(&["versions", "--store", s]));
+    assert!(verify.contains("user:erase"), "{verify}");
+    let again = nocturne(&["erase", "--store", s, &id]);
+    assert_eq!(again.status.code(), Some(1), "erasing twice is refused");
 }

@@ -33,6 +33,8 @@ enum Fault {
     SleepsWithoutChanges,
     /// Reads back a policy in which commitments never fall due.
     NeverFallsDue,
+    /// Says it rewrote every row, and rewrote none (an erase that erases nothing).
+    IgnoresRewrites,
 }
 
 /// MemStore with one planted fault.
@@ -114,6 +116,12 @@ impl Store for Faulty {
     async fn set_policy(&self, policy: RetentionPolicy) -> Result<(), StoreError> {
         self.inner.set_policy(policy).await
     }
+    async fn replace_all(&self, doc: nocturne_core::store::document::Document, base: u64) -> Result<(), StoreError> {
+        if self.fault == Fault::IgnoresRewrites {
+            return Ok(());
+        }
+        self.inner.replace_all(doc, base).await
+    }
     fn rows_written(&self) -> u64 {
         if self.fault == Fault::CountsWritesOnReads {
             self.reads.set(self.reads.get() + 1);
@@ -166,7 +174,7 @@ fn fails(report: &VerifyReport, name: &str) {
 fn with_no_fault_every_check_passes() {
     let report = run(&Faulty::new(Fault::None), &OfflineProvider, &options());
     assert!(report.ok(true), "{:#?}", report.checks.iter().filter(|c| !c.passed).collect::<Vec<_>>());
-    assert!(report.checks.len() >= 19);
+    assert!(report.checks.len() >= 20);
 }
 
 #[test]
@@ -264,6 +272,11 @@ fn meaning_held_fails_when_the_negation_never_reaches_memory() {
 #[test]
 fn commitment_falls_due_fails_when_commitments_never_lose_their_protection() {
     fails(&run(&Faulty::new(Fault::NeverFallsDue), &OfflineProvider, &options()), "commitment falls due");
+}
+
+#[test]
+fn erase_fails_when_the_store_keeps_the_words() {
+    fails(&run(&Faulty::new(Fault::IgnoresRewrites), &OfflineProvider, &options()), "erase");
 }
 
 #[test]

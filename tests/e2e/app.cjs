@@ -98,6 +98,7 @@ const [url, out = 'out', fake] = process.argv.slice(2);
     const opening = await page.locator('[data-testid="diff-title"]').innerText();
     const sleepStart = (await page.locator('[data-testid="timeline"] li', { hasText: 'consolidation:start' }).locator('code').innerText());
     check(opening.startsWith(`Diff ${sleepStart} → v`) && !opening.includes('v0'), 'the Versions tab opens on the diff of the last Sleep', opening);
+    await page.screenshot({ path: `${out}/04a-versions-first-open.png` });
     const stamp = await page.locator('[data-testid="timeline"] time.at').first().innerText();
     check(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}$/.test(stamp), 'the timeline shows when each version was written', stamp);
     await page.check('[data-testid="curve-by-time"]');
@@ -191,6 +192,52 @@ const [url, out = 'out', fake] = process.argv.slice(2);
     await page.click('text=Chat, memory & sleep');
     const importedFacts = await page.locator('[data-block] .fact').count();
     check(importedFacts === 3, 'the imported memory shows the same active facts', `${importedFacts} facts`);
+
+    // Erase: a secret said twice (once beside an unrelated fact), quoted back by the
+    // assistant, slept on — then erased from every store and every export.
+    await say('My door code is 4417. I keep a tortoise called Shelby.');
+    await say('Remember that my door code is 4417.');
+    await say('What is my door code?');
+    const quoted = (await page.locator('.turn.assistant .said').last().innerText());
+    check(quoted.includes('4417'), 'the setup: the assistant quotes the secret back', quoted);
+    // Pinned, so the tight capacity set earlier cannot retire it in this Sleep.
+    await page.locator('[data-block] .fact', { hasText: 'tortoise' }).first().locator('[data-testid="pin-fact"]').click();
+    await page.waitForSelector('[data-block] .fact.pinned', { timeout: 30000 });
+    await page.click('[data-testid="sleep"]');
+    await page.waitForSelector('[data-testid="sleep-summary"]', { timeout: 30000 });
+    const secretFact = page.locator('[data-block] .fact', { hasText: 'door code' }).first();
+    const asked = dialogs.length;
+    await secretFact.locator('[data-testid="erase-fact"]').click({ force: true });
+    await page.waitForFunction(() => (document.querySelector('[data-testid="edit-status"]')?.innerText || '').startsWith('Erased'), null, { timeout: 30000 });
+    const warning = dialogs[asked] || '';
+    check(/cannot be undone/.test(warning) && /every version/.test(warning), 'erase asks first, saying it cannot be undone', warning);
+    await page.waitForFunction(() => (document.querySelector('[data-testid="edit-status"]')?.innerText || '').startsWith('Erased'), null, { timeout: 30000 });
+    const erasedLine = await page.locator('[data-testid="edit-status"]').innerText();
+    check(!erasedLine.includes('4417') && /tombstone/.test(erasedLine), 'erase says what it removed, never the words', erasedLine);
+    const dbName = (await page.locator('legend', { hasText: 'Memory in use' }).innerText()).replace('Memory in use: ', '').trim();
+    const leftovers = await page.evaluate(async (name) => {
+      const db = await new Promise((ok, no) => { const r = indexedDB.open(name); r.onsuccess = () => ok(r.result); r.onerror = () => no(r.error); });
+      const found = [];
+      for (const store of db.objectStoreNames) {
+        const rows = await new Promise((ok) => { const r = db.transaction(store).objectStore(store).getAll(); r.onsuccess = () => ok(r.result); });
+        const text = JSON.stringify(rows);
+        for (const w of ['4417', 'door', 'Door']) if (text.includes(w)) found.push(`${store}:${w}`);
+      }
+      db.close();
+      return found;
+    }, dbName);
+    check(leftovers.length === 0, 'after erase no IndexedDB store holds any of the words', leftovers.join(','));
+    await page.click('text=Settings');
+    const [erasedExport] = await Promise.all([page.waitForEvent('download'), page.click('[data-testid="export"]')]);
+    const erasedFile = `${out}/export-erased.json`;
+    await erasedExport.saveAs(erasedFile);
+    const erasedText = require('fs').readFileSync(erasedFile, 'utf8');
+    check(!/4417|door/i.test(erasedText) && erasedText.includes('user:erase'), 'an export after erase holds none of the words, only the tombstone');
+    await page.click('text=Chat, memory & sleep');
+    const tortoise = await page.locator('[data-block] .fact', { hasText: 'tortoise' }).count();
+    check(tortoise === 1 && erasedText.includes('I keep a tortoise called Shelby.'), 'the unrelated fact said in the same turn stays active and traceable', `${tortoise} active`);
+    // Something new for the next Sleep to ask the model about.
+    await say('I grow basil on the balcony.');
 
     // The verifier, in the browser, against a scratch database.
     await page.click('text=Wake & verify');

@@ -7,8 +7,22 @@ use nocturne_core::flow::edit::{self, UserEdit};
 use nocturne_core::model::memory::{Block, Item};
 use nocturne_core::store::Store;
 
+/// What the user asked of one fact.
+#[derive(Clone, Debug)]
+enum Ask {
+    Edit(UserEdit),
+    /// Erase the fact's words from every row, for good.
+    Erase(String),
+}
+
 /// The user's edits, one at a time under the write lock; the result line for the panel.
-type EditAction = Action<UserEdit, Result<String, String>>;
+type EditAction = Action<Ask, Result<String, String>>;
+
+/// The panel's edit state.
+#[derive(Clone, Copy)]
+struct Edits {
+    action: EditAction,
+}
 
 /// The four blocks of active memory.
 #[component]
@@ -16,18 +30,34 @@ pub fn MemoryPanel() -> impl IntoView {
     let c = ctx();
     let items = c.load(|store| async move { store.items().await });
     let query = RwSignal::new(String::new());
-    let edit: EditAction = Action::new_local(move |e: &UserEdit| {
-        let e = e.clone();
+    let edit: EditAction = Action::new_local(move |ask: &Ask| {
+        let ask = ask.clone();
         let store = c.store.get_value();
         async move {
-            let r = match crate::lock::write(edit::apply(&store, &e, now())).await {
-                Ok(r) => r.map(|v| format!("{} written ({}).", v.id(), v.label)).map_err(|x| x.to_string()),
-                Err(x) => Err(x.to_string()),
+            let r = match ask {
+                Ask::Edit(e) => match crate::lock::write(edit::apply(&store, &e, now())).await {
+                    Ok(r) => r.map(|v| format!("{} written ({}).", v.id(), v.label)).map_err(|x| x.to_string()),
+                    Err(x) => Err(x.to_string()),
+                },
+                Ask::Erase(id) => match crate::lock::write(edit::erase(&store, &id, now())).await {
+                    Ok(r) => r
+                        .map(|x| {
+                            format!(
+                                "Erased {} fact(s) ({}) from every version; {} row(s) rewritten; a tombstone remains.",
+                                x.item_ids.len(),
+                                x.item_ids.join(", "),
+                                x.rows
+                            )
+                        })
+                        .map_err(|x| x.to_string()),
+                    Err(x) => Err(x.to_string()),
+                },
             };
             c.bump();
             r
         }
     });
+    let edits = Edits { action: edit };
     view! {
         <aside class="memory" aria-label="Memory">
             <h2>"Memory"</h2>
@@ -53,7 +83,7 @@ pub fn MemoryPanel() -> impl IntoView {
                         let items = std::sync::Arc::new(items);
                         view! {
                             {found.map(|n| view! { <p class="hint" data-testid="search-count">{format!("{n} active fact(s) match")}</p> })}
-                            {Block::ALL.into_iter().map(|b| view! { <BlockView block=b items=items.clone() edit=edit /> }).collect_view()}
+                            {Block::ALL.into_iter().map(|b| view! { <BlockView block=b items=items.clone() edits=edits /> }).collect_view()}
                         }.into_any()
                     }
                 })}
@@ -68,7 +98,7 @@ pub const FACTS_PER_PAGE: usize = 200;
 
 /// One block's active facts, newest last, paged.
 #[component]
-fn BlockView(block: Block, items: std::sync::Arc<Vec<Item>>, edit: EditAction) -> impl IntoView {
+fn BlockView(block: Block, items: std::sync::Arc<Vec<Item>>, edits: Edits) -> impl IntoView {
     let shown = RwSignal::new(FACTS_PER_PAGE);
     let mut facts: Vec<Item> = items.iter().filter(|i| i.active && i.block == block).cloned().collect();
     facts.sort_by_key(Item::ordinal);
@@ -80,7 +110,7 @@ fn BlockView(block: Block, items: std::sync::Arc<Vec<Item>>, edit: EditAction) -
         let hidden = count.saturating_sub(limit);
         let page: Vec<Item> = facts.iter().take(limit).cloned().collect();
         view! {
-            {block_view(block, count, page, t, edit)}
+            {block_view(block, count, page, t, edits)}
             {(hidden > 0).then(|| view! {
                 <button class="small more" data-testid=format!("more-{}", block.as_str())
                     on:click=move |_| shown.update(|n| *n += FACTS_PER_PAGE)>
@@ -90,7 +120,8 @@ fn BlockView(block: Block, items: std::sync::Arc<Vec<Item>>, edit: EditAction) -
     }
 }
 
-fn block_view(block: Block, count: usize, facts: Vec<Item>, t: i64, edit: EditAction) -> impl IntoView {
+fn block_view(block: Block, count: usize, facts: Vec<Item>, t: i64, edits: Edits) -> impl IntoView {
+    let edit = edits.action;
     view! {
         <section class="block" data-block=block.as_str()>
             <h3>{block.as_str()} <span class="count">{count}</span></h3>
@@ -104,6 +135,7 @@ fn block_view(block: Block, count: usize, facts: Vec<Item>, t: i64, edit: EditAc
                             let turn = i.source_turn.map_or("—".to_string(), |n| format!("turn {n}"));
                             let (id, text, pinned) = (i.item_id.clone(), i.text.clone(), i.pinned);
                             let (id_e, id_p, id_f) = (id.clone(), id.clone(), id.clone());
+                            let id_c = id.clone();
                             view! {
                                 <li class="fact" class:pinned=pinned data-id=id.clone()>
                                     <span class="text">{i.text.clone()}</span>
@@ -119,20 +151,27 @@ fn block_view(block: Block, count: usize, facts: Vec<Item>, t: i64, edit: EditAc
                                             on:click=move |_| {
                                                 let asked = window().prompt_with_message_and_default("Correct this fact:", &text).ok().flatten();
                                                 if let Some(new) = asked.filter(|t| !t.trim().is_empty()) {
-                                                    edit.dispatch(UserEdit::Correct { item_id: id_e.clone(), text: new });
+                                                    edit.dispatch(Ask::Edit(UserEdit::Correct { item_id: id_e.clone(), text: new }));
                                                 }
                                             }>"edit"</button>
                                         <button class="small" data-testid="pin-fact"
                                             on:click=move |_| {
                                                 let item_id = id_p.clone();
-                                                edit.dispatch(if pinned { UserEdit::Unpin { item_id } } else { UserEdit::Pin { item_id } });
+                                                edit.dispatch(Ask::Edit(if pinned { UserEdit::Unpin { item_id } } else { UserEdit::Pin { item_id } }));
                                             }>{if pinned { "unpin" } else { "pin" }}</button>
                                         <button class="small" data-testid="forget-fact" title="Forget now (a restore brings it back)"
                                             on:click=move |_| {
                                                 if let Ok(Some(reason)) = window().prompt_with_message_and_default("Forget this fact now? Say why (optional):", "") {
-                                                    edit.dispatch(UserEdit::Forget { item_id: id_f.clone(), reason });
+                                                    edit.dispatch(Ask::Edit(UserEdit::Forget { item_id: id_f.clone(), reason }));
                                                 }
                                             }>"forget"</button>
+                                        <button class="small danger" data-testid="erase-fact" title="Erase these words everywhere, for good"
+                                            on:click=move |_| {
+                                                let ask = "Erase this fact for good?\n\nIts words are removed from every version, the log and the conversation, wherever they were said or copied, also in other facts that hold them. This cannot be undone, not even by a restore; only a record that something was erased remains.";
+                                                if window().confirm_with_message(ask).unwrap_or(false) {
+                                                    edit.dispatch(Ask::Erase(id_c.clone()));
+                                                }
+                                            }>"erase"</button>
                                     </span>
                                 </li>
                             }

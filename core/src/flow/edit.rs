@@ -1,4 +1,5 @@
-//! The user's own edits: correct a fact's text, pin or unpin it, forget it now. Each is a
+//! The user's own edits: correct a fact's text, pin or unpin it, forget it now, erase it.
+//! Each but erase is a
 //! mutation with proposer `user` (stage `user`) in a version of its own, so it shows in
 //! the log and the diff and a restore undoes it; a Sleep never undoes it (the gates refuse
 //! to forget, drop, merge away or supersede a pinned fact). No gate judges the user's
@@ -168,4 +169,15 @@ pub async fn apply<S: Store>(store: &S, edit: &UserEdit, now: i64) -> Result<cra
         })
         .await?;
     written.pop().ok_or_else(|| EditError::Store(StoreError::Invalid("the edit wrote no version".into())))
+}
+
+/// Erases `item_id`'s words from every row of the memory, in every version, leaving a
+/// tombstone (`store::erase`). Planned against the head it read; written in one atomic
+/// replace. Unlike the other edits a restore cannot undo it — that is the point.
+pub async fn erase<S: Store>(store: &S, item_id: &str, now: i64) -> Result<crate::store::erase::Erased, EditError> {
+    let doc = store.document().await?;
+    let base = doc.meta.head;
+    let (erased_doc, erased) = crate::store::erase::erase(&doc, item_id, now).map_err(EditError::NotEditable)?;
+    store.replace_all(erased_doc, base).await?;
+    Ok(erased)
 }

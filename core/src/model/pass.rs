@@ -175,6 +175,8 @@ pub enum MutationKind {
     Pin,
     /// The user unpinned a fact.
     Unpin,
+    /// The user erased a fact's words everywhere; only this tombstone remains.
+    Erase,
 }
 
 impl MutationKind {
@@ -190,6 +192,7 @@ impl MutationKind {
             MutationKind::Correct => "correct",
             MutationKind::Pin => "pin",
             MutationKind::Unpin => "unpin",
+            MutationKind::Erase => "erase",
         }
     }
 }

@@ -26,6 +26,8 @@ pub struct AuditReport {
     /// Accepted mutations re-checked.
     pub checked: usize,
     pub refused_logged: usize,
+    /// Entries naming a fact the user erased: redacted, so not re-checked.
+    pub redacted: usize,
     pub problems: Vec<Problem>,
 }
 
@@ -53,7 +55,28 @@ pub async fn audit<S: Store>(store: &S) -> Result<AuditReport, StoreError> {
     let transcript = store.transcript().await?;
     let mut states: HashMap<u64, BTreeMap<String, Item>> = HashMap::new();
     let mut report = AuditReport::default();
+    // What the user erased is redacted in every row: entries naming it are not re-checked
+    // (their evidence is gone by design); the tombstone itself is.
+    let erased: std::collections::HashSet<&str> = log
+        .iter()
+        .filter(|m| m.accepted && m.kind == MutationKind::Erase)
+        .flat_map(|m| m.refs.from_ids.iter().map(String::as_str))
+        .collect();
+    let names_erased = |m: &Mutation| {
+        m.kind != MutationKind::Erase
+            && (erased.contains(m.item_id.as_str())
+                || m.refs
+                    .from_ids
+                    .iter()
+                    .chain(&m.refs.duplicate_of)
+                    .chain(&m.refs.superseded_by)
+                    .any(|id| erased.contains(id.as_str())))
+    };
     for m in &log {
+        if names_erased(m) {
+            report.redacted += 1;
+            continue;
+        }
         if !m.accepted {
             report.refused_logged += 1;
             if m.rejection_reason.as_deref().is_none_or(|r| r.trim().is_empty()) {
@@ -136,12 +159,21 @@ fn check(
 /// show exactly what it says it did.
 fn user_edit(e: &Evidence<'_>) -> Result<(), String> {
     let Evidence { m, before, after, .. } = *e;
+    if m.kind == MutationKind::Erase {
+        let all_gone = m
+            .refs
+            .from_ids
+            .iter()
+            .all(|id| after.get(id).is_none_or(|i| !i.active && i.text == crate::store::erase::ERASED));
+        return if all_gone { Ok(()) } else { Err("an erase whose version still shows an erased fact".into()) };
+    }
     let was = active(before, &m.item_id, "before the edit")?;
     let now = after.get(&m.item_id).ok_or_else(|| format!("{} is not in its version", m.item_id))?;
     match m.kind {
         MutationKind::Pin if now.pinned && now.active => Ok(()),
         MutationKind::Unpin if !now.pinned && now.active => Ok(()),
         MutationKind::Forget if !now.active => Ok(()),
+        MutationKind::Erase if !now.active && now.text == crate::store::erase::ERASED => Ok(()),
         MutationKind::Correct => {
             let new_id = m.refs.superseded_by.as_deref().ok_or("a correction names no new fact")?;
             let new = after

@@ -16,6 +16,7 @@ use crate::store::diff;
 use crate::store::Store;
 use crate::text::{polarity, textmath};
 use serde::Serialize;
+use std::collections::BTreeSet;
 
 /// The scripted conversation: (days before `now`, user message). Exact duplicates,
 /// near-duplicates, stale events, protected facts, a change of job, a negation and two
@@ -154,7 +155,8 @@ async fn run<S: Store, P: Provider>(
     sleep_diff(store, &sleep, r).await?;
     restore_and_undo(store, &sleep, now, r).await?;
     wake(store, provider, now, r).await?;
-    falls_due(store, provider, now, r).await
+    falls_due(store, provider, now, r).await?;
+    erases(store, now, r).await
 }
 
 /// Where the real Sleep's versions start and end, and what it reported.
@@ -692,7 +694,42 @@ async fn falls_due<S: Store, P: Provider>(
     Ok(())
 }
 
-/// Step 12, gates with no model at all.
+/// Step 12, erase: the script's neighbour's cat is erased, and no row of the memory — no
+/// version, log entry, proposal or turn — holds any of its words that no other fact holds.
+async fn erases<S: Store>(store: &S, now: i64, r: &mut Recorder<'_>) -> Result<(), String> {
+    let e = |e: &dyn std::fmt::Display| e.to_string();
+    let items = store.items().await.map_err(|x| e(&x))?;
+    let Some(cat) = items.iter().find(|i| i.active && i.text.contains("Miso")) else {
+        r.check("erase", false, true, "insufficient evidence: no active fact about Miso to erase".into());
+        return Ok(());
+    };
+    let others: BTreeSet<String> = items
+        .iter()
+        .filter(|i| i.active && i.item_id != cat.item_id && textmath::similarity(&i.text, &cat.text) < 0.5)
+        .flat_map(|i| textmath::content_tokens(&i.text))
+        .collect();
+    let secret: Vec<String> = textmath::content_tokens(&cat.text).into_iter().filter(|t| !others.contains(t)).collect();
+    let erased = crate::flow::edit::erase(store, &cat.item_id, now + 60).await.map_err(|x| e(&x))?;
+    let everything = textmath::tokens(&store.document().await.map_err(|x| e(&x))?.to_json());
+    let left: Vec<&String> = secret.iter().filter(|t| everything.contains(t)).collect();
+    let kept = store.items().await.map_err(|x| e(&x))?.iter().filter(|i| i.active).count();
+    r.check(
+        "erase",
+        !secret.is_empty() && left.is_empty() && kept > 0,
+        false,
+        format!(
+            "erased {} ({} fact(s), {} row(s) rewritten); words of its own: {}; left anywhere in the memory: {}; {kept} facts still active",
+            cat.item_id,
+            erased.item_ids.len(),
+            erased.rows,
+            secret.len(),
+            if left.is_empty() { "none".to_string() } else { left.iter().map(|s| s.as_str()).collect::<Vec<_>>().join(", ") }
+        ),
+    );
+    Ok(())
+}
+
+/// Step 13, gates with no model at all.
 fn gate_cases(cases: &[(String, String)], r: &mut Recorder<'_>) {
     let mut failures = Vec::new();
     for (name, text) in cases {

@@ -165,4 +165,18 @@ impl Store for MemStore {
     fn rows_written(&self) -> u64 {
         self.inner.borrow().rows_written
     }
+
+    async fn replace_all(&self, doc: Document, base: u64) -> Result<(), StoreError> {
+        let now_at = self.inner.borrow().meta.head;
+        if now_at != base {
+            return Err(StoreError::Conflict { planned_at: base, now_at });
+        }
+        doc.check().map_err(StoreError::Invalid)?;
+        let fresh = MemStore::from_document(doc)?;
+        let written = self.inner.borrow().rows_written;
+        let mut inner = fresh.inner.into_inner();
+        inner.rows_written = written + 1;
+        *self.inner.borrow_mut() = inner;
+        Ok(())
+    }
 }

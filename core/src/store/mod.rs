@@ -13,6 +13,7 @@ use std::collections::HashMap;
 
 pub mod diff;
 pub mod document;
+pub mod erase;
 pub mod lineage;
 mod mem;
 mod rows;
@@ -113,6 +114,23 @@ pub trait Store {
     async fn set_policy(&self, policy: RetentionPolicy) -> Result<(), StoreError>;
     /// Records written since this store was opened.
     fn rows_written(&self) -> u64;
+
+    /// Replaces every row with `doc`'s in one atomic write, refused as a conflict when the
+    /// head is no longer `base`. Only erase uses it: nothing else may rewrite history.
+    async fn replace_all(&self, doc: document::Document, base: u64) -> Result<(), StoreError>;
+
+    /// The whole memory as one export document.
+    async fn document(&self) -> Result<document::Document, StoreError> {
+        let meta = self.meta().await?;
+        Ok(document::Document::new(
+            meta.clone(),
+            self.items().await?,
+            self.changes(0, meta.head).await?,
+            self.versions().await?,
+            self.mutations().await?,
+            self.transcript().await?,
+        ))
+    }
 
     /// The rows of `ids` as of version `seq` (ids not yet born are left out).
     async fn item_states(&self, ids: &[String], seq: u64) -> Result<Vec<Item>, StoreError> {

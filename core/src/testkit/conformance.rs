@@ -31,6 +31,7 @@ pub const CHECKS: &[&str] = &[
     "unknown_version_is_an_error",
     "a_commit_planned_against_an_old_head_is_refused",
     "creating_an_item_that_exists_is_refused",
+    "erase_rewrites_every_row_that_holds_the_words",
 ];
 
 /// A conformance check's result: `Err` names what broke.
@@ -125,6 +126,7 @@ pub async fn check<S: Store>(name: &str, store: &S) -> Conformance {
             a_commit_planned_against_an_old_head_is_refused(store).await
         }
         "creating_an_item_that_exists_is_refused" => creating_an_item_that_exists_is_refused(store).await,
+        "erase_rewrites_every_row_that_holds_the_words" => erase_rewrites_every_row_that_holds_the_words(store).await,
         other => Err(format!("no conformance check is called {other}")),
     }
 }
@@ -377,5 +379,43 @@ async fn creating_an_item_that_exists_is_refused<S: Store>(store: &S) -> Conform
         store.commit(Commit { created: vec![new], ..commit("turn:9", vec![]) }).await.is_ok(),
         "a new id was refused"
     );
+    Ok(())
+}
+
+async fn erase_rewrites_every_row_that_holds_the_words<S: Store>(store: &S) -> Conformance {
+    use crate::model::memory::{Role, Turn};
+    let turn = |index: u32, role: Role, text: &str| Turn { index, role, text: text.into(), at: 100 };
+    store
+        .commit(Commit {
+            turns: vec![
+                turn(0, Role::User, "My door code is 4417. I keep a bearded dragon."),
+                turn(1, Role::Assistant, "Noted: your door code is 4417."),
+            ],
+            encoded_through: Some(2),
+            ..commit(
+                "turn:0",
+                vec![
+                    fact(1, Block::Scratch, "My door code is 4417.", 100),
+                    fact(2, Block::Scratch, "I keep a bearded dragon.", 100),
+                ],
+            )
+        })
+        .await
+        .map_err(e)?;
+    store
+        .commit(commit("pass:promote:after", vec![fact(1, Block::Human, "My door code is 4417.", 100)]))
+        .await
+        .map_err(e)?;
+    let erased = crate::flow::edit::erase(store, "m_1", 2000).await.map_err(|x| x.to_string())?;
+    ensure!(erased.item_ids == ["m_1"], "erased {:?}", erased.item_ids);
+    let doc = store.document().await.map_err(e)?.to_json();
+    ensure!(!doc.contains("4417") && !doc.contains("door"), "a row still holds the erased words");
+    ensure!(doc.contains("I keep a bearded dragon."), "the unrelated fact or its sentence was erased too");
+    let live = store.items().await.map_err(e)?;
+    ensure!(live.iter().any(|i| i.item_id == "m_2" && i.active), "the unrelated fact is no longer active");
+    let versions = store.versions().await.map_err(e)?;
+    ensure!(versions.last().is_some_and(|v| v.label == "user:erase"), "no tombstone version");
+    let at_first = store.items_at(versions[0].seq).await.map_err(e)?;
+    ensure!(at_first.iter().all(|i| !i.text.contains("4417")), "an old version brings the words back");
     Ok(())
 }

@@ -1,0 +1,197 @@
+//! Erase: the one way anything is deleted. The user's words that must not be kept are
+//! removed from every row that holds them, in every version — items, change rows,
+//! mutations and their raw proposals, the transcript (only the sentences that hold them
+//! become `[erased]`, so other facts said in the same turn stay traceable) — and a
+//! tombstone (when, which ids, by the user) is all that remains.
+//!
+//! What is erased is the fact's *secret*: its content words that no unrelated active fact
+//! holds. Every text holding one is a copy — the same words said twice, an assistant reply
+//! quoting them, a duplicate Dedupe dropped, a merge or correction built on them — and goes
+//! too. Planned here as a pure function over the export document; a store writes the
+//! result in one atomic replace.
+
+use crate::model::memory::{Item, Mutation, Proposer, Refs, Version};
+use crate::model::pass::{MutationKind, Stage};
+use crate::store::document::{Change, Document};
+use crate::text::textmath::{content_tokens, similarity};
+use serde_json::Value;
+use std::collections::BTreeSet;
+
+/// What erasing put in place of the words.
+pub const ERASED: &str = "[erased]";
+
+/// What an erase did, for the person who asked (never the text itself).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Erased {
+    /// Every fact that held the words, now `[erased]` and inactive in every version.
+    pub item_ids: Vec<String>,
+    /// Rows rewritten: item rows, change rows, mutations and turns.
+    pub rows: usize,
+    /// How many distinct words were erased.
+    pub words: usize,
+}
+
+/// `doc` with `item_id`'s words erased everywhere and a tombstone version at `now`; or why
+/// not (no such fact; or every word of it is also held by unrelated facts).
+pub fn erase(doc: &Document, item_id: &str, now: i64) -> Result<(Document, Erased), String> {
+    let target =
+        doc.items.iter().find(|i| i.item_id == item_id).ok_or_else(|| format!("there is no fact {item_id}"))?;
+    if target.text == ERASED {
+        return Err(format!("{item_id} is already erased"));
+    }
+    let secret = secret_words(doc, target);
+    if secret.is_empty() {
+        return Err(format!(
+            "every word of {item_id} is also in other facts, so erasing it would erase them too; edit or erase those first"
+        ));
+    }
+    let holds = |text: &str| content_tokens(text).iter().any(|t| secret.contains(t));
+    let mut out = doc.clone();
+    let mut rows = 0;
+    let mut ids = BTreeSet::new();
+    let erase_item = |item: &mut Item| -> bool {
+        if !holds(&item.text) {
+            return false;
+        }
+        item.text = ERASED.into();
+        item.active = false;
+        item.pinned = false;
+        true
+    };
+    let mut changed_live = Vec::new();
+    for item in &mut out.items {
+        if erase_item(item) {
+            item.updated_at = now;
+            ids.insert(item.item_id.clone());
+            changed_live.push(item.clone());
+            rows += 1;
+        }
+    }
+    for change in &mut out.changes {
+        if erase_item(&mut change.item) {
+            ids.insert(change.item.item_id.clone());
+            rows += 1;
+        }
+    }
+    for m in &mut out.mutations {
+        if redact_mutation(m, &holds) {
+            rows += 1;
+        }
+    }
+    for turn in &mut out.transcript {
+        if holds(&turn.text) {
+            turn.text = redact_sentences(&turn.text, &holds);
+            rows += 1;
+        }
+    }
+    let ids: Vec<String> = ids.into_iter().collect();
+    tombstone(&mut out, item_id, &ids, changed_live, now);
+    out.check()?;
+    Ok((out, Erased { item_ids: ids, rows, words: secret.len() }))
+}
+
+/// The target's content words that no unrelated active fact holds. Unrelated: sharing
+/// less than half the target's words (a copy or a restatement is not unrelated).
+fn secret_words(doc: &Document, target: &Item) -> BTreeSet<String> {
+    let mut secret = content_tokens(&target.text);
+    for other in doc.items.iter().filter(|i| i.active && i.item_id != target.item_id) {
+        if similarity(&target.text, &other.text) < 0.5 {
+            for t in content_tokens(&other.text) {
+                secret.remove(&t);
+            }
+        }
+    }
+    secret
+}
+
+/// Redacts every text of a log entry that holds the words; whether anything changed.
+fn redact_mutation(m: &mut Mutation, holds: &dyn Fn(&str) -> bool) -> bool {
+    let mut changed = false;
+    let mut fix = |s: &mut String| {
+        if holds(s) {
+            *s = ERASED.into();
+            changed = true;
+        }
+    };
+    fix(&mut m.reason);
+    if let Some(r) = m.rejection_reason.as_mut() {
+        fix(r);
+    }
+    if let Some(t) = m.refs.merged_text.as_mut() {
+        fix(t);
+    }
+    if let Some(t) = m.refs.previous_text.as_mut() {
+        fix(t);
+    }
+    if let Some(p) = m.refs.proposal.as_mut() {
+        changed |= redact_json(p, holds);
+    }
+    changed
+}
+
+fn redact_json(v: &mut Value, holds: &dyn Fn(&str) -> bool) -> bool {
+    match v {
+        Value::String(s) if holds(s) => {
+            *s = ERASED.into();
+            true
+        }
+        Value::Array(a) => a.iter_mut().fold(false, |acc, x| redact_json(x, holds) | acc),
+        Value::Object(o) => o.values_mut().fold(false, |acc, x| redact_json(x, holds) | acc),
+        _ => false,
+    }
+}
+
+/// The turn with only the sentences that hold the words replaced.
+fn redact_sentences(text: &str, holds: &dyn Fn(&str) -> bool) -> String {
+    let mut out = Vec::new();
+    let mut current = String::new();
+    for c in text.chars() {
+        current.push(c);
+        if matches!(c, '.' | '!' | '?' | ';' | '\n') {
+            out.push(std::mem::take(&mut current));
+        }
+    }
+    out.push(current);
+    out.into_iter()
+        .map(|s| s.trim().to_string())
+        .filter(|s| !s.is_empty())
+        .map(|s| if holds(&s) { ERASED.to_string() } else { s })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// Appends the tombstone: a version `user:erase` holding the erased live rows, and a
+/// mutation by the user naming the ids — no text.
+fn tombstone(doc: &mut Document, target: &str, ids: &[String], changed_live: Vec<Item>, now: i64) {
+    let seq = doc.meta.head + 1;
+    let active = doc.items.iter().filter(|i| i.active).count();
+    doc.versions.push(Version {
+        seq,
+        label: "user:erase".into(),
+        at: now,
+        active_count: active,
+        changed: changed_live.len(),
+    });
+    for item in changed_live {
+        doc.changes.push(Change { seq, item });
+    }
+    // The counter holds the last id given (as `plan_rows` counts).
+    let id = doc.meta.next_mutation + 1;
+    doc.mutations.push(Mutation {
+        id,
+        seq,
+        pass: Stage::User,
+        kind: MutationKind::Erase,
+        item_id: target.to_string(),
+        refs: Refs { from_ids: ids.to_vec(), ..Default::default() },
+        accepted: true,
+        reason: String::new(),
+        rejection_reason: None,
+        policy: None,
+        proposer: Proposer::User,
+        at: now,
+    });
+    doc.meta.next_mutation = id;
+    doc.meta.head = seq;
+    doc.meta.active_count = active;
+}
