@@ -58,6 +58,19 @@ pub fn MemoryPanel() -> impl IntoView {
         }
     });
     let edits = Edits { action: edit };
+    // The log is read only while searching: each hit is shown with its lineage.
+    let log = LocalResource::new(move || {
+        c.revision.get();
+        let searching = !query.get().trim().is_empty();
+        let store = c.store.get_value();
+        async move {
+            if searching {
+                store.mutations().await.map_err(|e| e.to_string())
+            } else {
+                Ok(Vec::new())
+            }
+        }
+    });
     view! {
         <aside class="memory" aria-label="Memory">
             <h2>"Memory"</h2>
@@ -80,9 +93,23 @@ pub fn MemoryPanel() -> impl IntoView {
                             nocturne_core::store::search::search(&items, &[], &q).into_iter().map(|h| h.item.clone()).collect()
                         };
                         let found = (!q.trim().is_empty()).then(|| items.iter().filter(|i| i.active).count());
+                        // Each hit with its block, category, state, dates and lineage.
+                        let lines: Vec<String> = match (q.trim().is_empty(), log.get()) {
+                            (false, Some(Ok(log))) => nocturne_core::store::search::search(&items, &log, &q)
+                                .iter()
+                                .take(20)
+                                .map(|h| nocturne_core::store::search::describe(h, now()))
+                                .collect(),
+                            _ => Vec::new(),
+                        };
                         let items = std::sync::Arc::new(items);
                         view! {
                             {found.map(|n| view! { <p class="hint" data-testid="search-count">{format!("{n} active fact(s) match")}</p> })}
+                            {(!lines.is_empty()).then(|| view! {
+                                <details class="lineage" data-testid="search-lineage"><summary>"Where each came from"</summary>
+                                    <ul>{lines.into_iter().map(|l| view! { <li>{l}</li> }).collect_view()}</ul>
+                                </details>
+                            })}
                             {Block::ALL.into_iter().map(|b| view! { <BlockView block=b items=items.clone() edits=edits /> }).collect_view()}
                         }.into_any()
                     }
