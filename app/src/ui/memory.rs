@@ -94,13 +94,18 @@ pub fn MemoryPanel() -> impl IntoView {
                         };
                         let found = (!q.trim().is_empty()).then(|| items.iter().filter(|i| i.active).count());
                         // Each hit with its block, category, state, dates and lineage.
-                        let lines: Vec<String> = match (q.trim().is_empty(), log.get()) {
-                            (false, Some(Ok(log))) => nocturne_core::store::search::search(&items, &log, &q)
-                                .iter()
-                                .take(20)
-                                .map(|h| nocturne_core::store::search::describe(h, now()))
-                                .collect(),
-                            _ => Vec::new(),
+                        // The log is only read (and so only redraws the list) while searching.
+                        let lines: Vec<String> = if q.trim().is_empty() {
+                            Vec::new()
+                        } else {
+                            match log.get() {
+                                Some(Ok(log)) => nocturne_core::store::search::search(&items, &log, &q)
+                                    .iter()
+                                    .take(20)
+                                    .map(|h| nocturne_core::store::search::describe(h, now()))
+                                    .collect(),
+                                _ => Vec::new(),
+                            }
                         };
                         let items = std::sync::Arc::new(items);
                         view! {
