@@ -141,6 +141,16 @@ async fn aborted_write(values: &[EncodedRow]) -> StoreError {
     ))
 }
 
+/// The memory's meta as `tx` sees it (the default before the first write). Read inside a
+/// write's own transaction, so what is planned from it cannot go stale before it lands.
+async fn meta_in(tx: &rexie::Transaction) -> Result<Meta, StoreError> {
+    let s = tx.store(META).map_err(|e| backend("read", e))?;
+    match s.get(JsValue::from_str(META)).await.map_err(|e| backend("cannot read meta", e))? {
+        Some(v) if !v.is_undefined() => from_js(v),
+        _ => Ok(Meta::default()),
+    }
+}
+
 fn key2(a: &str, b: u64) -> JsValue {
     let arr = Array::new();
     arr.push(&JsValue::from_str(a));
@@ -211,11 +221,7 @@ impl IdbStore {
 
     async fn read_meta(&self) -> Result<Meta, StoreError> {
         let tx = self.db.transaction(&[META], TransactionMode::ReadOnly).map_err(|e| backend("read", e))?;
-        let s = tx.store(META).map_err(|e| backend("read", e))?;
-        match s.get(JsValue::from_str(META)).await.map_err(|e| backend("cannot read meta", e))? {
-            Some(v) if !v.is_undefined() => from_js(v),
-            _ => Ok(Meta::default()),
-        }
+        meta_in(&tx).await
     }
 
     /// Records of `store` whose `seq` lies in `lo < seq <= hi`, through its `by_seq` index.
@@ -385,13 +391,7 @@ impl Store for IdbStore {
     async fn commit(&self, commit: Commit) -> Result<Vec<Version>, StoreError> {
         let tx =
             self.db.transaction(&ALL, TransactionMode::ReadWrite).map_err(|e| backend("cannot start a write", e))?;
-        let meta: Meta = {
-            let s = tx.store(META).map_err(|e| backend("read", e))?;
-            match s.get(JsValue::from_str(META)).await.map_err(|e| backend("cannot read meta", e))? {
-                Some(v) if !v.is_undefined() => from_js(v)?,
-                _ => Meta::default(),
-            }
-        };
+        let meta = meta_in(&tx).await?;
         let wanted: Vec<&str> = commit.items.iter().chain(&commit.created).map(|i| i.item_id.as_str()).collect();
         let mut previous = HashMap::new();
         let items = tx.store(ITEMS).map_err(|e| backend("read", e))?;
@@ -434,13 +434,7 @@ impl Store for IdbStore {
         let values = encode_rows(&doc.into_rows()?)?;
         let tx =
             self.db.transaction(&ALL, TransactionMode::ReadWrite).map_err(|e| backend("cannot start a write", e))?;
-        let meta: Meta = {
-            let s = tx.store(META).map_err(|e| backend("read", e))?;
-            match s.get(JsValue::from_str(META)).await.map_err(|e| backend("cannot read meta", e))? {
-                Some(v) if !v.is_undefined() => from_js(v)?,
-                _ => Meta::default(),
-            }
-        };
+        let meta = meta_in(&tx).await?;
         if meta.head != base {
             let _ = tx.abort().await;
             return Err(StoreError::Conflict { planned_at: base, now_at: meta.head });
@@ -461,12 +455,9 @@ impl Store for IdbStore {
         policy.validate().map_err(StoreError::Invalid)?;
         let tx =
             self.db.transaction(&[META], TransactionMode::ReadWrite).map_err(|e| backend("cannot start a write", e))?;
-        let s = tx.store(META).map_err(|e| backend("read", e))?;
-        let mut meta: Meta = match s.get(JsValue::from_str(META)).await.map_err(|e| backend("cannot read meta", e))? {
-            Some(v) if !v.is_undefined() => from_js(v)?,
-            _ => Meta::default(),
-        };
+        let mut meta = meta_in(&tx).await?;
         meta.policy = policy;
+        let s = tx.store(META).map_err(|e| backend("write", e))?;
         let value = to_js(&meta, &[])?;
         s.put(&value, Some(&JsValue::from_str(META))).await.map_err(|e| backend("cannot write meta", e))?;
         let done = tx.done().await.map_err(|e| backend("the write did not complete", e))?;
