@@ -268,7 +268,15 @@ fn regression_a_stale_id_counter_in_a_store_file_is_refused_and_the_file_kept() 
 /// An OpenAI-compatible server on loopback that answers `answered` requests with an
 /// empty proposal for every pass, then holds every later request open (a slow model).
 fn slow_model(answered: usize) -> String {
+    scripted_model(answered).0
+}
+
+/// A model that proposes nothing to the first `answered` calls and then never answers,
+/// and the count of the calls it got.
+fn scripted_model(answered: usize) -> (String, std::sync::Arc<std::sync::atomic::AtomicUsize>) {
     use std::io::{BufRead, BufReader, Read};
+    let calls = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let counter = calls.clone();
     let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
     let url = format!("http://{}/v1", listener.local_addr().expect("addr"));
     std::thread::spawn(move || {
@@ -287,6 +295,7 @@ fn slow_model(answered: usize) -> String {
             }
             let mut body = vec![0; length];
             let _ = reader.read_exact(&mut body);
+            counter.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
             if n >= answered {
                 std::thread::sleep(std::time::Duration::from_secs(120));
                 continue;
@@ -297,7 +306,7 @@ fn slow_model(answered: usize) -> String {
             let _ = write!(stream, "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{reply}", reply.len());
         }
     });
-    url
+    (url, calls)
 }
 
 #[test]
@@ -492,39 +501,6 @@ fn edit_pin_unpin_and_forget_each_write_a_user_version_and_refuse_what_makes_no_
     }
 }
 
-/// A model that proposes nothing and counts the calls it gets.
-fn counting_model() -> (String, std::sync::Arc<std::sync::atomic::AtomicUsize>) {
-    use std::io::{BufRead, BufReader, Read};
-    let calls = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
-    let counter = calls.clone();
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
-    let url = format!("http://{}/v1", listener.local_addr().expect("addr"));
-    std::thread::spawn(move || {
-        for stream in listener.incoming() {
-            let Ok(mut stream) = stream else { continue };
-            let mut reader = BufReader::new(stream.try_clone().expect("clone"));
-            let mut length = 0;
-            loop {
-                let mut line = String::new();
-                if reader.read_line(&mut line).unwrap_or(0) == 0 || line == "\r\n" {
-                    break;
-                }
-                if let Some(v) = line.to_lowercase().strip_prefix("content-length:") {
-                    length = v.trim().parse().unwrap_or(0);
-                }
-            }
-            let mut body = vec![0; length];
-            let _ = reader.read_exact(&mut body);
-            counter.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
-            let content = r#"{"drop":[],"merge":[],"supersede":[],"promote":[],"forget":[]}"#;
-            let reply = serde_json::json!({"choices": [{"message": {"content": content}, "finish_reason": "stop"}]})
-                .to_string();
-            let _ = write!(stream, "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{reply}", reply.len());
-        }
-    });
-    (url, calls)
-}
-
 #[test]
 fn counted_from_outside_an_incremental_sleep_calls_the_model_less_than_a_deep_one_and_as_estimated() {
     let store = temp("counted.json");
@@ -535,7 +511,7 @@ My sister Ana plays the cello. The garden shed needs a new roof. I keep bees beh
     assert!(nocturne(&["chat", "--store", s, "--now", "1767139200", day1]).status.success());
     assert!(nocturne(&["sleep", "--store", s, "--now", "1767139300"]).status.success());
     assert!(nocturne(&["chat", "--store", s, "--now", "1767225600", "I keep a cat called Miso."]).status.success());
-    let (url, calls) = counting_model();
+    let (url, calls) = scripted_model(usize::MAX);
     let mut counted = Vec::new();
     for deep in [false, true] {
         let before = calls.load(std::sync::atomic::Ordering::SeqCst);
