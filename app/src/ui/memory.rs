@@ -163,7 +163,7 @@ fn block_view(block: Block, count: usize, facts: Vec<Item>, t: i64, edits: Edits
                 view! {
                     <ul>
                         {facts.into_iter().map(|i| {
-                            let when = nocturne_core::llm::context::dated(&i, t);
+                            let when = i.dated(t);
                             let turn = i.source_turn.map_or("—".to_string(), |n| format!("turn {n}"));
                             let (id, text, pinned) = (i.item_id.clone(), i.text.clone(), i.pinned);
                             let (id_e, id_p, id_f) = (id.clone(), id.clone(), id.clone());

@@ -211,13 +211,15 @@ pub fn merge_neighbours<'a>(
         let mut near: Vec<(usize, &Item)> = shared
             .into_iter()
             .filter(|(m, s)| *s >= 2 && *m != n)
-            .map(|(m, s)| (s, active[m]))
-            .filter(|(_, o)| o.block == item.block && o.category == item.category)
-            .filter(|(_, o)| {
-                let theirs = content_tokens(&o.text);
-                !textmath::reaches(textmath::set_similarity(own, &theirs), policy.similarity_threshold)
-                    && !textmath::conflicts(own, &theirs, policy.similarity_threshold)
+            .filter(|(m, _)| active[*m].block == item.block && active[*m].category == item.category)
+            // Only mergeable facts are in the postings, so their tokens are at hand.
+            .filter(|(m, _)| {
+                tokens[*m].as_ref().is_some_and(|theirs| {
+                    !textmath::reaches(textmath::set_similarity(own, theirs), policy.similarity_threshold)
+                        && !textmath::conflicts(own, theirs, policy.similarity_threshold)
+                })
             })
+            .map(|(m, s)| (s, active[m]))
             .collect();
         if near.is_empty() {
             continue;
@@ -238,20 +240,7 @@ mod tests {
     use crate::model::memory::Block;
 
     fn fact(n: u64, block: Block, category: &str, text: &str) -> Item {
-        Item {
-            item_id: format!("m_{n}"),
-            block,
-            text: text.into(),
-            category: category.into(),
-            source_turn: None,
-            created_at: n as i64,
-            updated_at: 0,
-            active: true,
-            valid_from: None,
-            valid_to: None,
-            superseded_by: None,
-            pinned: false,
-        }
+        Item::new_fact(n, block, category, text, n as i64)
     }
 
     fn ids(items: &[&Item]) -> Vec<String> {

@@ -35,14 +35,8 @@ pub struct Selection<'a> {
 pub fn line(item: &Item, now: Option<i64>) -> String {
     match now {
         None => format!("- [{}] {}: {}\n", item.item_id, item.block, item.text),
-        Some(now) => format!("- [{}] {}: {} ({})\n", item.item_id, item.block, item.text, dated(item, now)),
+        Some(now) => format!("- [{}] {}: {} ({})\n", item.item_id, item.block, item.text, item.dated(now)),
     }
-}
-
-/// `said 90 days ago`, and the resolved date: `due 2026-12-04, 88 days ago` (see
-/// [`Item::dated`]).
-pub fn dated(item: &Item, now: i64) -> String {
-    item.dated(now)
 }
 
 /// Chooses the facts of `memory` (active facts) for a prompt about `query` within
@@ -226,20 +220,7 @@ mod tests {
     use super::*;
 
     fn fact(n: u64, block: Block, text: &str) -> Item {
-        Item {
-            item_id: format!("m_{n}"),
-            block,
-            text: text.into(),
-            category: "context".into(),
-            source_turn: None,
-            created_at: n as i64,
-            updated_at: 0,
-            active: true,
-            valid_from: None,
-            valid_to: None,
-            superseded_by: None,
-            pinned: false,
-        }
+        Item::new_fact(n, block, "context", text, n as i64)
     }
 
     #[test]
@@ -248,12 +229,12 @@ mod tests {
         let mut promise = fact(1, Block::Human, "I promised Ana I would review her thesis by Friday.");
         promise.category = "commitments".into();
         promise.created_at = wednesday;
-        assert_eq!(dated(&promise, wednesday + 90 * 86_400), "said 90 days ago; due 2026-12-04, 88 days ago");
-        assert_eq!(dated(&promise, wednesday), "said today; due 2026-12-04, in 2 days");
+        assert_eq!(promise.dated(wednesday + 90 * 86_400), "said 90 days ago; due 2026-12-04, 88 days ago");
+        assert_eq!(promise.dated(wednesday), "said today; due 2026-12-04, in 2 days");
         let vague = Item { text: "We should meet next Friday.".into(), category: "context".into(), ..promise.clone() };
-        assert_eq!(dated(&vague, wednesday), "said today; \"next friday\" names no single date");
+        assert_eq!(vague.dated(wednesday), "said today; \"next friday\" names no single date");
         let plain = Item { text: "I keep bees.".into(), ..promise };
-        assert_eq!(dated(&plain, wednesday + 86_400), "said yesterday");
+        assert_eq!(plain.dated(wednesday + 86_400), "said yesterday");
     }
 
     #[test]

@@ -520,20 +520,7 @@ mod tests {
     use crate::model::candidate::DuplicateCandidate;
 
     fn fact(n: u64) -> Item {
-        Item {
-            item_id: format!("m_{n}"),
-            block: Block::Scratch,
-            text: format!("Note {n} about the weekly errands and chores."),
-            category: "context".into(),
-            source_turn: None,
-            created_at: 0,
-            updated_at: 0,
-            active: true,
-            valid_from: None,
-            valid_to: None,
-            superseded_by: None,
-            pinned: false,
-        }
+        Item::new_fact(n, Block::Scratch, "context", &format!("Note {n} about the weekly errands and chores."), 0)
     }
 
     #[test]

@@ -88,6 +88,25 @@ pub struct Item {
 }
 
 impl Item {
+    /// A new active fact `m_{n}` said at `created_at`, with no source turn: for synthetic
+    /// memories and tests.
+    pub fn new_fact(n: u64, block: Block, category: &str, text: &str, created_at: i64) -> Item {
+        Item {
+            item_id: format!("m_{n}"),
+            block,
+            text: text.into(),
+            category: category.into(),
+            source_turn: None,
+            created_at,
+            updated_at: created_at,
+            active: true,
+            valid_from: None,
+            valid_to: None,
+            superseded_by: None,
+            pinned: false,
+        }
+    }
+
     /// Age in days at `now`: how long ago it was said.
     pub fn age_days(&self, now: i64) -> f64 {
         (now - self.created_at) as f64 / crate::model::DAY as f64

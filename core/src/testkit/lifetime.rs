@@ -34,20 +34,7 @@ fn sentence(rng: &mut Rng, vocab: u64, holder: &str, first: &str) -> String {
 }
 
 fn item(n: usize, block: Block, category: &str, text: String, created_at: i64) -> Item {
-    Item {
-        item_id: format!("m_{n}"),
-        block,
-        text,
-        category: category.into(),
-        source_turn: None,
-        created_at,
-        updated_at: created_at,
-        active: true,
-        valid_from: None,
-        valid_to: None,
-        superseded_by: None,
-        pinned: false,
-    }
+    Item::new_fact(n as u64, block, category, &text, created_at)
 }
 
 /// `n` facts (ids `m_1…`) of a memory that has slept before: 55% identity, preference
