@@ -60,8 +60,10 @@ impl RetentionPolicy {
         if item.category != "commitments" || item.pinned {
             return None;
         }
+        // `days_since` would resolve the date a second time.
         let due = item.when()?.last();
-        (item.days_since(now) > grace).then_some(due)
+        let days = (now - due.plus_days(1).start()) as f64 / crate::model::DAY as f64;
+        (days > grace).then_some(due)
     }
 
     /// Whether `item` may not be forgotten at `now`: pinned by the user, or a protected
