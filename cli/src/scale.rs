@@ -41,19 +41,20 @@ fn run(store: &MemStore, options: SleepOptions) -> Result<SleepReport, String> {
     block(sleep::sleep(store, &OfflineProvider, &options, &mut |_| {})).map_err(|e| e.to_string())
 }
 
+/// Stores `facts` as new facts said at `at`, as version `label`.
+fn say(store: &MemStore, at: i64, label: &str, facts: Vec<nocturne_core::model::memory::Item>) -> Result<(), String> {
+    block(store.commit(Commit { at, label: Some(label.into()), created: facts, ..Default::default() }))
+        .map(|_| ())
+        .map_err(|e| e.to_string())
+}
+
 /// Adds a day of `new` facts said at `now`; returns their ids and the day's make-up.
 fn add_day(store: &MemStore, new: usize, now: i64) -> Result<(HashSet<String>, lifetime::Day), String> {
     let items = block(store.items()).map_err(|e| e.to_string())?;
     let next = block(store.meta()).map_err(|e| e.to_string())?.next_item;
     let day = lifetime::day(&items, new, now, next, 22);
     let ids = day.facts.iter().map(|i| i.item_id.clone()).collect();
-    block(store.commit(Commit {
-        at: now,
-        label: Some("bench:day".into()),
-        created: day.facts.clone(),
-        ..Default::default()
-    }))
-    .map_err(|e| e.to_string())?;
+    say(store, now, "bench:day", day.facts.clone())?;
     Ok((ids, day))
 }
 
@@ -168,13 +169,7 @@ pub fn recall(facts: usize, export: Option<&std::path::Path>) -> Result<(), Stri
     // A day later the updates are said; the memory sleeps twice (the second settles what
     // the first promoted into the block of the fact it changes).
     let day_at = NOW + DAY;
-    block(store.commit(Commit {
-        at: day_at,
-        label: Some("bench:updates".into()),
-        created: planted.updates.clone(),
-        ..Default::default()
-    }))
-    .map_err(|e| e.to_string())?;
+    say(&store, day_at, "bench:updates", planted.updates.clone())?;
     run(&store, SleepOptions::new(day_at))?;
     run(&store, SleepOptions::new(day_at))?;
     if let Some(path) = export {
