@@ -3,6 +3,7 @@
 //! the embedded offline provider. Uses `text`, `model` and `gate`; never the store.
 
 pub mod context;
+pub mod gbnf;
 pub mod offline;
 pub mod openai;
 pub mod prompt;
