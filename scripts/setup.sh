@@ -75,11 +75,32 @@ ensure_e2e_node() {
   export NODE_PATH="$TOOLS/e2e/node_modules"
 }
 
+# The in-page model's runtime: llama.cpp compiled to WebAssembly by @wllama/wllama (MIT),
+# pinned by version and checksum. Trunk's post-build hook (scripts/inpage_runtime.py)
+# copies it into the build; it is never committed.
+WLLAMA_VERSION=2.3.7
+WLLAMA_INTEGRITY=sha512-T273gBEqEZCHAoyNZDg+X6boQWktaq+efNF6bJo5aHToJr7jS1kCYImKXDdBi2/CccRuBUcMBHHLHiQN4+OfKQ==
+export NOCTURNE_WLLAMA="$TOOLS/wllama-$WLLAMA_VERSION/package"
+ensure_wllama() {
+  if [ ! -s "$NOCTURNE_WLLAMA/esm/single-thread/wllama.wasm" ]; then
+    say "fetching @wllama/wllama@$WLLAMA_VERSION (the in-page model's runtime) from npm"
+    local dir="$TOOLS/wllama-$WLLAMA_VERSION" tgz
+    rm -rf "$dir" && mkdir -p "$dir"
+    tgz=$(cd "$dir" && npm pack -s "@wllama/wllama@$WLLAMA_VERSION")
+    local got; got="sha512-$(openssl dgst -sha512 -binary "$dir/$tgz" | base64 -w0)"
+    if [ "$got" != "$WLLAMA_INTEGRITY" ]; then
+      say "the @wllama/wllama package does not match its pinned checksum ($got)"; rm -rf "$dir"; exit 1
+    fi
+    tar xzf "$dir/$tgz" -C "$dir" && rm "$dir/$tgz"
+  fi
+}
+
 ensure_build_tools() {
   ensure_rust
   ensure_wasm_bindgen
   ensure_trunk
   ensure_binaryen
+  ensure_wllama
 }
 
 if [ "${BASH_SOURCE[0]}" = "$0" ]; then

@@ -14,7 +14,7 @@
 //! space or newline, so a small model cannot spin in blank space until its token limit.
 
 use serde_json::{Map, Value};
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap};
 use std::fmt::Write;
 
 /// A schema the converter does not cover, naming the part it stopped at.
@@ -213,6 +213,284 @@ fn literal(text: &str) -> String {
     out
 }
 
+/// How far a text gets in a grammar.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Fit {
+    /// No continuation of the text can match.
+    Never,
+    /// The text is the start of a match.
+    Prefix,
+    /// The text matches in full.
+    Complete,
+}
+
+/// A parsed grammar of the kind [`grammar`] writes — rules of alternatives of sequences
+/// of literals, character classes, rule names and groups, with `?`, `*`, `+` and
+/// `{m,n}` — that can tell whether a text matches it or could still grow into a match.
+/// The in-page model's decoder asks it before taking each token, so its reply follows
+/// the schema however the runtime treats grammars.
+///
+/// ```
+/// use nocturne_core::llm::gbnf::{Fit, Grammar};
+/// let g = Grammar::parse(r#"root ::= "{" [a-z]{1,3} "}""#).unwrap();
+/// assert_eq!(g.fit("{ab"), Fit::Prefix);
+/// assert_eq!(g.fit("{ab}"), Fit::Complete);
+/// assert_eq!(g.fit("{abcd"), Fit::Never);
+/// ```
+#[derive(Clone, Debug)]
+pub struct Grammar {
+    rules: HashMap<String, Node>,
+}
+
+#[derive(Clone, Debug)]
+enum Node {
+    Literal(Vec<char>),
+    Class { negated: bool, ranges: Vec<(char, char)> },
+    Rule(String),
+    Seq(Vec<Node>),
+    Alt(Vec<Node>),
+    Repeat(Box<Node>, usize, Option<usize>),
+}
+
+impl Grammar {
+    /// Parses the grammar; it must have a `root` rule and name only rules it defines.
+    pub fn parse(text: &str) -> Result<Grammar, GbnfError> {
+        let fail = |path: &str, what: String| GbnfError { path: path.to_string(), what };
+        let mut rules = HashMap::new();
+        for line in text.lines().filter(|l| !l.trim().is_empty()) {
+            let (name, body) = line.split_once("::=").ok_or_else(|| fail("", format!("not a rule: {line}")))?;
+            let name = name.trim();
+            let chars: Vec<char> = body.chars().collect();
+            let mut p = Parser { s: &chars, i: 0 };
+            let node = p.alt().map_err(|what| fail(name, what))?;
+            if p.i != chars.len() {
+                return Err(fail(name, format!("unexpected {:?}", chars[p.i])));
+            }
+            rules.insert(name.to_string(), node);
+        }
+        let g = Grammar { rules };
+        if !g.rules.contains_key("root") {
+            return Err(fail("", "no root rule".into()));
+        }
+        for (name, node) in &g.rules {
+            if let Some(missing) = g.undefined(node) {
+                return Err(fail(name, format!("names the undefined rule {missing}")));
+            }
+        }
+        Ok(g)
+    }
+
+    /// Whether `text` matches, could still become a match, or never can.
+    pub fn fit(&self, text: &str) -> Fit {
+        let chars: Vec<char> = text.chars().collect();
+        if self.ends(&Node::Rule("root".into()), &chars, 0, false).contains(&chars.len()) {
+            Fit::Complete
+        } else if self.ends(&Node::Rule("root".into()), &chars, 0, true).contains(&chars.len()) {
+            Fit::Prefix
+        } else {
+            Fit::Never
+        }
+    }
+
+    fn undefined<'a>(&self, node: &'a Node) -> Option<&'a str> {
+        match node {
+            Node::Rule(name) => (!self.rules.contains_key(name)).then_some(name.as_str()),
+            Node::Seq(parts) | Node::Alt(parts) => parts.iter().find_map(|p| self.undefined(p)),
+            Node::Repeat(inner, _, _) => self.undefined(inner),
+            Node::Literal(_) | Node::Class { .. } => None,
+        }
+    }
+
+    /// Every position where a match of `node` from `at` can end; with `open`, running
+    /// out of text part-way counts as reaching its end.
+    fn ends(&self, node: &Node, s: &[char], at: usize, open: bool) -> BTreeSet<usize> {
+        let mut out = BTreeSet::new();
+        match node {
+            Node::Literal(l) => {
+                let rest = &s[at..];
+                if rest.len() >= l.len() && rest[..l.len()] == l[..] {
+                    out.insert(at + l.len());
+                } else if open && rest.len() < l.len() && l[..rest.len()] == rest[..] {
+                    out.insert(s.len());
+                }
+            }
+            Node::Class { negated, ranges } => match s.get(at) {
+                Some(c) if ranges.iter().any(|(a, b)| a <= c && c <= b) != *negated => {
+                    out.insert(at + 1);
+                }
+                None if open => {
+                    out.insert(at);
+                }
+                _ => {}
+            },
+            Node::Rule(name) => {
+                if let Some(rule) = self.rules.get(name) {
+                    out = self.ends(rule, s, at, open);
+                }
+            }
+            Node::Seq(parts) => {
+                out.insert(at);
+                for part in parts {
+                    out = out.iter().flat_map(|&p| self.ends(part, s, p, open)).collect();
+                }
+            }
+            Node::Alt(options) => out = options.iter().flat_map(|o| self.ends(o, s, at, open)).collect(),
+            Node::Repeat(inner, min, max) => {
+                let mut frontier = BTreeSet::from([at]);
+                let mut count = 0;
+                loop {
+                    if count >= *min {
+                        out.extend(frontier.iter().copied());
+                    }
+                    if max.is_some_and(|m| count >= m) || frontier.is_empty() {
+                        break;
+                    }
+                    let next: BTreeSet<usize> = frontier.iter().flat_map(|&p| self.ends(inner, s, p, open)).collect();
+                    // Past the minimum, a repetition that consumes nothing cannot go further.
+                    frontier = next.into_iter().filter(|p| count < *min || !frontier.contains(p)).collect();
+                    count += 1;
+                }
+            }
+        }
+        out
+    }
+}
+
+struct Parser<'a> {
+    s: &'a [char],
+    i: usize,
+}
+
+impl Parser<'_> {
+    fn peek(&self) -> Option<char> {
+        self.s.get(self.i).copied()
+    }
+
+    fn next(&mut self) -> Result<char, String> {
+        let c = self.peek().ok_or("the rule ends early")?;
+        self.i += 1;
+        Ok(c)
+    }
+
+    fn alt(&mut self) -> Result<Node, String> {
+        let mut options = vec![self.seq()?];
+        while self.peek() == Some('|') {
+            self.i += 1;
+            options.push(self.seq()?);
+        }
+        Ok(if options.len() == 1 { options.remove(0) } else { Node::Alt(options) })
+    }
+
+    fn seq(&mut self) -> Result<Node, String> {
+        let mut parts = Vec::new();
+        loop {
+            while self.peek().is_some_and(char::is_whitespace) {
+                self.i += 1;
+            }
+            match self.peek() {
+                None | Some('|') | Some(')') => return Ok(Node::Seq(parts)),
+                _ => {
+                    let atom = self.atom()?;
+                    parts.push(self.postfix(atom)?);
+                }
+            }
+        }
+    }
+
+    fn atom(&mut self) -> Result<Node, String> {
+        match self.next()? {
+            '"' => {
+                let mut lit = Vec::new();
+                while self.peek() != Some('"') {
+                    lit.push(self.char()?);
+                }
+                self.i += 1;
+                Ok(Node::Literal(lit))
+            }
+            '[' => {
+                let negated = self.peek() == Some('^');
+                if negated {
+                    self.i += 1;
+                }
+                let mut ranges = Vec::new();
+                while self.peek() != Some(']') {
+                    let a = self.char()?;
+                    let b = if self.peek() == Some('-') && self.s.get(self.i + 1) != Some(&']') {
+                        self.i += 1;
+                        self.char()?
+                    } else {
+                        a
+                    };
+                    ranges.push((a, b));
+                }
+                self.i += 1;
+                Ok(Node::Class { negated, ranges })
+            }
+            '(' => {
+                let inner = self.alt()?;
+                if self.next()? != ')' {
+                    return Err("a group is not closed".into());
+                }
+                Ok(inner)
+            }
+            c if c.is_ascii_alphanumeric() || c == '-' || c == '_' => {
+                let start = self.i - 1;
+                while self.peek().is_some_and(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_') {
+                    self.i += 1;
+                }
+                Ok(Node::Rule(self.s[start..self.i].iter().collect()))
+            }
+            other => Err(format!("unexpected {other:?}")),
+        }
+    }
+
+    fn postfix(&mut self, mut node: Node) -> Result<Node, String> {
+        loop {
+            let (min, max) = match self.peek() {
+                Some('?') => (0, Some(1)),
+                Some('*') => (0, None),
+                Some('+') => (1, None),
+                Some('{') => {
+                    let close = self.s[self.i..].iter().position(|&c| c == '}').ok_or("a { is not closed")? + self.i;
+                    let body: String = self.s[self.i + 1..close].iter().collect();
+                    self.i = close;
+                    let num = |t: &str| t.trim().parse::<usize>().map_err(|_| format!("a bad count {{{body}}}"));
+                    match body.split_once(',') {
+                        None => (num(&body)?, Some(num(&body)?)),
+                        Some((m, n)) if n.trim().is_empty() => (num(m)?, None),
+                        Some((m, n)) => (num(m)?, Some(num(n)?)),
+                    }
+                }
+                _ => return Ok(node),
+            };
+            self.i += 1;
+            node = Node::Repeat(Box::new(node), min, max);
+        }
+    }
+
+    /// One character of a literal or class, with GBNF's escapes.
+    fn char(&mut self) -> Result<char, String> {
+        let c = self.next()?;
+        if c != '\\' {
+            return Ok(c);
+        }
+        let hex = |p: &mut Self, n: usize| -> Result<char, String> {
+            let h: String = p.s.get(p.i..p.i + n).ok_or("a short escape")?.iter().collect();
+            p.i += n;
+            u32::from_str_radix(&h, 16).ok().and_then(char::from_u32).ok_or(format!("a bad escape {h}"))
+        };
+        Ok(match self.next()? {
+            'n' => '\n',
+            'r' => '\r',
+            't' => '\t',
+            'x' => hex(self, 2)?,
+            'u' => hex(self, 4)?,
+            'U' => hex(self, 8)?,
+            other => other,
+        })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -233,6 +511,15 @@ mod tests {
         let e = grammar(&json!({"type": "object", "properties": {"x": {"type": "string"}}, "required": ["y"]}))
             .unwrap_err();
         assert!(e.what.contains("\"y\" is required"));
+    }
+
+    #[test]
+    fn a_broken_grammar_is_refused_with_the_rule_named() {
+        assert!(Grammar::parse("r0 ::= \"a\"").unwrap_err().what.contains("no root"));
+        let e = Grammar::parse("root ::= r9").unwrap_err();
+        assert_eq!((e.path.as_str(), e.what.as_str()), ("root", "names the undefined rule r9"));
+        assert!(Grammar::parse("root ::= (\"a\"").is_err());
+        assert!(Grammar::parse("root ::= \"a\"{x}").is_err());
     }
 
     #[test]

@@ -1,0 +1,29 @@
+#!/usr/bin/env python3
+"""Trunk post-build hook: copies the in-page model's runtime into the build.
+
+@wllama/wllama (MIT; llama.cpp compiled to WebAssembly) is fetched from npm by
+scripts/setup.sh, pinned by version and checksum, into $NOCTURNE_WLLAMA. Its module, its
+two wasm builds (single- and multi-threaded) and its licence go to inpage/wllama/, next to
+inpage/runtime.js; the page loads them only when the in-page provider is chosen.
+"""
+import os
+import shutil
+import sys
+
+stage = os.environ.get("TRUNK_STAGING_DIR") or (sys.argv[1] if len(sys.argv) > 1 else "dist")
+tools = os.environ.get("NOCTURNE_TOOLS") or os.path.expanduser("~/.cache/nocturne-tools")
+src = os.environ.get("NOCTURNE_WLLAMA") or os.path.join(tools, "wllama-2.3.7", "package")
+files = {
+    "index.js": os.path.join(src, "esm", "index.min.js"),
+    "single-thread/wllama.wasm": os.path.join(src, "esm", "single-thread", "wllama.wasm"),
+    "multi-thread/wllama.wasm": os.path.join(src, "esm", "multi-thread", "wllama.wasm"),
+    "LICENCE": os.path.join(src, "LICENCE"),
+}
+missing = [p for p in files.values() if not os.path.isfile(p)]
+if missing:
+    sys.exit("the in-page model's runtime is missing (%s); run scripts/setup.sh, which fetches "
+             "@wllama/wllama from npm" % ", ".join(missing))
+for name, path in files.items():
+    out = os.path.join(stage, "inpage", "wllama", name)
+    os.makedirs(os.path.dirname(out), exist_ok=True)
+    shutil.copyfile(path, out)
