@@ -24,7 +24,8 @@ policy = "; ".join([
     "style-src 'self'",
     "img-src 'self' data:",
     "connect-src 'self' http: https:",
-    "worker-src 'self'",
+    # The in-page model's runtime starts its Web Worker from a blob: URL.
+    "worker-src 'self' blob:",
     "object-src 'none'",
     "base-uri 'none'",
     "form-action 'none'",

@@ -61,6 +61,12 @@ if trunk build --release 2>&1 | tail -n 3; then
   wasm_file=$(ls dist/*_bg.wasm | head -n1); js_file=${wasm_file%_bg.wasm}.js
   printf "size: wasm %s bytes raw, %s gzipped; js %s raw, %s gzipped\n" \
     "$(wc -c < "$wasm_file")" "$(gzip -9c "$wasm_file" | wc -c)" "$(wc -c < "$js_file")" "$(gzip -9c "$js_file" | wc -c)"
+  main_gz=$(( $(gzip -9c "$wasm_file" | wc -c) + $(gzip -9c "$js_file" | wc -c) ))
+  echo "size: main bundle $main_gz bytes gzipped (budget 600000: $([ "$main_gz" -le 600000 ] && echo within || echo OVER))"
+  rt=dist/inpage
+  printf "size: in-page runtime, loaded only when chosen: js %s gzipped, wasm %s gzipped (single-thread; multi-thread %s)\n" \
+    "$(cat "$rt"/*.js "$rt/wllama/index.js" | gzip -9c | wc -c)" "$(gzip -9c "$rt/wllama/single-thread/wllama.wasm" | wc -c)" \
+    "$(gzip -9c "$rt/wllama/multi-thread/wllama.wasm" | wc -c)"
 else
   failed_steps+=("trunk build")
 fi
@@ -119,6 +125,21 @@ if ./scripts/local-llm.sh start; then
   ./scripts/local-llm.sh stop
 else
   failed_steps+=("starting the local model")
+fi
+
+step "a real model inside the page: SmolLM2-135M in llama.cpp compiled to WebAssembly"
+# The model file local-llm.sh fetched is picked through the file input; none is served.
+gguf="${LLM_HOME:-$HOME/.cache/local-llm}/model/SmolLM2-135M-Instruct.Q4_1.gguf"
+if [ -s "$gguf" ] && [ -n "${port:-}" ] && [ -f dist/index.html ]; then
+  python3 -m http.server "$port" --bind 127.0.0.1 --directory dist > "$LOG/http3.log" 2>&1 &
+  server=$!
+  for _ in $(seq 1 50); do curl -s -o /dev/null "http://127.0.0.1:$port/" && break; sleep 0.1; done
+  node tests/e2e/inpage.cjs "http://127.0.0.1:$port/" "$gguf" dist tests/e2e/out 2>&1 | tee "$LOG/inpage.log"
+  [ "${PIPESTATUS[0]}" = 0 ] || failed_steps+=("the in-page model (browser)")
+  kill "$server" 2>/dev/null
+  e2e=$((e2e + $(grep -c '^ok ' "$LOG/inpage.log"))); e2e_failed=$((e2e_failed + $(grep -c '^not ok ' "$LOG/inpage.log")))
+else
+  failed_steps+=("the in-page model (no model file at $gguf, or no build)")
 fi
 
 echo

@@ -1,9 +1,10 @@
 //! nocturne-app: Nocturne in the browser — the Leptos UI, the IndexedDB store and the
-//! OpenAI-compatible provider. The only crate that touches the browser.
+//! model providers (an OpenAI-compatible endpoint, a GGUF model run in the page). The only crate that touches the browser.
 
 pub mod cases;
 pub mod http;
 pub mod idb;
+pub mod inpage;
 pub mod lock;
 pub mod providers;
 pub mod stop;

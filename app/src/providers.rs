@@ -1,6 +1,8 @@
-//! The provider the app uses: the embedded offline one, or an OpenAI-compatible endpoint.
+//! The provider the app uses: the embedded offline one, an OpenAI-compatible endpoint, or
+//! a GGUF model run in the page.
 
 use crate::http::HttpProvider;
+use crate::inpage::InPageProvider;
 use nocturne_core::llm::offline::OfflineProvider;
 use nocturne_core::llm::provider::{Completion, ProposalStyle, Provider, ProviderError, Request};
 
@@ -9,6 +11,7 @@ use nocturne_core::llm::provider::{Completion, ProposalStyle, Provider, Provider
 pub enum AnyProvider {
     Offline(OfflineProvider),
     Http(HttpProvider),
+    InPage(InPageProvider),
 }
 
 impl Provider for AnyProvider {
@@ -16,6 +19,7 @@ impl Provider for AnyProvider {
         match self {
             AnyProvider::Offline(p) => p.label(),
             AnyProvider::Http(p) => p.label(),
+            AnyProvider::InPage(p) => p.label(),
         }
     }
 
@@ -23,6 +27,7 @@ impl Provider for AnyProvider {
         match self {
             AnyProvider::Offline(p) => p.proposal_style(),
             AnyProvider::Http(p) => p.proposal_style(),
+            AnyProvider::InPage(p) => p.proposal_style(),
         }
     }
 
@@ -30,6 +35,7 @@ impl Provider for AnyProvider {
         match self {
             AnyProvider::Offline(p) => p.observe_refusals(proposed, refused),
             AnyProvider::Http(p) => p.observe_refusals(proposed, refused),
+            AnyProvider::InPage(p) => p.observe_refusals(proposed, refused),
         }
     }
 
@@ -37,6 +43,7 @@ impl Provider for AnyProvider {
         match self {
             AnyProvider::Offline(p) => p.complete(request).await,
             AnyProvider::Http(p) => p.complete(request).await,
+            AnyProvider::InPage(p) => p.complete(request).await,
         }
     }
 
@@ -48,6 +55,7 @@ impl Provider for AnyProvider {
         match self {
             AnyProvider::Offline(p) => p.complete_streaming(request, on_delta).await,
             AnyProvider::Http(p) => p.complete_streaming(request, on_delta).await,
+            AnyProvider::InPage(p) => p.complete_streaming(request, on_delta).await,
         }
     }
 }

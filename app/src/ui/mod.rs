@@ -12,6 +12,7 @@ mod wake;
 
 use crate::http::{HttpConfig, HttpProvider, JsonMode, ModeMemo, StyleMemo};
 use crate::idb::IdbStore;
+use crate::inpage::InPageProvider;
 use crate::providers::AnyProvider;
 use crate::stop::{StopHandle, Stoppable};
 use leptos::prelude::*;
@@ -68,6 +69,8 @@ impl Ctx {
                 self.modes.get_value(),
                 self.styles.get_value(),
             ))
+        } else if s.provider == "inpage" {
+            AnyProvider::InPage(InPageProvider::new(s.inpage_config()))
         } else {
             AnyProvider::Offline(OfflineProvider)
         }
@@ -77,6 +80,7 @@ impl Ctx {
     pub fn provider_for(&self, stop: &StopHandle) -> Stoppable<AnyProvider> {
         let inner = match self.provider() {
             AnyProvider::Http(p) => AnyProvider::Http(p.with_stop(stop.clone())),
+            AnyProvider::InPage(p) => AnyProvider::InPage(p.with_stop(stop.clone())),
             offline => offline,
         };
         let memory_tokens = self.settings.get_untracked().prompt_budget();

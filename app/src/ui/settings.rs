@@ -4,7 +4,7 @@
 use super::ctx;
 use leptos::prelude::*;
 use nocturne_core::llm::openai;
-use nocturne_core::llm::provider::StyleSetting;
+use nocturne_core::llm::provider::{Provider, StyleSetting};
 use nocturne_core::store::Store;
 use nocturne_core::RetentionPolicy;
 use serde::{Deserialize, Serialize};
@@ -15,7 +15,7 @@ const KEY: &str = "nocturne.settings";
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", default)]
 pub struct Settings {
-    /// `offline` or `openai`.
+    /// `offline`, `openai` or `inpage`.
     pub provider: String,
     pub base_url: String,
     pub model: String,
@@ -26,6 +26,10 @@ pub struct Settings {
     /// Tokens a chat prompt may carry, per provider (`offline`, `openai`): a model with a
     /// small context window gets a smaller one.
     pub prompt_tokens: std::collections::BTreeMap<String, u64>,
+    /// The in-page model: the kept file's name, its context size and worker threads.
+    pub inpage_model: String,
+    pub inpage_ctx: u32,
+    pub inpage_threads: u32,
 }
 
 impl Default for Settings {
@@ -38,6 +42,9 @@ impl Default for Settings {
             remembered_key: None,
             proposal_style: StyleSetting::Auto,
             prompt_tokens: Default::default(),
+            inpage_model: String::new(),
+            inpage_ctx: 4096,
+            inpage_threads: 2,
         }
     }
 }
@@ -50,6 +57,16 @@ impl Settings {
     /// The prompt budget of the provider in use.
     pub fn prompt_budget(&self) -> u64 {
         self.prompt_tokens.get(&self.provider).copied().unwrap_or(nocturne_core::llm::context::DEFAULT_MEMORY_TOKENS)
+    }
+
+    /// How the in-page model runs.
+    pub fn inpage_config(&self) -> crate::inpage::InPageConfig {
+        crate::inpage::InPageConfig {
+            model: self.inpage_model.clone(),
+            n_ctx: self.inpage_ctx.clamp(512, 32_768),
+            threads: self.inpage_threads.clamp(1, 16),
+            style: self.proposal_style,
+        }
     }
 
     pub fn load() -> Settings {
@@ -101,6 +118,14 @@ pub fn SettingsPanel() -> impl IntoView {
                 crate::providers::AnyProvider::Offline(_) => {
                     Ok("The offline provider runs in this page: nothing to connect to.".to_string())
                 }
+                crate::providers::AnyProvider::InPage(p) => crate::inpage::load(&p.config)
+                    .await
+                    .map(|l| {
+                        let threads =
+                            if l.multi_thread { format!("{} threads", l.threads) } else { "single-threaded".into() };
+                        format!("Loaded {} in {:.0} ms: context {} tokens, {threads}.", l.name, l.load_ms, l.n_ctx)
+                    })
+                    .map_err(|e| format!("Not loaded: {e}")),
             }
         }
     });
@@ -122,6 +147,9 @@ pub fn SettingsPanel() -> impl IntoView {
                 <label><input type="radio" name="provider" prop:checked=move || s.get().provider == "openai"
                     on:change=move |_| s.update(|x| x.provider = "openai".into()) />
                     " OpenAI-compatible endpoint"</label>
+                <label><input type="radio" name="provider" data-testid="provider-inpage" prop:checked=move || s.get().provider == "inpage"
+                    on:change=move |_| s.update(|x| x.provider = "inpage".into()) />
+                    " In this browser (GGUF file): a real model run by this page, no server, no key"</label>
                 <label>"Server " <select data-testid="preset"
                     on:change=move |ev| {
                         let name = event_target_value(&ev);
@@ -163,6 +191,7 @@ pub fn SettingsPanel() -> impl IntoView {
                     s.track();
                     match c.provider() {
                         crate::providers::AnyProvider::Http(p) => p.style().label(),
+                        crate::providers::AnyProvider::InPage(p) => p.proposal_style().label().to_string(),
                         crate::providers::AnyProvider::Offline(_) => "the offline rules need no style".to_string(),
                     }
                 }}</span></p>
@@ -176,11 +205,111 @@ pub fn SettingsPanel() -> impl IntoView {
                     Err(e) => view! { <span class="error" role="alert">{e}</span> }.into_any(),
                 })}</p>
             </fieldset>
+            <Show when=move || s.get().provider == "inpage"><InPageModel /></Show>
             // Its own boundary: the editor reloads the stored policy after every write, and
             // that must not send the whole page back to the app's loading state.
             <Transition fallback=|| ()><PolicyEditor /></Transition>
             <StorageStatusLine />
         </div>
+    }
+}
+
+/// The in-page model: pick or drop a GGUF file (kept in this browser), see what is kept,
+/// remove it, and set context size and threads.
+#[component]
+fn InPageModel() -> impl IntoView {
+    let c = ctx();
+    let s = c.settings;
+    let changed = RwSignal::new(0u32);
+    let progress = RwSignal::new(None::<f64>);
+    let kept = LocalResource::new(move || {
+        changed.get();
+        crate::inpage::kept()
+    });
+    let keep = Action::new_local(move |file: &web_sys::File| {
+        let file = file.clone();
+        async move {
+            progress.set(Some(0.0));
+            let r = crate::inpage::keep(file, move |f| progress.set(Some(f))).await;
+            progress.set(None);
+            changed.update(|n| *n += 1);
+            let model = r?;
+            s.update(|x| x.inpage_model = model.name.clone());
+            s.get_untracked().save();
+            Ok::<String, String>(format!("Kept {} in this browser.", model.describe()))
+        }
+    });
+    let remove = Action::new_local(move |_: &()| async move {
+        let r = crate::inpage::remove().await;
+        changed.update(|n| *n += 1);
+        r.map(|()| "Removed the model from this browser.".to_string())
+    });
+    // The settings name the kept file, so labels and the proposal style follow it.
+    Effect::new(move |_| {
+        if let Some(Ok(Some(m))) = kept.get() {
+            if s.get_untracked().inpage_model != m.name {
+                s.update(|x| x.inpage_model = m.name.clone());
+            }
+        }
+    });
+    let pick = move |files: Option<web_sys::FileList>| {
+        if let Some(file) = files.and_then(|f| f.get(0)) {
+            keep.dispatch_local(file);
+        }
+    };
+    let threads_note = if crate::inpage::isolated() {
+        "multi-threaded: this page is cross-origin isolated"
+    } else {
+        "single-threaded: this page is not cross-origin isolated (serve it with COOP/COEP headers, as scripts/serve.sh does)"
+    };
+    // While a file is being kept, the previous outcome is stale: the progress bar speaks.
+    let status = move || {
+        (!keep.pending().get())
+            .then(|| [keep.value().get(), remove.value().get()].into_iter().flatten().last())
+            .flatten()
+    };
+    view! {
+        <fieldset class="inpage" data-testid="inpage">
+            <legend>"Model in this browser"</legend>
+            <p class="hint">"llama.cpp compiled to WebAssembly runs the model in a worker of this page. The file stays in this browser's private storage, so a reload — offline too — needs no second pick."</p>
+            <div class="drop" data-testid="gguf-drop"
+                on:dragover=move |ev: web_sys::DragEvent| ev.prevent_default()
+                on:drop=move |ev: web_sys::DragEvent| {
+                    ev.prevent_default();
+                    pick(ev.data_transfer().and_then(|d| d.files()));
+                }>
+                <label class="file">"Pick a .gguf model file, or drop it here " <input type="file" accept=".gguf" data-testid="gguf-file"
+                    on:change=move |ev| {
+                        let input: web_sys::HtmlInputElement = event_target(&ev);
+                        pick(input.files());
+                        input.set_value("");
+                    } /></label>
+            </div>
+            {move || progress.get().map(|f| view! {
+                <p>"Keeping the file: " <progress data-testid="gguf-progress" max="1" value=f.to_string()></progress>
+                {format!(" {:.0} %", f * 100.0)}</p>
+            })}
+            <p data-testid="gguf-kept">{move || match kept.get() {
+                None => "Looking for a kept model…".to_string(),
+                Some(Ok(Some(m))) => format!("Kept: {}", m.describe()),
+                Some(Ok(None)) => "No model kept yet.".to_string(),
+                Some(Err(e)) => format!("The kept model cannot be read: {e}"),
+            }}</p>
+            <button data-testid="gguf-remove" disabled=move || !matches!(kept.get(), Some(Ok(Some(_))))
+                on:click=move |_| { remove.dispatch(()); }>"Remove the model"</button>
+            <label>"Context size (tokens) " <input type="number" min="512" step="512" data-testid="inpage-ctx"
+                prop:value=move || s.get().inpage_ctx.to_string()
+                on:change=move |ev| s.update(|x| x.inpage_ctx = event_target_value(&ev).parse().unwrap_or(x.inpage_ctx)) /></label>
+            <label>"Threads " <input type="number" min="1" max="16" data-testid="inpage-threads"
+                disabled=!crate::inpage::isolated()
+                prop:value=move || s.get().inpage_threads.to_string()
+                on:change=move |ev| s.update(|x| x.inpage_threads = event_target_value(&ev).parse().unwrap_or(x.inpage_threads)) /></label>
+            <p class="hint" data-testid="inpage-threads-note">{threads_note}</p>
+            <p data-testid="inpage-status" aria-live="polite">{move || status().map(|r| match r {
+                Ok(m) => view! { <span class="ok">{m}</span> }.into_any(),
+                Err(e) => view! { <span class="error" role="alert">{e}</span> }.into_any(),
+            })}</p>
+        </fieldset>
     }
 }
 

@@ -213,6 +213,9 @@ pub enum ProviderError {
     BadResponse(String),
     /// The user stopped the call (the request was aborted, so the server stops too).
     Stopped,
+    /// A model run in the page failed (it could not load, ran out of memory, or its
+    /// prompt did not fit its context), in the runtime's words.
+    Runtime(String),
 }
 
 impl std::fmt::Display for ProviderError {
@@ -231,6 +234,7 @@ impl std::fmt::Display for ProviderError {
             }
             ProviderError::BadResponse(m) => write!(f, "the model endpoint sent something unexpected: {m}"),
             ProviderError::Stopped => write!(f, "stopped by the user"),
+            ProviderError::Runtime(m) => write!(f, "the in-page model failed: {m}"),
         }
     }
 }

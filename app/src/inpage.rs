@@ -1,0 +1,225 @@
+//! `InPageProvider`: a GGUF model the user picked, run in this page by llama.cpp compiled
+//! to WebAssembly (wllama, in a Web Worker). Its JavaScript and wasm load from the page's
+//! own origin on first use (`js/inpage.js`); the main bundle carries only this adapter.
+//! A reply that must be JSON is decoded under the GBNF grammar of its schema, checked by
+//! the core's recognizer before each token, so it always parses.
+
+use crate::stop::StopHandle;
+use js_sys::{Function, Reflect};
+use nocturne_core::llm::gbnf::{self, Fit, Grammar};
+use nocturne_core::llm::provider::{Completion, ProposalStyle, Provider, ProviderError, Request, StyleSetting};
+use serde::Serialize;
+use wasm_bindgen::prelude::*;
+use wasm_bindgen_futures::JsFuture;
+
+#[wasm_bindgen(module = "/js/inpage.js")]
+extern "C" {
+    fn inpage_isolated() -> bool;
+    #[wasm_bindgen(catch)]
+    async fn inpage_stored() -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(catch)]
+    async fn inpage_keep(file: web_sys::File, on_progress: &Function) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(catch)]
+    async fn inpage_remove() -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(catch)]
+    async fn inpage_load(n_ctx: u32, threads: u32) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(catch)]
+    async fn inpage_start(request: JsValue, fit: JsValue, signal: &web_sys::AbortSignal) -> Result<JsValue, JsValue>;
+}
+
+/// How the in-page model runs (from Settings).
+#[derive(Clone, Debug, PartialEq)]
+pub struct InPageConfig {
+    /// The kept file's name, for labels and the proposal style.
+    pub model: String,
+    /// Context size in tokens.
+    pub n_ctx: u32,
+    /// Worker threads; more than one only where the page is cross-origin isolated.
+    pub threads: u32,
+    pub style: StyleSetting,
+}
+
+/// The kept model file.
+#[derive(Clone, Debug, PartialEq, serde::Deserialize)]
+pub struct KeptModel {
+    pub name: String,
+    pub size: f64,
+}
+
+impl KeptModel {
+    /// `SmolLM2-135M-Instruct.Q4_1.gguf, 93.8 MB`.
+    pub fn describe(&self) -> String {
+        format!("{}, {:.1} MB", self.name, self.size / 1_048_576.0)
+    }
+}
+
+/// What loading the model found.
+#[derive(Clone, Debug, PartialEq, serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Loaded {
+    pub name: String,
+    pub n_ctx: u32,
+    pub threads: u32,
+    pub multi_thread: bool,
+    pub load_ms: f64,
+}
+
+/// Whether the page may run several worker threads (it needs cross-origin isolation).
+pub fn isolated() -> bool {
+    inpage_isolated()
+}
+
+/// The model file kept in this browser, if any.
+pub async fn kept() -> Result<Option<KeptModel>, String> {
+    let v = inpage_stored().await.map_err(message)?;
+    if v.is_null() || v.is_undefined() {
+        return Ok(None);
+    }
+    serde_wasm_bindgen::from_value(v).map(Some).map_err(|e| e.to_string())
+}
+
+/// Checks `file` is a GGUF model and keeps it in place of any other, calling
+/// `on_progress` with the fraction copied.
+pub async fn keep(file: web_sys::File, on_progress: impl Fn(f64) + 'static) -> Result<KeptModel, String> {
+    let progress = Closure::<dyn Fn(f64)>::new(on_progress);
+    let v = inpage_keep(file, progress.as_ref().unchecked_ref()).await.map_err(message)?;
+    serde_wasm_bindgen::from_value(v).map_err(|e| e.to_string())
+}
+
+/// Forgets the kept model and frees the runtime.
+pub async fn remove() -> Result<(), String> {
+    inpage_remove().await.map(|_| ()).map_err(message)
+}
+
+/// Loads the kept model (once per file, context size and threads).
+pub async fn load(config: &InPageConfig) -> Result<Loaded, String> {
+    let v = inpage_load(config.n_ctx, config.threads).await.map_err(message)?;
+    serde_wasm_bindgen::from_value(v).map_err(|e| e.to_string())
+}
+
+/// The provider.
+#[derive(Clone, Debug)]
+pub struct InPageProvider {
+    pub config: InPageConfig,
+    /// The Stop button of the action using this provider, if any.
+    pub stop: Option<StopHandle>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct JsRequest<'a> {
+    messages: &'a [nocturne_core::llm::provider::Message],
+    max_tokens: u32,
+}
+
+#[derive(serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct JsDone {
+    text: String,
+    prompt_tokens: u64,
+    completion_tokens: u64,
+    truncated: bool,
+}
+
+impl InPageProvider {
+    pub fn new(config: InPageConfig) -> Self {
+        InPageProvider { config, stop: None }
+    }
+
+    /// The same provider, stopped by `stop`.
+    pub fn with_stop(mut self, stop: StopHandle) -> Self {
+        self.stop = Some(stop);
+        self
+    }
+
+    async fn run(&self, request: &Request, on_delta: &mut dyn FnMut(&str)) -> Result<Completion, ProviderError> {
+        let stopped = || self.stop.as_ref().is_some_and(StopHandle::is_stopped);
+        if stopped() {
+            return Err(ProviderError::Stopped);
+        }
+        load(&self.config).await.map_err(ProviderError::Runtime)?;
+        let fit = match &request.json {
+            Some(contract) => {
+                let text = gbnf::grammar(&contract.schema).map_err(|e| ProviderError::Runtime(e.to_string()))?;
+                let grammar = Grammar::parse(&text).map_err(|e| ProviderError::Runtime(e.to_string()))?;
+                let fit = Closure::<dyn Fn(String) -> u8>::new(move |t: String| match grammar.fit(&t) {
+                    Fit::Never => 0,
+                    Fit::Prefix => 1,
+                    Fit::Complete => 2,
+                });
+                Some(fit)
+            }
+            None => None,
+        };
+        let controller =
+            web_sys::AbortController::new().map_err(|_| ProviderError::Runtime("no AbortController".into()))?;
+        if let Some(stop) = &self.stop {
+            stop.register(controller.clone());
+        }
+        let body = JsRequest { messages: &request.messages, max_tokens: request.max_tokens };
+        let js_request = body
+            .serialize(&serde_wasm_bindgen::Serializer::json_compatible())
+            .map_err(|e| ProviderError::Runtime(e.to_string()))?;
+        let fit_js = fit.as_ref().map_or(JsValue::UNDEFINED, |f| f.as_ref().clone());
+        let failed = |e: JsValue| {
+            if stopped()
+                || Reflect::get(&e, &"name".into()).ok().and_then(|n| n.as_string()).as_deref() == Some("AbortError")
+            {
+                ProviderError::Stopped
+            } else {
+                ProviderError::Runtime(message(e))
+            }
+        };
+        let session = inpage_start(js_request, fit_js, &controller.signal()).await.map_err(failed)?;
+        let next: Function = Reflect::get(&session, &"next".into()).map_err(failed)?.unchecked_into();
+        loop {
+            let step = next.call0(&session).map_err(failed)?;
+            let step = JsFuture::from(js_sys::Promise::from(step)).await.map_err(failed)?;
+            if let Some(delta) = Reflect::get(&step, &"delta".into()).ok().and_then(|d| d.as_string()) {
+                on_delta(&delta);
+                continue;
+            }
+            let done = Reflect::get(&step, &"done".into()).map_err(failed)?;
+            let done: JsDone =
+                serde_wasm_bindgen::from_value(done).map_err(|e| ProviderError::Runtime(e.to_string()))?;
+            drop(fit);
+            return Ok(Completion {
+                text: done.text,
+                prompt_tokens: done.prompt_tokens,
+                completion_tokens: done.completion_tokens,
+                truncated: done.truncated,
+            });
+        }
+    }
+}
+
+impl Provider for InPageProvider {
+    fn label(&self) -> String {
+        format!("{} (in this browser)", self.config.model)
+    }
+
+    fn proposal_style(&self) -> ProposalStyle {
+        self.config.style.start(&self.config.model).current()
+    }
+
+    async fn complete(&self, request: &Request) -> Result<Completion, ProviderError> {
+        self.run(request, &mut |_| {}).await
+    }
+
+    async fn complete_streaming(
+        &self,
+        request: &Request,
+        on_delta: &mut dyn FnMut(&str),
+    ) -> Result<Completion, ProviderError> {
+        self.run(request, on_delta).await
+    }
+}
+
+/// A JavaScript error's message.
+fn message(e: JsValue) -> String {
+    Reflect::get(&e, &"message".into())
+        .ok()
+        .and_then(|m| m.as_string())
+        .or_else(|| e.as_string())
+        .unwrap_or_else(|| "an unknown error in the in-page runtime".into())
+}

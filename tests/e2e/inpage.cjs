@@ -1,0 +1,163 @@
+// A real model inside the page: SmolLM2-135M picked through the file input, run by
+// llama.cpp compiled to WebAssembly in a worker, with no model file on the page's origin
+// and every request to any other origin cut. It chats (streamed), is stopped mid-reply
+// (the worker stops generating), sleeps, passes the Verify panel's required checks, and
+// after an offline reload chats again from the kept file. Prints the in-page figures.
+// usage: node inpage.cjs APP_URL GGUF_FILE DIST_DIR OUTDIR
+const fs = require('fs');
+const path = require('path');
+const { check, launch, finish } = require('./harness.cjs');
+
+const [url, gguf, dist, out = 'out'] = process.argv.slice(2);
+const origin = new URL(url).origin;
+const started = Date.now();
+const since = () => `${((Date.now() - started) / 1000).toFixed(0)} s`;
+
+/** Every file under `dir`. */
+const walk = (dir) => fs.readdirSync(dir, { withFileTypes: true })
+  .flatMap((e) => (e.isDirectory() ? walk(path.join(dir, e.name)) : [path.join(dir, e.name)]));
+
+/** The in-page runtime's counters (the module the app imported: one instance per page). */
+const stats = (page) => page.evaluate(async () => {
+  const m = await import(new URL('inpage/runtime.js', document.baseURI).href);
+  return { ...m.stats };
+});
+
+/** Sends a chat message and waits for its reply; returns the reply and the seconds it took. */
+async function chat(page, text, timeout = 300000) {
+  const before = await page.locator('.turn:not(.pending)').count();
+  const t0 = Date.now();
+  await page.fill('#message', text);
+  await page.click('.composer button[type=submit]');
+  await page.waitForFunction((b) => document.querySelectorAll('.turn:not(.pending)').length >= b + 2, before, { timeout });
+  const reply = await page.locator('.turn:not(.pending)').last().innerText();
+  return { reply, seconds: (Date.now() - t0) / 1000 };
+}
+
+(async () => {
+  const browser = await launch();
+  const context = await browser.newContext({ viewport: { width: 1280, height: 1000 } });
+  const requests = [];
+  await context.route('**/*', (route) => {
+    const u = route.request().url();
+    requests.push(u);
+    return new URL(u).origin === origin ? route.continue() : route.abort('blockedbyclient');
+  });
+  const page = await context.newPage();
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+  try {
+    const served = walk(dist).filter((f) => /\.gguf$/i.test(f));
+    check(served.length === 0, 'no model file is served from the page\'s origin', served.join(', '));
+    await page.goto(url);
+    await page.waitForSelector('[data-block="scratch"]', { timeout: 30000 });
+    await page.evaluate(() => navigator.serviceWorker.ready);
+    check(!requests.some((u) => u.includes('/inpage/')), 'the in-page runtime is not loaded until it is chosen');
+
+    await page.click('text=Settings');
+    await page.check('[data-testid="provider-inpage"]');
+    await page.waitForSelector('[data-testid="gguf-kept"]:has-text("No model kept yet")');
+    const note = await page.locator('[data-testid="inpage-threads-note"]').innerText();
+    check(/single-threaded|multi-threaded/.test(note), 'Settings says whether the model runs multi-threaded', note);
+    await page.locator('[data-testid="inpage"]').screenshot({ path: `${out}/inpage-picker.png` });
+
+    // A file that is not a GGUF is refused with a message, and nothing is kept.
+    await page.setInputFiles('[data-testid="gguf-file"]', { name: 'notes.gguf', mimeType: 'application/octet-stream', buffer: Buffer.from('hello, this is not a model') });
+    await page.waitForSelector('[data-testid="inpage-status"] .error');
+    const refused = await page.locator('[data-testid="inpage-status"]').innerText();
+    check(/not a GGUF model file/.test(refused), 'a file that is not a GGUF is refused with a clear message', refused);
+    check((await page.locator('[data-testid="gguf-kept"]').innerText()).includes('No model kept'), 'the refused file is not kept');
+
+    // The real file, through the file input: a progress bar while it is kept.
+    const t0 = Date.now();
+    await page.setInputFiles('[data-testid="gguf-file"]', gguf);
+    const bar = await page.waitForSelector('[data-testid="gguf-progress"]', { timeout: 30000 }).then(() => true, () => false);
+    if (bar) await page.locator('[data-testid="inpage"]').screenshot({ path: `${out}/inpage-progress.png` });
+    check(bar, 'a progress bar shows while the file is read and kept');
+    await page.waitForSelector('[data-testid="gguf-kept"]:has-text("Kept:")', { timeout: 120000 });
+    const keepSeconds = (Date.now() - t0) / 1000;
+    const kept = await page.locator('[data-testid="gguf-kept"]').innerText();
+    check(kept.includes(path.basename(gguf)), 'Settings shows the kept model\'s name and size', kept);
+    await page.click('text=Save provider');
+    const t1 = Date.now();
+    await page.click('[data-testid="test-connection"]');
+    await page.waitForFunction(() => /Loaded|Not loaded/.test(document.querySelector('[data-testid="connection-report"]')?.innerText || ''), null, { timeout: 300000 });
+    const loaded = await page.locator('[data-testid="connection-report"]').innerText();
+    const loadSeconds = (Date.now() - t1) / 1000;
+    check(loaded.startsWith('Loaded'), 'the model loads into the page', loaded);
+    check(requests.some((u) => u.endsWith('/wllama.wasm')), 'the runtime\'s wasm came from the page\'s origin once chosen');
+    const label = await page.locator('[data-testid="provider"]').innerText();
+    check(label.includes('in this browser'), 'the provider label says the model runs in this browser', label);
+    await page.locator('[data-testid="inpage"]').screenshot({ path: `${out}/inpage-loaded.png` });
+
+    // Chat, streamed from the worker.
+    await page.click('text=Chat, memory & sleep');
+    const first = await chat(page, 'I live in Ghent and I keep a cat called Miso.');
+    console.log(`# reply (${first.seconds.toFixed(1)} s): ${first.reply.replace(/\s+/g, ' ').slice(0, 200)}`);
+    check(first.reply.trim().length > 0, 'the in-page model answers a chat message');
+    const s1 = await stats(page);
+    check(s1.generated > 0 && s1.lastTokensPerSecond > 0, 'the worker generated the reply token by token', JSON.stringify(s1));
+    const second = await chat(page, 'I work as a chemist and I prefer green tea.');
+    await page.screenshot({ path: `${out}/inpage-chat.png` });
+
+    // Stop mid-reply: the page stops waiting and the worker stops generating.
+    await page.fill('#message', 'Tell me a long story about everything you know about me, in great detail, with many chapters.');
+    await page.click('.composer button[type=submit]');
+    await page.waitForFunction(async () => {
+      const m = await import(new URL('inpage/runtime.js', document.baseURI).href);
+      return m.stats.generating;
+    }, null, { timeout: 120000, polling: 50 });
+    await page.waitForTimeout(1500);
+    await page.click('[data-testid="stop-chat"]');
+    await page.waitForFunction(() => !document.querySelector('.turn.pending'), null, { timeout: 30000 });
+    const atStop = await stats(page);
+    await page.waitForTimeout(2000);
+    const later = await stats(page);
+    check(!later.generating && later.generated === atStop.generated, 'Stop ends the worker\'s generation, not only the page\'s wait', `${JSON.stringify(atStop)} → ${JSON.stringify(later)}`);
+
+    // A Sleep with the in-page model: every proposal gated and logged.
+    const t2 = Date.now();
+    await page.click('[data-testid="sleep"]');
+    await page.waitForSelector('[data-testid="sleep-summary"], .sleep p.error', { timeout: 30 * 60 * 1000 });
+    const sleepSeconds = (Date.now() - t2) / 1000;
+    const summary = await page.locator('[data-testid="sleep-summary"], .sleep p.error').first().innerText();
+    console.log(`# sleep (${sleepSeconds.toFixed(0)} s): ${summary}`);
+    check(await page.locator('[data-testid="sleep-summary"]').count() === 1, 'a Sleep with the in-page model completes', summary);
+
+    // The Verify panel, its required checks passing with real evidence.
+    const t3 = Date.now();
+    await page.click('text=Wake & verify');
+    await page.click('[data-testid="verify"]');
+    await page.waitForSelector('[data-testid="verify-summary"]', { timeout: 40 * 60 * 1000 });
+    const verifySeconds = (Date.now() - t3) / 1000;
+    const lines = await page.locator('[data-testid="checks"] li').allInnerTexts();
+    for (const l of lines) console.log(`# ${l}`);
+    const vsummary = await page.locator('[data-testid="verify-summary"]').innerText();
+    console.log(`# ${vsummary} (${verifySeconds.toFixed(0)} s)`);
+    check(/^(\d+)\/\1 checks/.test(vsummary), 'every required Verify check passes with the in-page model', vsummary);
+    const sweep = lines.map((l) => l.match(/no invention: (\d+)\/(\d+)/)).find(Boolean);
+    check(sweep && sweep[1] === sweep[2] && Number(sweep[2]) >= 8, 'the in-page model remembers at least 8 traceable facts', sweep ? sweep[0] : lines.join(' | '));
+    await page.screenshot({ path: `${out}/inpage-verify.png`, fullPage: true });
+    const s2 = await stats(page);
+
+    // Offline: the page, the runtime and the model all come from this browser.
+    await context.setOffline(true);
+    await page.reload();
+    await page.waitForSelector('[data-block="scratch"]', { timeout: 60000 });
+    const provider = await page.locator('[data-testid="provider"]').innerText();
+    check(provider.includes('in this browser'), 'after an offline reload the in-page provider is still chosen', provider);
+    const again = await chat(page, 'Where do I live?');
+    console.log(`# offline reply (${again.seconds.toFixed(1)} s): ${again.reply.replace(/\s+/g, ' ').slice(0, 200)}`);
+    check(again.reply.trim().length > 0 && !/failed|could not/i.test(again.reply), 'offline, after a reload, the kept model answers without a second pick', again.reply.slice(0, 200));
+    await context.setOffline(false);
+
+    check(!requests.some((u) => new URL(u).origin !== origin), 'nothing was requested from another origin', requests.filter((u) => new URL(u).origin !== origin).join(', '));
+    check(errors.length === 0, 'no uncaught page errors', errors.join(' | '));
+    console.log(`bench: in-page SmolLM2-135M Q4_1 keepS=${keepSeconds.toFixed(1)} loadS=${loadSeconds.toFixed(1)} firstReplyS=${first.seconds.toFixed(1)} secondReplyS=${second.seconds.toFixed(1)} tokensPerS=${s2.lastTokensPerSecond.toFixed(1)} sleepS=${sleepSeconds.toFixed(0)} verifyS=${verifySeconds.toFixed(0)} threads=${note.startsWith('multi') ? 'multi' : 1} total=${since()}`);
+  } catch (e) {
+    check(false, 'the in-page model run completed', String(e));
+    await page.screenshot({ path: `${out}/inpage-failure.png`, fullPage: true }).catch(() => {});
+  }
+  await browser.close();
+  finish('in-page model');
+})();

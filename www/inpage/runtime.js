@@ -1,0 +1,188 @@
+// Nocturne's in-page model: llama.cpp compiled to WebAssembly (wllama, MIT), running in a
+// Web Worker, behind the few calls the Rust provider makes. This file and the runtime it
+// imports load only when the in-page provider is used; everything comes from the page's
+// own origin. The model file is the one models.js keeps in the origin's private files.
+import { Wllama } from './wllama/index.js';
+import { storedHandle } from './models.js';
+
+const runtime = new URL('./wllama/', import.meta.url).href;
+const PATHS = {
+  'single-thread/wllama.wasm': runtime + 'single-thread/wllama.wasm',
+  'multi-thread/wllama.wasm': runtime + 'multi-thread/wllama.wasm',
+};
+// Prompt tokens decoded between two looks at the Stop signal.
+const PROMPT_CHUNK = 64;
+const quiet = { debug() {}, log() {}, warn() {}, error: (...a) => console.error('[in-page model]', ...a) };
+
+let engine = null; // { wllama, key, info }
+let queue = Promise.resolve();
+
+/** Counters the page shows and the end-to-end checks read: tokens the worker produced. */
+export const stats = { generated: 0, generating: false, lastTokensPerSecond: 0 };
+
+/** Frees the runtime (the kept file stays). */
+export async function unload() {
+  const old = engine;
+  engine = null;
+  if (old) await old.wllama.exit().catch(() => {});
+}
+
+/** Loads the kept model into the worker (once per file and configuration):
+ * `{ name, size, nCtx, threads, multiThread, loadMs }`. */
+export async function load(config, onProgress) {
+  const handle = await storedHandle();
+  if (!handle) throw new Error('no model file is kept in this browser; pick a .gguf file in Settings');
+  const file = await handle.getFile();
+  const isolatedNow = !!globalThis.crossOriginIsolated;
+  const threads = isolatedNow ? Math.max(1, config.threads | 0) : 1;
+  const key = `${file.name}|${file.size}|${config.nCtx}|${threads}`;
+  if (engine?.key === key) return engine.info;
+  await unload();
+  const started = performance.now();
+  onProgress?.(0);
+  const wllama = new Wllama(PATHS, { suppressNativeLog: true, logger: quiet });
+  try {
+    await wllama.loadModel([file], { n_ctx: config.nCtx, n_threads: threads, n_batch: 256, seed: 1 });
+  } catch (e) {
+    await wllama.exit().catch(() => {});
+    const message = String(e?.message ?? e);
+    if (/memory|alloc|OOM|RangeError/i.test(message)) {
+      throw new Error(`the model did not fit in this page's memory (${mb(file.size)}, context ${config.nCtx}): ${message}; try a smaller model or context`);
+    }
+    throw new Error(`the runtime could not load "${file.name}": ${message}`);
+  }
+  // wllama 2.3.7 lists the vocabulary after as many empty entries: skip them.
+  let vocab = await wllama.getVocab();
+  const half = vocab.length / 2;
+  if (Number.isInteger(half) && vocab.slice(0, half).every((b) => b.length === 0)) vocab = vocab.slice(half);
+  const utf8 = new TextDecoder();
+  const pieces = vocab.map((bytes) => utf8.decode(bytes));
+  onProgress?.(1);
+  const info = {
+    name: file.name,
+    size: file.size,
+    nCtx: wllama.getLoadedContextInfo().n_ctx,
+    threads: wllama.getNumThreads(),
+    multiThread: wllama.isMultithread(),
+    loadMs: Math.round(performance.now() - started),
+  };
+  engine = { wllama, key, info, vocab, pieces };
+  return info;
+}
+
+/** One reply: `request` is `{ messages, maxTokens, fit? }`; `onDelta(text)` gets each new
+ * piece; `signal` (an AbortSignal) stops the worker between prompt chunks and between
+ * tokens. `fit(text)` (0: never, 1: a start, 2: complete) constrains the reply: each token
+ * is the most likely one that keeps the text a start of a match, and the reply ends when
+ * it is complete. Calls run one at a time. Resolves to `{ text, promptTokens,
+ * completionTokens, truncated, ms }`; rejects with an AbortError when stopped. */
+export function complete(request, onDelta, signal) {
+  const run = queue.then(() => generate(request, onDelta, signal));
+  queue = run.catch(() => {});
+  return run;
+}
+
+async function generate(request, onDelta, signal) {
+  const stopped = () => {
+    if (signal?.aborted) throw new DOMException('stopped by the user', 'AbortError');
+  };
+  stopped();
+  if (!engine) throw new Error('the in-page model is not loaded');
+  const current = engine;
+  const { wllama, info, vocab } = current;
+  const started = performance.now();
+  const prompt = await wllama.formatChat(request.messages, true);
+  const tokens = await wllama.tokenize(prompt, true);
+  if (wllama.mustAddBosToken() && tokens[0] !== wllama.getBOS()) tokens.unshift(wllama.getBOS());
+  if (tokens.length + request.maxTokens > info.nCtx) {
+    throw new Error(`the prompt (${tokens.length} tokens) and its reply (up to ${request.maxTokens}) do not fit the in-page model's context of ${info.nCtx} tokens; lower the prompt budget or raise the context size in Settings`);
+  }
+  await wllama.samplingInit({ temp: 0, top_k: 1 });
+  await wllama.kvClear();
+  stats.generating = true;
+  try {
+    for (let at = 0; at < tokens.length; at += PROMPT_CHUNK) {
+      stopped();
+      await wllama.decode(tokens.slice(at, at + PROMPT_CHUNK), {});
+    }
+    const decoder = new TextDecoder();
+    let text = '';
+    let produced = 0;
+    const genStart = performance.now();
+    while (produced < request.maxTokens) {
+      stopped();
+      const token = request.fit ? await constrained(current, text, request.fit) : (await wllama.samplingSample()).token;
+      if (token === null || wllama.isTokenEOG(token)) break;
+      produced += 1;
+      stats.generated += 1;
+      const delta = decoder.decode(vocab[token], { stream: true });
+      if (delta) {
+        text += delta;
+        onDelta?.(delta);
+      }
+      if (request.fit && request.fit(text) === 2) break;
+      await wllama.samplingAccept([token]);
+      await wllama.decode([token], {});
+    }
+    const tail = decoder.decode();
+    if (tail) {
+      text += tail;
+      onDelta?.(tail);
+    }
+    const seconds = (performance.now() - genStart) / 1000;
+    if (produced > 0 && seconds > 0) stats.lastTokensPerSecond = produced / seconds;
+    return {
+      text,
+      promptTokens: tokens.length,
+      completionTokens: produced,
+      truncated: produced >= request.maxTokens,
+      ms: Math.round(performance.now() - started),
+    };
+  } finally {
+    stats.generating = false;
+  }
+}
+
+/** The most likely token that keeps `text` a start of a match: the greedy pick when it
+ * fits, else the best of the top 256, else of the whole vocabulary; null when the text is
+ * complete and only an end of generation can follow. */
+async function constrained({ wllama, pieces }, text, fit) {
+  const ok = (token) => !wllama.isTokenEOG(token) && pieces[token] !== '' && fit(text + pieces[token]) !== 0;
+  const { token } = await wllama.samplingSample();
+  if (ok(token)) return token;
+  for (const k of [256, -1]) {
+    for (const { token: t } of await wllama.getLogits(k)) {
+      if (ok(t)) return t;
+    }
+  }
+  if (fit(text) === 2) return null;
+  throw new Error(`no token of the model continues its reply within the reply's grammar after ${JSON.stringify(text.slice(-40))}`);
+}
+
+/** Starts a reply and hands back `{ next() }`: each `next()` resolves to `{ delta }` for a
+ * new piece or `{ done }` with the result, and rejects with the reply's error. */
+export function start(request, fit, signal) {
+  const queue = [];
+  let wake = null;
+  const push = (x) => {
+    queue.push(x);
+    wake?.();
+    wake = null;
+  };
+  complete({ ...request, fit }, (delta) => push({ delta }), signal).then(
+    (done) => push({ done }),
+    (error) => push({ error }),
+  );
+  return {
+    async next() {
+      while (queue.length === 0) await new Promise((r) => (wake = r));
+      const x = queue.shift();
+      if (x.error) throw x.error;
+      return x;
+    },
+  };
+}
+
+function mb(bytes) {
+  return `${(bytes / 1048576).toFixed(1)} MB`;
+}
