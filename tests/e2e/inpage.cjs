@@ -153,7 +153,7 @@ async function chat(page, text, timeout = 300000) {
 
     check(!requests.some((u) => new URL(u).origin !== origin), 'nothing was requested from another origin', requests.filter((u) => new URL(u).origin !== origin).join(', '));
     check(errors.length === 0, 'no uncaught page errors', errors.join(' | '));
-    console.log(`bench: in-page SmolLM2-135M Q4_1 keepS=${keepSeconds.toFixed(1)} loadS=${loadSeconds.toFixed(1)} firstReplyS=${first.seconds.toFixed(1)} secondReplyS=${second.seconds.toFixed(1)} tokensPerS=${s2.lastTokensPerSecond.toFixed(1)} sleepS=${sleepSeconds.toFixed(0)} verifyS=${verifySeconds.toFixed(0)} threads=${note.startsWith('multi') ? 'multi' : 1} total=${since()}`);
+    console.log(`bench: in-page SmolLM2-135M Q4_1 keepS=${keepSeconds.toFixed(1)} loadS=${loadSeconds.toFixed(1)} firstReplyS=${first.seconds.toFixed(1)} secondReplyS=${second.seconds.toFixed(1)} tokensPerS=${s2.lastTokensPerSecond.toFixed(1)} promptTokensPerS=${(s2.promptTokens / (s2.promptMs / 1000)).toFixed(0)} grammarChecks=${s2.grammarChecks} grammarMsPerCheck=${(s2.grammarMs / Math.max(1, s2.grammarChecks)).toFixed(2)} widened=${s2.widened} sleepS=${sleepSeconds.toFixed(0)} verifyS=${verifySeconds.toFixed(0)} threads=${note.startsWith('multi') ? 'multi' : 1} total=${since()}`);
   } catch (e) {
     check(false, 'the in-page model run completed', String(e));
     await page.screenshot({ path: `${out}/inpage-failure.png`, fullPage: true }).catch(() => {});

@@ -18,7 +18,7 @@ let engine = null; // { wllama, key, info }
 let queue = Promise.resolve();
 
 /** Counters the page shows and the end-to-end checks read: tokens the worker produced. */
-export const stats = { generated: 0, generating: false, lastTokensPerSecond: 0 };
+export const stats = { generated: 0, generating: false, lastTokensPerSecond: 0, promptTokens: 0, promptMs: 0, grammarChecks: 0, grammarMs: 0, widened: 0 };
 
 /** Frees the runtime (the kept file stays). */
 export async function unload() {
@@ -101,10 +101,13 @@ async function generate(request, onDelta, signal) {
   await wllama.kvClear();
   stats.generating = true;
   try {
+    const promptStart = performance.now();
     for (let at = 0; at < tokens.length; at += PROMPT_CHUNK) {
       stopped();
       await wllama.decode(tokens.slice(at, at + PROMPT_CHUNK), {});
     }
+    stats.promptTokens += tokens.length;
+    stats.promptMs += performance.now() - promptStart;
     const decoder = new TextDecoder();
     let text = '';
     let produced = 0;
@@ -147,10 +150,18 @@ async function generate(request, onDelta, signal) {
  * fits, else the best of the top 256, else of the whole vocabulary; null when the text is
  * complete and only an end of generation can follow. */
 async function constrained({ wllama, pieces }, text, fit) {
-  const ok = (token) => !wllama.isTokenEOG(token) && pieces[token] !== '' && fit(text + pieces[token]) !== 0;
+  const ok = (token) => {
+    if (wllama.isTokenEOG(token) || pieces[token] === '') return false;
+    const t0 = performance.now();
+    const fits = fit(text + pieces[token]) !== 0;
+    stats.grammarChecks += 1;
+    stats.grammarMs += performance.now() - t0;
+    return fits;
+  };
   const { token } = await wllama.samplingSample();
   if (ok(token)) return token;
   for (const k of [256, -1]) {
+    stats.widened += 1;
     for (const { token: t } of await wllama.getLogits(k)) {
       if (ok(t)) return t;
     }

@@ -298,11 +298,11 @@ fn InPageModel() -> impl IntoView {
             <button data-testid="gguf-remove" disabled=move || !matches!(kept.get(), Some(Ok(Some(_))))
                 on:click=move |_| { remove.dispatch(()); }>"Remove the model"</button>
             <label>"Context size (tokens) " <input type="number" min="512" step="512" data-testid="inpage-ctx"
-                prop:value=move || s.get().inpage_ctx.to_string()
+                value=s.get_untracked().inpage_ctx.to_string()
                 on:change=move |ev| s.update(|x| x.inpage_ctx = event_target_value(&ev).parse().unwrap_or(x.inpage_ctx)) /></label>
             <label>"Threads " <input type="number" min="1" max="16" data-testid="inpage-threads"
                 disabled=!crate::inpage::isolated()
-                prop:value=move || s.get().inpage_threads.to_string()
+                value=s.get_untracked().inpage_threads.to_string()
                 on:change=move |ev| s.update(|x| x.inpage_threads = event_target_value(&ev).parse().unwrap_or(x.inpage_threads)) /></label>
             <p class="hint" data-testid="inpage-threads-note">{threads_note}</p>
             <p data-testid="inpage-status" aria-live="polite">{move || status().map(|r| match r {

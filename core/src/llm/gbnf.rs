@@ -14,7 +14,6 @@
 //! space or newline, so a small model cannot spin in blank space until its token limit.
 
 use serde_json::{Map, Value};
-use std::collections::{BTreeSet, HashMap};
 use std::fmt::Write;
 
 /// A schema the converter does not cover, naming the part it stopped at.
@@ -63,9 +62,8 @@ const NEVER: &str = "[^\\x00-\\U0010FFFF]";
 
 #[derive(Default)]
 struct Builder {
-    /// Named rules in creation order, and their names by body so equal bodies share one.
+    /// Named rules in creation order (`r0`, `r1`, …): equal bodies share one.
     rules: Vec<(String, String)>,
-    names: HashMap<String, String>,
 }
 
 impl Builder {
@@ -182,11 +180,10 @@ impl Builder {
 
     /// A named rule for `body` (one per distinct body).
     fn rule(&mut self, body: String) -> String {
-        if let Some(name) = self.names.get(&body) {
+        if let Some((name, _)) = self.rules.iter().find(|(_, b)| *b == body) {
             return name.clone();
         }
         let name = format!("r{}", self.rules.len());
-        self.names.insert(body.clone(), name.clone());
         self.rules.push((name.clone(), body));
         name
     }
@@ -239,14 +236,16 @@ pub enum Fit {
 /// ```
 #[derive(Clone, Debug)]
 pub struct Grammar {
-    rules: HashMap<String, Node>,
+    /// Rule bodies; `Node::Rule` holds an index here.
+    rules: Vec<Node>,
+    root: usize,
 }
 
 #[derive(Clone, Debug)]
 enum Node {
     Literal(Vec<char>),
     Class { negated: bool, ranges: Vec<(char, char)> },
-    Rule(String),
+    Rule(usize),
     Seq(Vec<Node>),
     Alt(Vec<Node>),
     Repeat(Box<Node>, usize, Option<usize>),
@@ -256,109 +255,99 @@ impl Grammar {
     /// Parses the grammar; it must have a `root` rule and name only rules it defines.
     pub fn parse(text: &str) -> Result<Grammar, GbnfError> {
         let fail = |path: &str, what: String| GbnfError { path: path.to_string(), what };
-        let mut rules = HashMap::new();
+        let mut lines = Vec::new();
         for line in text.lines().filter(|l| !l.trim().is_empty()) {
             let (name, body) = line.split_once("::=").ok_or_else(|| fail("", format!("not a rule: {line}")))?;
-            let name = name.trim();
+            lines.push((name.trim(), body));
+        }
+        let names: Vec<&str> = lines.iter().map(|(n, _)| *n).collect();
+        let mut rules = Vec::with_capacity(lines.len());
+        for (name, body) in &lines {
             let chars: Vec<char> = body.chars().collect();
-            let mut p = Parser { s: &chars, i: 0 };
+            let mut p = Parser { s: &chars, i: 0, names: &names };
             let node = p.alt().map_err(|what| fail(name, what))?;
             if p.i != chars.len() {
                 return Err(fail(name, format!("unexpected {:?}", chars[p.i])));
             }
-            rules.insert(name.to_string(), node);
+            rules.push(node);
         }
-        let g = Grammar { rules };
-        if !g.rules.contains_key("root") {
-            return Err(fail("", "no root rule".into()));
-        }
-        for (name, node) in &g.rules {
-            if let Some(missing) = g.undefined(node) {
-                return Err(fail(name, format!("names the undefined rule {missing}")));
-            }
-        }
-        Ok(g)
+        let root = names.iter().position(|n| *n == "root").ok_or_else(|| fail("", "no root rule".into()))?;
+        Ok(Grammar { rules, root })
     }
 
     /// Whether `text` matches, could still become a match, or never can.
     pub fn fit(&self, text: &str) -> Fit {
         let chars: Vec<char> = text.chars().collect();
-        if self.ends(&Node::Rule("root".into()), &chars, 0, false).contains(&chars.len()) {
+        let root = Node::Rule(self.root);
+        if self.ends(&root, &chars, 0, false).contains(&chars.len()) {
             Fit::Complete
-        } else if self.ends(&Node::Rule("root".into()), &chars, 0, true).contains(&chars.len()) {
+        } else if self.ends(&root, &chars, 0, true).contains(&chars.len()) {
             Fit::Prefix
         } else {
             Fit::Never
         }
     }
 
-    fn undefined<'a>(&self, node: &'a Node) -> Option<&'a str> {
-        match node {
-            Node::Rule(name) => (!self.rules.contains_key(name)).then_some(name.as_str()),
-            Node::Seq(parts) | Node::Alt(parts) => parts.iter().find_map(|p| self.undefined(p)),
-            Node::Repeat(inner, _, _) => self.undefined(inner),
-            Node::Literal(_) | Node::Class { .. } => None,
-        }
-    }
-
-    /// Every position where a match of `node` from `at` can end; with `open`, running
-    /// out of text part-way counts as reaching its end.
-    fn ends(&self, node: &Node, s: &[char], at: usize, open: bool) -> BTreeSet<usize> {
-        let mut out = BTreeSet::new();
+    /// Every position where a match of `node` from `at` can end, ascending; with `open`,
+    /// running out of text part-way counts as reaching its end.
+    fn ends(&self, node: &Node, s: &[char], at: usize, open: bool) -> Vec<usize> {
+        let mut out = Vec::new();
         match node {
             Node::Literal(l) => {
                 let rest = &s[at..];
                 if rest.len() >= l.len() && rest[..l.len()] == l[..] {
-                    out.insert(at + l.len());
+                    out.push(at + l.len());
                 } else if open && rest.len() < l.len() && l[..rest.len()] == rest[..] {
-                    out.insert(s.len());
+                    out.push(s.len());
                 }
             }
             Node::Class { negated, ranges } => match s.get(at) {
-                Some(c) if ranges.iter().any(|(a, b)| a <= c && c <= b) != *negated => {
-                    out.insert(at + 1);
-                }
-                None if open => {
-                    out.insert(at);
-                }
+                Some(c) if ranges.iter().any(|(a, b)| a <= c && c <= b) != *negated => out.push(at + 1),
+                None if open => out.push(at),
                 _ => {}
             },
-            Node::Rule(name) => {
-                if let Some(rule) = self.rules.get(name) {
-                    out = self.ends(rule, s, at, open);
-                }
-            }
+            Node::Rule(i) => out = self.ends(&self.rules[*i], s, at, open),
             Node::Seq(parts) => {
-                out.insert(at);
+                out.push(at);
                 for part in parts {
-                    out = out.iter().flat_map(|&p| self.ends(part, s, p, open)).collect();
+                    out = set(out.iter().flat_map(|&p| self.ends(part, s, p, open)).collect());
                 }
             }
-            Node::Alt(options) => out = options.iter().flat_map(|o| self.ends(o, s, at, open)).collect(),
+            Node::Alt(options) => out = set(options.iter().flat_map(|o| self.ends(o, s, at, open)).collect()),
             Node::Repeat(inner, min, max) => {
-                let mut frontier = BTreeSet::from([at]);
+                let mut frontier = vec![at];
                 let mut count = 0;
                 loop {
                     if count >= *min {
-                        out.extend(frontier.iter().copied());
+                        out.extend_from_slice(&frontier);
                     }
                     if max.is_some_and(|m| count >= m) || frontier.is_empty() {
                         break;
                     }
-                    let next: BTreeSet<usize> = frontier.iter().flat_map(|&p| self.ends(inner, s, p, open)).collect();
+                    let next = set(frontier.iter().flat_map(|&p| self.ends(inner, s, p, open)).collect());
                     // Past the minimum, a repetition that consumes nothing cannot go further.
                     frontier = next.into_iter().filter(|p| count < *min || !frontier.contains(p)).collect();
                     count += 1;
                 }
+                out = set(out);
             }
         }
         out
     }
 }
 
+/// Positions, sorted and without repeats.
+fn set(mut v: Vec<usize>) -> Vec<usize> {
+    v.sort_unstable();
+    v.dedup();
+    v
+}
+
 struct Parser<'a> {
     s: &'a [char],
     i: usize,
+    /// The grammar's rule names, in order: a name becomes its index.
+    names: &'a [&'a str],
 }
 
 impl Parser<'_> {
@@ -438,7 +427,9 @@ impl Parser<'_> {
                 while self.peek().is_some_and(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_') {
                     self.i += 1;
                 }
-                Ok(Node::Rule(self.s[start..self.i].iter().collect()))
+                let name: String = self.s[start..self.i].iter().collect();
+                let i = self.names.iter().position(|n| *n == name).ok_or(format!("names the undefined rule {name}"))?;
+                Ok(Node::Rule(i))
             }
             other => Err(format!("unexpected {other:?}")),
         }
