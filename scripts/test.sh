@@ -131,9 +131,10 @@ step "a real model inside the page: SmolLM2-135M in llama.cpp compiled to WebAss
 # The model file local-llm.sh fetched is picked through the file input; none is served.
 gguf="${LLM_HOME:-$HOME/.cache/local-llm}/model/SmolLM2-135M-Instruct.Q4_1.gguf"
 if [ -s "$gguf" ] && [ -n "${port:-}" ] && [ -f dist/index.html ]; then
-  python3 -m http.server "$port" --bind 127.0.0.1 --directory dist > "$LOG/http3.log" 2>&1 &
+  # Served as `scripts/serve.sh` serves it: cross-origin isolated, so two worker threads.
+  python3 tests/serve_dist.py "$port" dist > "$LOG/http3.log" 2>&1 &
   server=$!
-  for _ in $(seq 1 50); do curl -s -o /dev/null "http://127.0.0.1:$port/" && break; sleep 0.1; done
+  for _ in $(seq 1 50); do grep -q ready "$LOG/http3.log" && break; sleep 0.1; done
   node tests/e2e/inpage.cjs "http://127.0.0.1:$port/" "$gguf" dist tests/e2e/out 2>&1 | tee "$LOG/inpage.log"
   [ "${PIPESTATUS[0]}" = 0 ] || failed_steps+=("the in-page model (browser)")
   kill "$server" 2>/dev/null

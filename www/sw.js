@@ -1,8 +1,12 @@
 // Nocturne's service worker: after the first visit the app loads with no network.
-// Hashed build files are cached on first use (cache first); the page itself is fetched
-// fresh when the network answers and served from the cache when it does not.
-// Calls to a model endpoint (other origins) are never cached.
-const CACHE = 'nocturne-v2';
+// Hashed build files are cached on first use (cache first); the page and unhashed files
+// are fetched fresh when the network answers and served from the cache when it does not.
+// Calls to a model endpoint (other origins) are never cached, nor a model file this site
+// offers (models/): the in-page model keeps its file in the origin private file system.
+const CACHE = 'nocturne-v3';
+// This build's hashed files (scripts/precache.py writes them in), cached on install so the
+// first visit is enough to start offline.
+const PRECACHE = [];
 
 self.addEventListener('install', (event) => {
   // The gate case files (for the Verify panel) are precached so Verify works offline.
@@ -11,7 +15,7 @@ self.addEventListener('install', (event) => {
     .then((names) => c.addAll(['cases/index.json', ...names.map((n) => 'cases/' + n)]));
   event.waitUntil(
     caches.open(CACHE)
-      .then((c) => c.addAll(['/', '/index.html']).then(() => cases(c).catch(() => undefined)))
+      .then((c) => c.addAll(['/', '/index.html', ...PRECACHE]).then(() => cases(c).catch(() => undefined)))
       .then(() => self.skipWaiting()),
   );
 });
@@ -27,6 +31,7 @@ self.addEventListener('activate', (event) => {
 self.addEventListener('fetch', (event) => {
   const url = new URL(event.request.url);
   if (event.request.method !== 'GET' || url.origin !== self.location.origin) return;
+  if (url.pathname.includes('/models/')) return;
   const isPage = event.request.mode === 'navigate' || url.pathname === '/' || url.pathname.endsWith('.html');
   if (isPage) {
     event.respondWith(
@@ -37,6 +42,22 @@ self.addEventListener('fetch', (event) => {
           return resp;
         })
         .catch(() => caches.match('/')),
+    );
+    return;
+  }
+  // Files without a content hash in their name (the in-page runtime, the case files) may
+  // change under the same name: fresh when the network answers, cached when it does not.
+  if (!/-[0-9a-f]{16}(_bg)?\.(js|wasm|css)$/.test(url.pathname) && !url.pathname.includes('/snippets/')) {
+    event.respondWith(
+      fetch(event.request)
+        .then((resp) => {
+          if (resp.ok) {
+            const copy = resp.clone();
+            caches.open(CACHE).then((c) => c.put(event.request, copy));
+          }
+          return resp;
+        })
+        .catch(() => caches.match(event.request).then((hit) => hit || Response.error())),
     );
     return;
   }

@@ -20,6 +20,15 @@ export async function inpage_keep(file, onProgress) {
   return (await files()).keep(file, onProgress);
 }
 
+export async function inpage_offered() {
+  return (await files()).offered();
+}
+
+export async function inpage_keep_offered(name, onProgress) {
+  if (runtime) await (await runtime).unload();
+  return (await files()).keepOffered(name, onProgress);
+}
+
 export async function inpage_remove() {
   if (runtime) await (await runtime).unload();
   return (await files()).remove();

@@ -20,6 +20,10 @@ extern "C" {
     #[wasm_bindgen(catch)]
     async fn inpage_keep(file: web_sys::File, on_progress: &Function) -> Result<JsValue, JsValue>;
     #[wasm_bindgen(catch)]
+    async fn inpage_offered() -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(catch)]
+    async fn inpage_keep_offered(name: &str, on_progress: &Function) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(catch)]
     async fn inpage_remove() -> Result<JsValue, JsValue>;
     #[wasm_bindgen(catch)]
     async fn inpage_load(n_ctx: u32, threads: u32) -> Result<JsValue, JsValue>;
@@ -83,6 +87,22 @@ pub async fn kept() -> Result<Option<KeptModel>, String> {
 pub async fn keep(file: web_sys::File, on_progress: impl Fn(f64) + 'static) -> Result<KeptModel, String> {
     let progress = Closure::<dyn Fn(f64)>::new(on_progress);
     let v = inpage_keep(file, progress.as_ref().unchecked_ref()).await.map_err(message)?;
+    serde_wasm_bindgen::from_value(v).map_err(|e| e.to_string())
+}
+
+/// The models this site offers from its own origin (none unless `scripts/serve.sh` found
+/// one to offer).
+pub async fn offered() -> Vec<KeptModel> {
+    match inpage_offered().await {
+        Ok(v) => serde_wasm_bindgen::from_value(v).unwrap_or_default(),
+        Err(_) => Vec::new(),
+    }
+}
+
+/// Downloads an offered model from this origin and keeps it, calling `on_progress`.
+pub async fn keep_offered(name: &str, on_progress: impl Fn(f64) + 'static) -> Result<KeptModel, String> {
+    let progress = Closure::<dyn Fn(f64)>::new(on_progress);
+    let v = inpage_keep_offered(name, progress.as_ref().unchecked_ref()).await.map_err(message)?;
     serde_wasm_bindgen::from_value(v).map_err(|e| e.to_string())
 }
 

@@ -54,16 +54,28 @@ async function chat(page, text, timeout = 300000) {
     await page.evaluate(() => navigator.serviceWorker.ready);
     check(!requests.some((u) => u.includes('/inpage/')), 'the in-page runtime is not loaded until it is chosen');
 
+    // A site may offer a model from its own origin (scripts/serve.sh does when it finds
+    // one); this one offers a file that is not a model, answered by the test, not served.
+    await page.route('**/models/index.json', (r) => r.fulfill({ json: [{ name: 'offered.gguf', size: 26 }] }));
+    await page.route('**/models/offered.gguf', (r) => r.fulfill({ body: 'this is not a model at all' }));
     await page.click('text=Settings');
     await page.check('[data-testid="provider-inpage"]');
     await page.waitForSelector('[data-testid="gguf-kept"]:has-text("No model kept yet")');
+    const offer = await page.locator('[data-testid="gguf-offered"]').innerText({ timeout: 10000 }).catch(() => '');
+    check(offer.includes('offered.gguf'), 'Settings shows a model the site offers', offer);
+    await page.click('[data-testid="gguf-keep-offered"]');
+    await page.waitForSelector('[data-testid="inpage-status"] .error:has-text("offered.gguf")');
+    const offeredRefused = await page.locator('[data-testid="inpage-status"]').innerText();
+    check(/not a GGUF model file/.test(offeredRefused), 'an offered file that is not a GGUF is refused too', offeredRefused);
+    await page.unroute('**/models/index.json');
+    await page.unroute('**/models/offered.gguf');
     const note = await page.locator('[data-testid="inpage-threads-note"]').innerText();
     check(/single-threaded|multi-threaded/.test(note), 'Settings says whether the model runs multi-threaded', note);
     await page.locator('[data-testid="inpage"]').screenshot({ path: `${out}/inpage-picker.png` });
 
     // A file that is not a GGUF is refused with a message, and nothing is kept.
     await page.setInputFiles('[data-testid="gguf-file"]', { name: 'notes.gguf', mimeType: 'application/octet-stream', buffer: Buffer.from('hello, this is not a model') });
-    await page.waitForSelector('[data-testid="inpage-status"] .error');
+    await page.waitForSelector('[data-testid="inpage-status"] .error:has-text("notes.gguf")');
     const refused = await page.locator('[data-testid="inpage-status"]').innerText();
     check(/not a GGUF model file/.test(refused), 'a file that is not a GGUF is refused with a clear message', refused);
     check((await page.locator('[data-testid="gguf-kept"]').innerText()).includes('No model kept'), 'the refused file is not kept');

@@ -68,6 +68,37 @@ export async function remove() {
   for await (const [name] of dir.entries()) await dir.removeEntry(name);
 }
 
+/** The models this site offers from its own origin (`models/index.json`, written when
+ * scripts/serve.sh finds one): `[{ name, size }]`, empty when it offers none. */
+export async function offered() {
+  try {
+    const r = await fetch('models/index.json', { cache: 'no-store' });
+    if (!r.ok) return [];
+    const list = await r.json();
+    return Array.isArray(list) ? list.filter((m) => typeof m?.name === 'string' && typeof m?.size === 'number') : [];
+  } catch {
+    return [];
+  }
+}
+
+/** Downloads an offered model from this origin, with progress, and keeps it. */
+export async function keepOffered(name, onProgress) {
+  const r = await fetch(`models/${encodeURIComponent(name)}`);
+  if (!r.ok || !r.body) throw new Error(`this site could not send "${name}" (HTTP ${r.status})`);
+  const total = Number(r.headers.get('content-length')) || 0;
+  const reader = r.body.getReader();
+  const parts = [];
+  let got = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    parts.push(value);
+    got += value.length;
+    if (total) onProgress?.(0.5 * Math.min(1, got / total));
+  }
+  return keep(new File(parts, name), (f) => onProgress?.(0.5 + 0.5 * f));
+}
+
 function mb(bytes) {
   return `${(bytes / 1048576).toFixed(1)} MB`;
 }

@@ -226,11 +226,17 @@ fn InPageModel() -> impl IntoView {
         changed.get();
         crate::inpage::kept()
     });
-    let keep = Action::new_local(move |file: &web_sys::File| {
-        let file = file.clone();
+    let offered = LocalResource::new(crate::inpage::offered);
+    // A picked or dropped file, or the name of a model this site offers.
+    let keep = Action::new_local(move |source: &Result<web_sys::File, String>| {
+        let source = source.clone();
         async move {
             progress.set(Some(0.0));
-            let r = crate::inpage::keep(file, move |f| progress.set(Some(f))).await;
+            let on_progress = move |f| progress.set(Some(f));
+            let r = match source {
+                Ok(file) => crate::inpage::keep(file, on_progress).await,
+                Err(name) => crate::inpage::keep_offered(&name, on_progress).await,
+            };
             progress.set(None);
             changed.update(|n| *n += 1);
             let model = r?;
@@ -254,7 +260,7 @@ fn InPageModel() -> impl IntoView {
     });
     let pick = move |files: Option<web_sys::FileList>| {
         if let Some(file) = files.and_then(|f| f.get(0)) {
-            keep.dispatch_local(file);
+            keep.dispatch_local(Ok(file));
         }
     };
     let threads_note = if crate::inpage::isolated() {
@@ -285,6 +291,11 @@ fn InPageModel() -> impl IntoView {
                         input.set_value("");
                     } /></label>
             </div>
+            {move || offered.get().and_then(|list| list.first().cloned()).map(|m| view! {
+                <p data-testid="gguf-offered">{format!("This site offers {}. ", m.describe())}
+                <button data-testid="gguf-keep-offered" on:click=move |_| { keep.dispatch_local(Err(m.name.clone())); }>
+                    "Keep it in this browser"</button></p>
+            })}
             {move || progress.get().map(|f| view! {
                 <p>"Keeping the file: " <progress data-testid="gguf-progress" max="1" value=f.to_string()></progress>
                 {format!(" {:.0} %", f * 100.0)}</p>

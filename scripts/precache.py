@@ -1,0 +1,32 @@
+#!/usr/bin/env python3
+"""Trunk post-build hook: tells the service worker this build's files.
+
+Writes the hashed files Trunk produced (the app's JS, wasm, CSS and wasm-bindgen
+snippets) into sw.js, so the first visit already caches everything the app needs to
+start offline, and names the cache after them, so a new build replaces the old cache.
+"""
+import hashlib
+import json
+import os
+import re
+import sys
+
+stage = os.environ.get("TRUNK_STAGING_DIR") or (sys.argv[1] if len(sys.argv) > 1 else "dist")
+files = []
+for root, _, names in os.walk(stage):
+    for name in names:
+        rel = os.path.relpath(os.path.join(root, name), stage).replace(os.sep, "/")
+        if re.search(r"-[0-9a-f]{16}(_bg)?\.(js|wasm|css)$", rel) or rel.startswith("snippets/"):
+            files.append(rel)
+files.sort()
+if not any(f.endswith(".wasm") for f in files):
+    sys.exit("precache: no hashed wasm file in the build")
+path = os.path.join(stage, "sw.js")
+sw = open(path, encoding="utf-8").read()
+name = "nocturne-" + hashlib.sha256("\n".join(files).encode()).hexdigest()[:12]
+sw, n_cache = re.subn(r"^const CACHE = '[^']*';", "const CACHE = '%s';" % name, sw, flags=re.M)
+sw, n_list = re.subn(r"^const PRECACHE = \[\];", "const PRECACHE = %s;" % json.dumps(files), sw, flags=re.M)
+if n_cache != 1 or n_list != 1:
+    sys.exit("precache: sw.js lacks its CACHE or PRECACHE line")
+open(path, "w", encoding="utf-8").write(sw)
+print(f"precache: {len(files)} files, cache {name}")
