@@ -16,11 +16,11 @@ files = []
 for root, _, names in os.walk(stage):
     for name in names:
         rel = os.path.relpath(os.path.join(root, name), stage).replace(os.sep, "/")
-        if re.search(r"-[0-9a-f]{16}(_bg)?\.(js|wasm|css)$", rel) or rel.startswith("snippets/"):
+        if re.search(r"-[0-9a-f]{8,}(_bg)?\.(js|wasm|css)$", rel) or rel.startswith("snippets/"):
             files.append(rel)
 files.sort()
 if not any(f.endswith(".wasm") for f in files):
-    sys.exit("precache: no hashed wasm file in the build")
+    sys.exit("precache: no hashed wasm file in %s (%s)" % (stage, sorted(os.listdir(stage))))
 path = os.path.join(stage, "sw.js")
 sw = open(path, encoding="utf-8").read()
 name = "nocturne-" + hashlib.sha256("\n".join(files).encode()).hexdigest()[:12]

@@ -47,7 +47,7 @@ self.addEventListener('fetch', (event) => {
   }
   // Files without a content hash in their name (the in-page runtime, the case files) may
   // change under the same name: fresh when the network answers, cached when it does not.
-  if (!/-[0-9a-f]{16}(_bg)?\.(js|wasm|css)$/.test(url.pathname) && !url.pathname.includes('/snippets/')) {
+  if (!/-[0-9a-f]{8,}(_bg)?\.(js|wasm|css)$/.test(url.pathname) && !url.pathname.includes('/snippets/')) {
     event.respondWith(
       fetch(event.request)
         .then((resp) => {
