@@ -17,8 +17,9 @@ const quiet = { debug() {}, log() {}, warn() {}, error: (...a) => console.error(
 let engine = null; // { wllama, key, info }
 let queue = Promise.resolve();
 
-/** Counters the page shows and the end-to-end checks read: tokens the worker produced. */
-export const stats = { generated: 0, generating: false, lastTokensPerSecond: 0, promptTokens: 0, promptMs: 0, grammarChecks: 0, grammarMs: 0, widened: 0 };
+/** Counters the end-to-end checks and the benchmark read: tokens the worker produced,
+ * replies it ended because Stop was pressed, prompt and grammar costs. */
+export const stats = { generated: 0, generating: false, stopped: 0, lastTokensPerSecond: 0, promptTokens: 0, promptMs: 0, grammarChecks: 0, grammarMs: 0, widened: 0 };
 
 /** Frees the runtime (the kept file stays). */
 export async function unload() {
@@ -141,6 +142,9 @@ async function generate(request, onDelta, signal) {
       truncated: produced >= request.maxTokens,
       ms: Math.round(performance.now() - started),
     };
+  } catch (e) {
+    if (e?.name === 'AbortError') stats.stopped += 1;
+    throw e;
   } finally {
     stats.generating = false;
   }
