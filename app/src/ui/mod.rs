@@ -2,6 +2,7 @@
 //! and the model from the two browser adapters; signals live only here.
 
 mod chat;
+mod inpage;
 mod log;
 mod memory;
 mod settings;

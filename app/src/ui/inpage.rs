@@ -1,0 +1,115 @@
+//! Settings for the model run in this page: pick or drop a GGUF file, or keep one the site
+//! offers; see and remove what is kept; context size and threads.
+
+use super::ctx;
+use leptos::prelude::*;
+
+/// The in-page model: pick or drop a GGUF file (kept in this browser), see what is kept,
+/// remove it, and set context size and threads.
+#[component]
+pub fn InPageModel() -> impl IntoView {
+    let c = ctx();
+    let s = c.settings;
+    let changed = RwSignal::new(0u32);
+    let progress = RwSignal::new(None::<f64>);
+    let kept = LocalResource::new(move || {
+        changed.get();
+        crate::inpage::kept()
+    });
+    let offered = LocalResource::new(crate::inpage::offered);
+    // A picked or dropped file, or the name of a model this site offers.
+    let keep = Action::new_local(move |source: &Result<web_sys::File, String>| {
+        let source = source.clone();
+        async move {
+            progress.set(Some(0.0));
+            let on_progress = move |f| progress.set(Some(f));
+            let r = match source {
+                Ok(file) => crate::inpage::keep(file, on_progress).await,
+                Err(name) => crate::inpage::keep_offered(&name, on_progress).await,
+            };
+            progress.set(None);
+            changed.update(|n| *n += 1);
+            let model = r?;
+            s.update(|x| x.inpage_model = model.name.clone());
+            s.get_untracked().save();
+            Ok::<String, String>(format!("Kept {} in this browser.", model.describe()))
+        }
+    });
+    let remove = Action::new_local(move |_: &()| async move {
+        let r = crate::inpage::remove().await;
+        changed.update(|n| *n += 1);
+        r.map(|()| "Removed the model from this browser.".to_string())
+    });
+    // The settings name the kept file, so labels and the proposal style follow it.
+    Effect::new(move |_| {
+        if let Some(Ok(Some(m))) = kept.get() {
+            if s.get_untracked().inpage_model != m.name {
+                s.update(|x| x.inpage_model = m.name.clone());
+            }
+        }
+    });
+    let pick = move |files: Option<web_sys::FileList>| {
+        if let Some(file) = files.and_then(|f| f.get(0)) {
+            keep.dispatch_local(Ok(file));
+        }
+    };
+    let threads_note = if crate::inpage::isolated() {
+        "multi-threaded: this page is cross-origin isolated"
+    } else {
+        "single-threaded: this page is not cross-origin isolated (serve it with COOP/COEP headers, as scripts/serve.sh does)"
+    };
+    // While a file is being kept, the previous outcome is stale: the progress bar speaks.
+    let status = move || {
+        (!keep.pending().get())
+            .then(|| [keep.value().get(), remove.value().get()].into_iter().flatten().last())
+            .flatten()
+    };
+    view! {
+        <fieldset class="inpage" data-testid="inpage">
+            <legend>"Model in this browser"</legend>
+            <p class="hint">"llama.cpp compiled to WebAssembly runs the model in a worker of this page. The file stays in this browser's private storage, so a reload — offline too — needs no second pick."</p>
+            <div class="drop" data-testid="gguf-drop"
+                on:dragover=move |ev: web_sys::DragEvent| ev.prevent_default()
+                on:drop=move |ev: web_sys::DragEvent| {
+                    ev.prevent_default();
+                    pick(ev.data_transfer().and_then(|d| d.files()));
+                }>
+                <label class="file">"Pick a .gguf model file, or drop it here " <input type="file" accept=".gguf" data-testid="gguf-file"
+                    on:change=move |ev| {
+                        let input: web_sys::HtmlInputElement = event_target(&ev);
+                        pick(input.files());
+                        input.set_value("");
+                    } /></label>
+            </div>
+            {move || offered.get().and_then(|list| list.first().cloned()).map(|m| view! {
+                <p data-testid="gguf-offered">{format!("This site offers {}. ", m.describe())}
+                <button data-testid="gguf-keep-offered" on:click=move |_| { keep.dispatch_local(Err(m.name.clone())); }>
+                    "Keep it in this browser"</button></p>
+            })}
+            {move || progress.get().map(|f| view! {
+                <p>"Keeping the file: " <progress data-testid="gguf-progress" max="1" value=f.to_string()></progress>
+                {format!(" {:.0} %", f * 100.0)}</p>
+            })}
+            <p data-testid="gguf-kept">{move || match kept.get() {
+                None => "Looking for a kept model…".to_string(),
+                Some(Ok(Some(m))) => format!("Kept: {}", m.describe()),
+                Some(Ok(None)) => "No model kept yet.".to_string(),
+                Some(Err(e)) => format!("The kept model cannot be read: {e}"),
+            }}</p>
+            <button data-testid="gguf-remove" disabled=move || !matches!(kept.get(), Some(Ok(Some(_))))
+                on:click=move |_| { remove.dispatch(()); }>"Remove the model"</button>
+            <label>"Context size (tokens) " <input type="number" min="512" step="512" data-testid="inpage-ctx"
+                value=s.get_untracked().inpage_ctx.to_string()
+                on:change=move |ev| s.update(|x| x.inpage_ctx = event_target_value(&ev).parse().unwrap_or(x.inpage_ctx)) /></label>
+            <label>"Threads " <input type="number" min="1" max="16" data-testid="inpage-threads"
+                disabled=!crate::inpage::isolated()
+                value=s.get_untracked().inpage_threads.to_string()
+                on:change=move |ev| s.update(|x| x.inpage_threads = event_target_value(&ev).parse().unwrap_or(x.inpage_threads)) /></label>
+            <p class="hint" data-testid="inpage-threads-note">{threads_note}</p>
+            <p data-testid="inpage-status" aria-live="polite">{move || status().map(|r| match r {
+                Ok(m) => view! { <span class="ok">{m}</span> }.into_any(),
+                Err(e) => view! { <span class="error" role="alert">{e}</span> }.into_any(),
+            })}</p>
+        </fieldset>
+    }
+}
