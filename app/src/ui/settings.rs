@@ -1,6 +1,6 @@
 //! Settings: the provider (offline, an OpenAI-compatible endpoint, or a model run in this
-//! page — its own panel is `ui::inpage`), the JSON-mode
-//! status, the retention policy, and export / import.
+//! page, whose panel is `ui::inpage`), the JSON-mode status, the retention policy, and
+//! export / import.
 
 use super::ctx;
 use leptos::prelude::*;
