@@ -1,13 +1,27 @@
 #!/usr/bin/env bash
 # Prints Nocturne's performance figures: the native benchmark (candidate pairs indexed
 # and brute force, full offline Sleep, rows per change, diff, prompt tokens, memory) and
-# the browser benchmark (offline Sleep over 10,000 facts in IndexedDB, headless Chromium).
+# the browser benchmark (offline Sleep over 10,000 facts in IndexedDB, headless Chromium),
+# and the in-page model's figures (SmolLM2-135M run by the page: load, tokens per second,
+# a chat reply, a Sleep; the full check with Verify is in the test command).
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/setup.sh"
 ensure_build_tools
 ensure_chromium
+ensure_e2e_node
 cd "$ROOT"
 export CHROMEDRIVER=${CHROMEDRIVER:-/usr/bin/chromedriver} WASM_BINDGEN_TEST_TIMEOUT=600
 cargo run --locked --release -q -p nocturne-cli -- bench
 echo
 cargo test --locked --release -p nocturne-tests --target wasm32-unknown-unknown --test bench -- --nocapture 2>&1 | grep -E "browser bench|test result"
+echo
+gguf=$(./scripts/local-llm.sh model)
+trunk build --release > /dev/null
+port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+log=$(mktemp)
+python3 tests/serve_dist.py "$port" dist > "$log" 2>&1 &
+server=$!
+trap 'kill $server 2>/dev/null; rm -f "$log"' EXIT
+for _ in $(seq 1 50); do grep -q ready "$log" && break; sleep 0.1; done
+mkdir -p tests/e2e/out
+INPAGE_QUICK=1 node tests/e2e/inpage.cjs "http://127.0.0.1:$port/" "$gguf" dist tests/e2e/out | grep -E "^bench:|^not ok"
