@@ -88,6 +88,10 @@ async function chat(page, text, timeout = 300000) {
     check(bar, 'a progress bar shows while the file is read and kept');
     await page.waitForSelector('[data-testid="gguf-kept"]:has-text("Kept:")', { timeout: 120000 });
     const keepSeconds = (Date.now() - t0) / 1000;
+    // Then it loads into the page (a bar with no fraction while it does), and says so.
+    await page.waitForSelector('[data-testid="inpage-status"] .ok, [data-testid="inpage-status"] .error', { timeout: 300000 });
+    const ready = await page.locator('[data-testid="inpage-status"]').innerText();
+    check(/loaded it in \d+ ms/.test(ready), 'a kept model is loaded into the page at once', ready);
     const kept = await page.locator('[data-testid="gguf-kept"]').innerText();
     check(kept.includes(path.basename(gguf)), 'Settings shows the kept model\'s name and size', kept);
     await page.click('text=Save provider');

@@ -11,7 +11,8 @@ pub fn InPageModel() -> impl IntoView {
     let c = ctx();
     let s = c.settings;
     let changed = RwSignal::new(0u32);
-    let progress = RwSignal::new(None::<f64>);
+    // Keeping the file (the fraction copied), then loading it (no fraction to show).
+    let progress = RwSignal::new(None::<Option<f64>>);
     let kept = LocalResource::new(move || {
         changed.get();
         crate::inpage::kept()
@@ -21,18 +22,33 @@ pub fn InPageModel() -> impl IntoView {
     let keep = Action::new_local(move |source: &Result<web_sys::File, String>| {
         let source = source.clone();
         async move {
-            progress.set(Some(0.0));
-            let on_progress = move |f| progress.set(Some(f));
+            progress.set(Some(Some(0.0)));
+            let on_progress = move |f| progress.set(Some(Some(f)));
             let r = match source {
                 Ok(file) => crate::inpage::keep(file, on_progress).await,
                 Err(name) => crate::inpage::keep_offered(&name, on_progress).await,
             };
-            progress.set(None);
             changed.update(|n| *n += 1);
-            let model = r?;
+            let model = match r {
+                Ok(model) => model,
+                Err(e) => {
+                    progress.set(None);
+                    return Err(e);
+                }
+            };
             s.update(|x| x.inpage_model = model.name.clone());
             s.get_untracked().save();
-            Ok::<String, String>(format!("Kept {} in this browser.", model.describe()))
+            progress.set(Some(None));
+            let loaded = crate::inpage::load(&s.get_untracked().inpage_config()).await;
+            progress.set(None);
+            let l = loaded.map_err(|e| format!("Kept {}, but it did not load: {e}", model.describe()))?;
+            let threads = if l.multi_thread { format!("{} threads", l.threads) } else { "one thread".into() };
+            Ok::<String, String>(format!(
+                "Kept {} in this browser and loaded it in {:.0} ms (context {} tokens, {threads}).",
+                model.describe(),
+                l.load_ms,
+                l.n_ctx
+            ))
         }
     });
     let remove = Action::new_local(move |_: &()| async move {
@@ -86,9 +102,14 @@ pub fn InPageModel() -> impl IntoView {
                 <button data-testid="gguf-keep-offered" on:click=move |_| { keep.dispatch_local(Err(m.name.clone())); }>
                     "Keep it in this browser"</button></p>
             })}
-            {move || progress.get().map(|f| view! {
-                <p>"Keeping the file: " <progress data-testid="gguf-progress" max="1" value=f.to_string()></progress>
-                {format!(" {:.0} %", f * 100.0)}</p>
+            {move || progress.get().map(|p| match p {
+                Some(f) => view! {
+                    <p>"Keeping the file: " <progress data-testid="gguf-progress" max="1" value=f.to_string()></progress>
+                    {format!(" {:.0} %", f * 100.0)}</p>
+                }.into_any(),
+                None => view! {
+                    <p>"Loading the model into this page: " <progress data-testid="gguf-loading"></progress></p>
+                }.into_any(),
             })}
             <p data-testid="gguf-kept">{move || match kept.get() {
                 None => "Looking for a kept model…".to_string(),
