@@ -124,7 +124,11 @@ async function chat(page, text, timeout = 300000) {
       null, { timeout: 120000, polling: 50 });
     const beforeStop = await stats(page);
     await page.click('[data-testid="stop-chat"]');
-    await page.waitForTimeout(1500);
+    // The loop looks at the signal between two tokens: wait for it (a busy machine is slow).
+    await page.waitForFunction(async (n) => {
+      const m = await import(new URL('inpage/runtime.js', document.baseURI).href);
+      return m.stats.stopped > n;
+    }, beforeStop.stopped, { timeout: 30000, polling: 100 }).catch(() => {});
     const atStop = await stats(page);
     check(beforeStop.generating, 'the reply was still being generated when Stop was pressed', JSON.stringify(beforeStop));
     // The worker's loop saw the signal and ended that reply (the user's turn is then

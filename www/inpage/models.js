@@ -99,6 +99,7 @@ export async function keepOffered(name, onProgress) {
   return keep(new File(parts, name), (f) => onProgress?.(0.5 + 0.5 * f));
 }
 
-function mb(bytes) {
+/** `93.8 MB`. */
+export function mb(bytes) {
   return `${(bytes / 1048576).toFixed(1)} MB`;
 }

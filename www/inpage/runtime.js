@@ -3,7 +3,7 @@
 // imports load only when the in-page provider is used; everything comes from the page's
 // own origin. The model file is the one models.js keeps in the origin's private files.
 import { Wllama } from './wllama/index.js';
-import { storedHandle } from './models.js';
+import { mb, storedHandle } from './models.js';
 
 const runtime = new URL('./wllama/', import.meta.url).href;
 const PATHS = {
@@ -14,15 +14,26 @@ const PATHS = {
 const PROMPT_CHUNK = 64;
 const quiet = { debug() {}, log() {}, warn() {}, error: (...a) => console.error('[in-page model]', ...a) };
 
-let engine = null; // { wllama, key, info }
+let engine = null; // { wllama, key, info, vocab, pieces }
+// Loads and replies run one at a time: a second load of the same model waits for the first
+// and finds it loaded, instead of starting a second runtime.
 let queue = Promise.resolve();
+const serially = (work) => {
+  const run = queue.then(work);
+  queue = run.catch(() => {});
+  return run;
+};
 
 /** Counters the end-to-end checks and the benchmark read: tokens the worker produced,
  * replies it ended because Stop was pressed, prompt and grammar costs. */
 export const stats = { generated: 0, generating: false, stopped: 0, lastTokensPerSecond: 0, promptTokens: 0, promptMs: 0, grammarChecks: 0, grammarMs: 0, widened: 0 };
 
-/** Frees the runtime (the kept file stays). */
-export async function unload() {
+/** Frees the runtime (the kept file stays), after the call under way. */
+export function unload() {
+  return serially(unloadNow);
+}
+
+async function unloadNow() {
   const old = engine;
   engine = null;
   if (old) await old.wllama.exit().catch(() => {});
@@ -30,7 +41,11 @@ export async function unload() {
 
 /** Loads the kept model into the worker (once per file and configuration):
  * `{ name, size, nCtx, threads, multiThread, loadMs }`. */
-export async function load(config, onProgress) {
+export function load(config) {
+  return serially(() => loadNow(config));
+}
+
+async function loadNow(config) {
   const handle = await storedHandle();
   if (!handle) throw new Error('no model file is kept in this browser; pick a .gguf file in Settings');
   const file = await handle.getFile();
@@ -38,9 +53,8 @@ export async function load(config, onProgress) {
   const threads = isolatedNow ? Math.max(1, config.threads | 0) : 1;
   const key = `${file.name}|${file.size}|${config.nCtx}|${threads}`;
   if (engine?.key === key) return engine.info;
-  await unload();
+  await unloadNow();
   const started = performance.now();
-  onProgress?.(0);
   const wllama = new Wllama(PATHS, { suppressNativeLog: true, logger: quiet });
   try {
     await wllama.loadModel([file], { n_ctx: config.nCtx, n_threads: threads, n_batch: 256, seed: 1 });
@@ -58,7 +72,6 @@ export async function load(config, onProgress) {
   if (Number.isInteger(half) && vocab.slice(0, half).every((b) => b.length === 0)) vocab = vocab.slice(half);
   const utf8 = new TextDecoder();
   const pieces = vocab.map((bytes) => utf8.decode(bytes));
-  onProgress?.(1);
   const info = {
     name: file.name,
     size: file.size,
@@ -78,9 +91,7 @@ export async function load(config, onProgress) {
  * it is complete. Calls run one at a time. Resolves to `{ text, promptTokens,
  * completionTokens, truncated, ms }`; rejects with an AbortError when stopped. */
 export function complete(request, onDelta, signal) {
-  const run = queue.then(() => generate(request, onDelta, signal));
-  queue = run.catch(() => {});
-  return run;
+  return serially(() => generate(request, onDelta, signal));
 }
 
 async function generate(request, onDelta, signal) {
@@ -196,8 +207,4 @@ export function start(request, fit, signal) {
       return x;
     },
   };
-}
-
-function mb(bytes) {
-  return `${(bytes / 1048576).toFixed(1)} MB`;
 }
