@@ -41,7 +41,3 @@ export async function inpage_load(nCtx, threads) {
 export async function inpage_start(request, fit, signal) {
   return (await engine()).start(request, fit, signal);
 }
-
-export async function inpage_stats() {
-  return runtime ? (await runtime).stats : null;
-}

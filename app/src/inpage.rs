@@ -68,6 +68,14 @@ pub struct Loaded {
     pub load_ms: f64,
 }
 
+impl Loaded {
+    /// `context 4096 tokens, 2 threads` (or `one thread`).
+    pub fn setup(&self) -> String {
+        let threads = if self.multi_thread { format!("{} threads", self.threads) } else { "one thread".into() };
+        format!("context {} tokens, {threads}", self.n_ctx)
+    }
+}
+
 /// Whether the page may run several worker threads (it needs cross-origin isolation).
 pub fn isolated() -> bool {
     inpage_isolated()
@@ -75,35 +83,26 @@ pub fn isolated() -> bool {
 
 /// The model file kept in this browser, if any.
 pub async fn kept() -> Result<Option<KeptModel>, String> {
-    let v = inpage_stored().await.map_err(message)?;
-    if v.is_null() || v.is_undefined() {
-        return Ok(None);
-    }
-    serde_wasm_bindgen::from_value(v).map(Some).map_err(|e| e.to_string())
+    answer(inpage_stored().await)
 }
 
 /// Checks `file` is a GGUF model and keeps it in place of any other, calling
 /// `on_progress` with the fraction copied.
 pub async fn keep(file: web_sys::File, on_progress: impl Fn(f64) + 'static) -> Result<KeptModel, String> {
     let progress = Closure::<dyn Fn(f64)>::new(on_progress);
-    let v = inpage_keep(file, progress.as_ref().unchecked_ref()).await.map_err(message)?;
-    serde_wasm_bindgen::from_value(v).map_err(|e| e.to_string())
+    answer(inpage_keep(file, progress.as_ref().unchecked_ref()).await)
 }
 
 /// The models this site offers from its own origin (none unless `scripts/serve.sh` found
 /// one to offer).
 pub async fn offered() -> Vec<KeptModel> {
-    match inpage_offered().await {
-        Ok(v) => serde_wasm_bindgen::from_value(v).unwrap_or_default(),
-        Err(_) => Vec::new(),
-    }
+    answer(inpage_offered().await).unwrap_or_default()
 }
 
 /// Downloads an offered model from this origin and keeps it, calling `on_progress`.
 pub async fn keep_offered(name: &str, on_progress: impl Fn(f64) + 'static) -> Result<KeptModel, String> {
     let progress = Closure::<dyn Fn(f64)>::new(on_progress);
-    let v = inpage_keep_offered(name, progress.as_ref().unchecked_ref()).await.map_err(message)?;
-    serde_wasm_bindgen::from_value(v).map_err(|e| e.to_string())
+    answer(inpage_keep_offered(name, progress.as_ref().unchecked_ref()).await)
 }
 
 /// Forgets the kept model and frees the runtime.
@@ -113,8 +112,7 @@ pub async fn remove() -> Result<(), String> {
 
 /// Loads the kept model (once per file, context size and threads).
 pub async fn load(config: &InPageConfig) -> Result<Loaded, String> {
-    let v = inpage_load(config.n_ctx, config.threads).await.map_err(message)?;
-    serde_wasm_bindgen::from_value(v).map_err(|e| e.to_string())
+    answer(inpage_load(config.n_ctx, config.threads).await)
 }
 
 /// The provider.
@@ -233,6 +231,11 @@ impl Provider for InPageProvider {
     ) -> Result<Completion, ProviderError> {
         self.run(request, on_delta).await
     }
+}
+
+/// A runtime call's answer read as `T`, or the message of its error.
+fn answer<T: serde::de::DeserializeOwned>(v: Result<JsValue, JsValue>) -> Result<T, String> {
+    serde_wasm_bindgen::from_value(v.map_err(message)?).map_err(|e| e.to_string())
 }
 
 /// A JavaScript error's message.

@@ -42,12 +42,11 @@ pub fn InPageModel() -> impl IntoView {
             let loaded = crate::inpage::load(&s.get_untracked().inpage_config()).await;
             progress.set(None);
             let l = loaded.map_err(|e| format!("Kept {}, but it did not load: {e}", model.describe()))?;
-            let threads = if l.multi_thread { format!("{} threads", l.threads) } else { "one thread".into() };
             Ok::<String, String>(format!(
-                "Kept {} in this browser and loaded it in {:.0} ms (context {} tokens, {threads}).",
+                "Kept {} in this browser and loaded it in {:.0} ms ({}).",
                 model.describe(),
                 l.load_ms,
-                l.n_ctx
+                l.setup()
             ))
         }
     });

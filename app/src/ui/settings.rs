@@ -121,11 +121,7 @@ pub fn SettingsPanel() -> impl IntoView {
                 }
                 crate::providers::AnyProvider::InPage(p) => crate::inpage::load(&p.config)
                     .await
-                    .map(|l| {
-                        let threads =
-                            if l.multi_thread { format!("{} threads", l.threads) } else { "single-threaded".into() };
-                        format!("Loaded {} in {:.0} ms: context {} tokens, {threads}.", l.name, l.load_ms, l.n_ctx)
-                    })
+                    .map(|l| format!("Loaded {} in {:.0} ms: {}.", l.name, l.load_ms, l.setup()))
                     .map_err(|e| format!("Not loaded: {e}")),
             }
         }
