@@ -28,8 +28,12 @@ impl StopHandle {
         self.token.is_stopped()
     }
 
-    /// A request in flight, aborted by `stop`.
+    /// A request in flight, aborted by `stop` — at once if the action was stopped while
+    /// the request was being prepared (the in-page model may wait for its runtime first).
     pub fn register(&self, controller: web_sys::AbortController) {
+        if self.is_stopped() {
+            controller.abort();
+        }
         self.requests.borrow_mut().push(controller);
     }
 }

@@ -17,9 +17,12 @@ const since = () => `${((Date.now() - started) / 1000).toFixed(0)} s`;
 const walk = (dir) => fs.readdirSync(dir, { withFileTypes: true })
   .flatMap((e) => (e.isDirectory() ? walk(path.join(dir, e.name)) : [path.join(dir, e.name)]));
 
-/** The in-page runtime's counters (the module the app imported: one instance per page). */
+/** The in-page runtime's counters (the module the app imported: one instance per page),
+ * also left on `window.inpageStats` for the synchronous predicates of waitForFunction
+ * (it treats a returned promise as a truthy value and would not wait). */
 const stats = (page) => page.evaluate(async () => {
   const m = await import(new URL('inpage/runtime.js', document.baseURI).href);
+  window.inpageStats = m.stats;
   return { ...m.stats };
 });
 
@@ -125,10 +128,8 @@ async function chat(page, text, timeout = 300000) {
     const beforeStop = await stats(page);
     await page.click('[data-testid="stop-chat"]');
     // The loop looks at the signal between two tokens: wait for it (a busy machine is slow).
-    await page.waitForFunction(async (n) => {
-      const m = await import(new URL('inpage/runtime.js', document.baseURI).href);
-      return m.stats.stopped > n;
-    }, beforeStop.stopped, { timeout: 30000, polling: 100 }).catch(() => {});
+    await page.waitForFunction((n) => window.inpageStats.stopped > n, beforeStop.stopped, { timeout: 30000, polling: 100 })
+      .catch(() => {});
     const atStop = await stats(page);
     check(beforeStop.generating, 'the reply was still being generated when Stop was pressed', JSON.stringify(beforeStop));
     // The worker's loop saw the signal and ended that reply (the user's turn is then
