@@ -8,7 +8,7 @@ use nocturne_core::model::memory::Item;
 use nocturne_core::store::diff;
 use nocturne_core::store::{Commit, MemStore, Store};
 use nocturne_core::testkit::synth;
-use nocturne_core::text::textmath::{self, PairInput};
+use nocturne_core::text::pairs::{self, PairInput};
 use std::time::{Duration, Instant};
 
 const NOW: i64 = 1_767_225_600;
@@ -51,7 +51,7 @@ pub fn run(max: usize) {
         let mut fast = Duration::MAX;
         for _ in 0..3 {
             let t = Instant::now();
-            pairs = textmath::duplicate_pairs(&facts, 0.9);
+            pairs = pairs::duplicate_pairs(&facts, 0.9);
             fast = fast.min(t.elapsed());
         }
         indexed_times.push((n, fast.as_secs_f64()));
@@ -59,7 +59,7 @@ pub fn run(max: usize) {
         let estimate = brute_last.map(|(m, s)| s * (n as f64 / m as f64).powi(2));
         let (brute, ratio) = if estimate.is_none_or(|e| e < 60.0) {
             let t = Instant::now();
-            let slow_pairs = textmath::duplicate_pairs_brute_force(&facts, 0.9);
+            let slow_pairs = pairs::duplicate_pairs_brute_force(&facts, 0.9);
             let slow = t.elapsed();
             assert_eq!(slow_pairs.len(), pairs.len(), "indexed and brute force disagree");
             brute_last = Some((n, slow.as_secs_f64()));

@@ -1,6 +1,7 @@
 //! `nocturne`: the native command line over nocturne-core — text measures, gate cases,
 //! chat, sleep, versions, diff, restore, quiz, verify and benchmarks.
 
+mod adversarial;
 mod bench;
 mod openai;
 mod scale;
@@ -180,6 +181,15 @@ enum Command {
         /// Also write the slept memory to this file (the export format), to import elsewhere
         #[arg(long)]
         export: Option<PathBuf>,
+    },
+    /// The candidate search on memories built to break it, and a day's incremental Sleep on each
+    BenchCandidates {
+        /// The largest memory measured, in facts
+        #[arg(long, default_value_t = 100_000)]
+        max: usize,
+        /// New facts said in the day
+        #[arg(long, default_value_t = 100)]
+        new: usize,
     },
     /// Performance figures (see README)
     Bench {
@@ -432,6 +442,7 @@ fn run(command: Command) -> Result<ExitCode, String> {
             return Ok(if score.meets_targets() { ExitCode::SUCCESS } else { ExitCode::FAILURE });
         }
         Command::Bench { max } => bench::run(max),
+        Command::BenchCandidates { max, new } => adversarial::run(max, new)?,
         Command::BenchIncremental { facts, new } => scale::incremental(facts, new)?,
         Command::BenchRecall { facts, export } => scale::recall(facts, export.as_deref())?,
     }
@@ -543,6 +554,15 @@ See which with --dry-run, or run it with --yes",
         report.total(|p| p.enforced),
         report.passes.iter().map(|p| p.calls).sum::<usize>()
     );
+    for p in report.passes.iter().filter(|p| p.search.left > 0) {
+        println!(
+            "note: the {} candidate search reached its bound per fact and left {} pairs or index entries unexamined ({} examined, {} found)",
+            p.event.pass.name(),
+            p.search.left,
+            p.search.examined,
+            p.search.found
+        );
+    }
     Ok(())
 }
 

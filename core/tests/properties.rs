@@ -3,8 +3,9 @@
 
 use nocturne_core::gate::{Edit, Ground, Judge, Verdict};
 use nocturne_core::model::memory::{Block, Item};
+use nocturne_core::text::pairs::{self, Bounds, PairInput};
 use nocturne_core::text::polarity;
-use nocturne_core::text::textmath::{self, PairInput};
+use nocturne_core::text::textmath;
 use nocturne_core::PassKind;
 use nocturne_core::{RetentionPolicy, DAY};
 use proptest::prelude::*;
@@ -251,7 +252,28 @@ proptest! {
     #[test]
     fn indexed_duplicate_pairs_equal_brute_force(texts in prop::collection::vec(sentence(), 0..40), threshold in prop::sample::select(&[0.5, 0.6, 0.75, 0.8, 0.9, 1.0][..])) {
         let facts: Vec<PairInput<'_>> = texts.iter().enumerate().map(|(i, t)| PairInput { text: t, rank: (i % 3) as i64, created_at: (i % 5) as i64 }).collect();
-        prop_assert_eq!(textmath::duplicate_pairs(&facts, threshold), textmath::duplicate_pairs_brute_force(&facts, threshold));
+        prop_assert_eq!(pairs::duplicate_pairs(&facts, threshold), pairs::duplicate_pairs_brute_force(&facts, threshold));
+    }
+
+    #[test]
+    fn bounded_duplicate_pairs_are_exact_unless_a_bound_binds_and_always_qualify(
+        texts in prop::collection::vec(sentence(), 0..40),
+        threshold in prop::sample::select(&[0.5, 0.75, 0.9, 1.0][..]),
+        probes in 1usize..40,
+        partners in 1usize..6,
+    ) {
+        let facts: Vec<PairInput<'_>> = texts.iter().enumerate().map(|(i, t)| PairInput { text: t, rank: (i % 3) as i64, created_at: (i % 5) as i64 }).collect();
+        let all = pairs::duplicate_pairs_brute_force(&facts, threshold);
+        let (roomy, work) = pairs::duplicate_pairs_bounded(&facts, threshold, Bounds::default());
+        prop_assert_eq!(work.left, 0, "no fact of 40 meets the default bounds");
+        prop_assert_eq!(&roomy, &all);
+        let (tight, work) = pairs::duplicate_pairs_bounded(&facts, threshold, Bounds { probes, partners });
+        for p in &tight {
+            prop_assert!(all.contains(p), "{:?} does not qualify", p);
+        }
+        if tight != all {
+            prop_assert!(work.left > 0, "the bounds dropped pairs and counted none");
+        }
     }
 }
 

@@ -16,19 +16,21 @@ pub fn duplicate_rule(
     pairs: &[DuplicateCandidate],
     adjudicated: &HashSet<(String, String)>,
 ) -> Vec<(Proposer, Value)> {
-    let mut used: HashSet<&str> = HashSet::new();
+    let (mut dropped, mut kept): (HashSet<&str>, HashSet<&str>) = (HashSet::new(), HashSet::new());
     let mut out = Vec::new();
     for p in pairs {
         let key = unordered(&p.drop_id, &p.keeper_id);
         if adjudicated.contains(&key) || judge.is_consumed(&p.drop_id) || judge.is_consumed(&p.keeper_id) {
             continue;
         }
-        // One edit per item in this rule's own plan, so it never proposes a chain.
-        if used.contains(p.drop_id.as_str()) || used.contains(p.keeper_id.as_str()) {
+        // Never a chain: a fact this rule drops keeps nothing, and a keeper is never
+        // dropped; a keeper may keep many (a statement said a hundred times goes in one Sleep).
+        let (drop, keeper) = (p.drop_id.as_str(), p.keeper_id.as_str());
+        if dropped.contains(drop) || dropped.contains(keeper) || kept.contains(drop) {
             continue;
         }
-        used.insert(&p.drop_id);
-        used.insert(&p.keeper_id);
+        dropped.insert(drop);
+        kept.insert(keeper);
         out.push((
             Proposer::DuplicateRule,
             json!({

@@ -14,12 +14,10 @@
 //! assert_eq!(last_completed_sleep(&versions), Some(1), "v4 began a Sleep that did not finish");
 //! ```
 
-use crate::model::candidate::{Candidates, MergeCandidate};
+use crate::model::candidate::Candidates;
 use crate::model::memory::{Item, Version};
 use crate::model::pass::PassKind;
-use crate::model::policy::RetentionPolicy;
-use crate::text::textmath::{self, content_tokens};
-use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+use std::collections::{HashMap, HashSet};
 
 /// How much of the memory a Sleep asks the model about.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -30,10 +28,6 @@ pub enum Scope {
     /// Every pass over every active fact.
     Deep,
 }
-
-/// Merge neighbours kept per new fact, the most similar first: enough for a model to
-/// find the one it belongs with, without sending a whole block that shares a common word.
-pub const MERGE_NEIGHBOURS: usize = 8;
 
 /// Where the last completed Sleep began (its `consolidation:start` marker): facts changed
 /// after it are fresh for the next Sleep — including those that Sleep promoted or merged,
@@ -146,98 +140,12 @@ impl Groups {
     }
 }
 
-/// Merge's candidates over `active`: every pair [`merge_neighbours`] finds, once, the
-/// earlier fact receiving the later, in memory order.
-pub fn merge_candidates(active: &[&Item], policy: &RetentionPolicy) -> Vec<MergeCandidate> {
-    let position: HashMap<&str, usize> = active.iter().enumerate().map(|(n, i)| (i.item_id.as_str(), n)).collect();
-    let mut pairs: BTreeMap<(usize, usize), usize> = BTreeMap::new();
-    let tokens = |n: usize| content_tokens(&active[n].text);
-    for (a, near) in merge_neighbours(active, None, policy) {
-        for b in near {
-            let (a, b) = (position[a], position[b]);
-            let key = (a.min(b), a.max(b));
-            pairs.entry(key).or_insert_with(|| tokens(a).intersection(&tokens(b)).count());
-        }
-    }
-    pairs
-        .into_iter()
-        .map(|((a, b), shared)| MergeCandidate {
-            into_id: active[a].item_id.clone(),
-            from_id: active[b].item_id.clone(),
-            shared,
-        })
-        .collect()
-}
-
-/// A token held by more facts than this says nothing about which two belong together
-/// (`keeps`, `user`): it does not count toward a merge neighbourhood.
-pub fn common_token_limit(facts: usize) -> usize {
-    (facts / 200).max(64)
-}
-
-/// Merge neighbours: for each fresh (or, with `None`, every) unprotected fact, up to
-/// [`MERGE_NEIGHBOURS`] facts of its block and category sharing at least two of its
-/// content tokens that are not common, yet neither a duplicate nor a conflict of it
-/// (those are Dedupe's and Supersede's) — most shared first, then newest.
-pub fn merge_neighbours<'a>(
-    active: &[&'a Item],
-    fresh: Option<&HashSet<String>>,
-    policy: &RetentionPolicy,
-) -> BTreeMap<&'a str, Vec<&'a str>> {
-    let mergeable = |i: &Item| !policy.is_protected(&i.category) && !i.pinned;
-    let tokens: Vec<Option<BTreeSet<String>>> =
-        active.iter().map(|i| mergeable(i).then(|| content_tokens(&i.text))).collect();
-    let is_fresh = |i: &Item| fresh.is_none_or(|f| f.contains(&i.item_id));
-    let wanted: HashSet<&String> =
-        active.iter().zip(&tokens).filter(|(i, _)| is_fresh(i)).flat_map(|(_, t)| t.iter().flatten()).collect();
-    // Postings of only the tokens a fresh fact holds: the cost follows what is new.
-    let mut postings: HashMap<&String, Vec<usize>> = HashMap::new();
-    for (n, t) in tokens.iter().enumerate() {
-        for t in t.iter().flatten().filter(|t| wanted.contains(t)) {
-            postings.entry(t).or_default().push(n);
-        }
-    }
-    let limit = common_token_limit(active.len());
-    postings.retain(|_, docs| docs.len() <= limit);
-    let mut out = BTreeMap::new();
-    for (n, item) in active.iter().enumerate() {
-        let Some(own) = tokens[n].as_ref().filter(|_| is_fresh(item)) else { continue };
-        let mut shared: HashMap<usize, usize> = HashMap::new();
-        for t in own {
-            for m in postings.get(t).into_iter().flatten() {
-                *shared.entry(*m).or_default() += 1;
-            }
-        }
-        let mut near: Vec<(usize, &Item)> = shared
-            .into_iter()
-            .filter(|(m, s)| *s >= 2 && *m != n)
-            .filter(|(m, _)| active[*m].block == item.block && active[*m].category == item.category)
-            // Only mergeable facts are in the postings, so their tokens are at hand.
-            .filter(|(m, _)| {
-                tokens[*m].as_ref().is_some_and(|theirs| {
-                    !textmath::reaches(textmath::set_similarity(own, theirs), policy.similarity_threshold)
-                        && !textmath::conflicts(own, theirs, policy.similarity_threshold)
-                })
-            })
-            .map(|(m, s)| (s, active[m]))
-            .collect();
-        if near.is_empty() {
-            continue;
-        }
-        near.sort_by(|(sa, a), (sb, b)| {
-            sb.cmp(sa).then(b.created_at.cmp(&a.created_at)).then(a.item_id.cmp(&b.item_id))
-        });
-        near.truncate(MERGE_NEIGHBOURS);
-        out.insert(item.item_id.as_str(), near.into_iter().map(|(_, o)| o.item_id.as_str()).collect());
-    }
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::model::candidate::{ConflictCandidate, DuplicateCandidate};
     use crate::model::memory::Block;
+    use crate::model::policy::RetentionPolicy;
 
     fn fact(n: u64, block: Block, category: &str, text: &str) -> Item {
         Item::new_fact(n, block, category, text, n as i64)
@@ -293,7 +201,7 @@ mod tests {
         ];
         let active: Vec<&Item> = items.iter().collect();
         let fresh: HashSet<String> = ["m_2".to_string(), "m_6".to_string()].into();
-        let near = merge_neighbours(&active, Some(&fresh), &RetentionPolicy::default());
+        let near = crate::flow::candidates::merge_neighbours(&active, Some(&fresh), &RetentionPolicy::default());
         assert_eq!(near.get("m_2").cloned(), Some(vec!["m_1"]), "other block, other category, one shared token");
         assert!(!near.contains_key("m_6"), "protected facts are never merged");
     }

@@ -2,6 +2,7 @@
 //! from proposals to a plan of edits, the Sleep orchestrator and a chat turn. Only the
 //! two orchestrators are async, and they only sequence calls to the store and the model.
 
+pub mod candidates;
 pub mod chat;
 pub mod edit;
 pub mod engine;

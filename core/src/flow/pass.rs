@@ -2,12 +2,11 @@
 //! and the rows they change out. No IO; drive it from a test with any proposals.
 
 use crate::flow::engine;
-use crate::gate::{meaning, Edit, Ground, Judge, Verdict};
-use crate::model::candidate::{Candidates, ConflictCandidate, DuplicateCandidate};
+use crate::gate::{Edit, Ground, Judge, Verdict};
+use crate::model::candidate::Candidates;
 use crate::model::memory::{Item, Mutation, Proposer, Refs, Turn};
 use crate::model::pass::PassKind;
 use crate::model::policy::RetentionPolicy;
-use crate::text::textmath;
 use serde_json::Value;
 use std::collections::{BTreeMap, HashSet};
 
@@ -228,57 +227,4 @@ fn apply(items: &BTreeMap<String, Item>, outcomes: &[Outcome], now: i64) -> Vec<
     let mut out: Vec<Item> = changed.into_values().collect();
     out.sort_by_key(Item::ordinal);
     out
-}
-
-/// Supersede's candidates over the active items: pairs in one block and category, older
-/// first, that the gate's meaning rule (`gate::meaning::supersede_basis`) would accept —
-/// the opposite statement, a shared one-value slot, or a change the user stated.
-pub fn candidate_conflicts(items: &[&Item], policy: &RetentionPolicy, turns: &[Turn]) -> Vec<ConflictCandidate> {
-    let mut groups: BTreeMap<(crate::model::memory::Block, &str), Vec<&Item>> = BTreeMap::new();
-    for i in items {
-        groups.entry((i.block, i.category.as_str())).or_default().push(i);
-    }
-    let mut out = Vec::new();
-    for group in groups.values() {
-        // Sharing half of the smaller fact is containment >= 0.5: the indexed pair finder
-        // narrows the candidates, then the conflict rule decides.
-        let inputs: Vec<textmath::PairInput<'_>> =
-            group.iter().map(|i| textmath::PairInput { text: &i.text, rank: 0, created_at: i.created_at }).collect();
-        for p in textmath::duplicate_pairs(&inputs, 0.5) {
-            let (a, b) = (group[p.drop], group[p.keeper]);
-            let (old, new) = if (a.created_at, a.ordinal()) <= (b.created_at, b.ordinal()) { (a, b) } else { (b, a) };
-            if !old.pinned && meaning::supersede_basis(old, new, policy, turns).is_ok() {
-                out.push(ConflictCandidate {
-                    old_id: old.item_id.clone(),
-                    new_id: new.item_id.clone(),
-                    similarity: p.similarity,
-                });
-            }
-        }
-    }
-    out
-}
-
-/// Dedupe's candidate pairs over the active items, measured by the engine; a pair of
-/// opposite polarity is a contradiction (Supersede's), never a duplicate.
-pub fn candidate_pairs(items: &[&Item], threshold: f64) -> Vec<DuplicateCandidate> {
-    let inputs: Vec<textmath::PairInput<'_>> = items
-        .iter()
-        .map(|i| textmath::PairInput { text: &i.text, rank: i.block.weight() as i64, created_at: i.created_at })
-        .collect();
-    textmath::duplicate_pairs(&inputs, threshold)
-        .into_iter()
-        .filter(|p| !crate::text::polarity::opposite(&items[p.drop].text, &items[p.keeper].text))
-        // A pinned fact is never the one dropped: it keeps, or the pair is left alone.
-        .filter_map(|p| match (items[p.drop].pinned, items[p.keeper].pinned) {
-            (false, _) => Some((p.drop, p.keeper, p.similarity)),
-            (true, false) => Some((p.keeper, p.drop, p.similarity)),
-            (true, true) => None,
-        })
-        .map(|(drop, keeper, similarity)| DuplicateCandidate {
-            drop_id: items[drop].item_id.clone(),
-            keeper_id: items[keeper].item_id.clone(),
-            similarity,
-        })
-        .collect()
 }

@@ -1,6 +1,7 @@
 //! The Sleep orchestrator: Dedupe → Merge → Promote → Forget over a Store and a
 //! Provider. The only async part of a Sleep; each pass itself is [`crate::flow::pass::plan`].
 
+use crate::flow::candidates::{self, Work};
 use crate::flow::focus::{self, Scope};
 use crate::flow::pass::{self, PassInput};
 use crate::flow::stop::StopToken;
@@ -28,6 +29,8 @@ pub struct SleepOptions {
     pub stop: StopToken,
     /// Only what changed since the last completed Sleep (the default), or everything.
     pub scope: Scope,
+    /// How much of the candidate search one fact may cost.
+    pub bounds: candidates::Bounds,
 }
 
 impl SleepOptions {
@@ -39,6 +42,7 @@ impl SleepOptions {
             policy: None,
             stop: StopToken::default(),
             scope: Scope::default(),
+            bounds: candidates::Bounds::default(),
         }
     }
 
@@ -100,6 +104,9 @@ impl PassEvent {
 pub struct PassReport {
     pub event: PassEvent,
     pub mutations: Vec<Mutation>,
+    /// The engine's candidate search for this pass: what it examined, found, and left
+    /// beyond its per-fact bounds.
+    pub search: Work,
     pub calls: usize,
     pub prompt_tokens: u64,
     pub completion_tokens: u64,
@@ -220,7 +227,7 @@ pub async fn sleep<S: Store, P: Provider>(
             error: None,
         };
         on_event(&event);
-        let candidates = candidates(kind, &active, &policy, &turns);
+        let (candidates, search) = candidates(kind, &active, &policy, &turns, fresh.as_ref(), &options.bounds);
         let ask_about = Asking { policy: &policy, now, budget: &options.budget, style: provider.proposal_style() };
         let (requests, shown) = ask_about.requests(kind, &active, &candidates, fresh.as_ref());
         let asked = ask(provider, kind, &requests, &options.stop).await;
@@ -273,7 +280,7 @@ pub async fn sleep<S: Store, P: Provider>(
         event.enforced = plan.enforced();
         event.active_after = items.values().filter(|i| i.active).count();
         on_event(&event);
-        passes.push(PassReport { event, mutations, calls, prompt_tokens, completion_tokens });
+        passes.push(PassReport { event, mutations, search, calls, prompt_tokens, completion_tokens });
     }
     let active_after = items.values().filter(|i| i.active).count();
     Ok(SleepReport { dry_run: options.dry_run, fresh: fresh.map(|f| f.len()), active_before, active_after, passes })
@@ -353,7 +360,7 @@ pub async fn estimate<S: Store>(
         by_pass: Vec::new(),
     };
     for kind in PassKind::SLEEP {
-        let candidates = candidates(kind, &active, &policy, &turns);
+        let (candidates, _) = candidates(kind, &active, &policy, &turns, fresh.as_ref(), &options.bounds);
         let (requests, _) = asking.requests(kind, &active, &candidates, fresh.as_ref());
         out.calls += requests.len();
         out.prompt_tokens +=
@@ -363,18 +370,30 @@ pub async fn estimate<S: Store>(
     Ok(out)
 }
 
-/// The engine's candidate pairs for pass `kind` over the active facts.
+/// The engine's candidate pairs for pass `kind` over the active facts (those touching
+/// `fresh` where only they are sent), and what finding them took.
 fn candidates(
     kind: PassKind,
     active: &[&Item],
     policy: &crate::model::policy::RetentionPolicy,
     turns: &[crate::model::memory::Turn],
-) -> Candidates {
+    fresh: Option<&HashSet<String>>,
+    bounds: &candidates::Bounds,
+) -> (Candidates, Work) {
     match kind {
-        PassKind::Dedupe => Candidates::Duplicates(pass::candidate_pairs(active, policy.similarity_threshold)),
-        PassKind::Supersede => Candidates::Conflicts(pass::candidate_conflicts(active, policy, turns)),
-        PassKind::Merge => Candidates::Merges(focus::merge_candidates(active, policy)),
-        PassKind::Encode | PassKind::Promote | PassKind::Forget => Candidates::None,
+        PassKind::Dedupe => {
+            let (pairs, work) = candidates::duplicates(active, policy.similarity_threshold, bounds);
+            (Candidates::Duplicates(pairs), work)
+        }
+        PassKind::Supersede => {
+            let (pairs, work) = candidates::conflicts(active, policy, turns, fresh, bounds);
+            (Candidates::Conflicts(pairs), work)
+        }
+        PassKind::Merge => {
+            let (pairs, work) = candidates::merges(active, policy, fresh, bounds);
+            (Candidates::Merges(pairs), work)
+        }
+        PassKind::Encode | PassKind::Promote | PassKind::Forget => (Candidates::None, Work::default()),
     }
 }
 

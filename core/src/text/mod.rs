@@ -2,6 +2,7 @@
 //! layer: it uses nothing else in the crate.
 
 pub mod candidates;
+pub mod pairs;
 pub mod polarity;
 pub mod slots;
 pub mod textmath;

@@ -54,12 +54,21 @@ pub struct SlotFill {
 
 /// Where `text` fills `slot`, if it does: the first occurrence of the slot's tokens.
 pub fn slot_fill(text: &str, slot: &str) -> Option<SlotFill> {
+    fill_in(&tokens(text), &tokens(slot))
+}
+
+/// Every slot of `slots` that `text` fills, as `(index in slots, fill)`, tokenizing the
+/// text once: what the engine indexes facts by (slot and holder).
+pub fn fills(text: &str, slots: &[String]) -> Vec<(usize, SlotFill)> {
     let words = tokens(text);
-    let phrase = tokens(slot);
+    slots.iter().enumerate().filter_map(|(n, slot)| fill_in(&words, &tokens(slot)).map(|f| (n, f))).collect()
+}
+
+fn fill_in(words: &[String], phrase: &[String]) -> Option<SlotFill> {
     if phrase.is_empty() || phrase.len() > words.len() {
         return None;
     }
-    let at = (0..=words.len() - phrase.len()).find(|&i| words[i..i + phrase.len()] == phrase[..])?;
+    let at = (0..=words.len() - phrase.len()).find(|&i| words[i..i + phrase.len()] == *phrase)?;
     let content =
         |ts: &[String]| ts.iter().filter(|t| !is_stopword(t) && !is_cue_token(t)).cloned().collect::<Vec<_>>();
     // A number is a value, never a holder (`I am 34 years old`).
@@ -77,21 +86,31 @@ pub fn shared_slot<'s>(a: &str, b: &str, slots: &'s [String]) -> Option<&'s str>
     if is_negated(a) || is_negated(b) {
         return None;
     }
-    slots.iter().map(String::as_str).find(|slot| match (slot_fill(a, slot), slot_fill(b, slot)) {
-        (Some(x), Some(y)) => x.holder == y.holder,
-        _ => false,
-    })
+    first_both(a, b, slots, |x, y| x.holder == y.holder).map(|(slot, _, _)| slot)
 }
 
 /// The first slot both texts fill, but for different holders: `(slot, holder a, holder b)`.
 pub fn slot_with_other_holders<'s>(a: &str, b: &str, slots: &'s [String]) -> Option<(&'s str, String, String)> {
-    slots.iter().map(String::as_str).find_map(|slot| match (slot_fill(a, slot), slot_fill(b, slot)) {
-        (Some(x), Some(y)) if x.holder != y.holder => Some((slot, holder_name(&x.holder), holder_name(&y.holder))),
-        _ => None,
+    first_both(a, b, slots, |x, y| x.holder != y.holder)
+        .map(|(slot, x, y)| (slot, holder_name(&x.holder), holder_name(&y.holder)))
+}
+
+/// The first slot (in `slots` order) both texts fill where `test` holds of the two fills.
+fn first_both<'s>(
+    a: &str,
+    b: &str,
+    slots: &'s [String],
+    test: impl Fn(&SlotFill, &SlotFill) -> bool,
+) -> Option<(&'s str, SlotFill, SlotFill)> {
+    let theirs = fills(b, slots);
+    fills(a, slots).into_iter().find_map(|(n, x)| {
+        let (_, y) = theirs.iter().find(|(m, y)| *m == n && test(&x, y))?;
+        Some((slots[n].as_str(), x, y.clone()))
     })
 }
 
-fn holder_name(holder: &[String]) -> String {
+/// Who holds a slot, in words: `the user` when no one else is named.
+pub fn holder_name(holder: &[String]) -> String {
     if holder.is_empty() {
         "the user".into()
     } else {

@@ -1,5 +1,5 @@
-//! Text measures: normalize, stem, content tokens, similarity, coverage, proper nouns and
-//! candidate duplicate pairs. Deliberately small so every refusal fits in one sentence.
+//! Text measures: normalize, stem, content tokens, similarity, coverage and proper nouns
+//! (the pair finder built on them is `text::pairs`). Deliberately small so every refusal fits in one sentence.
 //!
 //! ```
 //! use nocturne_core::text::textmath::similarity;
@@ -7,7 +7,7 @@
 //! assert_eq!(format!("{s:.3}"), "0.667");
 //! ```
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::BTreeSet;
 
 /// Function words, pronouns and the role words `user` / `assistant`. A token in this list
 /// never counts as content: it cannot make two facts similar, and a claim may use it
@@ -320,147 +320,6 @@ pub fn new_proper_nouns<'a>(claim: &str, sources: impl IntoIterator<Item = &'a s
     proper_nouns(claim).into_iter().filter(|n| !known.contains(n)).collect()
 }
 
-/// A pair of facts similar enough to be one: `drop` restates `keeper`.
-#[derive(Clone, Debug, PartialEq)]
-pub struct DuplicatePair {
-    pub drop: usize,
-    pub keeper: usize,
-    pub similarity: f64,
-}
-
-/// One fact as the pair finder sees it.
-#[derive(Clone, Debug)]
-pub struct PairInput<'a> {
-    pub text: &'a str,
-    /// Higher wins the keeper's place on equal token counts (block weight).
-    pub rank: i64,
-    /// Older (smaller) wins after rank.
-    pub created_at: i64,
-}
-
-/// Which side of a similar pair is kept: more content tokens, then higher rank, then
-/// older, then the earlier index.
-fn keeper_order(a: (usize, usize, i64, i64), b: (usize, usize, i64, i64)) -> std::cmp::Ordering {
-    // (index, token count, rank, created_at); Less means `a` is the better keeper.
-    b.1.cmp(&a.1).then(b.2.cmp(&a.2)).then(a.3.cmp(&b.3)).then(a.0.cmp(&b.0))
-}
-
-/// All pairs with similarity ≥ `threshold`, sorted by similarity (highest first), then
-/// keeper and drop index. Uses an inverted index with prefix filtering: a pair can reach
-/// the threshold only if the smaller set's rarest `|X| − ⌈t·|X|⌉ + 1` tokens meet the
-/// other set, so only those postings are scanned. Exactly the pairs of
-/// [`duplicate_pairs_brute_force`].
-pub fn duplicate_pairs(facts: &[PairInput<'_>], threshold: f64) -> Vec<DuplicatePair> {
-    let sets: Vec<Vec<u32>> = intern(facts);
-    let mut postings: HashMap<u32, Vec<u32>> = HashMap::new();
-    for (i, set) in sets.iter().enumerate() {
-        for &t in set {
-            postings.entry(t).or_default().push(i as u32);
-        }
-    }
-    // Global order: rarest token first, ties by id, so prefixes are as selective as possible.
-    let mut sorted: Vec<Vec<u32>> = sets
-        .iter()
-        .map(|s| {
-            let mut v = s.clone();
-            v.sort_by_key(|t| (postings[t].len(), *t));
-            v
-        })
-        .collect();
-    let mut pairs = Vec::new();
-    let mut seen: Vec<u32> = vec![u32::MAX; facts.len()];
-    for (i, xs) in sorted.iter_mut().enumerate() {
-        let n = xs.len();
-        if n == 0 {
-            continue;
-        }
-        let need = required_overlap(n, threshold);
-        let prefix = n + 1 - need.min(n);
-        for &t in &xs[..prefix.min(n)] {
-            for &j in &postings[&t] {
-                let j = j as usize;
-                if j == i || seen[j] == i as u32 {
-                    continue;
-                }
-                let m = sets[j].len();
-                // Each pair is probed from its smaller side (ties: lower index).
-                if m < n || (m == n && j < i) {
-                    continue;
-                }
-                seen[j] = i as u32;
-                push_if_similar(facts, &sets, i, j, threshold, &mut pairs);
-            }
-        }
-    }
-    sort_pairs(&mut pairs);
-    pairs
-}
-
-/// The O(n²) reference for [`duplicate_pairs`]: every pair compared.
-pub fn duplicate_pairs_brute_force(facts: &[PairInput<'_>], threshold: f64) -> Vec<DuplicatePair> {
-    let sets = intern(facts);
-    let mut pairs = Vec::new();
-    for i in 0..facts.len() {
-        for j in i + 1..facts.len() {
-            push_if_similar(facts, &sets, i, j, threshold, &mut pairs);
-        }
-    }
-    sort_pairs(&mut pairs);
-    pairs
-}
-
-fn intern(facts: &[PairInput<'_>]) -> Vec<Vec<u32>> {
-    let mut ids: HashMap<String, u32> = HashMap::new();
-    facts
-        .iter()
-        .map(|f| {
-            content_tokens(f.text)
-                .into_iter()
-                .map(|t| {
-                    let next = ids.len() as u32;
-                    *ids.entry(t).or_insert(next)
-                })
-                .collect()
-        })
-        .collect()
-}
-
-/// The least overlap two sets whose smaller one has `n` tokens need to reach `threshold`.
-fn required_overlap(n: usize, threshold: f64) -> usize {
-    // Guard against float noise: 0.9 * 10 must need 9, not 10.
-    let raw = threshold * n as f64;
-    let need = (raw - 1e-9).ceil();
-    (need.max(1.0) as usize).min(n)
-}
-
-fn push_if_similar(
-    facts: &[PairInput<'_>],
-    sets: &[Vec<u32>],
-    i: usize,
-    j: usize,
-    threshold: f64,
-    out: &mut Vec<DuplicatePair>,
-) {
-    let (a, b) = (&sets[i], &sets[j]);
-    let smaller = a.len().min(b.len());
-    if smaller == 0 {
-        return;
-    }
-    let shared = a.iter().filter(|t| b.contains(t)).count();
-    let sim = shared as f64 / smaller as f64;
-    if sim + 1e-12 < threshold {
-        return;
-    }
-    let ka = (i, a.len(), facts[i].rank, facts[i].created_at);
-    let kb = (j, b.len(), facts[j].rank, facts[j].created_at);
-    let (keeper, drop) = if keeper_order(ka, kb).is_le() { (i, j) } else { (j, i) };
-    out.push(DuplicatePair { drop, keeper, similarity: sim });
-}
-
-fn sort_pairs(pairs: &mut [DuplicatePair]) {
-    pairs.sort_by(|a, b| b.similarity.total_cmp(&a.similarity).then(a.keeper.cmp(&b.keeper)).then(a.drop.cmp(&b.drop)));
-}
-
 /// Whether `score` reaches `threshold`, tolerant of float noise in the last place.
 pub fn reaches(score: f64, threshold: f64) -> bool {
     score + 1e-12 >= threshold
@@ -590,22 +449,5 @@ mod tests {
             ),
             "two of five tokens shared is not the same subject"
         );
-    }
-
-    #[test]
-    fn indexed_pairs_match_brute_force_on_a_small_store() {
-        let texts = [
-            "I live in Lisbon and work best in the morning.",
-            "User lives in Lisbon and works best in the morning.",
-            "I live in Porto and work best in the morning.",
-            "The user keeps a bearded dragon.",
-            "The user keeps a bearded dragon called Saffron.",
-            "",
-        ];
-        let facts: Vec<_> = texts.iter().map(|t| PairInput { text: t, rank: 0, created_at: 0 }).collect();
-        let fast = duplicate_pairs(&facts, 0.9);
-        assert_eq!(fast, duplicate_pairs_brute_force(&facts, 0.9));
-        assert_eq!(fast.len(), 2);
-        assert!(fast.contains(&DuplicatePair { drop: 3, keeper: 4, similarity: 1.0 }));
     }
 }
