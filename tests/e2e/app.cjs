@@ -3,7 +3,7 @@
 // FAKE_MODEL_URL is tests/fake_openai.py, for stopping a Sleep against a slow model.
 // Prints one "ok N - …" or "not ok N - …" line per check and saves a screenshot of each
 // panel in OUTDIR. Exits non-zero if any check failed.
-const { check, launch, finish } = require('./harness.cjs');
+const { check, launch, finish, until } = require('./harness.cjs');
 
 const [url, out = 'out', fake] = process.argv.slice(2);
 
@@ -207,7 +207,8 @@ const [url, out = 'out', fake] = process.argv.slice(2);
     await page.waitForSelector('[data-testid="sleep-summary"]', { timeout: 30000 });
     const secretFact = page.locator('[data-block] .fact', { hasText: 'door code' }).first();
     const asked = dialogs.length;
-    await secretFact.locator('[data-testid="erase-fact"]').click({ force: true });
+    // Rows are keyed by what they show: the Sleep's reload leaves this row in place.
+    await secretFact.locator('[data-testid="erase-fact"]').click();
     await page.waitForFunction(() => (document.querySelector('[data-testid="edit-status"]')?.innerText || '').startsWith('Erased'), null, { timeout: 30000 });
     const warning = dialogs[asked] || '';
     check(/cannot be undone/.test(warning) && /every version/.test(warning), 'erase asks first, saying it cannot be undone', warning);
@@ -335,7 +336,7 @@ const [url, out = 'out', fake] = process.argv.slice(2);
     const before = errors.length;
     const injected = await page.evaluate(() => { window.__ran = false; const s = document.createElement('script'); s.textContent = 'window.__ran = true'; document.body.appendChild(s); return window.__ran; });
     check(injected === false, 'an injected inline script does not run');
-    await page.waitForTimeout(200);
+    await until(() => errors.slice(before).some((e) => e.includes('Content Security Policy')), 'the CSP report', 10000).catch(() => {});
     // Only the refusal of that one injected script is expected; any other error still counts.
     const blocked = errors.slice(before).filter((e) => e.includes('Content Security Policy') && e.includes('inline script'));
     check(blocked.length === 1, 'the browser reports blocking exactly that injected script', errors.slice(before).join(' | '));

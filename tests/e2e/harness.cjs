@@ -18,10 +18,22 @@ function launch() {
   });
 }
 
+/**
+ * Waits until `cond()` (something the test observed: a dialog shown, a console message)
+ * holds, polling every 25 ms; throws with `what` after `timeout` ms. Never a fixed sleep.
+ */
+async function until(cond, what, timeout = 30000) {
+  const end = Date.now() + timeout;
+  while (!cond()) {
+    if (Date.now() > end) throw new Error(`timed out after ${timeout} ms waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
 /** Prints the closing "name: N passed, M failed" line and exits non-zero on a failure. */
 function finish(name) {
   console.log(`${name}: ${n - failed} passed, ${failed} failed`);
   process.exit(failed ? 1 : 0);
 }
 
-module.exports = { check, launch, finish };
+module.exports = { check, launch, finish, until };

@@ -3,7 +3,7 @@
 // the offline provider and, when MODEL_BASE_URL is given, with a real local model whose
 // context a whole memory would overflow many times.
 // usage: node large.cjs APP_URL MEMORY_FILE OUTDIR [MODEL_BASE_URL]
-const { check, launch, finish } = require('./harness.cjs');
+const { check, launch, finish, until } = require('./harness.cjs');
 
 const [url, file, out = 'out', model] = process.argv.slice(2);
 
@@ -135,7 +135,7 @@ const [url, file, out = 'out', model] = process.argv.slice(2);
     const asked = [];
     page.once('dialog', async (d) => { asked.push(d.message()); await d.dismiss(); });
     await page.click('[data-testid="sleep"]');
-    await page.waitForTimeout(500);
+    await until(() => asked.length > 0, 'the confirmation', 10000).catch(() => {});
     check(asked.length === 1 && /would retire \d+ of \d+ active facts/.test(asked[0]), 'a Sleep that would retire more than a quarter of the memory asks first', asked.join(' | '));
     check((await page.locator('[data-testid="sleep-summary"]').count()) === 0, 'declining runs nothing');
 

@@ -71,6 +71,22 @@ pub fn MemoryPanel() -> impl IntoView {
             }
         }
     });
+    // Whether the memory has loaded; the facts to show, kept while a write reloads them,
+    // so every row stays on the page (and under the pointer) unless it changed.
+    let loaded = Memo::new(move |_| items.get().map(|r| r.map(|_| ())));
+    let searching = move || !query.get().trim().is_empty();
+    let visible: Memo<Vec<Item>> = Memo::new(move |prev: Option<&Vec<Item>>| match items.get() {
+        Some(Ok(items)) => {
+            let q = query.get();
+            if q.trim().is_empty() {
+                items
+            } else {
+                // With a query, only the facts whose words hold it (the core's search).
+                nocturne_core::store::search::search(&items, &[], &q).into_iter().map(|h| h.item.clone()).collect()
+            }
+        }
+        _ => prev.cloned().unwrap_or_default(),
+    });
     view! {
         <aside class="memory" aria-label="Memory">
             <h2>"Memory"</h2>
@@ -81,45 +97,35 @@ pub fn MemoryPanel() -> impl IntoView {
                 Ok(line) => view! { <span class="ok">{line}</span> }.into_any(),
                 Err(e) => view! { <span class="error" role="alert">{e}</span> }.into_any(),
             })}</p>
-            <Suspense fallback=|| view! { <p class="status">"Loading…"</p> }>
-                {move || items.get().map(|r| match r {
-                    Err(e) => view! { <p class="error" role="alert">{e}</p> }.into_any(),
-                    Ok(items) => {
-                        // With a query, only the facts whose words hold it (the core's search).
-                        let q = query.get();
-                        let items: Vec<Item> = if q.trim().is_empty() {
-                            items
-                        } else {
-                            nocturne_core::store::search::search(&items, &[], &q).into_iter().map(|h| h.item.clone()).collect()
-                        };
-                        let found = (!q.trim().is_empty()).then(|| items.iter().filter(|i| i.active).count());
-                        // Each hit with its block, category, state, dates and lineage.
-                        // The log is only read (and so only redraws the list) while searching.
-                        let lines: Vec<String> = if q.trim().is_empty() {
-                            Vec::new()
-                        } else {
-                            match log.get() {
-                                Some(Ok(log)) => nocturne_core::store::search::search(&items, &log, &q)
-                                    .iter()
-                                    .take(20)
-                                    .map(|h| nocturne_core::store::search::describe(h, now()))
-                                    .collect(),
-                                _ => Vec::new(),
-                            }
-                        };
-                        let items = std::sync::Arc::new(items);
-                        view! {
-                            {found.map(|n| view! { <p class="hint" data-testid="search-count">{format!("{n} active fact(s) match")}</p> })}
-                            {(!lines.is_empty()).then(|| view! {
-                                <details class="lineage" data-testid="search-lineage"><summary>"Where each came from"</summary>
-                                    <ul>{lines.into_iter().map(|l| view! { <li>{l}</li> }).collect_view()}</ul>
-                                </details>
-                            })}
-                            {Block::ALL.into_iter().map(|b| view! { <BlockView block=b items=items.clone() edits=edits /> }).collect_view()}
-                        }.into_any()
-                    }
-                })}
-            </Suspense>
+            {move || match loaded.get() {
+                None => view! { <p class="status">"Loading…"</p> }.into_any(),
+                Some(Err(e)) => view! { <p class="error" role="alert">{e}</p> }.into_any(),
+                Some(Ok(())) => ().into_any(),
+            }}
+            {move || searching().then(|| view! {
+                <p class="hint" data-testid="search-count">{move || format!("{} active fact(s) match", visible.with(|v| v.iter().filter(|i| i.active).count()))}</p>
+            })}
+            {move || {
+                // Each hit with its block, category, state, dates and lineage (the log is
+                // read only while searching).
+                let q = query.get();
+                let lines: Vec<String> = match (searching(), log.get()) {
+                    (true, Some(Ok(log))) => visible.with(|items| {
+                        nocturne_core::store::search::search(items, &log, &q)
+                            .iter()
+                            .take(20)
+                            .map(|h| nocturne_core::store::search::describe(h, now()))
+                            .collect()
+                    }),
+                    _ => Vec::new(),
+                };
+                (!lines.is_empty()).then(|| view! {
+                    <details class="lineage" data-testid="search-lineage"><summary>"Where each came from"</summary>
+                        <ul>{lines.into_iter().map(|l| view! { <li>{l}</li> }).collect_view()}</ul>
+                    </details>
+                })
+            }}
+            {Block::ALL.into_iter().map(|b| view! { <BlockView block=b visible=visible edits=edits /> }).collect_view()}
         </aside>
     }
 }
@@ -128,89 +134,90 @@ pub fn MemoryPanel() -> impl IntoView {
 /// stays quick to draw and to scroll.
 pub const FACTS_PER_PAGE: usize = 200;
 
-/// One block's active facts, newest last, paged.
+/// One block's active facts, newest last, paged. Rows are keyed by what they show, so a
+/// reload after a write redraws only the rows that changed.
 #[component]
-fn BlockView(block: Block, items: std::sync::Arc<Vec<Item>>, edits: Edits) -> impl IntoView {
+fn BlockView(block: Block, visible: Memo<Vec<Item>>, edits: Edits) -> impl IntoView {
     let shown = RwSignal::new(FACTS_PER_PAGE);
-    let mut facts: Vec<Item> = items.iter().filter(|i| i.active && i.block == block).cloned().collect();
-    facts.sort_by_key(Item::ordinal);
-    let count = facts.len();
-    let t = now();
-    let facts = std::sync::Arc::new(facts);
-    move || {
-        let limit = shown.get();
-        let hidden = count.saturating_sub(limit);
-        let page: Vec<Item> = facts.iter().take(limit).cloned().collect();
-        view! {
-            {block_view(block, count, page, t, edits)}
-            {(hidden > 0).then(|| view! {
-                <button class="small more" data-testid=format!("more-{}", block.as_str())
-                    on:click=move |_| shown.update(|n| *n += FACTS_PER_PAGE)>
-                    {format!("Show {} more of {hidden}", hidden.min(FACTS_PER_PAGE))}</button>
-            })}
-        }
-    }
-}
-
-fn block_view(block: Block, count: usize, facts: Vec<Item>, t: i64, edits: Edits) -> impl IntoView {
-    let edit = edits.action;
+    let facts = Memo::new(move |_| {
+        let mut facts: Vec<Item> =
+            visible.with(|v| v.iter().filter(|i| i.active && i.block == block).cloned().collect());
+        facts.sort_by_key(Item::ordinal);
+        facts
+    });
+    let count = move || facts.with(Vec::len);
+    let page = move || facts.with(|f| f.iter().take(shown.get()).cloned().collect::<Vec<_>>());
     view! {
         <section class="block" data-block=block.as_str()>
             <h3>{block.as_str()} <span class="count">{count}</span></h3>
-            {if facts.is_empty() {
-                view! { <p class="empty">"nothing yet"</p> }.into_any()
-            } else {
-                view! {
-                    <ul>
-                        {facts.into_iter().map(|i| {
-                            let when = i.dated(t);
-                            let turn = i.source_turn.map_or("—".to_string(), |n| format!("turn {n}"));
-                            let (id, text, pinned) = (i.item_id.clone(), i.text.clone(), i.pinned);
-                            let (id_e, id_p, id_f) = (id.clone(), id.clone(), id.clone());
-                            let id_c = id.clone();
-                            view! {
-                                <li class="fact" class:pinned=pinned data-id=id.clone()>
-                                    <span class="text">{i.text.clone()}</span>
-                                    <span class="meta">
-                                        <span class="id">{id.clone()}</span>
-                                        <span class="cat">{i.category.clone()}</span>
-                                        <span class="when">{when}</span>
-                                        <span>{turn}</span>
-                                        {pinned.then(|| view! { <span class="pin" title="pinned: no Sleep forgets or replaces it">"pinned"</span> })}
-                                    </span>
-                                    <span class="edits">
-                                        <button class="small" data-testid="edit-fact" title="Correct the text; the old text stays in history"
-                                            on:click=move |_| {
-                                                let asked = window().prompt_with_message_and_default("Correct this fact:", &text).ok().flatten();
-                                                if let Some(new) = asked.filter(|t| !t.trim().is_empty()) {
-                                                    edit.dispatch(Ask::Edit(UserEdit::Correct { item_id: id_e.clone(), text: new }));
-                                                }
-                                            }>"edit"</button>
-                                        <button class="small" data-testid="pin-fact"
-                                            on:click=move |_| {
-                                                let item_id = id_p.clone();
-                                                edit.dispatch(Ask::Edit(if pinned { UserEdit::Unpin { item_id } } else { UserEdit::Pin { item_id } }));
-                                            }>{if pinned { "unpin" } else { "pin" }}</button>
-                                        <button class="small" data-testid="forget-fact" title="Forget now (a restore brings it back)"
-                                            on:click=move |_| {
-                                                if let Ok(Some(reason)) = window().prompt_with_message_and_default("Forget this fact now? Say why (optional):", "") {
-                                                    edit.dispatch(Ask::Edit(UserEdit::Forget { item_id: id_f.clone(), reason }));
-                                                }
-                                            }>"forget"</button>
-                                        <button class="small danger" data-testid="erase-fact" title="Erase these words everywhere, for good"
-                                            on:click=move |_| {
-                                                let ask = "Erase this fact for good?\n\nIts words are removed from every version, the log and the conversation, wherever they were said or copied, also in other facts that hold them. This cannot be undone, not even by a restore; only a record that something was erased remains.";
-                                                if window().confirm_with_message(ask).unwrap_or(false) {
-                                                    edit.dispatch(Ask::Erase(id_c.clone()));
-                                                }
-                                            }>"erase"</button>
-                                    </span>
-                                </li>
-                            }
-                        }).collect_view()}
-                    </ul>
-                }.into_any()
+            {move || (count() == 0).then(|| view! { <p class="empty">"nothing yet"</p> })}
+            <ul>
+                <For each=page key=row_key let:item>{fact_row(item, edits)}</For>
+            </ul>
+            {move || {
+                let hidden = count().saturating_sub(shown.get());
+                (hidden > 0).then(|| view! {
+                    <button class="small more" data-testid=format!("more-{}", block.as_str())
+                        on:click=move |_| shown.update(|n| *n += FACTS_PER_PAGE)>
+                        {format!("Show {} more of {hidden}", hidden.min(FACTS_PER_PAGE))}</button>
+                })
             }}
         </section>
+    }
+}
+
+/// What a row shows: a row is redrawn only when one of these changes.
+fn row_key(i: &Item) -> (String, String, String, bool, Option<u32>, i64, Option<String>) {
+    (i.item_id.clone(), i.text.clone(), i.category.clone(), i.pinned, i.source_turn, i.created_at, i.speaker.clone())
+}
+
+/// One fact with its category, dates, source turn and the user's edits.
+fn fact_row(i: Item, edits: Edits) -> impl IntoView {
+    let edit = edits.action;
+    let t = now();
+    let when = i.dated(t);
+    let turn = i.source_turn.map_or("—".to_string(), |n| format!("turn {n}"));
+    let (id, text, pinned) = (i.item_id.clone(), i.text.clone(), i.pinned);
+    let (id_e, id_p, id_f) = (id.clone(), id.clone(), id.clone());
+    let id_c = id.clone();
+    view! {
+        <li class="fact" class:pinned=pinned data-id=id.clone()>
+            {i.speaker.clone().map(|name| view! { <span class="speaker" title="who said it">{name}</span> })}
+            <span class="text">{i.text.clone()}</span>
+            <span class="meta">
+                <span class="id">{id.clone()}</span>
+                <span class="cat">{i.category.clone()}</span>
+                <span class="when">{when}</span>
+                <span>{turn}</span>
+                {pinned.then(|| view! { <span class="pin" title="pinned: no Sleep forgets or replaces it">"pinned"</span> })}
+            </span>
+            <span class="edits">
+                <button class="small" data-testid="edit-fact" title="Correct the text; the old text stays in history"
+                    on:click=move |_| {
+                        let asked = window().prompt_with_message_and_default("Correct this fact:", &text).ok().flatten();
+                        if let Some(new) = asked.filter(|t| !t.trim().is_empty()) {
+                            edit.dispatch(Ask::Edit(UserEdit::Correct { item_id: id_e.clone(), text: new }));
+                        }
+                    }>"edit"</button>
+                <button class="small" data-testid="pin-fact"
+                    on:click=move |_| {
+                        let item_id = id_p.clone();
+                        edit.dispatch(Ask::Edit(if pinned { UserEdit::Unpin { item_id } } else { UserEdit::Pin { item_id } }));
+                    }>{if pinned { "unpin" } else { "pin" }}</button>
+                <button class="small" data-testid="forget-fact" title="Forget now (a restore brings it back)"
+                    on:click=move |_| {
+                        if let Ok(Some(reason)) = window().prompt_with_message_and_default("Forget this fact now? Say why (optional):", "") {
+                            edit.dispatch(Ask::Edit(UserEdit::Forget { item_id: id_f.clone(), reason }));
+                        }
+                    }>"forget"</button>
+                <button class="small danger" data-testid="erase-fact" title="Erase these words everywhere, for good"
+                    on:click=move |_| {
+                        let ask = "Erase this fact for good?\n\nIts words are removed from every version, the log and the conversation, wherever they were said or copied, also in other facts that hold them. This cannot be undone, not even by a restore; only a record that something was erased remains.";
+                        if window().confirm_with_message(ask).unwrap_or(false) {
+                            edit.dispatch(Ask::Erase(id_c.clone()));
+                        }
+                    }>"erase"</button>
+            </span>
+        </li>
     }
 }
