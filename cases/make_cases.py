@@ -108,7 +108,10 @@ case("dedupe refuses a different stack", "dedupe",
 case("dedupe honours a lower threshold in the policy", "dedupe", [drop("m_6", "m_1")], [(True, "0.800")],
      policy={**POLICY, "similarityThreshold": 0.8})
 case("dedupe refuses a proposal that is a list", "dedupe", [["m_2", "m_1"]], [(False, "object")])
-case("dedupe accepts across blocks", "dedupe", [drop("m_10", "m_4")], [(True, "")])
+# Was "dedupe accepts across blocks" (accepted): m_10 "The kettle is broken." is one of the
+# two statements of m_4, and is no longer folded into it (SPEC §14). Across blocks: 126.
+case("dedupe refuses folding a statement into a compound, across blocks too", "dedupe", [drop("m_10", "m_4")],
+     [(False, "one statement of m_4")])
 
 # ---- merge
 def merge(into, frm, text, reason="same thing"):
@@ -290,6 +293,102 @@ neg_case("supersede accepts a change the user stated", "supersede",
          [sup("m_7", "m_8")], [(True, "stated a change")], items=MANY)
 neg_case("supersede accepts a shared one-value slot", "supersede",
          [sup("m_1", "m_2")], [(True, "one-value slot")], items=MOVES)
+
+
+# ---- memory worth keeping, speakers, sized blocks, atomic merges (SPEC §14)
+SIZED = dict(POLICY, humanTokens=60, personaTokens=40, mergeMaxWords=40)
+TALK = [
+    "user: Wow, that photo is great! Thanks so much, Ana! I love camping trips with my family.",
+    "assistant: Noted.",
+    "user: I don't eat meat. I live in Ghent and my locker code is 4417.",
+    "assistant: Noted.",
+    "user: Melanie: I love painting. I live in Porto.",
+    "user: Caroline: I love painting. I live in Lisbon.",
+]
+
+
+def talk_case(name, pass_, proposals, expect, items=None, policy=None):
+    case(name, pass_, proposals, expect, policy=policy or SIZED, items=items)
+    CASES[-1]["transcript"] = TALK
+
+
+def said(i, block, text, category, age_days, speaker):
+    it = item(i, block, text, category, age_days)
+    it["speaker"] = speaker
+    return it
+
+
+talk_case("encode refuses a reaction: it states nothing to remember", "encode",
+          [fact("Wow, that photo is great!")], [(False, "states nothing to remember")])
+talk_case("encode refuses thanks", "encode",
+          [fact("Thanks so much, Ana!")], [(False, "states nothing to remember: thanks")])
+talk_case("encode refuses praise of the other person", "encode",
+          [fact("You would be a great counselor.")], [(False, "reaction to the other person")])
+talk_case("encode accepts an opinion about one's own life", "encode",
+          [fact("I love camping trips with my family.", "preferences")], [(True, "")])
+talk_case("encode accepts a restatement whose negation is contracted", "encode",
+          [fact("The user doesn't eat meat.", "preferences")], [(True, "")])
+talk_case("encode accepts a speaker's name as the source's own word", "encode",
+          [fact("Melanie loves painting.", "preferences")], [(True, "")])
+
+FULL = [item(1, "human", "I live in Lisbon and work best in the early morning hours.", "identity", 10),
+        item(2, "human", "I prefer green tea over coffee in the afternoon at work.", "preferences", 10),
+        item(3, "human", "I keep a bearded dragon called Saffron at home with me.", "identity", 10),
+        item(4, "scratch", "I speak Portuguese.", "identity", 1),
+        item(5, "scratch", "I went to the hardware store yesterday.", "identity", 1),
+        item(6, "scratch", "I promised Ana I would review her thesis.", "commitments", 1),
+        item(7, "persona", "The assistant is called Nyx.", "identity", 5)]
+def tokens(text):
+    return -(-len(text.encode()) // 4)
+
+
+HELD = sum(tokens(i["text"]) for i in FULL if i["block"] == "human")
+talk_case("promote refuses a fact into a full human block, with the figures", "promote",
+          [promote("m_4", "human")], [(False, f"human is full: {HELD + tokens(FULL[3]['text'])} of 45 tokens")], items=FULL,
+          policy=dict(SIZED, humanTokens=45))
+talk_case("promote refuses an event into human", "promote",
+          [promote("m_5", "human")], [(False, "episodes")], items=FULL, policy=dict(SIZED, humanTokens=400))
+talk_case("promote refuses a plan into human", "promote",
+          [promote("m_6", "human")], [(False, "plans belong in episodes")], items=FULL, policy=dict(SIZED, humanTokens=400))
+talk_case("promote accepts a durable fact into human while it has room", "promote",
+          [promote("m_4", "human")], [(True, "")], items=FULL, policy=dict(SIZED, humanTokens=400))
+
+TWENTY = [item(n, "scratch", t, "context", 2) for n, t in enumerate([
+    "I bought a red kite.", "The boiler needs a new valve.", "My cousin plays the oboe.", "The library closes early.",
+    "I lost my umbrella.", "The bakery sells rye bread.", "My bike has a flat tyre.", "The garden gate squeaks.",
+    "I planted basil seeds.", "The train was delayed.", "My neighbour paints murals.", "The lamp flickers at night.",
+    "I ordered new boots.", "The pool reopens soon.", "My aunt knits scarves.", "The printer jams often.",
+    "I found an old coin.", "The museum shows fossils.", "My laptop fan is loud.", "The river flooded the path."], start=1)]
+talk_case("merge refuses joining twenty statements that share no subject", "merge",
+          [merge("m_1", [f"m_{n}" for n in range(2, 21)], "; ".join(i["text"].rstrip(".") for i in TWENTY) + ".")],
+          [(False, "share no subject")], items=TWENTY, policy=dict(SIZED, mergeMaxWords=400))
+LONG = [item(1, "scratch", "The garden shed behind the old house needs a new roof before the heavy autumn storms arrive in the valley later this year.", "context", 2),
+        item(2, "scratch", "The garden shed behind the old house also needs a fresh coat of dark green paint on every single wall and on the door.", "context", 2),
+        item(3, "scratch", "The garden shed needs a new lock.", "context", 2)]
+talk_case("merge refuses a merged text longer than the bound", "merge",
+          [merge("m_1", ["m_2"], LONG[0]["text"].rstrip(".") + "; " + LONG[1]["text"])], [(False, "more than the 40")], items=LONG)
+talk_case("merge accepts two statements about one subject within the bound", "merge",
+          [merge("m_3", ["m_2"], "The garden shed needs a new lock; The garden shed behind the house also needs a fresh coat of green paint.")],
+          [(True, "")], items=LONG)
+
+SPEAKERS = [said(1, "human", "I love painting.", "preferences", 3, "Melanie"),
+            said(2, "human", "I love painting.", "preferences", 2, "Caroline"),
+            said(3, "human", "I live in Porto.", "identity", 3, "Melanie"),
+            said(4, "human", "I live in Lisbon.", "identity", 2, "Caroline"),
+            item(5, "scratch", "I live in Ghent and my locker code is 4417.", "identity", 2),
+            item(6, "scratch", "My locker code is 4417.", "identity", 1),
+            item(7, "human", "I live in Lisbon.", "identity", 40),
+            item(8, "scratch", "I live in Porto.", "identity", 1),
+            item(9, "scratch", "User lives in Lisbon.", "identity", 1)]
+talk_case("dedupe refuses one speaker's words as another's duplicate", "dedupe",
+          [drop("m_2", "m_1")], [(False, "different people (Caroline and Melanie)")], items=SPEAKERS)
+talk_case("dedupe refuses folding a statement into a compound that holds it", "dedupe",
+          [drop("m_6", "m_5")], [(False, "one statement of m_5")], items=SPEAKERS)
+talk_case("supersede refuses one speaker's change as another's", "supersede",
+          [sup("m_3", "m_4")], [(False, "different people")], items=SPEAKERS)
+talk_case("supersede accepts a newer fact in scratch over one in a sized human block", "supersede",
+          [sup("m_7", "m_8")], [(True, "one-value slot")], items=SPEAKERS)
+talk_case("dedupe accepts across blocks", "dedupe", [drop("m_9", "m_7")], [(True, "")], items=SPEAKERS)
 
 if __name__ == "__main__":
     for n, c in enumerate(CASES, start=17):

@@ -4,6 +4,11 @@
 # report, and the end-to-end checks of the built page in headless Chromium. Installs
 # whatever is missing first. Exits non-zero if anything failed.
 set -uo pipefail
+# Each stage's wall-clock time, printed in the summary.
+started=$(date +%s); stage=""; stage_start=$started; timings=()
+end_stage() { [ -n "$stage" ] && timings+=("$(printf '%5ss  %s' $(( $(date +%s) - stage_start )) "$stage")"); stage=""; }
+step() { end_stage; stage="$*"; stage_start=$(date +%s); echo; echo "==== $*"; }
+step "install what is missing (tools, Chromium, playwright-core)"
 source "$(dirname "${BASH_SOURCE[0]}")/setup.sh"
 set -e
 ensure_build_tools
@@ -15,12 +20,12 @@ export CHROMEDRIVER=${CHROMEDRIVER:-/usr/bin/chromedriver}
 export WASM_BINDGEN_TEST_TIMEOUT=${WASM_BINDGEN_TEST_TIMEOUT:-120}
 LOG=$(mktemp -d)
 failed_steps=()
+skipped_steps=()
 native=0; native_failed=0; wasm=0; wasm_failed=0; e2e=0; e2e_failed=0
 
 # Sums "test result: … N passed; M failed" lines of a cargo test log.
 count() { grep -E "^test result:" "$1" | sed -E 's/.* ([0-9]+) passed; ([0-9]+) failed.*/\1 \2/' | awk '{p+=$1; f+=$2} END {print p+0, f+0}'; }
 
-step() { echo; echo "==== $*"; }
 
 step "format and lints (cargo fmt --check, clippy -D warnings, native and wasm32)"
 cargo fmt --all -- --check || failed_steps+=("cargo fmt --check")
@@ -39,6 +44,23 @@ echo "$(wc -l < "$LOG/gate.jsonl") case files judged as expected"
 
 step "nocturne bench-gates (the meaning corpus)"
 cargo run --locked -q -p nocturne-cli -- bench-gates || failed_steps+=("nocturne bench-gates")
+
+step "nocturne bench-worth (statements worth remembering, labelled)"
+cargo run --locked -q -p nocturne-cli -- bench-worth || failed_steps+=("nocturne bench-worth")
+
+step "nocturne bench-conversation: a real long conversation (LoCoMo) through chat and Sleep, against BM25"
+# Benchmark data outside this repository (never shipped): the steering repo's shared/locomo.
+locomo=""
+for dir in "${NOCTURNE_LOCOMO:-}" "$ROOT/../shared/locomo" /work/shared/locomo; do
+  [ -n "$dir" ] && [ -f "$dir/30.json" ] && { locomo="$dir"; break; }
+done
+if [ -n "$locomo" ]; then
+  cargo run --locked -q --release -p nocturne-cli -- bench-conversation --check "$locomo/30.json" \
+    || failed_steps+=("nocturne bench-conversation --check (memory that helps answer)")
+else
+  echo "SKIPPED: no LoCoMo conversation found (looked for 30.json in \$NOCTURNE_LOCOMO, ../shared/locomo, /work/shared/locomo)"
+  skipped_steps+=("bench-conversation (no LoCoMo data)")
+fi
 
 step "nocturne verify --provider offline"
 cargo run --locked -q -p nocturne-cli -- verify --provider offline || failed_steps+=("nocturne verify")
@@ -143,12 +165,17 @@ else
   failed_steps+=("the in-page model (no model file at $gguf, or no build)")
 fi
 
+end_stage
+echo
+echo "==== time per stage (total $(( ($(date +%s) - started) / 60 )) min $(( ($(date +%s) - started) % 60 )) s)"
+printf '%s\n' "${timings[@]}"
 echo
 echo "==== summary"
 echo "native tests: $native passed, $native_failed failed"
 echo "wasm tests in Chromium: $wasm passed, $wasm_failed failed"
 echo "end-to-end checks: $e2e passed, $e2e_failed failed"
 if [ ${#failed_steps[@]} -gt 0 ]; then echo "failed steps: ${failed_steps[*]}"; fi
+if [ ${#skipped_steps[@]} -gt 0 ]; then echo "skipped steps: ${skipped_steps[*]}"; fi
 total=$((native + wasm + e2e)); total_failed=$((native_failed + wasm_failed + e2e_failed + ${#failed_steps[@]}))
 echo "$total passed, $total_failed failed"
 [ ${#failed_steps[@]} -eq 0 ] && [ "$total_failed" -eq 0 ]

@@ -48,6 +48,13 @@ fn the_gates_guard_meaning_in_the_browser() {
 }
 
 #[wasm_bindgen_test]
+fn the_statements_worth_remembering_meet_their_targets_in_the_browser() {
+    let score = nocturne_core::testkit::worth::score(nocturne_core::testkit::worth::STATEMENTS);
+    wasm_bindgen_test::console_log!("{}", score.line());
+    assert!(score.meets_targets(), "{}\n{}", score.line(), score.misses.join("\n"));
+}
+
+#[wasm_bindgen_test]
 fn the_date_resolver_agrees_with_every_row_of_the_table_in_the_browser() {
     let table = nocturne_core::testkit::dates::TABLE;
     assert!(table.len() >= 60, "{} rows", table.len());

@@ -3,6 +3,7 @@
 
 mod adversarial;
 mod bench;
+mod conversation;
 mod openai;
 mod scale;
 
@@ -56,6 +57,10 @@ enum Command {
         store: StoreArgs,
         #[command(flatten)]
         provider: ProviderArgs,
+        /// Who says the message (a conversation that names its speakers): every fact from
+        /// it keeps the name
+        #[arg(long, value_parser = speaker_name)]
+        speaker: Option<String>,
         message: Vec<String>,
     },
     /// Run Dedupe -> Merge -> Supersede -> Promote -> Forget on the store file
@@ -191,12 +196,54 @@ enum Command {
         #[arg(long, default_value_t = 100)]
         new: usize,
     },
+    /// A real long conversation (LoCoMo files) through chat and Sleep: how often each
+    /// question's chat prompt holds its evidence, beside BM25 over the raw turns and the
+    /// most recent turns at the same budget
+    BenchConversation {
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+        /// The chat prompt's token budget
+        #[arg(long, default_value_t = 2000)]
+        budget: u64,
+        /// `keep` never forgets, so retrieval alone decides; `default` is the product's policy
+        #[arg(long, value_enum, default_value_t = KeepArg::Keep)]
+        policy: KeepArg,
+        /// Exit 1 unless evidence-all ≥ 0.65, evidence-any ≥ 0.85, evidence-all ≥ BM25's + 0.10
+        /// and ≥ 90% of the prompt's memory lines informative
+        #[arg(long)]
+        check: bool,
+        /// Print each question whose prompt missed an evidence turn: the turn, the facts
+        /// derived from it, and where the best of them ranked
+        #[arg(long)]
+        misses: bool,
+    },
+    /// The labelled statements through the rule that decides what is worth remembering
+    /// (exit 1 off target: ≥ 90% of the chatter refused, ≤ 3% of the keepers)
+    BenchWorth,
     /// Performance figures (see README)
     Bench {
         /// The largest memory measured, in facts
         #[arg(long, default_value_t = 100_000)]
         max: usize,
     },
+}
+
+/// A speaker's name: a few words on one line.
+fn speaker_name(name: &str) -> Result<String, String> {
+    let name = name.trim();
+    if name.is_empty() || name.chars().count() > 60 || name.contains(['\n', ':']) {
+        return Err(format!("a speaker is a name of 1 to 60 characters without ':' or a line break, got {name:?}"));
+    }
+    Ok(name.to_string())
+}
+
+/// Which retention policy `bench-conversation` uses.
+#[derive(Clone, Copy, Debug, ValueEnum)]
+enum KeepArg {
+    /// Never forget
+    Keep,
+    /// The product's default policy
+    Default,
 }
 
 /// Where the memory lives and what time it is.
@@ -365,7 +412,7 @@ fn run(command: Command) -> Result<ExitCode, String> {
             }
         }
         Command::Gate { files } => return Ok(gate(&files)),
-        Command::Chat { store, provider, message } => chat(&store, &provider, message)?,
+        Command::Chat { store, provider, speaker, message } => chat(&store, &provider, speaker.as_deref(), message)?,
         Command::Sleep { store, provider, dry_run, deep, yes } => {
             sleep_command(&store, &provider, SleepFlags { dry_run, deep, yes })?
         }
@@ -443,6 +490,23 @@ fn run(command: Command) -> Result<ExitCode, String> {
         }
         Command::Bench { max } => bench::run(max),
         Command::BenchCandidates { max, new } => adversarial::run(max, new)?,
+        Command::BenchWorth => {
+            let s = nocturne_core::testkit::worth::score(nocturne_core::testkit::worth::STATEMENTS);
+            println!("{}", s.line());
+            for miss in &s.misses {
+                println!("  miss: {miss}");
+            }
+            if !s.meets_targets() {
+                return Err("the statements worth remembering are off target".into());
+            }
+        }
+        Command::BenchConversation { files, budget, policy, check, misses } => {
+            let keep = match policy {
+                KeepArg::Keep => conversation::Keep::Everything,
+                KeepArg::Default => conversation::Keep::Default,
+            };
+            conversation::run(&files, budget, keep, check, misses)?
+        }
         Command::BenchIncremental { facts, new } => scale::incremental(facts, new)?,
         Command::BenchRecall { facts, export } => scale::recall(facts, export.as_deref())?,
     }
@@ -451,7 +515,7 @@ fn run(command: Command) -> Result<ExitCode, String> {
 
 /// `nocturne chat`: one turn from the arguments, or one per line of standard input. The
 /// store file is written once, after every turn succeeded; on an error it is untouched.
-fn chat(store: &StoreArgs, provider: &ProviderArgs, message: Vec<String>) -> Result<(), String> {
+fn chat(store: &StoreArgs, provider: &ProviderArgs, speaker: Option<&str>, message: Vec<String>) -> Result<(), String> {
     let turns: Vec<String> = if message.is_empty() {
         std::io::stdin()
             .lines()
@@ -469,7 +533,7 @@ fn chat(store: &StoreArgs, provider: &ProviderArgs, message: Vec<String>) -> Res
     let memory = open_or_new(&store.store)?;
     let p = provider.build()?;
     for (i, text) in turns.iter().enumerate() {
-        let turn = pollster::block_on(chat::chat_turn(&memory, &p, text, store.now() + i as i64))
+        let turn = pollster::block_on(chat::chat_turn_by(&memory, &p, speaker, text, store.now() + i as i64))
             .map_err(|e| format!("{e}; the store file holds the turns before this one"))?;
         // Each turn is saved as it completes, so Ctrl-C or an error loses no earlier turn.
         save(&memory, &store.store)?;

@@ -74,18 +74,19 @@ fn counts(report: &sleep::SleepReport) -> Vec<(String, usize, usize, usize, usiz
 fn offline_sleep_over_the_scripted_conversation() {
     let store = seeded();
     let seeded_versions = block(store.versions()).expect("versions").len();
-    assert_eq!(block(store.meta()).expect("meta").active_count, 20);
+    // "The kitchen leaks and the kettle is broken." is two facts: each clause stands alone.
+    assert_eq!(block(store.meta()).expect("meta").active_count, 21);
     let mut events = Vec::new();
     let report = block(sleep::sleep(&store, &OfflineProvider, &SleepOptions::new(NOW), &mut |e| events.push(e.name())))
         .expect("sleep");
     assert_eq!(
         counts(&report),
         [
-            ("dedupe".into(), 20, 3, 3, 0, 0, 17),
-            ("merge".into(), 17, 1, 1, 0, 0, 16),
-            ("supersede".into(), 16, 1, 1, 0, 0, 15),
-            ("promote".into(), 15, 7, 7, 0, 0, 15),
-            ("forget".into(), 15, 3, 3, 0, 0, 12),
+            ("dedupe".into(), 21, 3, 3, 0, 0, 18),
+            ("merge".into(), 18, 1, 1, 0, 0, 17),
+            ("supersede".into(), 17, 1, 1, 0, 0, 16),
+            ("promote".into(), 16, 8, 8, 0, 0, 16),
+            ("forget".into(), 16, 4, 4, 0, 0, 12),
         ]
     );
     assert_eq!(events.len(), 10);
@@ -110,16 +111,16 @@ fn offline_sleep_over_the_scripted_conversation() {
         ]
     );
     let actives: Vec<usize> = versions[seeded_versions..].iter().map(|v| v.active_count).collect();
-    assert_eq!(actives, [20, 20, 17, 17, 16, 16, 15, 15, 15, 15, 12]);
+    assert_eq!(actives, [21, 21, 18, 18, 17, 17, 16, 16, 16, 16, 12]);
 
     let start = versions[seeded_versions].seq;
     let end = versions.last().expect("a version").seq;
     let d = block(diff::diff(&store, start, end)).expect("diff");
-    assert_eq!((d.kept, d.changed.len(), d.forgotten.len(), d.added.len(), d.refused.len()), (7, 5, 8, 0, 0));
+    assert_eq!((d.kept, d.changed.len(), d.forgotten.len(), d.added.len(), d.refused.len()), (7, 5, 9, 0, 0));
     let passes: Vec<&str> = d.forgotten.iter().map(|f| f.by.as_ref().map_or("?", |m| m.pass.name())).collect();
     assert_eq!(passes.iter().filter(|p| **p == "dedupe").count(), 3);
     assert_eq!(passes.iter().filter(|p| **p == "merge").count(), 1);
-    assert_eq!(passes.iter().filter(|p| **p == "forget").count(), 3);
+    assert_eq!(passes.iter().filter(|p| **p == "forget").count(), 4);
     assert_eq!(passes.iter().filter(|p| **p == "supersede").count(), 1, "the nurse became a teacher");
     let stale: Vec<_> = d
         .forgotten
@@ -139,7 +140,7 @@ fn offline_sleep_over_the_scripted_conversation() {
     // Restore the pre-Sleep version: exact, and itself undoable.
     let before: Vec<_> = block(store.items_at(start)).expect("v").into_iter().filter(|i| i.active).collect();
     let undo = block(store.restore(start, NOW + 10)).expect("restore");
-    assert_eq!(undo.active_count, 20);
+    assert_eq!(undo.active_count, 21);
     let mut now_active: Vec<_> = block(store.items()).expect("items").into_iter().filter(|i| i.active).collect();
     now_active.sort_by_key(|i| i.ordinal());
     assert_eq!(now_active, before);
@@ -177,14 +178,14 @@ fn hostile(req: &Request) -> Option<String> {
         Task::Propose(PassKind::Dedupe) => json!({"drop": [
             {"itemId": "m_404", "duplicateOf": "m_1", "reason": "ghost"},
             {"itemId": "m_1", "duplicateOf": "m_1", "reason": "self"},
-            {"itemId": "m_1", "duplicateOf": "m_4", "reason": "not really the same"},
-            {"itemId": "m_13", "duplicateOf": "m_5", "reason": ""},
+            {"itemId": "m_1", "duplicateOf": "m_5", "reason": "not really the same"},
+            {"itemId": "m_14", "duplicateOf": "m_6", "reason": ""},
             "drop everything",
             {"itemId": 5, "duplicateOf": "m_1", "reason": "numbers"}
         ]}),
         Task::Propose(PassKind::Merge) => json!({"merge": [
             {"intoId": "m_1", "fromIds": ["m_2"], "mergedText": "The user owns a yacht in Monaco.", "reason": "upgrade"},
-            {"intoId": "m_4", "fromIds": ["m_4"], "mergedText": "x", "reason": "self"},
+            {"intoId": "m_5", "fromIds": ["m_5"], "mergedText": "x", "reason": "self"},
             {"intoId": "m_1", "fromIds": ["m_2"], "mergedText": "The kitchen leaks and the Kettle is broken.", "reason": "names"}
         ]}),
         Task::Propose(PassKind::Promote) => json!({"promote": [
@@ -192,12 +193,12 @@ fn hostile(req: &Request) -> Option<String> {
             {"itemId": "m_999", "toBlock": "human", "reason": "ghost"}
         ]}),
         Task::Propose(PassKind::Supersede) => {
-            json!({"supersede": [{"oldId": "m_17", "newId": "m_7", "reason": "backwards"}]})
+            json!({"supersede": [{"oldId": "m_18", "newId": "m_8", "reason": "backwards"}]})
         }
         Task::Propose(PassKind::Forget) => json!({"forget": [
-            {"itemId": "m_8", "reason": "I dislike it", "policy": "stale"},
-            {"itemId": "m_6", "reason": "already gone", "policy": "stale"},
-            {"itemId": "m_15", "reason": "fresh", "policy": "capacity"}
+            {"itemId": "m_9", "reason": "I dislike it", "policy": "stale"},
+            {"itemId": "m_7", "reason": "already gone", "policy": "stale"},
+            {"itemId": "m_16", "reason": "fresh", "policy": "capacity"}
         ]}),
         _ => return None,
     };
@@ -266,9 +267,9 @@ fn a_lazy_provider_leaves_the_rules_to_the_engine_and_they_are_labelled() {
     let by =
         |p: Proposer| report.passes.iter().flat_map(|x| &x.mutations).filter(|m| m.accepted && m.proposer == p).count();
     assert_eq!(by(Proposer::DuplicateRule), 3);
-    assert_eq!(by(Proposer::PromotionRule), 8, "6 protected facts to human, 2 events to episodes");
-    assert_eq!(by(Proposer::PolicyEngine), 11, "17 active after dedupe, cap 6");
-    assert_eq!(report.total(|p| p.enforced), 22);
+    assert_eq!(by(Proposer::PromotionRule), 9, "5 durable facts to human; 3 events and a promise to episodes");
+    assert_eq!(by(Proposer::PolicyEngine), 12, "18 active after dedupe, cap 6");
+    assert_eq!(report.total(|p| p.enforced), 24);
     assert_eq!(report.active_after, 6);
     let left: Vec<_> = block(store.items()).expect("items").into_iter().filter(|i| i.active).collect();
     assert_eq!(
@@ -665,7 +666,7 @@ fn a_chat_over_thousands_of_facts_carries_a_bounded_memory_with_the_relevant_fac
     assert!(tokens <= nocturne_core::llm::context::DEFAULT_MEMORY_TOKENS + 60, "{tokens} tokens of memory");
     assert!(lines.len() < 3001 && system.contains("more facts are stored"), "the prompt says facts were left out");
     assert!(
-        lines.iter().any(|(_, t)| t.starts_with("My dog is called Bolt. (said ")),
+        lines.iter().any(|(_, t)| t.starts_with("My dog is called Bolt. (20")),
         "the relevant fact was selected, dated"
     );
     assert!(turn.reply.contains("Bolt"), "the reply: {}", turn.reply);

@@ -286,7 +286,7 @@ fn temporal_recall_fails_when_the_answer_drops_the_date() {
         task: Task::Chat,
         reply: |req| {
             let text = nocturne_core::llm::offline::respond(req);
-            text.split(" (said").next().unwrap_or_default().to_string()
+            text.split(" (").next().unwrap_or_default().to_string()
         },
     };
     fails(&run(&MemStore::new(), &undated, &options()), "temporal recall");

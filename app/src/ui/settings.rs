@@ -253,6 +253,24 @@ fn PolicyEditor() -> impl IntoView {
                     let v = event_target_value(&ev);
                     p.commitment_grace_days = if v.trim().is_empty() { None } else { v.parse().ok().or(p.commitment_grace_days) };
                 }) /></label>
+            <label title="The pinned block about the user, in tokens: it goes into every chat prompt, so each token is one less for what was asked. Only durable facts (identity, preferences, one-value slots) are pinned there. Empty: no size, any category.">"Human block (tokens) " <input type="number" min="1" data-testid="human-tokens"
+                prop:value=move || policy.get().human_tokens.map_or(String::new(), |g| g.to_string())
+                on:input=move |ev| policy.update(|p| {
+                    let v = event_target_value(&ev);
+                    p.human_tokens = if v.trim().is_empty() { None } else { v.parse().ok().or(p.human_tokens) };
+                }) /></label>
+            <label title="The pinned block about the assistant, in tokens. Empty: no size.">"Persona block (tokens) " <input type="number" min="1" data-testid="persona-tokens"
+                prop:value=move || policy.get().persona_tokens.map_or(String::new(), |g| g.to_string())
+                on:input=move |ev| policy.update(|p| {
+                    let v = event_target_value(&ev);
+                    p.persona_tokens = if v.trim().is_empty() { None } else { v.parse().ok().or(p.persona_tokens) };
+                }) /></label>
+            <label title="The most words a merged fact may have: a merge joins statements about one subject, never a paragraph. Empty: no bound.">"Merge at most (words) " <input type="number" min="2" data-testid="merge-words"
+                prop:value=move || policy.get().merge_max_words.map_or(String::new(), |g| g.to_string())
+                on:input=move |ev| policy.update(|p| {
+                    let v = event_target_value(&ev);
+                    p.merge_max_words = if v.trim().is_empty() { None } else { v.parse().ok().or(p.merge_max_words) };
+                }) /></label>
             <label>"Protected categories " <input type="text"
                 prop:value=move || policy.get().protected_categories.join(", ")
                 on:change=move |ev| policy.update(|p| p.protected_categories = event_target_value(&ev).split(',').map(|s| s.trim().to_string()).filter(|s| !s.is_empty()).collect()) /></label>

@@ -66,6 +66,9 @@ pub fn duplicates(items: &[&Item], threshold: f64, bounds: &Bounds) -> (Vec<Dupl
     let (found, work) = pairs::duplicate_pairs_bounded(&inputs, threshold, bounds.pairs);
     let out = found
         .into_iter()
+        // Two speakers' words are never one fact; a statement is not folded into a compound.
+        .filter(|p| items[p.drop].speaker == items[p.keeper].speaker)
+        .filter(|p| crate::gate::dedupe::folds_into_a_compound(items[p.drop], items[p.keeper], threshold).is_none())
         .filter(|p| !polarity::opposite(&items[p.drop].text, &items[p.keeper].text))
         // A pinned fact is never the one dropped: it keeps, or the pair is left alone.
         .filter_map(|p| match (items[p.drop].pinned, items[p.keeper].pinned) {
@@ -93,9 +96,13 @@ pub fn conflicts(
     fresh: Option<&HashSet<String>>,
     bounds: &Bounds,
 ) -> (Vec<ConflictCandidate>, Work) {
-    let mut groups: BTreeMap<(Block, &str), Vec<&Item>> = BTreeMap::new();
+    // One speaker's change is never another's: groups by category and speaker, and by
+    // block unless a supersession may cross blocks (sized blocks: see the gate).
+    let across = policy.human_tokens.is_some();
+    let mut groups: BTreeMap<GroupKey<'_>, Vec<&Item>> = BTreeMap::new();
     for i in items {
-        groups.entry((i.block, i.category.as_str())).or_default().push(i);
+        let block = (!across).then_some(i.block);
+        groups.entry((block, i.category.as_str(), i.speaker.as_deref())).or_default().push(i);
     }
     let said: HashMap<u32, &str> = turns.iter().map(|t| (t.index, t.text.as_str())).collect();
     let mut out = Vec::new();
@@ -133,6 +140,10 @@ pub fn conflicts(
     }
     (out, work)
 }
+
+/// Where a fact's conflicts are looked for: its block (unless blocks have a size),
+/// category and speaker.
+type GroupKey<'a> = (Option<Block>, &'a str, Option<&'a str>);
 
 /// One block-and-category group of facts as the conflict search reads them.
 struct Group<'a> {
@@ -351,9 +362,10 @@ pub fn common_token_limit(facts: usize) -> usize {
 }
 
 /// Merge neighbours: for each fresh (or, with `None`, every) unprotected fact, up to
-/// [`MERGE_NEIGHBOURS`] facts of its block and category sharing at least two of its
-/// content tokens that are not common, yet neither a duplicate nor a conflict of it
-/// (those are Dedupe's and Supersede's) — most shared first, then newest.
+/// [`MERGE_NEIGHBOURS`] facts of its block, category and speaker sharing at least two of
+/// its content tokens that are not common, yet neither a duplicate nor a conflict of it
+/// (those are Dedupe's and Supersede's), and short enough that the two joined stay within
+/// the policy's word bound — most shared first, then newest.
 pub fn merge_neighbours<'a>(
     active: &[&'a Item],
     fresh: Option<&HashSet<String>>,
@@ -407,7 +419,16 @@ pub fn merge_neighbours_bounded<'a>(
         let mut near: Vec<(usize, &Item)> = shared
             .into_iter()
             .filter(|(m, s)| *s >= 2 && *m != n)
-            .filter(|(m, _)| active[*m].block == item.block && active[*m].category == item.category)
+            .filter(|(m, _)| {
+                let other = active[*m];
+                other.block == item.block && other.category == item.category && other.speaker == item.speaker
+            })
+            // Joined, the two must stay within the policy's word bound.
+            .filter(|(m, _)| {
+                policy.merge_max_words.is_none_or(|bound| {
+                    textmath::words(&item.text).count() + textmath::words(&active[*m].text).count() <= bound
+                })
+            })
             // Only mergeable facts are in the postings, so their tokens are at hand.
             .filter(|(m, _)| {
                 tokens[*m].as_ref().is_some_and(|theirs| {

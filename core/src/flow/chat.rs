@@ -66,6 +66,19 @@ pub async fn chat_turn<S: Store, P: Provider>(
     chat_turn_streaming(store, provider, text, now, &mut |_| {}).await
 }
 
+/// [`chat_turn`] for a turn said by `speaker` (a conversation that names its speakers):
+/// the turn and every fact encoded from it keep the name.
+pub async fn chat_turn_by<S: Store, P: Provider>(
+    store: &S,
+    provider: &P,
+    speaker: Option<&str>,
+    text: &str,
+    now: i64,
+) -> Result<TurnOutcome, ChatError> {
+    let reply = reply_streaming(store, provider, text, now, &mut |_| {}).await?;
+    record_by(store, provider, speaker, text.trim(), &reply, now).await
+}
+
 /// [`chat_turn`], handing each piece of the reply to `on_delta` as it streams in.
 pub async fn chat_turn_streaming<S: Store, P: Provider>(
     store: &S,
@@ -130,10 +143,22 @@ pub async fn record<S: Store, P: Provider>(
     reply: &str,
     now: i64,
 ) -> Result<TurnOutcome, ChatError> {
+    record_by(store, provider, None, text, reply, now).await
+}
+
+/// [`record`] for a turn said by `speaker`.
+pub async fn record_by<S: Store, P: Provider>(
+    store: &S,
+    provider: &P,
+    speaker: Option<&str>,
+    text: &str,
+    reply: &str,
+    now: i64,
+) -> Result<TurnOutcome, ChatError> {
     let mut attempt = 0;
     loop {
         attempt += 1;
-        match record_once(store, provider, text, reply, now).await {
+        match record_once(store, provider, speaker, text, reply, now).await {
             Err(ChatError::Store(StoreError::Conflict { .. })) if attempt < RECORD_ATTEMPTS => continue,
             other => return other,
         }
@@ -143,6 +168,7 @@ pub async fn record<S: Store, P: Provider>(
 async fn record_once<S: Store, P: Provider>(
     store: &S,
     provider: &P,
+    speaker: Option<&str>,
     text: &str,
     reply: &str,
     now: i64,
@@ -152,8 +178,8 @@ async fn record_once<S: Store, P: Provider>(
     let base = Some(meta.head);
     let next = transcript.len() as u32;
     let turns = vec![
-        Turn { index: next, role: Role::User, text: text.to_string(), at: now },
-        Turn { index: next + 1, role: Role::Assistant, text: reply.to_string(), at: now },
+        Turn { index: next, role: Role::User, text: text.to_string(), at: now, speaker: speaker.map(String::from) },
+        Turn { index: next + 1, role: Role::Assistant, text: reply.to_string(), at: now, speaker: None },
     ];
     let reply = reply.to_string();
     let pending: Vec<Turn> = transcript
@@ -229,7 +255,8 @@ pub async fn encode<P: Provider>(
 
 /// Gates proposed facts against `turns` (the pure half of [`encode`]).
 pub fn judge_facts(turns: &[Turn], proposals: &[Value], first_id: u64, now: i64) -> (Vec<Item>, Vec<Mutation>) {
-    let lines: Vec<String> = turns.iter().map(|t| t.text.clone()).collect();
+    // A speaker's name is the source's own word (`Melanie: I painted a sunrise.`).
+    let lines: Vec<String> = turns.iter().map(Turn::said).collect();
     let empty = Default::default();
     let policy = Default::default();
     let mut judge =
@@ -238,7 +265,11 @@ pub fn judge_facts(turns: &[Turn], proposals: &[Value], first_id: u64, now: i64)
     let mut next = first_id;
     let mut items = Vec::new();
     let mut mutations = Vec::new();
-    for proposal in proposals {
+    // One fact, one statement: a proposed fact whose clauses each stand alone (`I live in
+    // Ghent and my locker code is 4417`) is judged and stored as one fact per clause, so
+    // each can be edited, erased or replaced alone.
+    let proposals: Vec<Value> = proposals.iter().flat_map(one_statement_each).collect();
+    for proposal in &proposals {
         let verdict = judge.judge(proposal);
         let mut m = Mutation {
             id: 0,
@@ -256,13 +287,14 @@ pub fn judge_facts(turns: &[Turn], proposals: &[Value], first_id: u64, now: i64)
         };
         match verdict {
             Verdict::Accept(Edit::Add { text, category, block }) => {
-                let turn = best_source(turns, &text);
+                let turn = best_source(turns, &text).or(source_turn);
+                let speaker = turns.iter().find(|t| Some(t.index) == turn).and_then(|t| t.speaker.clone());
                 let item = Item {
                     item_id: format!("m_{next}"),
                     block,
                     text,
                     category,
-                    source_turn: turn.or(source_turn),
+                    source_turn: turn,
                     created_at: now,
                     updated_at: now,
                     active: true,
@@ -270,6 +302,7 @@ pub fn judge_facts(turns: &[Turn], proposals: &[Value], first_id: u64, now: i64)
                     valid_to: None,
                     superseded_by: None,
                     pinned: false,
+                    speaker,
                 };
                 next += 1;
                 m.item_id = item.item_id.clone();
@@ -283,11 +316,28 @@ pub fn judge_facts(turns: &[Turn], proposals: &[Value], first_id: u64, now: i64)
     (items, mutations)
 }
 
+/// `proposal` as one proposal per statement its text holds (itself when it holds one).
+fn one_statement_each(proposal: &Value) -> Vec<Value> {
+    let Some(text) = proposal.get("text").and_then(Value::as_str) else { return vec![proposal.clone()] };
+    let pieces = candidates::pieces(text);
+    if pieces.len() < 2 {
+        return vec![proposal.clone()];
+    }
+    pieces
+        .into_iter()
+        .map(|piece| {
+            let mut p = proposal.clone();
+            p["text"] = Value::String(piece);
+            p
+        })
+        .collect()
+}
+
 /// The turn that covers most of `text`'s content tokens.
 fn best_source(turns: &[Turn], text: &str) -> Option<u32> {
     turns
         .iter()
-        .map(|t| (crate::text::textmath::coverage(text, [t.text.as_str()]).score, t.index))
+        .map(|t| (crate::text::textmath::coverage(text, [t.said().as_str()]).score, t.index))
         .max_by(|a, b| a.0.total_cmp(&b.0).then(b.1.cmp(&a.1)))
         .map(|(_, i)| i)
 }

@@ -52,19 +52,36 @@ pub fn unordered(a: &str, b: &str) -> (String, String) {
     }
 }
 
-/// engine-promotion-rule: identity, preferences and commitments still in scratch go to
-/// human; events go to episodes.
-pub fn promotion_rule(judge: &Judge<'_>, items: &BTreeMap<String, Item>) -> Vec<(Proposer, Value)> {
+/// engine-promotion-rule: identities and preferences still in scratch go to human (only
+/// durable ones where blocks have a size, and while it has room: a full block is left as
+/// it is, not asked about), events and plans to episodes.
+pub fn promotion_rule(
+    judge: &Judge<'_>,
+    items: &BTreeMap<String, Item>,
+    policy: &RetentionPolicy,
+) -> Vec<(Proposer, Value)> {
     let mut candidates: Vec<&Item> = items
         .values()
         .filter(|i| i.active && i.block == Block::Scratch && !judge.is_consumed(&i.item_id))
         .filter(|i| promotion_target(&i.category).is_some())
         .collect();
     candidates.sort_by_key(|i| (promotion_priority(&i.category), i.ordinal()));
+    let mut room: BTreeMap<Block, u64> = BTreeMap::new();
+    for block in Block::PROMOTION_TARGETS {
+        if let (Some(size), Some(held)) = (policy.capacity(block), judge.held(block)) {
+            room.insert(block, size.saturating_sub(held));
+        }
+    }
     candidates
         .into_iter()
         .filter_map(|i| {
-            let to = promotion_target(&i.category)?;
+            let to = policy.promotion_of(i)?;
+            if let Some(left) = room.get_mut(&to) {
+                if i.tokens() > *left {
+                    return None;
+                }
+                *left -= i.tokens();
+            }
             Some((
                 Proposer::PromotionRule,
                 json!({"itemId": i.item_id, "toBlock": to, "reason": format!("{} facts belong in {to}", i.category)}),

@@ -173,7 +173,7 @@ pub fn plan(pass: PassKind, input: PassInput<'_>, model: Vec<Value>) -> Plan {
     }
     let enforced = match pass {
         PassKind::Dedupe => engine::duplicate_rule(&judge, input.candidates.duplicates(), &adjudicated),
-        PassKind::Promote => engine::promotion_rule(&judge, input.items),
+        PassKind::Promote => engine::promotion_rule(&judge, input.items, input.policy),
         PassKind::Forget => {
             let mut first = engine::due_rule(&judge, input.items, input.policy, input.now);
             first.extend(engine::staleness_rule(&judge, input.items, input.policy, input.now, input.shown));

@@ -41,6 +41,9 @@ pub struct CaseItem {
     pub active: bool,
     #[serde(default)]
     pub source_turn: Option<u32>,
+    /// Who said it, for a conversation that names its speakers.
+    #[serde(default)]
+    pub speaker: Option<String>,
 }
 
 fn context() -> String {
@@ -128,6 +131,7 @@ impl Case {
                 role: if line.starts_with("assistant:") { Role::Assistant } else { Role::User },
                 text: strip_role(line).to_string(),
                 at: self.now,
+                speaker: None,
             })
             .collect()
     }
@@ -155,6 +159,7 @@ impl Case {
                         valid_to: None,
                         superseded_by: None,
                         pinned: false,
+                        speaker: c.speaker.clone(),
                     },
                 )
             })

@@ -1,10 +1,32 @@
-//! The Dedupe gate: a drop is accepted only between two live facts of the same polarity
-//! whose similarity reaches the policy's threshold, never into a chain.
+//! The Dedupe gate: a drop is accepted only between two live facts of one speaker and the
+//! same polarity whose similarity reaches the policy's threshold, never into a chain, and
+//! never of a simple fact into a compound that holds it among other statements.
 
 use super::fields::{optional_str, require_reason, required_str, Ruling};
 use super::{Edit, Scope};
-use crate::text::{polarity, textmath};
+use crate::model::memory::Item;
+use crate::text::{candidates, polarity, textmath};
 use serde_json::Value;
+
+/// Why `item` may not be dropped into `keeper`: it is one statement of a compound keeper
+/// (`My locker code is 4417.` into `I live in Ghent and my locker code is 4417.`), which a
+/// user could then only edit or erase together with the rest.
+pub(crate) fn folds_into_a_compound(item: &Item, keeper: &Item, threshold: f64) -> Option<String> {
+    let parts = candidates::pieces(&keeper.text);
+    if parts.len() < 2 || candidates::pieces(&item.text).len() > 1 {
+        return None;
+    }
+    let rest: Vec<&String> =
+        parts.iter().filter(|p| !textmath::reaches(textmath::similarity(&item.text, p), threshold)).collect();
+    (rest.len() < parts.len()).then(|| {
+        format!(
+            "{} is one statement of {}, which also says \"{}\": a fact a user may want to edit or erase alone is never folded into a compound",
+            item.item_id,
+            keeper.item_id,
+            rest.iter().map(|s| s.trim_end_matches('.')).collect::<Vec<_>>().join("; ")
+        )
+    })
+}
 
 pub(super) fn judge(scope: &Scope<'_, '_>, p: &Value) -> Ruling<Edit> {
     let item_id = required_str(p, "itemId")?;
@@ -28,12 +50,16 @@ pub(super) fn judge(scope: &Scope<'_, '_>, p: &Value) -> Ruling<Edit> {
         }
         other => other?,
     };
+    super::one_speaker(item, keeper)?;
     let sim = textmath::similarity(&item.text, &keeper.text);
     let threshold = scope.ground.policy.similarity_threshold;
     if !textmath::reaches(sim, threshold) {
         return Err(format!(
             "similarity {sim:.3} between {item_id} and {keeper_id} is below the threshold {threshold} (a different fact)"
         ));
+    }
+    if let Some(why) = folds_into_a_compound(item, keeper, scope.ground.policy.similarity_threshold) {
+        return Err(why);
     }
     if polarity::opposite(&item.text, &keeper.text) {
         let (neg, id) =

@@ -1,11 +1,12 @@
-//! The Encode gate: a new fact enters scratch only when every content token and every
-//! name in it is in the transcript, and each of its clauses keeps the polarity of the
+//! The Encode gate: a new fact enters scratch only when it states something worth
+//! remembering (`text::worth`: no greeting, thanks or reaction), every content token and
+//! every name in it is in the transcript, and each of its clauses keeps the polarity of the
 //! user's clause it comes from (a dropped `not` is refused).
 
 use super::fields::{invented, optional_str, required_str, Ruling};
 use super::{strip_role, Edit};
 use crate::model::memory::Block;
-use crate::text::{polarity, textmath};
+use crate::text::{polarity, textmath, worth};
 use serde_json::Value;
 use std::collections::BTreeSet;
 
@@ -35,6 +36,9 @@ impl EncodeGate {
         let text = required_str(p, "text")?;
         if textmath::content_tokens(text).is_empty() {
             return Err(format!("fact '{text}' has no content tokens, so it states nothing"));
+        }
+        if let Err(chatter) = worth::informative(text) {
+            return Err(format!("'{text}' {chatter}"));
         }
         let category = optional_str(p, "category")?.unwrap_or("context");
         if category.trim().is_empty() {

@@ -1,11 +1,29 @@
-//! The Merge gate: sources in one block, unconsumed, and merged text fully traceable to
-//! them with no new names, each clause keeping its source's polarity.
+//! The Merge gate: sources in one block, said by one speaker, unconsumed, and merged text
+//! fully traceable to them with no new names, each clause keeping its source's polarity.
+//! Where the policy bounds a merge's words (SPEC §14), a merge stays atomic: every source
+//! shares a subject with the fact it joins (two content tokens, a name, or a one-value
+//! slot for the same holder), and the merged text stays within the bound.
 
 use super::fields::{invented, optional_str, require_reason, required_str, required_str_list, Ruling};
 use super::{Edit, Scope};
-use crate::text::{polarity, textmath};
+use crate::model::memory::Item;
+use crate::text::{polarity, slots, textmath};
 use serde_json::Value;
 use std::collections::HashSet;
+
+/// Whether `a` and `b` are about one subject: two content tokens in common, a name in
+/// common, or the same one-value slot for the same holder.
+fn shares_a_subject(a: &Item, b: &Item, scope: &Scope<'_, '_>) -> bool {
+    let (ta, tb) = (textmath::content_tokens(&a.text), textmath::content_tokens(&b.text));
+    if ta.intersection(&tb).count() >= 2 {
+        return true;
+    }
+    let names = textmath::proper_nouns(&a.text);
+    if textmath::proper_nouns(&b.text).iter().any(|n| names.contains(n)) {
+        return true;
+    }
+    slots::shared_slot(&a.text, &b.text, &scope.ground.policy.single_valued_slots).is_some()
+}
 
 pub(super) fn judge(scope: &Scope<'_, '_>, p: &Value) -> Ruling<Edit> {
     let into_id = required_str(p, "intoId")?;
@@ -35,6 +53,9 @@ pub(super) fn judge(scope: &Scope<'_, '_>, p: &Value) -> Ruling<Edit> {
             into.item_id, into.block, other.item_id, other.block
         ));
     }
+    for other in &sources[1..] {
+        super::one_speaker(into, other)?;
+    }
     if merged_text.trim().is_empty() {
         return Err("mergedText is empty".into());
     }
@@ -51,6 +72,23 @@ pub(super) fn judge(scope: &Scope<'_, '_>, p: &Value) -> Ruling<Edit> {
         return Err(format!("mergedText introduces proper nouns absent from every source: {}", names.join(", ")));
     }
     polarity::keeps_polarity(merged_text, &texts, "a source says", "mergedText")?;
+    if let Some(bound) = scope.ground.policy.merge_max_words {
+        let unrelated: Vec<&str> =
+            sources[1..].iter().filter(|s| !shares_a_subject(into, s, scope)).map(|s| s.item_id.as_str()).collect();
+        if !unrelated.is_empty() {
+            return Err(format!(
+                "mergedText joins {} statement(s) that share no subject with {into_id} ({}): no two content words, name or one-value slot in common",
+                unrelated.len(),
+                unrelated.join(", ")
+            ));
+        }
+        let words = textmath::words(merged_text).count();
+        if words > bound {
+            return Err(format!(
+                "mergedText has {words} words, more than the {bound} a merge may have (mergeMaxWords)"
+            ));
+        }
+    }
     require_reason(reason)?;
     Ok(Edit::Merge {
         into_id: into_id.into(),

@@ -16,7 +16,7 @@
 //! ```
 
 pub mod case;
-mod dedupe;
+pub(crate) mod dedupe;
 mod encode;
 mod fields;
 mod forget;
@@ -31,6 +31,7 @@ use crate::model::policy::RetentionPolicy;
 use encode::EncodeGate;
 use fields::{json_type, Ruling};
 use forget::ForgetGate;
+use promote::PromoteGate;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
@@ -189,7 +190,7 @@ enum PassGate {
     Encode(EncodeGate),
     Dedupe,
     Merge,
-    Promote,
+    Promote(PromoteGate),
     Forget(ForgetGate),
     Supersede,
 }
@@ -241,7 +242,7 @@ impl<'a> Judge<'a> {
             PassKind::Encode => PassGate::Encode(EncodeGate::new(ground.transcript)),
             PassKind::Dedupe => PassGate::Dedupe,
             PassKind::Merge => PassGate::Merge,
-            PassKind::Promote => PassGate::Promote,
+            PassKind::Promote => PassGate::Promote(PromoteGate::new(&ground)),
             PassKind::Forget => PassGate::Forget(ForgetGate::new(&ground)),
             PassKind::Supersede => PassGate::Supersede,
         };
@@ -253,9 +254,17 @@ impl<'a> Judge<'a> {
             PassGate::Encode(_) => PassKind::Encode,
             PassGate::Dedupe => PassKind::Dedupe,
             PassGate::Merge => PassKind::Merge,
-            PassGate::Promote => PassKind::Promote,
+            PassGate::Promote(_) => PassKind::Promote,
             PassGate::Forget(_) => PassKind::Forget,
             PassGate::Supersede => PassKind::Supersede,
+        }
+    }
+
+    /// Tokens `block` holds as of the edits accepted so far (Promote's judge only).
+    pub fn held(&self, block: Block) -> Option<u64> {
+        match &self.gate {
+            PassGate::Promote(gate) => Some(gate.used.get(&block).copied().unwrap_or(0)),
+            _ => None,
         }
     }
 
@@ -274,7 +283,7 @@ impl<'a> Judge<'a> {
                     PassGate::Encode(gate) => gate.judge(proposal),
                     PassGate::Dedupe => dedupe::judge(&scope, proposal),
                     PassGate::Merge => merge::judge(&scope, proposal),
-                    PassGate::Promote => promote::judge(&scope, proposal),
+                    PassGate::Promote(gate) => gate.judge(&scope, proposal),
                     PassGate::Forget(gate) => gate.judge(&scope, proposal),
                     PassGate::Supersede => supersede::judge(&scope, proposal),
                 }
@@ -303,8 +312,13 @@ impl<'a> Judge<'a> {
                     consumed.insert(id.clone(), format!("merged into {into_id}"));
                 }
             }
-            Edit::Promote { item_id, to, .. } => {
+            Edit::Promote { item_id, from, to } => {
                 consumed.insert(item_id.clone(), format!("promoted to {to}"));
+                if let (PassGate::Promote(gate), Some(item)) = (&mut self.gate, self.ground.items.get(item_id)) {
+                    *gate.used.entry(*to).or_default() += item.tokens();
+                    let left = gate.used.entry(*from).or_default();
+                    *left = left.saturating_sub(item.tokens());
+                }
             }
             Edit::Forget { item_id, .. } => {
                 consumed.insert(item_id.clone(), "forgotten".into());
@@ -317,6 +331,22 @@ impl<'a> Judge<'a> {
             }
         }
     }
+}
+
+/// `Err` when `a` and `b` were said by different people: two speakers' words are never one
+/// fact, and one's change is never the other's.
+fn one_speaker(a: &Item, b: &Item) -> Ruling<()> {
+    if a.speaker == b.speaker {
+        return Ok(());
+    }
+    let who = |i: &Item| i.speaker.clone().unwrap_or_else(|| "the user".into());
+    Err(format!(
+        "{} and {} were said by different people ({} and {}): one speaker's words never stand for the other's",
+        a.item_id,
+        b.item_id,
+        who(a),
+        who(b)
+    ))
 }
 
 /// A transcript line without its `user:` / `assistant:` prefix.

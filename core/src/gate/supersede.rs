@@ -1,6 +1,7 @@
-//! The Supersede gate: a newer fact in the same block closes an older one only on a basis
-//! the code can show (`meaning::supersede_basis`): the opposite statement, a one-value
-//! slot both fill for the same holder, or a change the user stated.
+//! The Supersede gate: a newer fact closes an older one only on a basis the code can show
+//! (`meaning::supersede_basis`): the opposite statement, a one-value slot both fill for
+//! the same holder, or a change the user stated — within one block, or across blocks
+//! where the policy gives blocks a size (a full human block must still take an update).
 
 use super::fields::{optional_str, require_reason, required_str, Ruling};
 use super::{meaning, Edit, Scope};
@@ -15,12 +16,15 @@ pub(super) fn judge(scope: &Scope<'_, '_>, p: &Value) -> Ruling<Edit> {
     }
     let old = scope.unpinned("oldId", old_id)?;
     let new = scope.live("newId", new_id)?;
-    if old.block != new.block {
+    // Where blocks have a size, a full human block must still take an update: a newer fact
+    // may then replace one in another block. Else a supersession stays within one.
+    if old.block != new.block && scope.ground.policy.human_tokens.is_none() {
         return Err(format!(
             "{old_id} is in {} and {new_id} in {}: a supersession stays within one block",
             old.block, new.block
         ));
     }
+    super::one_speaker(old, new)?;
     if (new.created_at, new.ordinal()) <= (old.created_at, old.ordinal()) {
         return Err(format!(
             "newId {new_id} is not newer than oldId {old_id}: only a later fact can supersede an earlier one"

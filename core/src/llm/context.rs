@@ -1,19 +1,27 @@
 //! What of the memory a chat prompt carries. A memory lives for years; the prompt must
-//! not grow with it. Under a token budget the pinned blocks (persona, human) come first
-//! when they fit, then the episode and scratch facts most relevant to the message (BM25
-//! over content tokens from an inverted index built once; newer, then more salient, break
-//! ties). When the pinned blocks alone overflow, the facts most relevant to the message
-//! (from any block) take up to half the budget first, then the pinned ones by salience —
-//! so a large human block cannot crowd out the one fact the user asks about. The prompt
-//! says how many facts were left out. The Wake quiz answers through the same selection,
+//! not grow with it. Under a token budget the pinned blocks (persona, human) come first,
+//! most salient first, but never past half the budget; then the facts of any block most
+//! relevant to the message (BM25 over the roots of each fact's words and its speaker's
+//! name, from an inverted index built once; newer, then lower id, break ties); then the
+//! newest of the rest. So a large human block cannot crowd out the one fact the user asks
+//! about. The prompt says how many facts were left out. The Wake quiz answers through the same selection,
 //! so it measures recall *through* retrieval. Only active facts are ever offered, so a
 //! superseded value never appears as current.
 
 use crate::llm::provider::estimate_tokens;
-use crate::model::memory::{Block, Item};
+use crate::model::memory::{Block, Item, Turn};
 use crate::model::policy::RetentionPolicy;
 use crate::text::textmath::content_tokens;
 use std::collections::HashMap;
+
+/// How much more a fact counts when its speaker is the one a question names.
+pub const SPEAKER_BOOST: f64 = 1.5;
+
+/// What each further fact from one turn counts for, against the one before it.
+pub const SAME_TURN: f64 = 0.5;
+
+/// What a word of the conversation around a fact weighs against one of its own.
+pub const CONTEXT_WEIGHT: f64 = 0.3;
 
 /// Tokens a chat prompt may carry by default — instructions, recent turns, the message
 /// and as much memory as fits the rest: with a 200-token reply it fits a 4k-context model.
@@ -30,13 +38,65 @@ pub struct Selection<'a> {
     pub now: Option<i64>,
 }
 
-/// The prompt line of one fact, as `chat_request` writes it; with `now`, followed by when
-/// it was said and the date it is about (`(said 90 days ago; due 2026-12-04, 88 days ago)`).
+/// The prompt line of one fact, as `chat_request` writes it under its block's heading
+/// (and its speaker's, when it has one): its id and words; with `now`, the day it was
+/// said and the date it is about (`(2026-12-02; due 2026-12-04, tomorrow)`).
 pub fn line(item: &Item, now: Option<i64>) -> String {
     match now {
-        None => format!("- [{}] {}: {}\n", item.item_id, item.block, item.text),
-        Some(now) => format!("- [{}] {}: {} ({})\n", item.item_id, item.block, item.text, item.dated(now)),
+        None => format!("- [{}] {}\n", item.item_id, item.text),
+        Some(now) => format!("- [{}] {} ({})\n", item.item_id, item.text, item.dated_briefly(now)),
     }
+}
+
+/// How the heading over one speaker's facts ends (`Melanie said:`).
+pub const SAID_BY: &str = " said:";
+
+/// The heading over `speaker`'s facts in a block.
+pub fn said_by(speaker: &str) -> String {
+    format!("{speaker}{SAID_BY}\n")
+}
+
+/// The heading the lines of `block` sit under in a chat prompt.
+pub fn heading(block: Block) -> &'static str {
+    match block {
+        Block::Persona => "persona (about the assistant, pinned):\n",
+        Block::Human => "human (about the user, pinned):\n",
+        Block::Episodes => "episodes:\n",
+        Block::Scratch => "scratch (recent notes):\n",
+    }
+}
+
+/// The roots a fact or a question is matched by: content tokens with the endings of
+/// inflection cut (`painted`, `painting`, `paints` → `paint`), so a question finds the
+/// fact whatever tense either is in. For retrieval only; the gates keep SPEC §3's tokens.
+pub fn roots(text: &str) -> std::collections::BTreeSet<String> {
+    let mut out: std::collections::BTreeSet<String> = content_tokens(text).into_iter().map(|t| root(&t)).collect();
+    // `de-stress` is also `destress`, `e-mail` also `email`.
+    for word in text.split_whitespace().filter(|w| w.contains('-')) {
+        let joined: String = word.chars().filter(|c| c.is_alphanumeric()).collect();
+        if joined.chars().count() > 3 {
+            out.extend(content_tokens(&joined).into_iter().map(|t| root(&t)));
+        }
+    }
+    out
+}
+
+fn root(token: &str) -> String {
+    for (ending, keep) in [("ies", "y"), ("ied", "y"), ("ing", ""), ("ed", ""), ("es", ""), ("ly", ""), ("s", "")] {
+        if let Some(stem) = token.strip_suffix(ending) {
+            if stem.chars().count() >= 3 && stem.chars().all(char::is_alphabetic) {
+                // `running` → `run`, not `runn`.
+                let stem = match stem.as_bytes() {
+                    [.., a, b] if a == b && !matches!(a, b'l' | b's' | b'z') && keep.is_empty() => {
+                        &stem[..stem.len() - 1]
+                    }
+                    _ => stem,
+                };
+                return format!("{stem}{keep}");
+            }
+        }
+    }
+    token.to_string()
 }
 
 /// Chooses the facts of `memory` (active facts) for a prompt about `query` within
@@ -56,7 +116,7 @@ pub fn select<'a>(memory: &[&'a Item], query: &str, budget: u64, policy: &Retent
 /// # use nocturne_core::model::memory::{Block, Item};
 /// # let fact = |n: u64, text: &str| Item { item_id: format!("m_{n}"), block: Block::Scratch, text: text.into(),
 /// #     category: "context".into(), source_turn: None, created_at: 0, updated_at: 0, active: true,
-/// #     valid_from: None, valid_to: None, superseded_by: None, pinned: false };
+/// #     valid_from: None, valid_to: None, superseded_by: None, pinned: false, speaker: None };
 /// let facts = vec![fact(1, "My dog is called Bolt."), fact(2, "The weekly groceries are on Friday.")];
 /// let refs: Vec<&Item> = facts.iter().collect();
 /// let index = MemoryIndex::new(&refs, &RetentionPolicy::default(), 0);
@@ -73,9 +133,11 @@ pub struct MemoryIndex<'a> {
     len: Vec<u32>,
     avg_len: f64,
     postings: HashMap<String, Vec<u32>>,
+    /// Roots of the conversation around each fact (its source turn and the turn before,
+    /// often the question it answers) that its own words lack, matched at a lower weight.
+    context: HashMap<String, Vec<u32>>,
     /// Persona and human facts, most salient first.
     pinned: Vec<u32>,
-    pinned_cost: u64,
     /// Episode and scratch facts, newest first.
     rest: Vec<u32>,
     cheapest: u64,
@@ -85,11 +147,14 @@ impl<'a> MemoryIndex<'a> {
     /// Indexes `memory` (active facts, in display order) as of `now`.
     pub fn new(memory: &[&'a Item], policy: &RetentionPolicy, now: i64) -> Self {
         let facts = memory.to_vec();
+        // A fact's cost is its line; a block's heading is small and shared, counted once
+        // per block in the prompt's fixed part.
         let cost: Vec<u64> = facts.iter().map(|i| estimate_tokens(&line(i, Some(now)))).collect();
         let mut postings: HashMap<String, Vec<u32>> = HashMap::new();
         let mut len = Vec::with_capacity(facts.len());
         for (n, item) in facts.iter().enumerate() {
-            let tokens = content_tokens(&item.text);
+            // The speaker's name is matched too: a question about Melanie finds what she said.
+            let tokens = roots(&item.said());
             len.push(tokens.len() as u32);
             for t in tokens {
                 postings.entry(t).or_default().push(n as u32);
@@ -108,7 +173,6 @@ impl<'a> MemoryIndex<'a> {
             let (a, b) = (facts[*a as usize], facts[*b as usize]);
             (b.created_at, b.ordinal()).cmp(&(a.created_at, a.ordinal()))
         });
-        let pinned_cost = pinned.iter().map(|n| cost[*n as usize]).sum();
         MemoryIndex {
             total: cost.iter().sum(),
             cheapest: cost.iter().copied().min().unwrap_or(0),
@@ -118,10 +182,37 @@ impl<'a> MemoryIndex<'a> {
             len,
             avg_len,
             postings,
+            context: HashMap::new(),
             pinned,
-            pinned_cost,
             rest,
         }
+    }
+
+    /// The same index, each fact also found by the words of the conversation it was said in
+    /// (`transcript`): `I've had them for 3 years` is found by a question about turtles
+    /// when the turn before asked about them. Those words weigh [`CONTEXT_WEIGHT`] of its own.
+    pub fn with_context(mut self, transcript: &[Turn]) -> Self {
+        let by_index: HashMap<u32, &Turn> = transcript.iter().map(|t| (t.index, t)).collect();
+        let mut context: HashMap<String, Vec<u32>> = HashMap::new();
+        for (n, item) in self.facts.iter().enumerate() {
+            let Some(at) = item.source_turn else { continue };
+            let own = roots(&item.said());
+            let around = [at.checked_sub(1), Some(at)].into_iter().flatten().filter_map(|i| by_index.get(&i));
+            let words: std::collections::BTreeSet<String> = around.flat_map(|t| roots(&t.said())).collect();
+            for w in words.into_iter().filter(|w| !own.contains(w)) {
+                context.entry(w).or_default().push(n as u32);
+            }
+        }
+        self.context = context;
+        self
+    }
+
+    /// The speakers of the indexed facts, each once.
+    pub fn speakers(&self) -> Vec<&'a str> {
+        let mut out: Vec<&'a str> = self.facts.iter().filter_map(|i| i.speaker.as_deref()).collect();
+        out.sort_unstable();
+        out.dedup();
+        out
     }
 
     /// How many facts the index holds.
@@ -151,17 +242,12 @@ impl<'a> MemoryIndex<'a> {
         }
         let relevant = self.ranked(query);
         let mut fill = Fill { index: self, chosen: vec![false; self.facts.len()], picked: Vec::new(), used: 0, budget };
-        let pinned_fit = self.pinned_cost <= budget;
-        if pinned_fit {
-            fill.take(self.pinned.iter().copied());
-            fill.take(relevant.iter().copied());
-        } else {
-            fill.budget = budget / 2;
-            fill.take(relevant.iter().copied());
-            fill.budget = budget;
-            fill.take(self.pinned.iter().copied());
-            fill.take(relevant.iter().copied());
-        }
+        // The pinned blocks, most salient first, take at most half; the facts most relevant
+        // to the message (from any block) the rest.
+        fill.budget = budget / 2;
+        fill.take(self.pinned.iter().copied());
+        fill.budget = budget;
+        fill.take(relevant.iter().copied());
         fill.take(self.rest.iter().copied());
         let mut facts: Vec<&'a Item> = fill.picked.iter().map(|n| self.facts[*n as usize]).collect();
         facts.sort_by_key(|i| (i.block, i.ordinal()));
@@ -170,23 +256,55 @@ impl<'a> MemoryIndex<'a> {
 
     /// Facts sharing a content token with `query`, best BM25 score (k1 = 1.2, b = 0.75)
     /// first; newer, then lower id, break ties.
-    fn ranked(&self, query: &str) -> Vec<u32> {
+    pub fn ranked(&self, query: &str) -> Vec<u32> {
         let n = self.facts.len() as f64;
         let mut scores: HashMap<u32, f64> = HashMap::new();
-        for term in content_tokens(query) {
-            let Some(docs) = self.postings.get(&term) else { continue };
-            let df = docs.len() as f64;
+        for term in roots(query) {
+            let own = self.postings.get(&term).map_or(&[][..], Vec::as_slice);
+            let around = self.context.get(&term).map_or(&[][..], Vec::as_slice);
+            let df = (own.len() + around.len()) as f64;
+            if df == 0.0 {
+                continue;
+            }
             let idf = ((n - df + 0.5) / (df + 0.5) + 1.0).ln();
-            for d in docs {
-                let len = self.len[*d as usize] as f64;
-                *scores.entry(*d).or_default() += idf * 2.2 / (1.0 + 1.2 * (0.25 + 0.75 * len / self.avg_len.max(1.0)));
+            for (docs, weight) in [(own, 1.0), (around, CONTEXT_WEIGHT)] {
+                for d in docs {
+                    let len = self.len[*d as usize] as f64;
+                    *scores.entry(*d).or_default() +=
+                        weight * idf * 2.2 / (1.0 + 1.2 * (0.25 + 0.75 * len / self.avg_len.max(1.0)));
+                }
             }
         }
+        // A question naming some of the speakers (not all) is about what they said.
+        let asked = roots(query);
+        let named: Vec<&str> =
+            self.speakers().into_iter().filter(|s| roots(s).iter().all(|r| asked.contains(r))).collect();
+        if !named.is_empty() && named.len() < self.speakers().len() {
+            for (d, score) in scores.iter_mut() {
+                if self.facts[*d as usize].speaker.as_deref().is_some_and(|s| named.contains(&s)) {
+                    *score *= SPEAKER_BOOST;
+                }
+            }
+        }
+        let order = |ranked: &mut Vec<(f64, u32)>| {
+            ranked.sort_by(|(sa, a), (sb, b)| {
+                let (fa, fb) = (self.facts[*a as usize], self.facts[*b as usize]);
+                sb.total_cmp(sa).then(fb.created_at.cmp(&fa.created_at)).then(fa.ordinal().cmp(&fb.ordinal()))
+            })
+        };
         let mut ranked: Vec<(f64, u32)> = scores.into_iter().map(|(d, s)| (s, d)).collect();
-        ranked.sort_by(|(sa, a), (sb, b)| {
-            let (fa, fb) = (self.facts[*a as usize], self.facts[*b as usize]);
-            sb.total_cmp(sa).then(fb.created_at.cmp(&fa.created_at)).then(fa.ordinal().cmp(&fb.ordinal()))
-        });
+        order(&mut ranked);
+        // Variety: each further fact from a turn already represented counts half as much,
+        // so the room goes to more of the conversation rather than one turn's every clause.
+        let mut seen: HashMap<u32, i32> = HashMap::new();
+        for (score, d) in ranked.iter_mut() {
+            if let Some(turn) = self.facts[*d as usize].source_turn {
+                let k = seen.entry(turn).or_default();
+                *score *= SAME_TURN.powi(*k);
+                *k += 1;
+            }
+        }
+        order(&mut ranked);
         ranked.into_iter().map(|(_, d)| d).collect()
     }
 }

@@ -3,8 +3,9 @@
 //! `textmath`. It is no model — the UI labels it "offline (deterministic)" — and its
 //! proposals pass through the same gates as any model's.
 //!
-//! Rules: *encode* keeps each statement sentence of a user turn verbatim, categorised by
-//! keywords; *dedupe* adjudicates the engine's candidate pairs; *merge* the engine's
+//! Rules: *encode* keeps each statement of a user turn in its own words — a sentence,
+//! or each clause of one whose clauses stand alone — leaving out questions and chatter,
+//! categorised by keywords; *dedupe* adjudicates the engine's candidate pairs; *merge* the engine's
 //! merge candidates, joining two unprotected facts of one block and category that share
 //! at least two content tokens yet are neither duplicates nor a conflict; *promote* sends identity/preferences/commitments to human and
 //! events to episodes; *supersede* adjudicates the engine's candidate conflicts (the
@@ -14,9 +15,10 @@
 
 use crate::llm::prompt::{self, NOT_IN_MEMORY};
 use crate::llm::provider::{estimate_tokens, Completion, Provider, ProviderError, Request, Task};
-use crate::model::memory::promotion_target;
+use crate::model::memory::{Block, Item};
 use crate::model::pass::PassKind;
 use crate::model::policy::RetentionPolicy;
+use crate::text::candidates;
 use crate::text::textmath::{self, content_tokens};
 use serde_json::{json, Value};
 use std::collections::{BTreeSet, HashSet};
@@ -138,12 +140,13 @@ fn encode(payload: &Value) -> Vec<Value> {
         if str_of(turn, "role") != "user" {
             continue;
         }
-        for s in sentences(str_of(turn, "text")) {
-            if s.ends_with('?') || content_tokens(&s).len() < 2 {
+        // One fact per statement: a sentence whose clauses each stand alone is split, and
+        // questions and chatter are left out (`text::candidates`).
+        for c in candidates::statements(&[str_of(turn, "text")]) {
+            if content_tokens(&c.text).len() < 2 {
                 continue;
             }
-            let text = if s.ends_with(['.', '!']) { s.clone() } else { format!("{s}.") };
-            facts.push(json!({"text": text, "category": categorise(&s), "block": "scratch"}));
+            facts.push(json!({"text": c.text, "category": categorise(&c.text), "block": "scratch"}));
         }
     }
     facts
@@ -203,9 +206,15 @@ fn merge(payload: &Value) -> Vec<Value> {
         {
             continue;
         }
+        let merged = joined(str_of(a, "text"), str_of(b, "text"));
+        // A merge stays within the policy's word bound, and one speaker's.
+        if policy.merge_max_words.is_some_and(|bound| textmath::words(&merged).count() > bound)
+            || a["speaker"] != b["speaker"]
+        {
+            continue;
+        }
         used.insert(ia);
         used.insert(ib);
-        let merged = joined(str_of(a, "text"), str_of(b, "text"));
         out.push(json!({"intoId": ia, "fromIds": [ib], "mergedText": merged, "reason": format!("both describe the same {category}")}));
     }
     out
@@ -235,12 +244,14 @@ fn supersede(payload: &Value) -> Vec<Value> {
 }
 
 fn promote(payload: &Value) -> Vec<Value> {
+    let policy = policy(payload);
     items(payload)
         .into_iter()
         .filter(|i| str_of(i, "block") == "scratch")
         .filter_map(|i| {
-            let to = promotion_target(str_of(i, "category"))?;
-            Some(json!({"itemId": str_of(i, "itemId"), "toBlock": to, "reason": format!("a durable {} fact", str_of(i, "category"))}))
+            let fact = Item::new_fact(0, Block::Scratch, str_of(i, "category"), str_of(i, "text"), 0);
+            let to = policy.promotion_of(&Item { item_id: str_of(i, "itemId").into(), ..fact })?;
+            Some(json!({"itemId": str_of(i, "itemId"), "toBlock": to, "reason": format!("{} facts belong in {to}", str_of(i, "category"))}))
         })
         .collect()
 }
@@ -330,7 +341,7 @@ mod tests {
     #[test]
     fn chat_answers_from_memory_or_says_absent() {
         let system = format!(
-            "x\n{}\n- [m_1] human: I live in Lisbon.\n- [m_2] scratch: The kettle is broken.\n",
+            "x\n{}\nhuman (about the user, pinned):\n- [m_1] I live in Lisbon.\nscratch (recent notes):\n- [m_2] The kettle is broken.\n",
             prompt::MEMORY_HEADER
         );
         assert_eq!(chat(&system, "What do you remember about Lisbon?"), "From memory: I live in Lisbon.");

@@ -3,7 +3,7 @@
 
 use crate::llm::provider::{estimate_tokens, JsonContract, Message, ProposalStyle, Request, Task};
 use crate::model::candidate::Candidates;
-use crate::model::memory::{promotion_target, Block, Item, Turn};
+use crate::model::memory::{Block, Item, Turn};
 use crate::model::pass::PassKind;
 use crate::model::policy::RetentionPolicy;
 use serde_json::{json, Value};
@@ -64,6 +64,9 @@ fn item_json(item: &Item, now: i64) -> Value {
     if item.pinned {
         v["pinned"] = Value::Bool(true);
     }
+    if let Some(speaker) = &item.speaker {
+        v["speaker"] = Value::String(speaker.clone());
+    }
     v
 }
 
@@ -94,7 +97,9 @@ pub fn pass_requests(
     let overflow =
         if pass == PassKind::Forget { policy.overflow(items.iter().copied(), now) } else { Default::default() };
     let mut groups: Vec<Vec<&Item>> = Vec::new();
-    if pass == PassKind::Merge || pass == PassKind::Supersede {
+    // Merges stay within a block; so do supersessions unless blocks have a size.
+    let by_block = pass == PassKind::Merge || (pass == PassKind::Supersede && policy.human_tokens.is_none());
+    if by_block {
         for block in Block::ALL {
             let g: Vec<&Item> = items.iter().copied().filter(|i| i.block == block).collect();
             if g.len() >= 2 {
@@ -275,7 +280,7 @@ pub fn choices(
         PassKind::Promote => chunk
             .iter()
             .filter(|i| i.active && i.block == Block::Scratch)
-            .filter_map(|i| promotion_target(&i.category).map(|to| json!({"itemId": i.item_id, "toBlock": to})))
+            .filter_map(|i| policy.promotion_of(i).map(|to| json!({"itemId": i.item_id, "toBlock": to})))
             .collect(),
         PassKind::Forget => chunk
             .iter()
@@ -394,7 +399,8 @@ pub fn encode_request(turns: &[Turn]) -> Request {
 }
 
 /// The line that opens the memory section of the chat system prompt.
-pub const MEMORY_HEADER: &str = "MEMORY (one fact per line, [id] block: text):";
+pub const MEMORY_HEADER: &str =
+    "MEMORY (under each block, one fact per line: [id] who said it: text (the day it was said; the date it is about)):";
 /// What the assistant says when memory has no answer; the quiz's forgotten probe looks for it.
 pub const NOT_IN_MEMORY: &str = "I don't have that in memory.";
 
@@ -431,7 +437,10 @@ pub fn chat_request_indexed(
 ) -> Request {
     let empty =
         crate::llm::context::Selection { facts: Vec::new(), left_out: index.len(), tokens: 0, now: Some(index.now()) };
-    let fixed = prompt_tokens(&chat_request_with(&empty, history, user_text));
+    // The block headings are counted as if all four were shown, each with every speaker's.
+    let headings: u64 = Block::ALL.iter().map(|b| estimate_tokens(crate::llm::context::heading(*b))).sum::<u64>()
+        + 4 * index.speakers().iter().map(|s| estimate_tokens(&crate::llm::context::said_by(s))).sum::<u64>();
+    let fixed = prompt_tokens(&chat_request_with(&empty, history, user_text)) + headings;
     chat_request_with(&index.select(user_text, budget.saturating_sub(fixed)), history, user_text)
 }
 
@@ -460,7 +469,21 @@ about the user. If the answer is not in memory, say exactly: \"",
     if let Some(now) = selection.now {
         system.push_str(&today_line(now));
     }
-    for item in &selection.facts {
+    // Under each block's heading, one speaker's facts together under their name.
+    let mut facts = selection.facts.clone();
+    facts.sort_by(|a, b| (a.block, &a.speaker, a.ordinal()).cmp(&(b.block, &b.speaker, b.ordinal())));
+    let mut group = None;
+    for item in facts {
+        if group.as_ref().is_none_or(|(block, _)| *block != item.block) {
+            system.push_str(crate::llm::context::heading(item.block));
+            group = Some((item.block, None));
+        }
+        if let Some((_, speaker)) = group.as_mut().filter(|(_, s)| *s != item.speaker.as_ref()) {
+            *speaker = item.speaker.as_ref();
+            if let Some(name) = &item.speaker {
+                system.push_str(&crate::llm::context::said_by(name));
+            }
+        }
         system.push_str(&crate::llm::context::line(item, selection.now));
     }
     if selection.left_out > 0 {
@@ -471,24 +494,34 @@ about the user. If the answer is not in memory, say exactly: \"",
     }
     let mut messages = vec![Message::system(system)];
     for turn in history {
-        messages.push(Message { role: turn.role.as_str().into(), content: turn.text.clone() });
+        messages.push(Message { role: turn.role.as_str().into(), content: turn.said() });
     }
     messages.push(Message::user(user_text));
     Request { task: Task::Chat, messages, json: None, max_tokens: 200 }
 }
 
-/// Parses the memory lines of a chat system prompt back into (id, text) pairs.
+/// Parses the memory lines of a chat system prompt back into (id, text) pairs; the text
+/// is the line after its id (its words and when), led by its speaker's name when it sits
+/// under one (`Melanie: I painted a sunrise. (2023-05-08)`).
 pub fn memory_lines(system: &str) -> Vec<(String, String)> {
     let Some(start) = system.find(MEMORY_HEADER) else { return Vec::new() };
-    system[start + MEMORY_HEADER.len()..]
-        .lines()
-        .filter_map(|l| {
-            let rest = l.strip_prefix("- [")?;
-            let (id, rest) = rest.split_once("] ")?;
-            let (_, text) = rest.split_once(": ")?;
-            Some((id.to_string(), text.to_string()))
-        })
-        .collect()
+    let mut speaker: Option<&str> = None;
+    let mut out = Vec::new();
+    for l in system[start + MEMORY_HEADER.len()..].lines() {
+        if let Some(name) = l.strip_suffix(crate::llm::context::SAID_BY) {
+            speaker = Some(name);
+            continue;
+        }
+        if !l.starts_with("- [") && l.ends_with(':') {
+            // A block's heading: no speaker until one is named.
+            speaker = None;
+            continue;
+        }
+        let Some((id, text)) = l.strip_prefix("- [").and_then(|r| r.split_once("] ")) else { continue };
+        let text = speaker.map_or(text.to_string(), |name| format!("{name}: {text}"));
+        out.push((id.to_string(), text));
+    }
+    out
 }
 
 /// Asks for one quiz question about `fact`. The strict re-ask forbids reusing its words.

@@ -360,7 +360,7 @@ pub fn proposals(reply: &Value, key: &str) -> Result<Vec<Value>, String> {
 
 /// Rough token count for budgeting prompts: one token per four bytes.
 pub fn estimate_tokens(text: &str) -> u64 {
-    (text.len() as u64).div_ceil(4)
+    crate::text::textmath::estimate_tokens(text)
 }
 
 #[cfg(test)]

@@ -85,6 +85,10 @@ pub struct Item {
     /// Pinned by the user: no Sleep forgets, drops, merges away or supersedes it.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub pinned: bool,
+    /// Who said it (its source turn's speaker), when the conversation names speakers.
+    /// Part of what the fact says: facts of two speakers are never one fact.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub speaker: Option<String>,
 }
 
 impl Item {
@@ -104,7 +108,49 @@ impl Item {
             valid_to: None,
             superseded_by: None,
             pinned: false,
+            speaker: None,
         }
+    }
+
+    /// The fact as a line shows it: `Melanie: I painted a sunrise.` when it has a speaker.
+    pub fn said(&self) -> String {
+        match &self.speaker {
+            Some(name) => format!("{name}: {}", self.text),
+            None => self.text.clone(),
+        }
+    }
+
+    /// The fact's size in tokens as a prompt line carries it (speaker and text).
+    pub fn tokens(&self) -> u64 {
+        crate::text::textmath::estimate_tokens(&self.said())
+    }
+
+    /// Whether the fact is durable about a person, so it may be pinned in human: an
+    /// identity or preference, or a one-value slot (`slots`) — never an event or plan
+    /// (a commitment, or words naming a time), nor chatter. `Err` says why not.
+    pub fn durable(&self, slots: &[String]) -> Result<(), String> {
+        if let Err(chatter) = crate::text::worth::informative(&self.text) {
+            return Err(format!("{} {chatter}", self.item_id));
+        }
+        if self.category == "commitments" {
+            return Err(format!("{} is a plan (commitments): plans belong in episodes", self.item_id));
+        }
+        if let Some(expression) = crate::text::when::resolve(&self.text, self.created_at).expression() {
+            return Err(format!(
+                "{} names a time (\"{expression}\"): an event or plan belongs in episodes",
+                self.item_id
+            ));
+        }
+        let slot = !crate::text::slots::fills(&self.text, slots).is_empty();
+        if slot || matches!(self.category.as_str(), "identity" | "preferences") {
+            return Ok(());
+        }
+        Err(format!(
+            "{} is a{} {} fact, not an identity, a preference or a one-value slot",
+            self.item_id,
+            if self.category.starts_with(['a', 'e', 'i', 'o', 'u']) { "n" } else { "" },
+            self.category
+        ))
     }
 
     /// Age in days at `now`: how long ago it was said.
@@ -152,17 +198,44 @@ impl Item {
         format!("{said}; {due}{when}, {}", relative(offset))
     }
 
+    /// When, in few words, for a prompt line: the day it was said, and the date its words
+    /// name — with how far that is from `now` when within a week (`2026-12-02; due
+    /// 2026-12-04, tomorrow`; `2023-05-08; 2023-05-07`).
+    pub fn dated_briefly(&self, now: i64) -> String {
+        use crate::text::when::{Day, Resolution};
+        let said = Day::from_unix(self.created_at).to_string();
+        let when = match crate::text::when::resolve(&self.text, self.created_at) {
+            Resolution::None => return said,
+            Resolution::Ambiguous { expression, .. } => {
+                return format!("{said}; \"{expression}\" names no single date")
+            }
+            Resolution::Resolved { when, .. } => when,
+        };
+        let today = Day::from_unix(now);
+        let offset = if when.last() < today {
+            when.last().0 - today.0
+        } else if when.first() > today {
+            when.first().0 - today.0
+        } else {
+            0
+        };
+        let due = if self.category == "commitments" { "due " } else { "" };
+        let near = if offset.abs() <= 7 { format!(", {}", relative(offset)) } else { String::new() };
+        format!("{said}; {due}{when}{near}")
+    }
+
     /// The numeric part of `m_17`, for ordering ids naturally.
     pub fn ordinal(&self) -> u64 {
         id_ordinal(&self.item_id)
     }
 }
 
-/// Where the promotion rule sends a scratch fact of `category`, if anywhere.
+/// Where the promotion rule sends a scratch fact of `category`, if anywhere: identities
+/// and preferences to human, events and plans (commitments) to episodes.
 pub fn promotion_target(category: &str) -> Option<Block> {
     match category {
-        "identity" | "preferences" | "commitments" => Some(Block::Human),
-        "event" => Some(Block::Episodes),
+        "identity" | "preferences" => Some(Block::Human),
+        "event" | "commitments" => Some(Block::Episodes),
         _ => None,
     }
 }
@@ -205,6 +278,21 @@ pub struct Turn {
     pub role: Role,
     pub text: String,
     pub at: i64,
+    /// Who said it, when the conversation names its speakers (an imported log, a
+    /// conversation between two people); every fact from the turn keeps it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub speaker: Option<String>,
+}
+
+impl Turn {
+    /// The turn as the gates read it: `Melanie: I painted a sunrise.` when it has a
+    /// speaker, so the name counts as the source's own word.
+    pub fn said(&self) -> String {
+        match &self.speaker {
+            Some(name) => format!("{name}: {}", self.text),
+            None => self.text.clone(),
+        }
+    }
 }
 
 /// An exact, immutable state of all items. Stored as the rows that changed since the

@@ -26,7 +26,29 @@ pub struct RetentionPolicy {
     /// due (and in SPEC §10's case files): then they are protected for good, as before.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub commitment_grace_days: Option<f64>,
+    /// The persona block's size in tokens: Promote refuses a fact that would overflow it.
+    /// Absent in a policy written before blocks had a size (and in SPEC §10's case files):
+    /// then blocks have no size and human admits any category, as before.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub persona_tokens: Option<u64>,
+    /// The human block's size in tokens; with it, human admits only durable facts about a
+    /// person (`Item::durable`). Absent: as for `persona_tokens`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub human_tokens: Option<u64>,
+    /// The most words a merged text may have: a merge joins statements about one subject,
+    /// never a paragraph. Absent: no bound, as before.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub merge_max_words: Option<usize>,
 }
+
+/// Default sizes, about five and ten facts: the pinned blocks go into every chat prompt
+/// whatever is asked, so each of their tokens is one less for what was asked. Measured on
+/// long conversations (README): a human block of 200 tokens reached as much evidence as
+/// one of 100, and more than 400 or 800.
+pub const DEFAULT_PERSONA_TOKENS: u64 = 100;
+pub const DEFAULT_HUMAN_TOKENS: u64 = 200;
+/// Two statements of twenty words each.
+pub const DEFAULT_MERGE_MAX_WORDS: usize = 40;
 
 impl Default for RetentionPolicy {
     fn default() -> Self {
@@ -37,11 +59,36 @@ impl Default for RetentionPolicy {
             protected_categories: vec!["identity".into(), "preferences".into(), "commitments".into()],
             single_valued_slots: crate::text::slots::DEFAULT_SLOTS.iter().map(|s| s.to_string()).collect(),
             commitment_grace_days: Some(7.0),
+            persona_tokens: Some(DEFAULT_PERSONA_TOKENS),
+            human_tokens: Some(DEFAULT_HUMAN_TOKENS),
+            merge_max_words: Some(DEFAULT_MERGE_MAX_WORDS),
         }
     }
 }
 
 impl RetentionPolicy {
+    /// The size of `block` in tokens, if it has one (persona and human only).
+    pub fn capacity(&self, block: crate::model::memory::Block) -> Option<u64> {
+        match block {
+            crate::model::memory::Block::Persona => self.persona_tokens,
+            crate::model::memory::Block::Human => self.human_tokens,
+            crate::model::memory::Block::Episodes | crate::model::memory::Block::Scratch => None,
+        }
+    }
+
+    /// Where the promotion rule sends a scratch fact: identities and preferences to human
+    /// — when the blocks have a size, only durable ones (`Item::durable`); one naming a
+    /// time is an event for episodes, chatter stays — and events and plans to episodes.
+    pub fn promotion_of(&self, item: &Item) -> Option<crate::model::memory::Block> {
+        use crate::model::memory::Block;
+        let to = crate::model::memory::promotion_target(&item.category)?;
+        if to != Block::Human || self.human_tokens.is_none() || item.durable(&self.single_valued_slots).is_ok() {
+            return Some(to);
+        }
+        let names_a_time = crate::text::when::resolve(&item.text, item.created_at).expression().is_some();
+        names_a_time.then_some(Block::Episodes)
+    }
+
     /// Whether `category` is protected from forgetting.
     pub fn is_protected(&self, category: &str) -> bool {
         self.protected_categories.iter().any(|c| c == category)
@@ -114,6 +161,14 @@ impl RetentionPolicy {
         if self.max_active_facts == 0 {
             return Err("maxActiveFacts must be at least 1".into());
         }
+        for (name, size) in [("personaTokens", self.persona_tokens), ("humanTokens", self.human_tokens)] {
+            if size == Some(0) {
+                return Err(format!("{name} must be at least 1 token, got 0"));
+            }
+        }
+        if self.merge_max_words.is_some_and(|w| w < 2) {
+            return Err(format!("mergeMaxWords must be at least 2 words, got {}", self.merge_max_words.unwrap_or(0)));
+        }
         if let Some(bad) = self.single_valued_slots.iter().find(|s| crate::text::textmath::tokens(s).is_empty()) {
             return Err(format!("singleValuedSlots holds '{bad}', which has no words"));
         }
@@ -140,6 +195,7 @@ mod tests {
             valid_to: None,
             superseded_by: None,
             pinned: false,
+            speaker: None,
         }
     }
 

@@ -126,12 +126,13 @@ struct Evidence<'a> {
 }
 
 impl Evidence<'_> {
-    /// The user's lines up to `through` (every one when `None`).
-    fn user_lines(&self, through: Option<u32>) -> Vec<&str> {
+    /// The user's lines up to `through` (every one when `None`), each led by its speaker's
+    /// name when it has one: the name is the source's own word.
+    fn user_lines(&self, through: Option<u32>) -> Vec<String> {
         self.transcript
             .iter()
             .filter(|t| t.role == Role::User && through.is_none_or(|n| t.index <= n))
-            .map(|t| t.text.as_str())
+            .map(Turn::said)
             .collect()
     }
 }
@@ -196,15 +197,16 @@ fn encoded(e: &Evidence<'_>) -> Result<(), String> {
     let Evidence { m, after, .. } = *e;
     let user_lines = e.user_lines(None);
     let item = after.get(&m.item_id).ok_or_else(|| format!("{} is not in its version", m.item_id))?;
-    let cov = textmath::coverage(&item.text, user_lines.iter().copied());
+    let cov = textmath::coverage(&item.text, user_lines.iter().map(String::as_str));
     if !cov.missing.is_empty() {
         return Err(format!("stored text has tokens in no user turn: {}", cov.missing.join(", ")));
     }
-    let names = textmath::new_proper_nouns(&item.text, user_lines.iter().copied());
+    let names = textmath::new_proper_nouns(&item.text, user_lines.iter().map(String::as_str));
     if !names.is_empty() {
         return Err(format!("stored text names {} absent from the transcript", names.join(", ")));
     }
     let said = e.user_lines(m.refs.source_turn.or(item.source_turn));
+    let said: Vec<&str> = said.iter().map(String::as_str).collect();
     polarity::keeps_polarity(&item.text, &said, "the user said", "the stored fact")
 }
 
@@ -398,12 +400,8 @@ pub async fn sweep<S: Store>(store: &S) -> Result<(usize, usize, Vec<String>), S
         .filter(|m| m.accepted && m.pass == Stage::User && m.kind == MutationKind::Correct)
         .filter_map(|m| m.refs.merged_text.as_deref())
         .collect();
-    let lines: Vec<&str> = transcript
-        .iter()
-        .filter(|t| t.role == Role::User)
-        .map(|t| t.text.as_str())
-        .chain(corrections.iter().copied())
-        .collect();
+    let said: Vec<String> = transcript.iter().filter(|t| t.role == Role::User).map(Turn::said).collect();
+    let lines: Vec<&str> = said.iter().map(String::as_str).chain(corrections.iter().copied()).collect();
     let vocab = textmath::vocabulary(lines.iter().copied());
     let names = textmath::capitalised_words(lines.iter().copied());
     let items = store.items().await?;

@@ -1,7 +1,8 @@
 //! Erase: the one way anything is deleted. The user's words that must not be kept are
 //! removed from every row that holds them, in every version — items, change rows,
-//! mutations and their raw proposals, the transcript (only the sentences that hold them
-//! become `[erased]`, so other facts said in the same turn stay traceable) — and a
+//! mutations and their raw proposals, the transcript (only the sentences, or the
+//! statements of a sentence, that hold them become `[erased]`, so other facts said in the
+//! same turn stay traceable) — and a
 //! tombstone (when, which ids, by the user) is all that remains.
 //!
 //! What is erased is the fact's *secret*: its content words that no unrelated active fact
@@ -155,9 +156,26 @@ fn redact_sentences(text: &str, holds: &dyn Fn(&str) -> bool) -> String {
     out.into_iter()
         .map(|s| s.trim().to_string())
         .filter(|s| !s.is_empty())
-        .map(|s| if holds(&s) { ERASED.to_string() } else { s })
+        .map(|s| if holds(&s) { redact_statements(&s, holds) } else { s })
         .collect::<Vec<_>>()
         .join(" ")
+}
+
+/// A sentence holding the words: only the statements of it that hold them become
+/// `[erased]` (`I live in Ghent and [erased].`), so another fact said in the same sentence
+/// stays traceable; a sentence that is one statement is erased whole.
+fn redact_statements(sentence: &str, holds: &dyn Fn(&str) -> bool) -> String {
+    let Some(spans) = crate::text::candidates::standalone_spans(sentence) else { return ERASED.to_string() };
+    let mut out = String::new();
+    let mut at = 0;
+    for span in spans {
+        let start = span.as_ptr() as usize - sentence.as_ptr() as usize;
+        out.push_str(&sentence[at..start]);
+        out.push_str(if holds(span) { ERASED } else { span });
+        at = start + span.len();
+    }
+    out.push_str(&sentence[at..]);
+    out
 }
 
 /// Appends the tombstone: a version `user:erase` holding the erased live rows, and a

@@ -107,6 +107,45 @@ pub fn ancestors(item: &Item, log: &[Mutation]) -> Vec<String> {
     out
 }
 
+/// The transcript turns `item_id` derives from: its own source turn and, through every
+/// accepted merge into it, duplicate dropped into it and correction of it, those of the
+/// facts it absorbed — so a merged, deduplicated or corrected fact counts for each turn in
+/// its lineage.
+pub fn derived_turns(item_id: &str, items: &std::collections::HashMap<&str, &Item>, log: &[Mutation]) -> Vec<u32> {
+    let mut sources: std::collections::HashMap<&str, Vec<&str>> = std::collections::HashMap::new();
+    for m in log.iter().filter(|m| m.accepted) {
+        match (m.pass, m.kind) {
+            (Stage::Pass(PassKind::Merge), _) => {
+                sources.entry(m.item_id.as_str()).or_default().extend(m.refs.from_ids.iter().map(String::as_str));
+            }
+            (Stage::Pass(PassKind::Dedupe), _) => {
+                if let Some(keeper) = m.refs.duplicate_of.as_deref() {
+                    sources.entry(keeper).or_default().push(m.item_id.as_str());
+                }
+            }
+            (Stage::User, MutationKind::Correct) => {
+                if let Some(new) = m.refs.superseded_by.as_deref() {
+                    sources.entry(new).or_default().push(m.item_id.as_str());
+                }
+            }
+            _ => {}
+        }
+    }
+    let mut out = Vec::new();
+    let mut seen = std::collections::HashSet::new();
+    let mut todo = vec![item_id];
+    while let Some(id) = todo.pop() {
+        if !seen.insert(id) {
+            continue;
+        }
+        out.extend(items.get(id).and_then(|i| i.source_turn));
+        todo.extend(sources.get(id).into_iter().flatten());
+    }
+    out.sort_unstable();
+    out.dedup();
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -7,7 +7,7 @@
 //! # use nocturne_core::model::memory::{Block, Item};
 //! # let fact = |n: u64, text: &str| Item { item_id: format!("m_{n}"), block: Block::Human, text: text.into(),
 //! #     category: "identity".into(), source_turn: None, created_at: n as i64, updated_at: 0, active: true,
-//! #     valid_from: None, valid_to: None, superseded_by: None, pinned: false };
+//! #     valid_from: None, valid_to: None, superseded_by: None, pinned: false, speaker: None };
 //! let items = [fact(1, "I live in Ghent."), fact(2, "My sister lives in Porto."), fact(3, "I keep bees.")];
 //! let hits = search(&items, &[], "Who lives where?");
 //! assert_eq!(hits.iter().map(|h| h.item.item_id.as_str()).collect::<Vec<_>>(), ["m_2", "m_1"]);
@@ -58,5 +58,5 @@ pub fn describe(hit: &Hit<'_>, now: i64) -> String {
     };
     let history: Vec<&str> = hit.lineage.iter().map(|s| s.what.as_str()).collect();
     let history = if history.is_empty() { String::new() } else { format!(" — {}", history.join("; ")) };
-    format!("{} {}/{} {state}, {}: {}{history}", i.item_id, i.block, i.category, i.dated(now), i.text)
+    format!("{} {}/{} {state}, {}: {}{history}", i.item_id, i.block, i.category, i.dated(now), i.said())
 }

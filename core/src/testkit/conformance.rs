@@ -64,6 +64,7 @@ pub fn fact(n: u64, block: Block, text: &str, at: i64) -> Item {
         valid_to: None,
         superseded_by: None,
         pinned: false,
+        speaker: None,
     }
 }
 
@@ -384,7 +385,7 @@ async fn creating_an_item_that_exists_is_refused<S: Store>(store: &S) -> Conform
 
 async fn erase_rewrites_every_row_that_holds_the_words<S: Store>(store: &S) -> Conformance {
     use crate::model::memory::{Role, Turn};
-    let turn = |index: u32, role: Role, text: &str| Turn { index, role, text: text.into(), at: 100 };
+    let turn = |index: u32, role: Role, text: &str| Turn { index, role, text: text.into(), at: 100, speaker: None };
     store
         .commit(Commit {
             turns: vec![

@@ -6,5 +6,7 @@ pub mod conformance;
 pub mod dates;
 pub mod documents;
 pub mod lifetime;
+pub mod locomo;
 pub mod meaning;
 pub mod synth;
+pub mod worth;

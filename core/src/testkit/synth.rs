@@ -113,6 +113,7 @@ pub fn memory(n: usize, now: i64, seed: u64, profile: Profile) -> Vec<Item> {
             valid_to: None,
             superseded_by: None,
             pinned: false,
+            speaker: None,
         });
     }
     out

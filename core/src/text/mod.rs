@@ -7,3 +7,4 @@ pub mod polarity;
 pub mod slots;
 pub mod textmath;
 pub mod when;
+pub mod worth;

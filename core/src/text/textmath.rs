@@ -9,10 +9,13 @@
 
 use std::collections::BTreeSet;
 
-/// Function words, pronouns and the role words `user` / `assistant`. A token in this list
-/// never counts as content: it cannot make two facts similar, and a claim may use it
-/// without finding it in its sources. Tokens are stemmed before this test (SPEC §3), so
-/// the list also holds the stems of its own words (`does` → `doe`, `this` → `thi`).
+/// Function words, pronouns, the role words `user` / `assistant`, and the negation
+/// contractions (`don't` → `dont`, `doesn't` → `doesnt`: a cue, never content — the
+/// polarity rule checks negation, so `The user doesn't eat meat.` restates `I don't eat
+/// meat.`). A token in this list never counts as content: it cannot make two facts
+/// similar, and a claim may use it without finding it in its sources. Tokens are stemmed
+/// before this test (SPEC §3), so the list also holds the stems of its own words (`does`
+/// → `doe`, `this` → `thi`).
 pub const STOPWORDS: &[&str] = &[
     "a",
     "about",
@@ -20,12 +23,14 @@ pub const STOPWORDS: &[&str] = &[
     "after",
     "again",
     "against",
+    "aint",
     "all",
     "am",
     "an",
     "and",
     "any",
     "are",
+    "arent",
     "as",
     "assistant",
     "at",
@@ -39,12 +44,18 @@ pub const STOPWORDS: &[&str] = &[
     "but",
     "by",
     "can",
+    "cannot",
+    "cant",
     "could",
+    "couldnt",
     "did",
+    "didnt",
     "do",
     "doe",
     "does",
+    "doesnt",
     "doing",
+    "dont",
     "down",
     "during",
     "each",
@@ -53,8 +64,11 @@ pub const STOPWORDS: &[&str] = &[
     "from",
     "further",
     "had",
+    "hadnt",
     "has",
+    "hasnt",
     "have",
+    "havent",
     "having",
     "he",
     "her",
@@ -70,6 +84,7 @@ pub const STOPWORDS: &[&str] = &[
     "in",
     "into",
     "is",
+    "isnt",
     "it",
     "its",
     "itself",
@@ -77,8 +92,10 @@ pub const STOPWORDS: &[&str] = &[
     "me",
     "more",
     "most",
+    "mustnt",
     "my",
     "myself",
+    "neednt",
     "no",
     "nor",
     "not",
@@ -98,8 +115,10 @@ pub const STOPWORDS: &[&str] = &[
     "over",
     "own",
     "same",
+    "shant",
     "she",
     "should",
+    "shouldnt",
     "so",
     "some",
     "such",
@@ -127,8 +146,10 @@ pub const STOPWORDS: &[&str] = &[
     "user",
     "very",
     "was",
+    "wasnt",
     "we",
     "were",
+    "werent",
     "what",
     "when",
     "where",
@@ -139,7 +160,9 @@ pub const STOPWORDS: &[&str] = &[
     "why",
     "will",
     "with",
+    "wont",
     "would",
+    "wouldnt",
     "you",
     "your",
     "yours",
@@ -320,6 +343,12 @@ pub fn new_proper_nouns<'a>(claim: &str, sources: impl IntoIterator<Item = &'a s
     proper_nouns(claim).into_iter().filter(|n| !known.contains(n)).collect()
 }
 
+/// Estimated tokens of `text`: a quarter of its bytes, rounded up. Every prompt budget
+/// and block size is counted with it.
+pub fn estimate_tokens(text: &str) -> u64 {
+    (text.len() as u64).div_ceil(4)
+}
+
 /// Whether `score` reaches `threshold`, tolerant of float noise in the last place.
 pub fn reaches(score: f64, threshold: f64) -> bool {
     score + 1e-12 >= threshold
@@ -353,6 +382,15 @@ pub fn subject_and_values(a: &str, b: &str) -> (Vec<String>, Vec<String>, Vec<St
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn regression_a_negation_contraction_is_a_cue_not_an_invented_token() {
+        let cov = coverage("The user doesn't eat meat.", ["I don't eat meat."]);
+        assert!(cov.is_full(), "missing {:?}", cov.missing);
+        for w in ["dont", "doesnt", "didnt", "isnt", "wont", "cant", "havent"] {
+            assert!(is_stopword(w), "{w}");
+        }
+    }
 
     #[test]
     fn stopwords_are_sorted_for_binary_search() {

@@ -153,6 +153,14 @@ pub enum Resolution {
 }
 
 impl Resolution {
+    /// The date expression found, resolved or not.
+    pub fn expression(&self) -> Option<&str> {
+        match self {
+            Resolution::None => None,
+            Resolution::Resolved { expression, .. } | Resolution::Ambiguous { expression, .. } => Some(expression),
+        }
+    }
+
     /// The resolved date, if any.
     pub fn when(&self) -> Option<When> {
         match self {

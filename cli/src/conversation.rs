@@ -1,0 +1,385 @@
+//! `nocturne bench-conversation FILE…`: what a Sleeping memory puts in front of a model
+//! on a real long conversation (LoCoMo, read by `testkit::locomo`). Every turn goes
+//! through the chat-turn path as a user turn carrying its speaker, at its session's time;
+//! a Sleep (offline provider, incremental) ends each session; then each question builds
+//! the chat prompt exactly as `chat` does. A question counts when its prompt holds a fact
+//! derived from every (evidence-all) or any (evidence-any) of its evidence turns — a merged
+//! fact counts for each turn in its lineage — beside two baselines in the same run and
+//! budget: BM25 over the raw dated turns, and the most recent turns.
+
+use nocturne_core::flow::{chat, sleep};
+use nocturne_core::llm::context::Selection;
+use nocturne_core::llm::offline::OfflineProvider;
+use nocturne_core::llm::prompt;
+use nocturne_core::model::memory::{Block, Item};
+use nocturne_core::model::policy::RetentionPolicy;
+use nocturne_core::store::{lineage, MemStore, Store};
+use nocturne_core::testkit::locomo::{self, Conversation};
+use nocturne_core::text::textmath::content_tokens;
+use nocturne_core::text::when::Day;
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::path::Path;
+
+/// Which retention policy the memory lives under.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Keep {
+    /// The product's default policy (120 active facts, 30 days to stale).
+    Default,
+    /// Nothing is ever forgotten: retrieval alone decides what reaches the prompt.
+    Everything,
+}
+
+/// Hits of one method over a set of questions.
+#[derive(Clone, Copy, Debug, Default)]
+struct Tally {
+    questions: usize,
+    all: usize,
+    any: usize,
+}
+
+impl Tally {
+    fn add(&mut self, all: bool, any: bool) {
+        self.questions += 1;
+        self.all += all as usize;
+        self.any += any as usize;
+    }
+    fn share(n: usize, of: usize) -> String {
+        format!("{:.3}", n as f64 / of.max(1) as f64)
+    }
+}
+
+/// Everything measured over one or more conversations.
+#[derive(Debug, Default)]
+pub struct Figures {
+    memory: BTreeMap<u8, Tally>,
+    bm25: BTreeMap<u8, Tally>,
+    recent: BTreeMap<u8, Tally>,
+    lines: usize,
+    informative_lines: usize,
+    memory_tokens: u64,
+    pinned_tokens: u64,
+    facts: usize,
+    active: usize,
+    skipped: usize,
+    /// Evidence turns (of questions in categories 1–4) whose prompt missed them: every fact
+    /// derived from the turn retired (forgotten, or never stored), or one active but not
+    /// chosen for the prompt.
+    missed_retired: usize,
+    missed_unreached: usize,
+}
+
+impl Figures {
+    fn merge(&mut self, other: Figures) {
+        for (cat, t) in other.memory {
+            let e = self.memory.entry(cat).or_default();
+            e.questions += t.questions;
+            e.all += t.all;
+            e.any += t.any;
+        }
+        for (mine, theirs) in [(&mut self.bm25, other.bm25), (&mut self.recent, other.recent)] {
+            for (cat, t) in theirs {
+                let e = mine.entry(cat).or_default();
+                e.questions += t.questions;
+                e.all += t.all;
+                e.any += t.any;
+            }
+        }
+        self.lines += other.lines;
+        self.informative_lines += other.informative_lines;
+        self.memory_tokens += other.memory_tokens;
+        self.pinned_tokens += other.pinned_tokens;
+        self.facts += other.facts;
+        self.active += other.active;
+        self.skipped += other.skipped;
+        self.missed_retired += other.missed_retired;
+        self.missed_unreached += other.missed_unreached;
+    }
+
+    /// The headline over categories 1–4.
+    fn headline(t: &BTreeMap<u8, Tally>) -> Tally {
+        let mut out = Tally::default();
+        for (_, x) in t.iter().filter(|(c, _)| (1..=4).contains(*c)) {
+            out.questions += x.questions;
+            out.all += x.all;
+            out.any += x.any;
+        }
+        out
+    }
+
+    /// `conversation: n=… evidenceAll=… …`, the line to grep.
+    pub fn line(&self, name: &str) -> String {
+        let (m, b, r) = (Self::headline(&self.memory), Self::headline(&self.bm25), Self::headline(&self.recent));
+        format!(
+            "conversation: name={name} n={} evidenceAll={} evidenceAny={} bm25All={} bm25Any={} recentAll={} informative={} pinnedShare={} facts={} active={} skippedEvidence={} missedRetired={} missedUnreached={}",
+            m.questions,
+            Tally::share(m.all, m.questions),
+            Tally::share(m.any, m.questions),
+            Tally::share(b.all, b.questions),
+            Tally::share(b.any, b.questions),
+            Tally::share(r.all, r.questions),
+            Tally::share(self.informative_lines, self.lines),
+            Tally::share(self.pinned_tokens as usize, self.memory_tokens as usize),
+            self.facts,
+            self.active,
+            self.skipped,
+            self.missed_retired,
+            self.missed_unreached
+        )
+    }
+
+    /// One line per category (5, adversarial, apart).
+    pub fn by_category(&self, name: &str) -> Vec<String> {
+        self.memory
+            .iter()
+            .map(|(cat, m)| {
+                let b = self.bm25.get(cat).copied().unwrap_or_default();
+                let r = self.recent.get(cat).copied().unwrap_or_default();
+                format!(
+                    "category: name={name} category={cat} n={} evidenceAll={} evidenceAny={} bm25All={} bm25Any={} recentAll={}",
+                    m.questions,
+                    Tally::share(m.all, m.questions),
+                    Tally::share(m.any, m.questions),
+                    Tally::share(b.all, b.questions),
+                    Tally::share(b.any, b.questions),
+                    Tally::share(r.all, r.questions)
+                )
+            })
+            .collect()
+    }
+
+    /// Evidence-all over categories 1–4, and the same for BM25 (for `--check`).
+    pub fn all_shares(&self) -> (f64, f64, f64) {
+        let (m, b) = (Self::headline(&self.memory), Self::headline(&self.bm25));
+        let share = |n: usize, of: usize| n as f64 / of.max(1) as f64;
+        (share(m.all, m.questions), share(m.any, m.questions), share(b.all, b.questions))
+    }
+
+    /// Share of prompt memory lines that are informative.
+    pub fn informative(&self) -> f64 {
+        self.informative_lines as f64 / self.lines.max(1) as f64
+    }
+}
+
+fn block<T>(f: impl std::future::Future<Output = T>) -> T {
+    pollster::block_on(f)
+}
+
+/// Feeds `conversation` through the chat path and Sleeps, then measures every question.
+pub fn measure(conversation: &Conversation, budget: u64, keep: Keep, misses: bool) -> Result<Figures, String> {
+    let store = MemStore::new();
+    let policy = match keep {
+        Keep::Default => RetentionPolicy::default(),
+        Keep::Everything => {
+            RetentionPolicy { stale_after_days: 1e9, max_active_facts: usize::MAX / 4, ..Default::default() }
+        }
+    };
+    block(store.set_policy(policy.clone())).map_err(|e| e.to_string())?;
+    let mut dia_of: HashMap<u32, String> = HashMap::new();
+    let mut last = 0;
+    for session in &conversation.sessions {
+        for (k, turn) in session.turns.iter().enumerate() {
+            let at = session.at + k as i64 * 30;
+            let index = block(store.transcript()).map_err(|e| e.to_string())?.len() as u32;
+            block(chat::chat_turn_by(&store, &OfflineProvider, Some(&turn.speaker), &turn.text, at))
+                .map_err(|e| format!("{}: {e}", turn.dia_id))?;
+            dia_of.insert(index, turn.dia_id.clone());
+            last = at;
+        }
+        let end = session.at + session.turns.len() as i64 * 30 + 60;
+        block(sleep::sleep(&store, &OfflineProvider, &sleep::SleepOptions::new(end), &mut |_| {}))
+            .map_err(|e| format!("the Sleep after session {}: {e}", session.number))?;
+        last = last.max(end);
+    }
+    let now = last + 3600;
+    let items = block(store.items()).map_err(|e| e.to_string())?;
+    let log = block(store.mutations()).map_err(|e| e.to_string())?;
+    let transcript = block(store.transcript()).map_err(|e| e.to_string())?;
+    let by_id: HashMap<&str, &Item> = items.iter().map(|i| (i.item_id.as_str(), i)).collect();
+    let mut active: Vec<Item> = items.iter().filter(|i| i.active).cloned().collect();
+    active.sort_by_key(|i| (i.block, i.ordinal()));
+    let refs: Vec<&Item> = active.iter().collect();
+    let index = nocturne_core::llm::context::MemoryIndex::new(&refs, &policy, now).with_context(&transcript);
+    let history = &transcript[transcript.len().saturating_sub(chat::HISTORY_TURNS)..];
+    let raw = RawTurns::new(conversation);
+    let mut out = Figures {
+        facts: items.len(),
+        active: active.len(),
+        skipped: conversation.skipped_evidence,
+        ..Default::default()
+    };
+    for q in conversation.questions.iter().filter(|q| !q.evidence.is_empty()) {
+        let request = prompt::chat_request_indexed(&index, history, &q.question, budget);
+        let system = &request.messages[0].content;
+        let wanted: HashSet<&str> = q.evidence.iter().map(String::as_str).collect();
+        let mut reached: HashSet<String> = HashSet::new();
+        for (id, text) in prompt::memory_lines(system) {
+            let Some(item) = by_id.get(id.as_str()) else { continue };
+            let tokens = nocturne_core::llm::provider::estimate_tokens(&text) + 8;
+            out.lines += 1;
+            out.informative_lines += nocturne_core::text::worth::informative(&item.text).is_ok() as usize;
+            out.memory_tokens += tokens;
+            if matches!(item.block, Block::Persona | Block::Human) {
+                out.pinned_tokens += tokens;
+            }
+            for t in lineage::derived_turns(&id, &by_id, &log) {
+                reached.extend(dia_of.get(&t).cloned());
+            }
+        }
+        let hits = |got: &HashSet<String>| {
+            let n = wanted.iter().filter(|e| got.contains(**e)).count();
+            (n == wanted.len(), n > 0)
+        };
+        let (all, any) = hits(&reached);
+        out.memory.entry(q.category).or_default().add(all, any);
+        if (1..=4).contains(&q.category) {
+            for e in q.evidence.iter().filter(|e| !reached.contains(*e)) {
+                let turn = dia_of.iter().find(|(_, d)| *d == e).map(|(t, _)| *t);
+                let alive = active
+                    .iter()
+                    .any(|i| turn.is_some_and(|t| lineage::derived_turns(&i.item_id, &by_id, &log).contains(&t)));
+                if alive {
+                    out.missed_unreached += 1;
+                } else {
+                    out.missed_retired += 1;
+                }
+            }
+        }
+        if !all && misses {
+            for e in q.evidence.iter().filter(|e| !reached.contains(*e)) {
+                let turn = dia_of.iter().find(|(_, d)| *d == e).map(|(t, _)| *t);
+                let facts: Vec<String> = items
+                    .iter()
+                    .filter(|i| turn.is_some_and(|t| lineage::derived_turns(&i.item_id, &by_id, &log).contains(&t)))
+                    .map(|i| {
+                        format!("{}{}[{}] {}", if i.active { "" } else { "(inactive) " }, i.item_id, i.block, i.text)
+                    })
+                    .collect();
+                let said = turn.and_then(|t| transcript.iter().find(|x| x.index == t)).map_or("", |x| x.text.as_str());
+                let ranked = index.ranked(&q.question);
+                let rank = ranked.iter().position(|n| {
+                    let f = index.facts()[*n as usize];
+                    turn.is_some_and(|t| lineage::derived_turns(&f.item_id, &by_id, &log).contains(&t))
+                });
+                let shown = prompt::memory_lines(system).len();
+                println!("rank: c{} {rank:?} of {} (prompt holds {shown})", q.category, ranked.len());
+                println!("miss: c{} {:?} {e}: {said:?} -> {facts:?}", q.category, q.question);
+            }
+        }
+        // The room the memory had: the whole budget less the rest of the prompt.
+        let empty = Selection { facts: Vec::new(), left_out: 0, tokens: 0, now: Some(now) };
+        let room =
+            budget.saturating_sub(prompt::prompt_tokens(&prompt::chat_request_with(&empty, history, &q.question)));
+        let (all, any) = hits(&raw.bm25(&q.question, room));
+        out.bm25.entry(q.category).or_default().add(all, any);
+        let (all, any) = hits(&raw.recent(room));
+        out.recent.entry(q.category).or_default().add(all, any);
+    }
+    Ok(out)
+}
+
+/// The raw dated turns, for the baselines: each as the line a prompt would carry.
+struct RawTurns {
+    lines: Vec<(String, String, u64)>,
+    tokens: Vec<HashSet<String>>,
+    postings: HashMap<String, Vec<usize>>,
+    avg_len: f64,
+}
+
+impl RawTurns {
+    fn new(c: &Conversation) -> Self {
+        let mut lines = Vec::new();
+        for s in &c.sessions {
+            for t in &s.turns {
+                let line = format!("- [{}] {} {}: {}\n", t.dia_id, Day::from_unix(s.at), t.speaker, t.text);
+                let cost = nocturne_core::llm::provider::estimate_tokens(&line);
+                lines.push((t.dia_id.clone(), format!("{}: {}", t.speaker, t.text), cost));
+            }
+        }
+        let tokens: Vec<HashSet<String>> =
+            lines.iter().map(|(_, text, _)| content_tokens(text).into_iter().collect()).collect();
+        let mut postings: HashMap<String, Vec<usize>> = HashMap::new();
+        for (n, set) in tokens.iter().enumerate() {
+            for t in set {
+                postings.entry(t.clone()).or_default().push(n);
+            }
+        }
+        let avg_len = tokens.iter().map(|t| t.len() as f64).sum::<f64>() / tokens.len().max(1) as f64;
+        RawTurns { lines, tokens, postings, avg_len }
+    }
+
+    /// The turns plain BM25 (k1 = 1.2, b = 0.75) ranks first for `query`, within `room`.
+    fn bm25(&self, query: &str, room: u64) -> HashSet<String> {
+        let n = self.lines.len() as f64;
+        let mut scores: HashMap<usize, f64> = HashMap::new();
+        for term in content_tokens(query) {
+            let Some(docs) = self.postings.get(&term) else { continue };
+            let idf = ((n - docs.len() as f64 + 0.5) / (docs.len() as f64 + 0.5) + 1.0).ln();
+            for &d in docs {
+                let len = self.tokens[d].len() as f64;
+                *scores.entry(d).or_default() += idf * 2.2 / (1.0 + 1.2 * (0.25 + 0.75 * len / self.avg_len.max(1.0)));
+            }
+        }
+        let mut ranked: Vec<(f64, usize)> = scores.into_iter().map(|(d, s)| (s, d)).collect();
+        ranked.sort_by(|a, b| b.0.total_cmp(&a.0).then(b.1.cmp(&a.1)));
+        self.fill(ranked.into_iter().map(|(_, d)| d), room)
+    }
+
+    /// The most recent turns within `room`.
+    fn recent(&self, room: u64) -> HashSet<String> {
+        self.fill((0..self.lines.len()).rev(), room)
+    }
+
+    fn fill(&self, order: impl Iterator<Item = usize>, room: u64) -> HashSet<String> {
+        let mut used = 0;
+        let mut out = HashSet::new();
+        for d in order {
+            let (id, _, cost) = &self.lines[d];
+            if used + cost > room {
+                continue;
+            }
+            used += cost;
+            out.insert(id.clone());
+        }
+        out
+    }
+}
+
+/// The command: every file, then all of them together; `check` holds the targets.
+pub fn run(files: &[std::path::PathBuf], budget: u64, keep: Keep, check: bool, misses: bool) -> Result<(), String> {
+    let mut total = Figures::default();
+    for file in files {
+        let name = Path::new(file).file_stem().map_or("?".into(), |s| s.to_string_lossy().to_string());
+        let text = std::fs::read_to_string(file).map_err(|e| format!("cannot read {}: {e}", file.display()))?;
+        let conversation =
+            locomo::read(&text).map_err(|e| format!("{} is not a LoCoMo conversation: {e}", file.display()))?;
+        let figures = measure(&conversation, budget, keep, misses)?;
+        for l in figures.by_category(&name) {
+            println!("{l}");
+        }
+        println!("{}", figures.line(&name));
+        total.merge(figures);
+    }
+    if files.len() > 1 {
+        println!("{}", total.line("all"));
+    }
+    if check {
+        let (all, any, bm25) = total.all_shares();
+        let mut misses = Vec::new();
+        if all < 0.65 {
+            misses.push(format!("evidenceAll {all:.3} < 0.65"));
+        }
+        if any < 0.85 {
+            misses.push(format!("evidenceAny {any:.3} < 0.85"));
+        }
+        if all < bm25 + 0.10 {
+            misses.push(format!("evidenceAll {all:.3} is not 0.10 above bm25All {bm25:.3}"));
+        }
+        if total.informative() < 0.90 {
+            misses.push(format!("informative {:.3} < 0.90", total.informative()));
+        }
+        if !misses.is_empty() {
+            return Err(format!("off target: {}", misses.join("; ")));
+        }
+    }
+    Ok(())
+}

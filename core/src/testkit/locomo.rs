@@ -1,0 +1,160 @@
+//! A reader for LoCoMo conversations (Maharana et al., ACL 2024; the format is described in
+//! the steering repository's `shared/locomo/README.md`): two speakers, dated sessions of
+//! turns with dialog ids, and questions naming the turns that hold their answer. Benchmark
+//! data: read here for `nocturne bench-conversation`, never shipped with the product.
+//!
+//! ```
+//! use nocturne_core::testkit::locomo;
+//! let c = locomo::read(r#"{"speaker_a": "Ana", "speaker_b": "Rui",
+//!   "session_1_date_time": "1:56 pm on 8 May, 2023",
+//!   "session_1": [{"speaker": "Ana", "dia_id": "D1:1", "text": "I went to Porto yesterday."}],
+//!   "qa": [{"question": "When did Ana go to Porto?", "answer": "7 May 2023", "evidence": ["D1:1", "D9:9"], "category": 2}]}"#).unwrap();
+//! assert_eq!(c.sessions[0].turns[0].speaker, "Ana");
+//! assert_eq!(c.questions[0].evidence, ["D1:1"]);
+//! assert_eq!(c.skipped_evidence, 1, "an id no turn has");
+//! ```
+
+use crate::text::when::Day;
+use serde_json::Value;
+use std::collections::HashSet;
+
+/// One conversation.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Conversation {
+    pub speakers: [String; 2],
+    pub sessions: Vec<Session>,
+    pub questions: Vec<Question>,
+    /// Evidence ids that name no turn (stray spaces are trimmed first), left out.
+    pub skipped_evidence: usize,
+}
+
+/// A session: its turns, said from `at` (Unix seconds) on.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Session {
+    pub number: u32,
+    pub at: i64,
+    pub turns: Vec<Turn>,
+}
+
+/// One turn: who said it, its dialog id (`D3:5`) and its text — with the caption of a
+/// photo the speaker shared, which a person in the conversation would see.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Turn {
+    pub speaker: String,
+    pub dia_id: String,
+    pub text: String,
+}
+
+/// A question, its gold answer and the dialog ids of its evidence.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Question {
+    pub question: String,
+    pub answer: String,
+    pub evidence: Vec<String>,
+    /// 1 multi-hop, 2 temporal, 3 open-domain, 4 single-hop, 5 adversarial.
+    pub category: u8,
+}
+
+/// Reads one conversation file; `Err` says what is missing or malformed.
+pub fn read(json: &str) -> Result<Conversation, String> {
+    let v: Value = serde_json::from_str(json).map_err(|e| format!("not JSON: {e}"))?;
+    let name = |k: &str| v[k].as_str().map(String::from).ok_or(format!("no '{k}'"));
+    let speakers = [name("speaker_a")?, name("speaker_b")?];
+    let mut sessions = Vec::new();
+    for number in 1.. {
+        let Some(turns) = v[format!("session_{number}")].as_array() else { break };
+        let when = v[format!("session_{number}_date_time")].as_str().unwrap_or_default();
+        let at = session_time(when)
+            .ok_or(format!("session {number}'s date '{when}' is not like '1:56 pm on 8 May, 2023'"))?;
+        let turns = turns
+            .iter()
+            .map(|t| {
+                let field = |k: &str| t[k].as_str().map(str::trim).unwrap_or_default().to_string();
+                let mut text = field("text");
+                let caption = field("blip_caption");
+                if !caption.is_empty() {
+                    text = format!("{} Photo shared: {caption}.", text.trim_end());
+                }
+                Turn { speaker: field("speaker"), dia_id: field("dia_id"), text }
+            })
+            .collect();
+        sessions.push(Session { number, at, turns });
+    }
+    if sessions.is_empty() {
+        return Err("no 'session_1'".into());
+    }
+    let ids: HashSet<&str> = sessions.iter().flat_map(|s| &s.turns).map(|t| t.dia_id.as_str()).collect();
+    let mut skipped_evidence = 0;
+    let mut questions = Vec::new();
+    for q in v["qa"].as_array().ok_or("no 'qa'")? {
+        let mut evidence = Vec::new();
+        for e in q["evidence"].as_array().into_iter().flatten().filter_map(Value::as_str) {
+            let e = e.trim();
+            if ids.contains(e) {
+                evidence.push(e.to_string());
+            } else {
+                skipped_evidence += 1;
+            }
+        }
+        let answer = match &q["answer"] {
+            Value::String(s) => s.clone(),
+            Value::Null => q["adversarial_answer"].as_str().unwrap_or_default().to_string(),
+            other => other.to_string(),
+        };
+        questions.push(Question {
+            question: q["question"].as_str().unwrap_or_default().to_string(),
+            answer,
+            evidence,
+            category: q["category"].as_u64().unwrap_or(0) as u8,
+        });
+    }
+    Ok(Conversation { speakers, sessions, questions, skipped_evidence })
+}
+
+/// `1:56 pm on 8 May, 2023` as Unix seconds (UTC).
+pub fn session_time(text: &str) -> Option<i64> {
+    let (clock, date) = text.split_once(" on ")?;
+    let (hm, half) = clock.trim().split_once(' ')?;
+    let (h, m) = hm.split_once(':')?;
+    let (mut h, m): (i64, i64) = (h.parse().ok()?, m.parse().ok()?);
+    match half.to_lowercase().as_str() {
+        "pm" if h < 12 => h += 12,
+        "am" if h == 12 => h = 0,
+        "am" | "pm" => {}
+        _ => return None,
+    }
+    let mut parts = date.split([' ', ',']).filter(|p| !p.is_empty());
+    let day: u32 = parts.next()?.parse().ok()?;
+    const MONTHS: [&str; 12] = [
+        "january",
+        "february",
+        "march",
+        "april",
+        "may",
+        "june",
+        "july",
+        "august",
+        "september",
+        "october",
+        "november",
+        "december",
+    ];
+    let month = parts.next()?.to_lowercase();
+    let month = MONTHS.iter().position(|n| *n == month)? as u32 + 1;
+    let year: i64 = parts.next()?.parse().ok()?;
+    Some(Day::from_ymd(year, month, day)?.start() + h * 3600 + m * 60)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn session_times_read_as_written() {
+        let t = session_time("1:56 pm on 8 May, 2023").unwrap();
+        assert_eq!(Day::from_unix(t).to_string(), "2023-05-08");
+        assert_eq!(t % 86_400, 13 * 3600 + 56 * 60);
+        assert_eq!(session_time("12:06 am on 11 November, 2022").map(|t| t % 86_400), Some(6 * 60));
+        assert_eq!(session_time("noon on 8 May, 2023"), None);
+    }
+}
