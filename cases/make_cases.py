@@ -339,7 +339,10 @@ FULL = [item(1, "human", "I live in Lisbon and work best in the early morning ho
         item(6, "scratch", "I promised Ana I would review her thesis.", "commitments", 1),
         item(7, "persona", "The assistant is called Nyx.", "identity", 5)]
 def tokens(text):
-    return -(-len(text.encode()) // 4)
+    """`textmath::estimate_tokens`: a token per four bytes of words and spaces, one per digit or mark."""
+    single = sum(1 for c in text if c.isdigit() or not (c.isalnum() or c.isspace()))
+    words = sum(len(c.encode()) for c in text if not (c.isdigit() or not (c.isalnum() or c.isspace())))
+    return -(-words // 4) + single
 
 
 HELD = sum(tokens(i["text"]) for i in FULL if i["block"] == "human")

@@ -4,10 +4,12 @@
 //! a Sleep (offline provider, incremental) ends each session; then each question builds
 //! the chat prompt exactly as `chat` does. A question counts when its prompt holds a fact
 //! derived from every (evidence-all) or any (evidence-any) of its evidence turns — a merged
-//! fact counts for each turn in its lineage — beside two baselines in the same run and
-//! budget: BM25 over the raw dated turns, and the most recent turns.
+//! fact counts for each turn in its lineage — beside baselines in the same run and budget:
+//! plain BM25 over the raw dated turns (and, reported apart, the same BM25 cutting words into
+//! the roots the memory is searched by), and the most recent turns.
 
 use nocturne_core::flow::{chat, sleep};
+use nocturne_core::llm::context::roots;
 use nocturne_core::llm::context::Selection;
 use nocturne_core::llm::offline::OfflineProvider;
 use nocturne_core::llm::prompt;
@@ -17,7 +19,7 @@ use nocturne_core::store::{lineage, MemStore, Store};
 use nocturne_core::testkit::locomo::{self, Conversation};
 use nocturne_core::text::textmath::content_tokens;
 use nocturne_core::text::when::Day;
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::path::Path;
 
 /// Which retention policy the memory lives under.
@@ -53,6 +55,7 @@ impl Tally {
 pub struct Figures {
     memory: BTreeMap<u8, Tally>,
     bm25: BTreeMap<u8, Tally>,
+    bm25_rooted: BTreeMap<u8, Tally>,
     recent: BTreeMap<u8, Tally>,
     lines: usize,
     informative_lines: usize,
@@ -76,7 +79,9 @@ impl Figures {
             e.all += t.all;
             e.any += t.any;
         }
-        for (mine, theirs) in [(&mut self.bm25, other.bm25), (&mut self.recent, other.recent)] {
+        for (mine, theirs) in
+            [(&mut self.bm25, other.bm25), (&mut self.bm25_rooted, other.bm25_rooted), (&mut self.recent, other.recent)]
+        {
             for (cat, t) in theirs {
                 let e = mine.entry(cat).or_default();
                 e.questions += t.questions;
@@ -109,8 +114,9 @@ impl Figures {
     /// `conversation: n=… evidenceAll=… …`, the line to grep.
     pub fn line(&self, name: &str) -> String {
         let (m, b, r) = (Self::headline(&self.memory), Self::headline(&self.bm25), Self::headline(&self.recent));
+        let rooted = Self::headline(&self.bm25_rooted);
         format!(
-            "conversation: name={name} n={} evidenceAll={} evidenceAny={} bm25All={} bm25Any={} recentAll={} informative={} pinnedShare={} facts={} active={} skippedEvidence={} missedRetired={} missedUnreached={}",
+            "conversation: name={name} n={} evidenceAll={} evidenceAny={} bm25All={} bm25Any={} recentAll={} informative={} pinnedShare={} facts={} active={} skippedEvidence={} missedRetired={} missedUnreached={} bm25RootsAll={} bm25RootsAny={}",
             m.questions,
             Tally::share(m.all, m.questions),
             Tally::share(m.any, m.questions),
@@ -123,7 +129,9 @@ impl Figures {
             self.active,
             self.skipped,
             self.missed_retired,
-            self.missed_unreached
+            self.missed_unreached,
+            Tally::share(rooted.all, rooted.questions),
+            Tally::share(rooted.any, rooted.questions)
         )
     }
 
@@ -271,6 +279,8 @@ pub fn measure(conversation: &Conversation, budget: u64, keep: Keep, misses: boo
             budget.saturating_sub(prompt::prompt_tokens(&prompt::chat_request_with(&empty, history, &q.question)));
         let (all, any) = hits(&raw.bm25(&q.question, room));
         out.bm25.entry(q.category).or_default().add(all, any);
+        let (all, any) = hits(&raw.bm25_rooted(&q.question, room));
+        out.bm25_rooted.entry(q.category).or_default().add(all, any);
         let (all, any) = hits(&raw.recent(room));
         out.recent.entry(q.category).or_default().add(all, any);
     }
@@ -280,23 +290,21 @@ pub fn measure(conversation: &Conversation, budget: u64, keep: Keep, misses: boo
 /// The raw dated turns, for the baselines: each as the line a prompt would carry.
 struct RawTurns {
     lines: Vec<(String, String, u64)>,
-    tokens: Vec<HashSet<String>>,
+    plain: Bm25,
+    rooted: Bm25,
+}
+
+/// A BM25 index (k1 = 1.2, b = 0.75) over the raw turns, with one way of cutting words.
+struct Bm25 {
+    cut: fn(&str) -> BTreeSet<String>,
+    tokens: Vec<BTreeSet<String>>,
     postings: HashMap<String, Vec<usize>>,
     avg_len: f64,
 }
 
-impl RawTurns {
-    fn new(c: &Conversation) -> Self {
-        let mut lines = Vec::new();
-        for s in &c.sessions {
-            for t in &s.turns {
-                let line = format!("- [{}] {} {}: {}\n", t.dia_id, Day::from_unix(s.at), t.speaker, t.text);
-                let cost = nocturne_core::llm::provider::estimate_tokens(&line);
-                lines.push((t.dia_id.clone(), format!("{}: {}", t.speaker, t.text), cost));
-            }
-        }
-        let tokens: Vec<HashSet<String>> =
-            lines.iter().map(|(_, text, _)| content_tokens(text).into_iter().collect()).collect();
+impl Bm25 {
+    fn new(texts: &[&str], cut: fn(&str) -> BTreeSet<String>) -> Self {
+        let tokens: Vec<BTreeSet<String>> = texts.iter().map(|t| cut(t)).collect();
         let mut postings: HashMap<String, Vec<usize>> = HashMap::new();
         for (n, set) in tokens.iter().enumerate() {
             for t in set {
@@ -304,14 +312,14 @@ impl RawTurns {
             }
         }
         let avg_len = tokens.iter().map(|t| t.len() as f64).sum::<f64>() / tokens.len().max(1) as f64;
-        RawTurns { lines, tokens, postings, avg_len }
+        Bm25 { cut, tokens, postings, avg_len }
     }
 
-    /// The turns plain BM25 (k1 = 1.2, b = 0.75) ranks first for `query`, within `room`.
-    fn bm25(&self, query: &str, room: u64) -> HashSet<String> {
-        let n = self.lines.len() as f64;
+    /// Every turn sharing a word with `query`, best first.
+    fn ranked(&self, query: &str) -> Vec<usize> {
+        let n = self.tokens.len() as f64;
         let mut scores: HashMap<usize, f64> = HashMap::new();
-        for term in content_tokens(query) {
+        for term in (self.cut)(query) {
             let Some(docs) = self.postings.get(&term) else { continue };
             let idf = ((n - docs.len() as f64 + 0.5) / (docs.len() as f64 + 0.5) + 1.0).ln();
             for &d in docs {
@@ -321,7 +329,37 @@ impl RawTurns {
         }
         let mut ranked: Vec<(f64, usize)> = scores.into_iter().map(|(d, s)| (s, d)).collect();
         ranked.sort_by(|a, b| b.0.total_cmp(&a.0).then(b.1.cmp(&a.1)));
-        self.fill(ranked.into_iter().map(|(_, d)| d), room)
+        ranked.into_iter().map(|(_, d)| d).collect()
+    }
+}
+
+impl RawTurns {
+    fn new(c: &Conversation) -> Self {
+        let mut lines = Vec::new();
+        for s in &c.sessions {
+            for t in &s.turns {
+                // Dated as the memory's lines are, so both spend the budget alike.
+                let day = Day::from_unix(s.at);
+                let line = format!("[{}] {} {}: {}\n", t.dia_id, day.written(), t.speaker, t.text);
+                let cost = nocturne_core::llm::provider::estimate_tokens(&line);
+                // Searched by everything its line says: its date (month and year, as the
+                // memory's facts are), its speaker and its words.
+                let searched = format!("{} {}: {}", day.month_and_year().join(" "), t.speaker, t.text);
+                lines.push((t.dia_id.clone(), searched, cost));
+            }
+        }
+        let texts: Vec<&str> = lines.iter().map(|(_, text, _)| text.as_str()).collect();
+        RawTurns { plain: Bm25::new(&texts, content_tokens), rooted: Bm25::new(&texts, roots), lines }
+    }
+
+    /// The turns plain BM25 (the spec's content tokens) ranks first for `query`, within `room`.
+    fn bm25(&self, query: &str, room: u64) -> HashSet<String> {
+        self.fill(self.plain.ranked(query).into_iter(), room)
+    }
+
+    /// The same with the word roots the memory is searched by.
+    fn bm25_rooted(&self, query: &str, room: u64) -> HashSet<String> {
+        self.fill(self.rooted.ranked(query).into_iter(), room)
     }
 
     /// The most recent turns within `room`.

@@ -665,9 +665,7 @@ fn a_chat_over_thousands_of_facts_carries_a_bounded_memory_with_the_relevant_fac
     let tokens = nocturne_core::llm::provider::estimate_tokens(section);
     assert!(tokens <= nocturne_core::llm::context::DEFAULT_MEMORY_TOKENS + 60, "{tokens} tokens of memory");
     assert!(lines.len() < 3001 && system.contains("more facts are stored"), "the prompt says facts were left out");
-    assert!(
-        lines.iter().any(|(_, t)| t.starts_with("My dog is called Bolt. (20")),
-        "the relevant fact was selected, dated"
-    );
+    assert!(lines.iter().any(|(_, t)| t == "My dog is called Bolt."), "the relevant fact was selected");
+    assert!(section.contains("said on "), "under the heading of the day it was said");
     assert!(turn.reply.contains("Bolt"), "the reply: {}", turn.reply);
 }

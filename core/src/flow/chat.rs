@@ -2,6 +2,7 @@
 //! scratch through the encode gate (incrementally, with a cursor).
 
 use crate::gate::{Edit, Ground, Judge, Verdict};
+use crate::llm::context::MemoryIndex;
 use crate::llm::prompt;
 use crate::llm::provider::{self, ProposalStyle, Provider, ProviderError};
 use crate::model::memory::{Item, Mutation, Proposer, Refs, Role, Turn, Version};
@@ -110,18 +111,10 @@ pub async fn reply_streaming<S: Store, P: Provider>(
     memory.sort_by_key(|i| (i.block, i.ordinal()));
     let refs: Vec<&Item> = memory.iter().collect();
     let history = &transcript[transcript.len().saturating_sub(HISTORY_TURNS)..];
+    // Each fact is also found by the words of the conversation it was said in.
+    let index = MemoryIndex::new(&refs, &store.meta().await?.policy, now).with_context(&transcript);
     Ok(provider
-        .complete_streaming(
-            &prompt::chat_request_within(
-                &refs,
-                history,
-                text,
-                &store.meta().await?.policy,
-                now,
-                provider.memory_tokens(),
-            ),
-            on_delta,
-        )
+        .complete_streaming(&prompt::chat_request_indexed(&index, history, text, provider.memory_tokens()), on_delta)
         .await
         .map_err(ChatError::Provider)?
         .text

@@ -18,6 +18,9 @@ use std::collections::BTreeSet;
 pub struct Reading<'a> {
     item: &'a Item,
     content: BTreeSet<String>,
+    /// The content tokens that say what the fact is about: without the change and
+    /// negation cues (`now`, `new`, `no longer`), which say how, not what.
+    topic: BTreeSet<String>,
     negated: bool,
     /// The one-value slots the text fills, by their index in the policy's list.
     fills: Vec<(usize, SlotFill)>,
@@ -43,9 +46,11 @@ impl<'a> Reading<'a> {
                 Some((textmath::tokens(clause).into_iter().collect(), cue))
             })
             .collect();
+        let content = textmath::content_tokens(&item.text);
         Reading {
             item,
-            content: textmath::content_tokens(&item.text),
+            topic: content.iter().filter(|t| !polarity::is_cue_token(t)).cloned().collect(),
+            content,
             negated: polarity::is_negated(&item.text),
             fills: slots::fills(&item.text, &policy.single_valued_slots),
             changes,
@@ -94,6 +99,9 @@ pub fn basis(old: &Reading<'_>, new: &Reading<'_>, policy: &RetentionPolicy) -> 
             "similarity {sim:.3} reaches the threshold {threshold}: a duplicate, which is Dedupe's job"
         ));
     }
+    // What the two are about, and whether they differ in value, counts the topic words:
+    // `I'm always up for new books` and `I love this new script` share only a cue.
+    let (a, b) = (&old.topic, &new.topic);
     let subject: Vec<&String> = a.intersection(b).collect();
     if !textmath::conflicts(a, b, threshold) {
         return Err(format!(

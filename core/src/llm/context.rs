@@ -20,6 +20,12 @@ pub const SPEAKER_BOOST: f64 = 1.5;
 /// What each further fact from one turn counts for, against the one before it.
 pub const SAME_TURN: f64 = 0.5;
 
+/// Pseudo-relevance feedback: how many of the best matches lend their words, how many of
+/// those words join the question, and what each weighs against one of the question's.
+pub const FEEDBACK_FACTS: usize = 8;
+pub const FEEDBACK_TERMS: usize = 8;
+pub const FEEDBACK_WEIGHT: f64 = 0.3;
+
 /// What a word of the conversation around a fact weighs against one of its own.
 pub const CONTEXT_WEIGHT: f64 = 0.3;
 
@@ -38,22 +44,30 @@ pub struct Selection<'a> {
     pub now: Option<i64>,
 }
 
-/// The prompt line of one fact, as `chat_request` writes it under its block's heading
-/// (and its speaker's, when it has one): its id and words; with `now`, the day it was
-/// said and the date it is about (`(2026-12-02; due 2026-12-04, tomorrow)`).
+/// The prompt line of one fact, as `chat_request` writes it under its block's heading and
+/// its group's (who said it, and when): its id and words and, with `now`, the date they
+/// name (`[9] I promised Ana I would review her thesis by Friday. (due 2026-12-04,
+/// tomorrow)`).
 pub fn line(item: &Item, now: Option<i64>) -> String {
-    match now {
-        None => format!("- [{}] {}\n", item.item_id, item.text),
-        Some(now) => format!("- [{}] {} ({})\n", item.item_id, item.text, item.dated_briefly(now)),
+    let id = shown_id(&item.item_id);
+    match now.and_then(|now| item.about(now)) {
+        None => format!("[{id}] {}\n", item.text),
+        Some(about) => format!("[{id}] {} ({about})\n", item.text),
     }
 }
 
-/// How the heading over one speaker's facts ends (`Melanie said:`).
-pub const SAID_BY: &str = " said:";
+/// A fact's id as a prompt shows it: `m_17` as `17` (a token or two less on every line).
+pub fn shown_id(id: &str) -> &str {
+    id.strip_prefix("m_").filter(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit())).unwrap_or(id)
+}
 
-/// The heading over `speaker`'s facts in a block.
-pub fn said_by(speaker: &str) -> String {
-    format!("{speaker}{SAID_BY}\n")
+/// The stored id of one a prompt shows: `17` is `m_17`.
+pub fn stored_id(shown: &str) -> String {
+    if !shown.is_empty() && shown.bytes().all(|b| b.is_ascii_digit()) {
+        format!("m_{shown}")
+    } else {
+        shown.to_string()
+    }
 }
 
 /// The heading the lines of `block` sit under in a chat prompt.
@@ -64,6 +78,29 @@ pub fn heading(block: Block) -> &'static str {
         Block::Episodes => "episodes:\n",
         Block::Scratch => "scratch (recent notes):\n",
     }
+}
+
+/// The heading over the facts of one group in a block: who said them on which day
+/// (`Caroline said on 2023-05-08:`; `said on 2026-11-30:` for the user of a plain chat).
+pub fn group_heading(item: &Item) -> String {
+    let day = crate::text::when::Day::from_unix(item.created_at).written();
+    match &item.speaker {
+        Some(name) => format!("{name}{SAID_ON}{day}:\n"),
+        None => format!("{}{day}:\n", SAID_ON.trim_start()),
+    }
+}
+
+/// The order facts are shown in: by block, then speaker, then the day they were said, then id.
+pub fn display_order(a: &Item, b: &Item) -> std::cmp::Ordering {
+    group(a).cmp(&group(b)).then(a.ordinal().cmp(&b.ordinal()))
+}
+
+/// What a group heading says between the speaker and the day.
+pub const SAID_ON: &str = " said on ";
+
+/// The group a fact's line sits in: its block, its speaker and the day it was said.
+pub fn group(item: &Item) -> (Block, Option<&str>, i64) {
+    (item.block, item.speaker.as_deref(), crate::text::when::Day::from_unix(item.created_at).0)
 }
 
 /// The roots a fact or a question is matched by: content tokens with the endings of
@@ -82,21 +119,27 @@ pub fn roots(text: &str) -> std::collections::BTreeSet<String> {
 }
 
 fn root(token: &str) -> String {
+    let mut stem = token.to_string();
     for (ending, keep) in [("ies", "y"), ("ied", "y"), ("ing", ""), ("ed", ""), ("es", ""), ("ly", ""), ("s", "")] {
-        if let Some(stem) = token.strip_suffix(ending) {
-            if stem.chars().count() >= 3 && stem.chars().all(char::is_alphabetic) {
+        if let Some(base) = token.strip_suffix(ending) {
+            if base.chars().count() >= 3 && base.chars().all(char::is_alphabetic) {
                 // `running` → `run`, not `runn`.
-                let stem = match stem.as_bytes() {
+                let base = match base.as_bytes() {
                     [.., a, b] if a == b && !matches!(a, b'l' | b's' | b'z') && keep.is_empty() => {
-                        &stem[..stem.len() - 1]
+                        &base[..base.len() - 1]
                     }
-                    _ => stem,
+                    _ => base,
                 };
-                return format!("{stem}{keep}");
+                stem = format!("{base}{keep}");
+                break;
             }
         }
     }
-    token.to_string()
+    // `explore`, `explored`, `exploring` → `explor`.
+    if stem.len() > 4 && stem.ends_with('e') {
+        stem.pop();
+    }
+    stem
 }
 
 /// Chooses the facts of `memory` (active facts) for a prompt about `query` within
@@ -120,7 +163,7 @@ pub fn select<'a>(memory: &[&'a Item], query: &str, budget: u64, policy: &Retent
 /// let facts = vec![fact(1, "My dog is called Bolt."), fact(2, "The weekly groceries are on Friday.")];
 /// let refs: Vec<&Item> = facts.iter().collect();
 /// let index = MemoryIndex::new(&refs, &RetentionPolicy::default(), 0);
-/// let chosen = index.select("What is my dog called?", 16);
+/// let chosen = index.select("What is my dog called?", 40);
 /// assert_eq!(chosen.facts[0].item_id, "m_1");
 /// assert_eq!(chosen.left_out, 1);
 /// ```
@@ -133,34 +176,73 @@ pub struct MemoryIndex<'a> {
     len: Vec<u32>,
     avg_len: f64,
     postings: HashMap<String, Vec<u32>>,
-    /// Roots of the conversation around each fact (its source turn and the turn before,
-    /// often the question it answers) that its own words lack, matched at a lower weight.
+    /// Each fact's roots (its words and its speaker's name).
+    roots: Vec<Vec<String>>,
+    /// Roots of the context of each fact that its own words lack, matched at a lower
+    /// weight: the month and year it was said and that it names, and (`with_context`) the
+    /// conversation around it — its source turn and the turn before, often the question
+    /// it answers.
     context: HashMap<String, Vec<u32>>,
     /// Persona and human facts, most salient first.
     pinned: Vec<u32>,
     /// Episode and scratch facts, newest first.
     rest: Vec<u32>,
     cheapest: u64,
+    /// Each fact's group (block, speaker, day), numbered, and what each group's headings
+    /// cost: the group's own, and its block's when it is the block's first.
+    group: Vec<u32>,
+    group_cost: Vec<u64>,
+    block_cost: HashMap<Block, u64>,
 }
 
 impl<'a> MemoryIndex<'a> {
     /// Indexes `memory` (active facts, in display order) as of `now`.
     pub fn new(memory: &[&'a Item], policy: &RetentionPolicy, now: i64) -> Self {
         let facts = memory.to_vec();
-        // A fact's cost is its line; a block's heading is small and shared, counted once
-        // per block in the prompt's fixed part.
+        // A fact's cost is its line; the headings it sits under are counted once, by the
+        // selection, when the first fact under them is chosen.
         let cost: Vec<u64> = facts.iter().map(|i| estimate_tokens(&line(i, Some(now)))).collect();
+        let mut groups: HashMap<(Block, Option<&str>, i64), u32> = HashMap::new();
+        let mut group_cost = Vec::new();
+        let group: Vec<u32> = facts
+            .iter()
+            .map(|i| {
+                *groups.entry(group(i)).or_insert_with(|| {
+                    group_cost.push(estimate_tokens(&group_heading(i)));
+                    group_cost.len() as u32 - 1
+                })
+            })
+            .collect();
+        let block_cost: HashMap<Block, u64> = Block::ALL.iter().map(|b| (*b, estimate_tokens(heading(*b)))).collect();
+        let headings: u64 = group_cost.iter().sum::<u64>()
+            + block_cost.iter().filter(|(b, _)| facts.iter().any(|i| i.block == **b)).map(|(_, c)| c).sum::<u64>();
         let mut postings: HashMap<String, Vec<u32>> = HashMap::new();
         let mut len = Vec::with_capacity(facts.len());
+        let mut fact_roots = Vec::with_capacity(facts.len());
         for (n, item) in facts.iter().enumerate() {
             // The speaker's name is matched too: a question about Melanie finds what she said.
             let tokens = roots(&item.said());
             len.push(tokens.len() as u32);
-            for t in tokens {
-                postings.entry(t).or_default().push(n as u32);
+            for t in &tokens {
+                postings.entry(t.clone()).or_default().push(n as u32);
             }
+            fact_roots.push(tokens.into_iter().collect());
         }
         let avg_len = len.iter().map(|l| *l as f64).sum::<f64>() / facts.len().max(1) as f64;
+        // When a fact was said, and the date its words name, as words a question may use
+        // (`What did Nate do in April 2022?`): the month and the year.
+        let mut dates: HashMap<String, Vec<u32>> = HashMap::new();
+        for (n, item) in facts.iter().enumerate() {
+            let said = crate::text::when::Day::from_unix(item.created_at);
+            let about = item.when().map(|w| w.first());
+            let mut words: Vec<String> =
+                [Some(said), about].into_iter().flatten().flat_map(|d| d.month_and_year()).collect();
+            words.sort_unstable();
+            words.dedup();
+            for w in words {
+                dates.entry(w).or_default().push(n as u32);
+            }
+        }
         let is_pinned = |i: &Item| matches!(i.block, Block::Persona | Block::Human);
         let salience: Vec<f64> = facts.iter().map(|i| policy.salience(i, now)).collect();
         let (mut pinned, mut rest): (Vec<u32>, Vec<u32>) =
@@ -174,15 +256,19 @@ impl<'a> MemoryIndex<'a> {
             (b.created_at, b.ordinal()).cmp(&(a.created_at, a.ordinal()))
         });
         MemoryIndex {
-            total: cost.iter().sum(),
+            total: cost.iter().sum::<u64>() + headings,
             cheapest: cost.iter().copied().min().unwrap_or(0),
+            group,
+            group_cost,
+            block_cost,
             facts,
             now,
             cost,
             len,
             avg_len,
             postings,
-            context: HashMap::new(),
+            roots: fact_roots,
+            context: dates,
             pinned,
             rest,
         }
@@ -193,14 +279,17 @@ impl<'a> MemoryIndex<'a> {
     /// when the turn before asked about them. Those words weigh [`CONTEXT_WEIGHT`] of its own.
     pub fn with_context(mut self, transcript: &[Turn]) -> Self {
         let by_index: HashMap<u32, &Turn> = transcript.iter().map(|t| (t.index, t)).collect();
-        let mut context: HashMap<String, Vec<u32>> = HashMap::new();
+        let mut context = std::mem::take(&mut self.context);
         for (n, item) in self.facts.iter().enumerate() {
             let Some(at) = item.source_turn else { continue };
             let own = roots(&item.said());
             let around = [at.checked_sub(1), Some(at)].into_iter().flatten().filter_map(|i| by_index.get(&i));
             let words: std::collections::BTreeSet<String> = around.flat_map(|t| roots(&t.said())).collect();
             for w in words.into_iter().filter(|w| !own.contains(w)) {
-                context.entry(w).or_default().push(n as u32);
+                let docs = context.entry(w).or_default();
+                if docs.last() != Some(&(n as u32)) {
+                    docs.push(n as u32);
+                }
             }
         }
         self.context = context;
@@ -241,7 +330,15 @@ impl<'a> MemoryIndex<'a> {
             return Selection { facts: self.facts.clone(), left_out: 0, tokens: self.total, now: Some(self.now) };
         }
         let relevant = self.ranked(query);
-        let mut fill = Fill { index: self, chosen: vec![false; self.facts.len()], picked: Vec::new(), used: 0, budget };
+        let mut fill = Fill {
+            index: self,
+            chosen: vec![false; self.facts.len()],
+            picked: Vec::new(),
+            used: 0,
+            budget,
+            groups: vec![false; self.group_cost.len()],
+            blocks: Vec::new(),
+        };
         // The pinned blocks, most salient first, take at most half; the facts most relevant
         // to the message (from any block) the rest.
         fill.budget = budget / 2;
@@ -250,18 +347,18 @@ impl<'a> MemoryIndex<'a> {
         fill.take(relevant.iter().copied());
         fill.take(self.rest.iter().copied());
         let mut facts: Vec<&'a Item> = fill.picked.iter().map(|n| self.facts[*n as usize]).collect();
-        facts.sort_by_key(|i| (i.block, i.ordinal()));
+        facts.sort_by(|a, b| display_order(a, b));
         Selection { left_out: self.facts.len() - facts.len(), facts, tokens: fill.used, now: Some(self.now) }
     }
 
-    /// Facts sharing a content token with `query`, best BM25 score (k1 = 1.2, b = 0.75)
-    /// first; newer, then lower id, break ties.
-    pub fn ranked(&self, query: &str) -> Vec<u32> {
+    /// BM25 scores (k1 = 1.2, b = 0.75) of the facts sharing a root with `terms`, each term
+    /// weighted; words of the conversation around a fact count [`CONTEXT_WEIGHT`] of its own.
+    fn score(&self, terms: &[(String, f64)]) -> HashMap<u32, f64> {
         let n = self.facts.len() as f64;
         let mut scores: HashMap<u32, f64> = HashMap::new();
-        for term in roots(query) {
-            let own = self.postings.get(&term).map_or(&[][..], Vec::as_slice);
-            let around = self.context.get(&term).map_or(&[][..], Vec::as_slice);
+        for (term, w) in terms {
+            let own = self.postings.get(term).map_or(&[][..], Vec::as_slice);
+            let around = self.context.get(term).map_or(&[][..], Vec::as_slice);
             let df = (own.len() + around.len()) as f64;
             if df == 0.0 {
                 continue;
@@ -271,9 +368,43 @@ impl<'a> MemoryIndex<'a> {
                 for d in docs {
                     let len = self.len[*d as usize] as f64;
                     *scores.entry(*d).or_default() +=
-                        weight * idf * 2.2 / (1.0 + 1.2 * (0.25 + 0.75 * len / self.avg_len.max(1.0)));
+                        w * weight * idf * 2.2 / (1.0 + 1.2 * (0.25 + 0.75 * len / self.avg_len.max(1.0)));
                 }
             }
+        }
+        scores
+    }
+
+    /// Facts sharing a content token with `query`, best BM25 score (k1 = 1.2, b = 0.75)
+    /// first; newer, then lower id, break ties.
+    pub fn ranked(&self, query: &str) -> Vec<u32> {
+        let asked: Vec<(String, f64)> = roots(query).into_iter().map(|t| (t, 1.0)).collect();
+        let mut scores = self.score(&asked);
+        // Words the best matches share, that the question lacks, count a little too: a
+        // question about "destressing" also finds the facts that talk like the best ones.
+        let mut best: Vec<(f64, u32)> = scores.iter().map(|(d, s)| (*s, *d)).collect();
+        best.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+        let mut counts: HashMap<&str, f64> = HashMap::new();
+        let top = best.iter().take(FEEDBACK_FACTS).collect::<Vec<_>>();
+        for (_, d) in &top {
+            for t in &self.roots[*d as usize] {
+                *counts.entry(t.as_str()).or_default() += 1.0;
+            }
+        }
+        let n = self.facts.len() as f64;
+        let mut extra: Vec<(String, f64)> = counts
+            .into_iter()
+            .filter(|(t, c)| {
+                *c >= 2.0
+                    && !asked.iter().any(|(a, _)| a == t)
+                    && self.postings.get(*t).is_some_and(|d| (d.len() as f64) < n / 20.0)
+            })
+            .map(|(t, c)| (t.to_string(), FEEDBACK_WEIGHT * c / top.len().max(1) as f64))
+            .collect();
+        extra.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+        extra.truncate(FEEDBACK_TERMS);
+        for (d, s) in self.score(&extra) {
+            *scores.entry(d).or_default() += s;
         }
         // A question naming some of the speakers (not all) is about what they said.
         let asked = roots(query);
@@ -309,13 +440,17 @@ impl<'a> MemoryIndex<'a> {
     }
 }
 
-/// A selection being filled: facts are taken in the order offered while they fit.
+/// A selection being filled: facts are taken in the order offered while they fit, each
+/// with the headings it is the first under.
 struct Fill<'i, 'a> {
     index: &'i MemoryIndex<'a>,
     chosen: Vec<bool>,
     picked: Vec<u32>,
     used: u64,
     budget: u64,
+    /// Which groups and blocks already have a fact, so their headings are paid for.
+    groups: Vec<bool>,
+    blocks: Vec<Block>,
 }
 
 impl Fill<'_, '_> {
@@ -324,9 +459,17 @@ impl Fill<'_, '_> {
             if self.used + self.index.cheapest > self.budget {
                 return;
             }
-            let (i, c) = (n as usize, self.index.cost[n as usize]);
+            let i = n as usize;
+            let (group, block) = (self.index.group[i] as usize, self.index.facts[i].block);
+            let headings = if self.groups[group] { 0 } else { self.index.group_cost[group] }
+                + if self.blocks.contains(&block) { 0 } else { self.index.block_cost[&block] };
+            let c = self.index.cost[i] + headings;
             if !self.chosen[i] && self.used + c <= self.budget {
                 self.chosen[i] = true;
+                self.groups[group] = true;
+                if !self.blocks.contains(&block) {
+                    self.blocks.push(block);
+                }
                 self.picked.push(n);
                 self.used += c;
             }

@@ -341,7 +341,7 @@ mod tests {
     #[test]
     fn chat_answers_from_memory_or_says_absent() {
         let system = format!(
-            "x\n{}\nhuman (about the user, pinned):\n- [m_1] I live in Lisbon.\nscratch (recent notes):\n- [m_2] The kettle is broken.\n",
+            "x\n{}\nhuman (about the user, pinned):\nsaid on 2 Dec 2026:\n[1] I live in Lisbon.\nscratch (recent notes):\nsaid on 2 Dec 2026:\n[2] The kettle is broken.\n",
             prompt::MEMORY_HEADER
         );
         assert_eq!(chat(&system, "What do you remember about Lisbon?"), "From memory: I live in Lisbon.");

@@ -400,7 +400,7 @@ pub fn encode_request(turns: &[Turn]) -> Request {
 
 /// The line that opens the memory section of the chat system prompt.
 pub const MEMORY_HEADER: &str =
-    "MEMORY (under each block, one fact per line: [id] who said it: text (the day it was said; the date it is about)):";
+    "MEMORY (by block, then by who said it on which day; one fact per line: [its number] text (the date it names)):";
 /// What the assistant says when memory has no answer; the quiz's forgotten probe looks for it.
 pub const NOT_IN_MEMORY: &str = "I don't have that in memory.";
 
@@ -437,10 +437,8 @@ pub fn chat_request_indexed(
 ) -> Request {
     let empty =
         crate::llm::context::Selection { facts: Vec::new(), left_out: index.len(), tokens: 0, now: Some(index.now()) };
-    // The block headings are counted as if all four were shown, each with every speaker's.
-    let headings: u64 = Block::ALL.iter().map(|b| estimate_tokens(crate::llm::context::heading(*b))).sum::<u64>()
-        + 4 * index.speakers().iter().map(|s| estimate_tokens(&crate::llm::context::said_by(s))).sum::<u64>();
-    let fixed = prompt_tokens(&chat_request_with(&empty, history, user_text)) + headings;
+    // The headings are counted by the selection, with the facts under them.
+    let fixed = prompt_tokens(&chat_request_with(&empty, history, user_text));
     chat_request_with(&index.select(user_text, budget.saturating_sub(fixed)), history, user_text)
 }
 
@@ -469,20 +467,18 @@ about the user. If the answer is not in memory, say exactly: \"",
     if let Some(now) = selection.now {
         system.push_str(&today_line(now));
     }
-    // Under each block's heading, one speaker's facts together under their name.
+    // Under each block's heading, the facts one speaker said on one day under theirs.
     let mut facts = selection.facts.clone();
-    facts.sort_by(|a, b| (a.block, &a.speaker, a.ordinal()).cmp(&(b.block, &b.speaker, b.ordinal())));
-    let mut group = None;
+    facts.sort_by(|a, b| crate::llm::context::display_order(a, b));
+    let (mut block, mut group) = (None, None);
     for item in facts {
-        if group.as_ref().is_none_or(|(block, _)| *block != item.block) {
+        if block != Some(item.block) {
+            block = Some(item.block);
             system.push_str(crate::llm::context::heading(item.block));
-            group = Some((item.block, None));
         }
-        if let Some((_, speaker)) = group.as_mut().filter(|(_, s)| *s != item.speaker.as_ref()) {
-            *speaker = item.speaker.as_ref();
-            if let Some(name) = &item.speaker {
-                system.push_str(&crate::llm::context::said_by(name));
-            }
+        if group != Some(crate::llm::context::group(item)) {
+            group = Some(crate::llm::context::group(item));
+            system.push_str(&crate::llm::context::group_heading(item));
         }
         system.push_str(&crate::llm::context::line(item, selection.now));
     }
@@ -501,25 +497,24 @@ about the user. If the answer is not in memory, say exactly: \"",
 }
 
 /// Parses the memory lines of a chat system prompt back into (id, text) pairs; the text
-/// is the line after its id (its words and when), led by its speaker's name when it sits
-/// under one (`Melanie: I painted a sunrise. (2023-05-08)`).
+/// is the line after its id (its words, and the date they name), led by its speaker's
+/// name when its group names one (`Melanie: I painted a sunrise last year. (2022)`).
 pub fn memory_lines(system: &str) -> Vec<(String, String)> {
     let Some(start) = system.find(MEMORY_HEADER) else { return Vec::new() };
     let mut speaker: Option<&str> = None;
     let mut out = Vec::new();
     for l in system[start + MEMORY_HEADER.len()..].lines() {
-        if let Some(name) = l.strip_suffix(crate::llm::context::SAID_BY) {
+        if let Some((name, _day)) = l.strip_suffix(':').and_then(|h| h.rsplit_once(crate::llm::context::SAID_ON)) {
             speaker = Some(name);
             continue;
         }
-        if !l.starts_with("- [") && l.ends_with(':') {
-            // A block's heading: no speaker until one is named.
+        let Some((id, text)) = l.strip_prefix('[').and_then(|r| r.split_once("] ")) else {
+            // A block's heading, or a group's with no speaker.
             speaker = None;
             continue;
-        }
-        let Some((id, text)) = l.strip_prefix("- [").and_then(|r| r.split_once("] ")) else { continue };
+        };
         let text = speaker.map_or(text.to_string(), |name| format!("{name}: {text}"));
-        out.push((id.to_string(), text));
+        out.push((crate::llm::context::stored_id(id), text));
     }
     out
 }

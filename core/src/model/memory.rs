@@ -198,17 +198,14 @@ impl Item {
         format!("{said}; {due}{when}, {}", relative(offset))
     }
 
-    /// When, in few words, for a prompt line: the day it was said, and the date its words
-    /// name — with how far that is from `now` when within a week (`2026-12-02; due
-    /// 2026-12-04, tomorrow`; `2023-05-08; 2023-05-07`).
-    pub fn dated_briefly(&self, now: i64) -> String {
+    /// The date the fact's words name, for a prompt line, with how far that is from `now`
+    /// when within a week: `due 2026-12-04, tomorrow`, `2023-05-07`; `None` when its words
+    /// name no date (when it was said is its group's heading).
+    pub fn about(&self, now: i64) -> Option<String> {
         use crate::text::when::{Day, Resolution};
-        let said = Day::from_unix(self.created_at).to_string();
         let when = match crate::text::when::resolve(&self.text, self.created_at) {
-            Resolution::None => return said,
-            Resolution::Ambiguous { expression, .. } => {
-                return format!("{said}; \"{expression}\" names no single date")
-            }
+            Resolution::None => return None,
+            Resolution::Ambiguous { expression, .. } => return Some(format!("\"{expression}\" names no single date")),
             Resolution::Resolved { when, .. } => when,
         };
         let today = Day::from_unix(now);
@@ -221,7 +218,7 @@ impl Item {
         };
         let due = if self.category == "commitments" { "due " } else { "" };
         let near = if offset.abs() <= 7 { format!(", {}", relative(offset)) } else { String::new() };
-        format!("{said}; {due}{when}{near}")
+        Some(format!("{due}{when}{near}"))
     }
 
     /// The numeric part of `m_17`, for ordering ids naturally.

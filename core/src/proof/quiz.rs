@@ -180,7 +180,9 @@ pub async fn wake<S: Store, P: Provider>(store: &S, provider: &P, now: i64) -> R
     let mut active: Vec<&Item> = items.iter().filter(|i| i.active).collect();
     active.sort_by_key(|i| (i.block, i.ordinal()));
     // Answers come through the same retrieval as chat: the quiz measures recall through it.
-    let memory = Memory { index: MemoryIndex::new(&active, &meta.policy, now), budget: provider.memory_tokens() };
+    let transcript = store.transcript().await?;
+    let index = MemoryIndex::new(&active, &meta.policy, now).with_context(&transcript);
+    let memory = Memory { index, budget: provider.memory_tokens() };
     let mut questions = Vec::new();
     for item in pool(&items, &merged, &meta.policy, now).into_iter().take(QUESTIONS) {
         let (question, refused_questions) = ask_question(provider, &item.text).await?;

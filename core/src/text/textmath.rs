@@ -9,8 +9,9 @@
 
 use std::collections::BTreeSet;
 
-/// Function words, pronouns, the role words `user` / `assistant`, and the negation
-/// contractions (`don't` → `dont`, `doesn't` → `doesnt`: a cue, never content — the
+/// Function words, pronouns and their contracted forms (`I'm` → `im`, `that's` → `thats`;
+/// not `ill` or `well`, which are words too), the role words `user` / `assistant`, and the
+/// negation contractions (`don't` → `dont`, `doesn't` → `doesnt`: a cue, never content — the
 /// polarity rule checks negation, so `The user doesn't eat meat.` restates `I don't eat
 /// meat.`). A token in this list never counts as content: it cannot make two facts
 /// similar, and a claim may use it without finding it in its sources. Tokens are stemmed
@@ -73,14 +74,18 @@ pub const STOPWORDS: &[&str] = &[
     "he",
     "her",
     "here",
+    "heres",
     "hers",
     "herself",
+    "hes",
     "him",
     "himself",
     "his",
     "how",
+    "hows",
     "i",
     "if",
+    "im",
     "in",
     "into",
     "is",
@@ -88,6 +93,7 @@ pub const STOPWORDS: &[&str] = &[
     "it",
     "its",
     "itself",
+    "ive",
     "just",
     "me",
     "more",
@@ -117,6 +123,7 @@ pub const STOPWORDS: &[&str] = &[
     "same",
     "shant",
     "she",
+    "shes",
     "should",
     "shouldnt",
     "so",
@@ -124,6 +131,7 @@ pub const STOPWORDS: &[&str] = &[
     "such",
     "than",
     "that",
+    "thats",
     "the",
     "their",
     "theirs",
@@ -132,8 +140,11 @@ pub const STOPWORDS: &[&str] = &[
     "themselves",
     "then",
     "there",
+    "theres",
     "these",
     "they",
+    "theyre",
+    "theyve",
     "thi",
     "this",
     "those",
@@ -150,13 +161,17 @@ pub const STOPWORDS: &[&str] = &[
     "we",
     "were",
     "werent",
+    "weve",
     "what",
+    "whats",
     "when",
     "where",
+    "wheres",
     "which",
     "while",
     "who",
     "whom",
+    "whos",
     "why",
     "will",
     "with",
@@ -164,11 +179,15 @@ pub const STOPWORDS: &[&str] = &[
     "would",
     "wouldnt",
     "you",
+    "youd",
+    "youll",
     "your",
+    "youre",
     "yours",
     "yourself",
     "yourselve",
     "yourselves",
+    "youve",
 ];
 
 /// Whether `token` (already normalized and stemmed) is a stopword.
@@ -343,10 +362,25 @@ pub fn new_proper_nouns<'a>(claim: &str, sources: impl IntoIterator<Item = &'a s
     proper_nouns(claim).into_iter().filter(|n| !known.contains(n)).collect()
 }
 
-/// Estimated tokens of `text`: a quarter of its bytes, rounded up. Every prompt budget
-/// and block size is counted with it.
+/// Estimated tokens of `text`, as a small model's tokenizer cuts it: a token per four
+/// bytes of words and spaces, and one for each digit and each punctuation mark (tokenizers
+/// such as SmolLM2's give every digit its own token: `2026-11-30` is ten). Every prompt
+/// budget and block size is counted with it.
+///
+/// ```
+/// use nocturne_core::text::textmath::estimate_tokens;
+/// assert_eq!(estimate_tokens("- [m_1234] I live in Lisbon. (2026-11-30)"), 26); // SmolLM2: 26
+/// ```
 pub fn estimate_tokens(text: &str) -> u64 {
-    (text.len() as u64).div_ceil(4)
+    let (mut words, mut single) = (0u64, 0u64);
+    for c in text.chars() {
+        if c.is_ascii_digit() || !(c.is_alphanumeric() || c.is_whitespace()) {
+            single += 1;
+        } else {
+            words += c.len_utf8() as u64;
+        }
+    }
+    words.div_ceil(4) + single
 }
 
 /// Whether `score` reaches `threshold`, tolerant of float noise in the last place.

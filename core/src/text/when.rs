@@ -85,6 +85,37 @@ impl Day {
     }
 }
 
+impl Day {
+    /// The month's name and the year, as words (`may`, `2023`): what a question about a
+    /// time names.
+    pub fn month_and_year(self) -> [String; 2] {
+        const MONTHS: [&str; 12] = [
+            "january",
+            "february",
+            "march",
+            "april",
+            "may",
+            "june",
+            "july",
+            "august",
+            "september",
+            "october",
+            "november",
+            "december",
+        ];
+        let (y, m, _) = self.ymd();
+        [MONTHS[(m - 1) as usize].to_string(), y.to_string()]
+    }
+
+    /// The day as a person writes it, `8 May 2023`: what a prompt shows (a month name is
+    /// one token to a model, `05` two).
+    pub fn written(self) -> String {
+        const MONTHS: [&str; 12] = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
+        let (y, m, d) = self.ymd();
+        format!("{d} {} {y}", MONTHS[(m - 1) as usize])
+    }
+}
+
 impl fmt::Display for Day {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let (y, m, d) = self.ymd();
