@@ -270,6 +270,12 @@ impl Provider for HttpProvider {
         self.styles.borrow_mut().insert(self.style_key(), next);
     }
 
+    fn observe_unusable(&self, why: &str) -> Option<String> {
+        let (next, switched) = self.style().unusable();
+        self.styles.borrow_mut().insert(self.style_key(), next);
+        switched.then(|| nocturne_core::llm::provider::switch_line(&self.config.model, why))
+    }
+
     fn label(&self) -> String {
         format!("{} @ {}", self.config.model, self.config.base_url)
     }

@@ -121,6 +121,8 @@ pub struct InPageProvider {
     pub config: InPageConfig,
     /// The Stop button of the action using this provider, if any.
     pub stop: Option<StopHandle>,
+    /// Proposal style per model and setting, this session (`auto` may move to choosing).
+    pub styles: crate::http::StyleMemo,
 }
 
 #[derive(Serialize)]
@@ -140,8 +142,18 @@ struct JsDone {
 }
 
 impl InPageProvider {
-    pub fn new(config: InPageConfig) -> Self {
-        InPageProvider { config, stop: None }
+    pub fn new(config: InPageConfig, styles: crate::http::StyleMemo) -> Self {
+        InPageProvider { config, stop: None, styles }
+    }
+
+    fn style_key(&self) -> String {
+        format!("inpage|{}|{:?}", self.config.model, self.config.style)
+    }
+
+    /// The proposal style in use now.
+    pub fn style(&self) -> nocturne_core::llm::provider::StyleState {
+        let key = self.style_key();
+        *self.styles.borrow_mut().entry(key).or_insert_with(|| self.config.style.start(&self.config.model))
     }
 
     /// The same provider, stopped by `stop`.
@@ -217,7 +229,18 @@ impl Provider for InPageProvider {
     }
 
     fn proposal_style(&self) -> ProposalStyle {
-        self.config.style.start(&self.config.model).current()
+        self.style().current()
+    }
+
+    fn observe_refusals(&self, proposed: usize, refused: usize) {
+        let next = self.style().observe(proposed, refused);
+        self.styles.borrow_mut().insert(self.style_key(), next);
+    }
+
+    fn observe_unusable(&self, why: &str) -> Option<String> {
+        let (next, switched) = self.style().unusable();
+        self.styles.borrow_mut().insert(self.style_key(), next);
+        switched.then(|| nocturne_core::llm::provider::switch_line(&self.config.model, why))
     }
 
     async fn complete(&self, request: &Request) -> Result<Completion, ProviderError> {

@@ -39,6 +39,14 @@ impl Provider for AnyProvider {
         }
     }
 
+    fn observe_unusable(&self, why: &str) -> Option<String> {
+        match self {
+            AnyProvider::Offline(p) => p.observe_unusable(why),
+            AnyProvider::Http(p) => p.observe_unusable(why),
+            AnyProvider::InPage(p) => p.observe_unusable(why),
+        }
+    }
+
     async fn complete(&self, request: &Request) -> Result<Completion, ProviderError> {
         match self {
             AnyProvider::Offline(p) => p.complete(request).await,

@@ -62,6 +62,10 @@ impl<P: Provider> Provider for Stoppable<P> {
         self.inner.observe_refusals(proposed, refused)
     }
 
+    fn observe_unusable(&self, why: &str) -> Option<String> {
+        self.inner.observe_unusable(why)
+    }
+
     fn memory_tokens(&self) -> u64 {
         self.memory_tokens
     }

@@ -61,6 +61,10 @@ enum Command {
         /// it keeps the name
         #[arg(long, value_parser = speaker_name)]
         speaker: Option<String>,
+        /// Print, under each reply, the facts its prompt carried (block, the day said,
+        /// source turn) and which it cited
+        #[arg(long)]
+        show_memory: bool,
         message: Vec<String>,
     },
     /// Run Dedupe -> Merge -> Supersede -> Promote -> Forget on the store file
@@ -334,6 +338,12 @@ impl Provider for AnyProvider {
             AnyProvider::Remote(p) => p.observe_refusals(proposed, refused),
         }
     }
+    fn observe_unusable(&self, why: &str) -> Option<String> {
+        match self {
+            AnyProvider::Offline(p) => p.observe_unusable(why),
+            AnyProvider::Remote(p) => p.observe_unusable(why),
+        }
+    }
     async fn complete(&self, request: &Request) -> Result<Completion, ProviderError> {
         match self {
             AnyProvider::Offline(p) => p.complete(request).await,
@@ -412,7 +422,9 @@ fn run(command: Command) -> Result<ExitCode, String> {
             }
         }
         Command::Gate { files } => return Ok(gate(&files)),
-        Command::Chat { store, provider, speaker, message } => chat(&store, &provider, speaker.as_deref(), message)?,
+        Command::Chat { store, provider, speaker, show_memory, message } => {
+            chat(&store, &provider, ChatFlags { speaker: speaker.as_deref(), show_memory }, message)?
+        }
         Command::Sleep { store, provider, dry_run, deep, yes } => {
             sleep_command(&store, &provider, SleepFlags { dry_run, deep, yes })?
         }
@@ -513,9 +525,17 @@ fn run(command: Command) -> Result<ExitCode, String> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// `nocturne chat`: one turn from the arguments, or one per line of standard input. The
-/// store file is written once, after every turn succeeded; on an error it is untouched.
-fn chat(store: &StoreArgs, provider: &ProviderArgs, speaker: Option<&str>, message: Vec<String>) -> Result<(), String> {
+/// How `nocturne chat` was asked to run.
+#[derive(Clone, Copy, Debug)]
+struct ChatFlags<'a> {
+    speaker: Option<&'a str>,
+    show_memory: bool,
+}
+
+/// `nocturne chat`: one turn from the arguments, or one per line of standard input. Each
+/// turn is saved as it completes; on an error the file holds the turns before it.
+fn chat(store: &StoreArgs, provider: &ProviderArgs, flags: ChatFlags<'_>, message: Vec<String>) -> Result<(), String> {
+    let speaker = flags.speaker;
     let turns: Vec<String> = if message.is_empty() {
         std::io::stdin()
             .lines()
@@ -539,6 +559,7 @@ fn chat(store: &StoreArgs, provider: &ProviderArgs, speaker: Option<&str>, messa
         save(&memory, &store.store)?;
         progress(format!("after turn {} of {}", i + 1, turns.len()));
         println!("{}", turn.reply);
+        print_memory_use(&memory, &turn, flags.show_memory)?;
         for m in &turn.encoded {
             match &m.rejection_reason {
                 None => println!("  encoded {}", m.item_id),
@@ -548,6 +569,46 @@ fn chat(store: &StoreArgs, provider: &ProviderArgs, speaker: Option<&str>, messa
         if let Some(err) = turn.encode_error {
             println!("  encoder failed: {err}");
         }
+    }
+    Ok(())
+}
+
+/// Under a reply: what `auto` switched, the citations the gate refused, the facts cited
+/// and, with `all`, every fact the prompt carried (block, the day said, source turn).
+fn print_memory_use(memory: &MemStore, turn: &chat::TurnOutcome, all: bool) -> Result<(), String> {
+    for line in &turn.switched {
+        println!("  {line}");
+    }
+    for (id, why) in &turn.refused_citations {
+        println!("  citation of {id} refused: {why}");
+    }
+    let used = &turn.memory;
+    if !all {
+        if !used.cited.is_empty() {
+            println!("  cited {}", used.cited.join(", "));
+        }
+        return Ok(());
+    }
+    let items = pollster::block_on(memory.items()).map_err(|e| e.to_string())?;
+    let log = pollster::block_on(memory.mutations()).map_err(|e| e.to_string())?;
+    let style = match used.style {
+        nocturne_core::model::memory::AnswerStyle::FreeText => "free text",
+        nocturne_core::model::memory::AnswerStyle::Choose => "chosen",
+        nocturne_core::model::memory::AnswerStyle::Plain => "no model call",
+    };
+    println!("  memory used ({}; {} more stored, left out; {style}):", used.used.len(), used.left_out);
+    for id in &used.used {
+        let Some(item) = items.iter().find(|i| &i.item_id == id) else { continue };
+        let mark = if used.cited.contains(id) { "cited " } else { "      " };
+        let source = item.source_turn.map_or("no source turn".to_string(), |t| format!("turn {t}"));
+        let ancestors = nocturne_core::store::lineage::ancestors(item, &log);
+        let lineage = if ancestors.is_empty() { String::new() } else { format!(" (from {})", ancestors.join(", ")) };
+        println!(
+            "  {mark}{id:<7} {:<8} said {} {source}{lineage}: {}",
+            item.block.as_str(),
+            nocturne_core::text::when::Day::from_unix(item.created_at),
+            item.text
+        );
     }
     Ok(())
 }
@@ -618,6 +679,16 @@ See which with --dry-run, or run it with --yes",
         report.total(|p| p.enforced),
         report.passes.iter().map(|p| p.calls).sum::<usize>()
     );
+    for line in report.passes.iter().flat_map(|p| &p.notes) {
+        println!("note: {line}");
+    }
+    for e in report.failed() {
+        println!(
+            "note: the {} pass ended on an unusable model reply and changed nothing ({}); the Sleep went on",
+            e.pass.name(),
+            e.error.as_deref().unwrap_or("")
+        );
+    }
     for p in report.passes.iter().filter(|p| p.search.left > 0) {
         println!(
             "note: the {} candidate search reached its bound per fact and left {} pairs or index entries unexamined ({} examined, {} found)",
@@ -653,25 +724,38 @@ fn print_diff(d: &diff::Diff) {
 }
 
 fn print_quiz(report: &quiz::QuizReport) {
+    let mark = |ok: bool| if ok { "OK" } else { "MISS" };
     for q in &report.questions {
         println!(
-            "[{}] {} -> {} (score {:.2}, attempts {})",
-            if q.correct { "OK" } else { "MISS" },
+            "[words {} · citation {}] {} -> {} (score {:.2}, cited {}, attempts {})",
+            mark(q.correct),
+            mark(q.cited_correct),
             q.question,
             q.answer,
             q.score,
+            if q.cited.is_empty() { "nothing".to_string() } else { q.cited.join(", ") },
             q.attempts
         );
     }
+    println!(
+        "recall: {}/{} by words, {}/{} by citations; {} citation(s) outside their prompt refused",
+        report.correct(),
+        report.questions.len(),
+        report.cited_correct(),
+        report.questions.len(),
+        report.refused_citations()
+    );
     if let Some(p) = &report.probe {
         println!(
-            "forgotten probe [{}]: {} -> {} absentFromStore={} saidAbsent={} leaked={}",
+            "forgotten probe [words {} · citation {}]: {} -> {} absentFromStore={} saidAbsent={} leaked={} cited={}",
             if p.passed { "OK" } else { "FAIL" },
+            if p.passed_by_citation { "OK" } else { "FAIL" },
             p.question,
             p.answer,
             p.absent_from_store,
             p.said_absent,
-            p.leaked_forgotten_content
+            p.leaked_forgotten_content,
+            if p.cited.is_empty() { "nothing".to_string() } else { p.cited.join(", ") }
         );
     }
 }

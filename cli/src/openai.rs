@@ -95,6 +95,12 @@ impl Provider for OpenAi {
         self.style.set(self.style.get().observe(proposed, refused));
     }
 
+    fn observe_unusable(&self, why: &str) -> Option<String> {
+        let (next, switched) = self.style.get().unusable();
+        self.style.set(next);
+        switched.then(|| nocturne_core::llm::provider::switch_line(&self.model, why))
+    }
+
     fn label(&self) -> String {
         format!("{} @ {}", self.model, self.base_url)
     }

@@ -137,14 +137,16 @@ fn transcript(items: &[nocturne_core::model::memory::Item]) -> (Vec<nocturne_cor
     let mut turns = Vec::with_capacity(items.len() * 2);
     for item in items {
         let index = turns.len() as u32;
-        turns.push(Turn { index, role: Role::User, text: item.text.clone(), at: item.created_at, speaker: None });
-        turns.push(Turn {
-            index: index + 1,
-            role: Role::Assistant,
-            text: "Noted.".into(),
+        let said = |index, role, text: &str| Turn {
+            index,
+            role,
+            text: text.into(),
             at: item.created_at,
             speaker: None,
-        });
+            memory: None,
+        };
+        turns.push(said(index, Role::User, &item.text));
+        turns.push(said(index + 1, Role::Assistant, "Noted."));
     }
     let n = turns.len() as u32;
     (turns, Some(n))

@@ -281,7 +281,7 @@ fn a_lazy_provider_leaves_the_rules_to_the_engine_and_they_are_labelled() {
 }
 
 #[test]
-fn a_garbage_reply_ends_the_pass_and_changes_nothing() {
+fn a_garbage_reply_ends_its_pass_which_changes_nothing_and_the_sleep_goes_on() {
     for garbage in [
         "I am sorry, I cannot do that.",
         "{\"merge\": [{\"intoId\": \"m_1\"",
@@ -292,16 +292,39 @@ fn a_garbage_reply_ends_the_pass_and_changes_nothing() {
         let provider =
             Scripted::new(move |req| (req.task == Task::Propose(PassKind::Merge)).then(|| garbage.to_string()));
         let mut events = Vec::new();
-        let err = block(sleep::sleep(&store, &provider, &SleepOptions::new(NOW), &mut |e| events.push(e.clone())));
-        let err = err.expect_err("the Sleep must stop at the merge pass");
-        assert!(err.to_string().contains("merge pass stopped and changed nothing"), "{err}");
-        let last = events.last().expect("an event");
-        assert_eq!(last.name(), "pass:merge:error");
-        assert!(last.error.as_deref().is_some_and(|e| !e.is_empty()));
-        // Dedupe committed; merge wrote nothing at all.
+        let report = block(sleep::sleep(&store, &provider, &SleepOptions::new(NOW), &mut |e| events.push(e.clone())))
+            .expect("one unusable reply does not fail the whole Sleep");
+        let failed: Vec<String> = report.failed().map(|e| e.name()).collect();
+        assert_eq!(failed, ["pass:merge:error"], "{garbage}");
+        let merge = events.iter().find(|e| e.name() == "pass:merge:error").expect("a merge error event");
+        assert!(merge.error.as_deref().is_some_and(|e| !e.is_empty()));
+        // Merge wrote nothing at all; the passes after it ran and committed.
         let labels: Vec<String> = block(store.versions()).expect("v").into_iter().map(|v| v.label).collect();
-        assert_eq!(labels.last().map(String::as_str), Some("pass:dedupe:after"), "{garbage}");
+        assert!(!labels.iter().any(|l| l.starts_with("pass:merge")), "{garbage}: {labels:?}");
+        assert_eq!(labels.last().map(String::as_str), Some("pass:forget:after"), "{garbage}");
+        assert!(report.passes.iter().flat_map(|p| &p.mutations).all(|m| m.pass != PassKind::Merge));
     }
+}
+
+#[test]
+fn an_unreachable_model_mid_sleep_still_stops_the_sleep() {
+    struct DownForMerge;
+    impl Provider for DownForMerge {
+        fn label(&self) -> String {
+            "down for merge".into()
+        }
+        async fn complete(&self, request: &Request) -> Result<Completion, ProviderError> {
+            if request.task == Task::Propose(PassKind::Merge) {
+                return Err(ProviderError::Unreachable("connection refused".into()));
+            }
+            OfflineProvider.complete(request).await
+        }
+    }
+    let store = seeded();
+    let err = block(sleep::sleep(&store, &DownForMerge, &SleepOptions::new(NOW), &mut |_| {})).expect_err("stops");
+    assert!(err.to_string().contains("merge pass stopped and changed nothing"), "{err}");
+    let labels: Vec<String> = block(store.versions()).expect("v").into_iter().map(|v| v.label).collect();
+    assert_eq!(labels.last().map(String::as_str), Some("pass:dedupe:after"));
 }
 
 #[test]

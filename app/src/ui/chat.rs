@@ -1,13 +1,15 @@
-//! The chat: messages in, replies from memory, each turn encoded into scratch.
+//! The chat: messages in, replies from memory — each with the facts it cited as chips
+//! and the memory its prompt carried under "memory used" — each turn encoded into scratch.
 
-use super::{ctx, now};
+use super::{ctx, now, Ctx};
 use crate::lock;
 use crate::stop::StopHandle;
 use leptos::prelude::*;
 use nocturne_core::flow::chat::{self, TurnOutcome};
 use nocturne_core::llm::provider::ProviderError;
-use nocturne_core::model::memory::Turn;
+use nocturne_core::model::memory::{AnswerStyle, Item, MemoryUse, Turn};
 use nocturne_core::store::Store;
+use std::collections::HashMap;
 
 /// How a reply the user stopped ends in the transcript.
 pub const CUT: &str = "[stopped by the user]";
@@ -21,7 +23,24 @@ pub const TURNS_PER_PAGE: usize = 60;
 pub fn ChatPanel() -> impl IntoView {
     let c = ctx();
     let draft = RwSignal::new(String::new());
-    let transcript = c.load(|store| async move { store.transcript().await });
+    // The turns, and the facts their replies drew on (to show block, date and source).
+    let transcript = c.load(|store| async move {
+        let turns = store.transcript().await?;
+        let used: std::collections::HashSet<&str> =
+            turns.iter().filter_map(|t| t.memory.as_ref()).flat_map(|m| m.used.iter().map(String::as_str)).collect();
+        let facts: HashMap<String, Item> = if used.is_empty() {
+            HashMap::new()
+        } else {
+            store
+                .items()
+                .await?
+                .into_iter()
+                .filter(|i| used.contains(i.item_id.as_str()))
+                .map(|i| (i.item_id.clone(), i))
+                .collect()
+        };
+        Ok((turns, facts))
+    });
     // The reply as it streams in, shown until the turn is stored.
     let streaming = RwSignal::new(String::new());
     let asked = RwSignal::new(String::new());
@@ -45,9 +64,10 @@ pub fn ChatPanel() -> impl IntoView {
                 Ok(reply) => reply,
                 // Stopped: keep what was streamed, marked as cut. Only the user's turn is
                 // ever encoded, so nothing of the cut reply becomes a fact.
-                Err(chat::ChatError::Provider(ProviderError::Stopped)) => {
-                    format!("{} {CUT}", streaming.get_untracked().trim_end())
-                }
+                Err(chat::ChatError::Provider(ProviderError::Stopped)) => chat::Reply {
+                    text: format!("{} {CUT}", streaming.get_untracked().trim_end()),
+                    ..Default::default()
+                },
                 Err(e) => return Err(e.to_string()),
             };
             // The turn is recorded with a provider the Stop does not reach (same type, so
@@ -95,10 +115,10 @@ pub fn ChatPanel() -> impl IntoView {
                 <Suspense fallback=|| ()>
                     {move || transcript.get().map(|r| match r {
                         Err(e) => view! { <li class="error" role="alert">{e}</li> }.into_any(),
-                        Ok(turns) if turns.is_empty() => view! {
+                        Ok((turns, _)) if turns.is_empty() => view! {
                             <li class="hint" data-testid="first-run">"Tell Nocturne about yourself — where you live, what you like, what you promised. Each message becomes facts in scratch; press Sleep to consolidate them, then ask."</li>
                         }.into_any(),
-                        Ok(turns) => {
+                        Ok((turns, facts)) => {
                             let hidden = turns.len().saturating_sub(shown.get());
                             view! {
                                 {(hidden > 0).then(|| view! {
@@ -106,7 +126,7 @@ pub fn ChatPanel() -> impl IntoView {
                                         on:click=move |_| shown.update(|n| *n += TURNS_PER_PAGE)>
                                         {format!("Show older turns ({hidden} more)")}</button></li>
                                 })}
-                                {turns.into_iter().skip(hidden).map(turn_view).collect_view()}
+                                {turns.into_iter().skip(hidden).map(|t| turn_view(c, t, &facts)).collect_view()}
                                 <li class="end" aria-hidden="true" node_ref=end></li>
                             }.into_any()
                         }
@@ -136,12 +156,73 @@ pub fn ChatPanel() -> impl IntoView {
     }
 }
 
-fn turn_view(t: Turn) -> impl IntoView {
+fn turn_view(c: Ctx, t: Turn, facts: &HashMap<String, Item>) -> impl IntoView {
+    let memory = t.memory.as_ref().filter(|m| !m.used.is_empty() || m.style != AnswerStyle::FreeText);
     view! {
         <li class=format!("turn {}", t.role.as_str())>
             <span class="who">{t.role.as_str()}</span>
-            <span class="said">{t.text}</span>
+            <span class="said">{t.text.clone()}</span>
+            {memory.map(|m| memory_view(c, m, facts))}
         </li>
+    }
+}
+
+/// Under a reply: the facts it cited, as chips, and every fact its prompt carried.
+fn memory_view(c: Ctx, used: &MemoryUse, facts: &HashMap<String, Item>) -> impl IntoView {
+    let chip = |id: &String| {
+        let go = id.clone();
+        let words = facts.get(id).map_or_else(|| "no longer stored".to_string(), |i| clip(&i.text, 48));
+        view! {
+            <button class="cite" data-testid="cite" title="Show where this fact came from"
+                on:click=move |_| c.show_lineage(&go)>{format!("{id} · {words}")}</button>
+        }
+    };
+    let how = match used.style {
+        AnswerStyle::FreeText => "the model wrote the reply and named these",
+        AnswerStyle::Choose => "the model chose the fact; the reply quotes it",
+        AnswerStyle::Plain => "no model call was needed",
+    };
+    let rows: Vec<_> = used
+        .used
+        .iter()
+        .map(|id| {
+            let go = id.clone();
+            let cited = used.cited.contains(id);
+            let (block, said, source, text) = match facts.get(id) {
+                Some(i) => (
+                    i.block.as_str().to_string(),
+                    nocturne_core::text::when::Day::from_unix(i.created_at).to_string(),
+                    i.source_turn.map_or("no source turn".into(), |t| format!("turn {t}")),
+                    i.text.clone(),
+                ),
+                None => ("—".into(), "—".into(), "—".into(), "no longer stored (erased)".into()),
+            };
+            view! {
+                <li class:cited=cited data-testid="memory-used-fact">
+                    <span class="meta">{format!("{block} · said {said} · {source}")}{cited.then_some(" · cited")}</span>
+                    " " {text} " "
+                    <button class="link" on:click=move |_| c.show_lineage(&go)>{format!("lineage of {id}")}</button>
+                </li>
+            }
+        })
+        .collect();
+    view! {
+        {(!used.cited.is_empty()).then(|| view! {
+            <span class="cites" data-testid="citations">"cited: " {used.cited.iter().map(chip).collect_view()}</span>
+        })}
+        <details class="memory-used" data-testid="memory-used">
+            <summary>{format!("memory used ({})", used.used.len())}</summary>
+            <p class="hint">{format!("{how}; {} more stored fact(s) were not in the prompt.", used.left_out)}</p>
+            <ul>{rows}</ul>
+        </details>
+    }
+}
+
+fn clip(text: &str, chars: usize) -> String {
+    if text.chars().count() <= chars {
+        text.to_string()
+    } else {
+        format!("{}…", text.chars().take(chars).collect::<String>())
     }
 }
 
@@ -152,6 +233,8 @@ fn encode_summary(out: &TurnOutcome) -> impl IntoView {
         <div class="encoded" data-testid="encoded">
             <p>{format!("Encoded {accepted} fact(s) into scratch; {} refused.", refused.len())}</p>
             <ul>{refused.into_iter().map(|r| view! { <li class="refused">{r}</li> }).collect_view()}</ul>
+            {out.switched.iter().map(|s| view! { <p class="switched" data-testid="style-switched">{s.clone()}</p> }).collect_view()}
+            {out.refused_citations.iter().map(|(_, why)| view! { <p class="refused" data-testid="citation-refused">{format!("Citation refused: {why}")}</p> }).collect_view()}
             {out.encode_error.clone().map(|e| view! { <p class="error" role="alert">{format!("The encoder failed: {e}. The turn is kept and will be encoded with the next one.")}</p> })}
         </div>
     }

@@ -16,7 +16,7 @@ pub fn LogPanel() -> impl IntoView {
     let pass = RwSignal::new(None::<PassKind>);
     let verdict = RwSignal::new(String::new());
     let proposer = RwSignal::new(String::new());
-    let selected = RwSignal::new(String::new());
+    let selected = c.lineage;
     let keep = move |m: &Mutation| {
         let (p, v, who) = (pass.get(), verdict.get(), proposer.get());
         p.is_none_or(|p| m.pass == p)

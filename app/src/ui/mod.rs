@@ -46,11 +46,21 @@ pub struct Ctx {
     pub mode_label: RwSignal<String>,
     /// The IndexedDB database name of the memory in use.
     pub memory: RwSignal<String>,
+    /// The panel shown.
+    pub tab: RwSignal<Tab>,
+    /// The fact whose lineage the log panel shows (`""`: none).
+    pub lineage: RwSignal<String>,
 }
 
 impl Ctx {
     pub fn bump(&self) {
         self.revision.update(|r| *r += 1);
+    }
+
+    /// Shows the lineage of fact `id` in the log panel.
+    pub fn show_lineage(&self, id: &str) {
+        self.lineage.set(id.to_string());
+        self.tab.set(Tab::Log);
     }
 
     /// The provider the settings describe.
@@ -71,7 +81,7 @@ impl Ctx {
                 self.styles.get_value(),
             ))
         } else if s.provider == "inpage" {
-            AnyProvider::InPage(InPageProvider::new(s.inpage_config()))
+            AnyProvider::InPage(InPageProvider::new(s.inpage_config(), self.styles.get_value()))
         } else {
             AnyProvider::Offline(OfflineProvider)
         }
@@ -173,10 +183,12 @@ fn Shell(store: IdbStore) -> impl IntoView {
         styles: StoredValue::new_local(StyleMemo::default()),
         mode_label: RwSignal::new("not yet probed".into()),
         memory: RwSignal::new(String::new()),
+        tab: RwSignal::new(Tab::Chat),
+        lineage: RwSignal::new(String::new()),
     };
     ctx.memory.set(ctx.store.with_value(IdbStore::name));
     provide_context(ctx);
-    let tab = RwSignal::new(Tab::Chat);
+    let tab = ctx.tab;
     let provider_label = move || {
         ctx.settings.get();
         use nocturne_core::llm::provider::Provider;

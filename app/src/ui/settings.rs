@@ -5,7 +5,7 @@
 use super::ctx;
 use leptos::prelude::*;
 use nocturne_core::llm::openai;
-use nocturne_core::llm::provider::{Provider, StyleSetting};
+use nocturne_core::llm::provider::StyleSetting;
 use nocturne_core::store::Store;
 use nocturne_core::RetentionPolicy;
 use serde::{Deserialize, Serialize};
@@ -175,9 +175,9 @@ pub fn SettingsPanel() -> impl IntoView {
                             x.prompt_tokens.insert(key, n.max(300));
                         }
                     }) /></label>
-                <label>"Proposals " <select data-testid="proposal-style"
+                <label>"Proposals and answers " <select data-testid="proposal-style"
                     on:change=move |ev| s.update(|x| x.proposal_style = StyleSetting::parse(&event_target_value(&ev)).unwrap_or_default())>
-                    {[(StyleSetting::Auto, "auto", "auto (small models choose from candidates)"), (StyleSetting::FreeText, "free-text", "free text (capable models)"), (StyleSetting::Candidates, "candidates", "choose from candidates (small models)")]
+                    {[(StyleSetting::Auto, "auto", "auto (by name, then by behaviour: a reply cut off or malformed moves to choosing)"), (StyleSetting::FreeText, "free-text", "free text (capable models)"), (StyleSetting::Candidates, "candidates", "choose from candidates (small models)")]
                         .into_iter()
                         .map(|(v, value, label)| view! { <option value=value selected=move || s.get().proposal_style == v>{label}</option> })
                         .collect_view()}
@@ -188,7 +188,7 @@ pub fn SettingsPanel() -> impl IntoView {
                     s.track();
                     match c.provider() {
                         crate::providers::AnyProvider::Http(p) => p.style().label(),
-                        crate::providers::AnyProvider::InPage(p) => p.proposal_style().label().to_string(),
+                        crate::providers::AnyProvider::InPage(p) => p.style().label(),
                         crate::providers::AnyProvider::Offline(_) => "the offline rules need no style".to_string(),
                     }
                 }}</span></p>

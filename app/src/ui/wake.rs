@@ -38,8 +38,12 @@ pub fn QuizPanel() -> impl IntoView {
                 Err(e) => view! { <p class="error" role="alert">{e}</p> }.into_any(),
                 Ok(rep) => view! {
                     <p data-testid="quiz-score">{format!("{}/{} recalled", rep.correct(), rep.questions.len())}</p>
+                    <p data-testid="quiz-cited">{format!(
+                        "{}/{} recalled by citation (the answer cited the fact or one derived from it); {} citation(s) outside their prompt refused",
+                        rep.cited_correct(), rep.questions.len(), rep.refused_citations()
+                    )}</p>
                     <table class="questions">
-                        <thead><tr><th>"fact"</th><th>"question"</th><th>"answer"</th><th>"score"</th><th>"attempts"</th></tr></thead>
+                        <thead><tr><th>"fact"</th><th>"question"</th><th>"answer"</th><th>"score"</th><th>"cited"</th><th>"attempts"</th></tr></thead>
                         <tbody>
                             {rep.questions.into_iter().map(|q| view! {
                                 <tr class:refused=!q.correct>
@@ -47,6 +51,7 @@ pub fn QuizPanel() -> impl IntoView {
                                     <td class="wrap">{q.question}{q.refused_questions.into_iter().map(|r| view! { <div class="refused small">{r}</div> }).collect_view()}</td>
                                     <td class="wrap">{q.answer}</td>
                                     <td>{format!("{:.2} {}", q.score, if q.correct { "✓" } else { "✗" })}</td>
+                                    <td>{format!("{} {}", if q.cited.is_empty() { "nothing".to_string() } else { q.cited.join(", ") }, if q.cited_correct { "✓" } else { "✗" })}</td>
                                     <td>{q.attempts}</td>
                                 </tr>
                             }).collect_view()}
@@ -63,6 +68,11 @@ pub fn QuizPanel() -> impl IntoView {
                                     <li>{format!("absentFromStore = {}", p.absent_from_store)}</li>
                                     <li>{format!("saidAbsent = {}", p.said_absent)}</li>
                                     <li>{format!("leakedForgottenContent = {}", p.leaked_forgotten_content)}</li>
+                                    <li data-testid="probe-cited">{format!(
+                                        "by citation: {} (cited {})",
+                                        if p.passed_by_citation { "passed" } else { "failed" },
+                                        if p.cited.is_empty() { "nothing".to_string() } else { p.cited.join(", ") }
+                                    )}</li>
                                 </ul>
                             </div>
                         }.into_any(),

@@ -1,12 +1,14 @@
-//! A chat turn: reply from memory, store both turns, encode the new user turns into
-//! scratch through the encode gate (incrementally, with a cursor).
+//! A chat turn: reply from memory (citing the facts it used, each citation gated), store
+//! both turns with the memory the reply drew on, encode the new user turns into scratch
+//! through the encode gate (incrementally, with a cursor).
 
 use crate::gate::{Edit, Ground, Judge, Verdict};
+use crate::llm::answer::{self, AnswerStream};
 use crate::llm::context::MemoryIndex;
 use crate::llm::prompt;
 use crate::llm::provider::{self, ProposalStyle, Provider, ProviderError};
-use crate::model::memory::{Item, Mutation, Proposer, Refs, Role, Turn, Version};
-use crate::model::pass::{MutationKind, PassKind};
+use crate::model::memory::{AnswerStyle, Item, MemoryUse, Mutation, Proposer, Refs, Role, Turn, Version};
+use crate::model::pass::{MutationKind, PassKind, Stage};
 use crate::store::{Commit, Store, StoreError};
 use crate::text::candidates;
 use serde::Serialize;
@@ -28,6 +30,35 @@ pub struct TurnOutcome {
     pub encode_error: Option<String>,
     /// Candidate statements offered to a model that chooses (0 in free-text style).
     pub offered: usize,
+    /// The memory the reply drew on: the facts its prompt carried and those it cited.
+    pub memory: MemoryUse,
+    /// Citations the gate refused: (the id cited, why).
+    pub refused_citations: Vec<(String, String)>,
+    /// What `auto` said when an unusable reply moved the model to choosing in this turn.
+    pub switched: Vec<String>,
+}
+
+/// A reply and the memory it drew on; nothing is stored yet.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Reply {
+    pub text: String,
+    pub memory: MemoryUse,
+    /// Citations the gate refused: (the id cited, why). Logged when the turn is recorded.
+    pub refused: Vec<(String, String)>,
+    /// What `auto` said when an unusable free-text reply moved the model to choosing.
+    pub switched: Option<String>,
+}
+
+impl Reply {
+    /// A reply written by the code with no model call.
+    fn plain(text: &str, left_out: usize) -> Reply {
+        Reply {
+            text: text.to_string(),
+            memory: MemoryUse { used: Vec::new(), left_out, cited: Vec::new(), style: AnswerStyle::Plain },
+            ..Default::default()
+        }
+    }
 }
 
 /// A chat turn could not happen.
@@ -80,6 +111,115 @@ pub async fn chat_turn_by<S: Store, P: Provider>(
     record_by(store, provider, speaker, text.trim(), &reply, now).await
 }
 
+/// Answers `text` from the memory in `index`, in the provider's style, citing what it
+/// used. Free text: the model writes the answer and names the lines it used (streamed to
+/// `on_delta` as its words arrive). Choose: the model picks the offered line that answers,
+/// or none, and the code writes the reply from that fact's words and date; a message that
+/// asks nothing gets a plain note with no call. Every cited id goes through the citation
+/// gate: one the prompt did not carry is refused (and logged when the turn is recorded).
+/// A free-text reply cut off at the token limit or not in the asked shape counts against
+/// free text: on `auto` the model is asked again at once, by choosing.
+pub async fn answer<P: Provider>(
+    provider: &P,
+    index: &MemoryIndex<'_>,
+    history: &[Turn],
+    text: &str,
+    on_delta: &mut dyn FnMut(&str),
+) -> Result<Reply, ProviderError> {
+    let mut switched = None;
+    if provider.proposal_style() == ProposalStyle::FreeText {
+        let selection = prompt::chat_selection(index, history, text, provider.memory_tokens());
+        let shown: Vec<String> = selection.facts.iter().map(|i| i.item_id.clone()).collect();
+        let request = answer::free_request(&selection, history, text);
+        let mut stream = AnswerStream::default();
+        let completion = provider
+            .complete_streaming(&request, &mut |delta| {
+                let words = stream.push(delta);
+                if !words.is_empty() {
+                    on_delta(&words);
+                }
+            })
+            .await?;
+        let parsed = if completion.truncated {
+            Err("cut off at the token limit".to_string())
+        } else {
+            answer::parse_free(&completion.text)
+        };
+        let memory = |cited| MemoryUse {
+            used: shown.clone(),
+            left_out: selection.left_out,
+            cited,
+            style: AnswerStyle::FreeText,
+        };
+        match parsed {
+            Ok(free) => {
+                let (cited, refused) = gate_citations(&free.cited, &shown);
+                return Ok(Reply { text: free.text, memory: memory(cited), refused, switched });
+            }
+            Err(why) => match provider.observe_unusable(&why) {
+                Some(line) => switched = Some(line),
+                None => {
+                    // Free text by the user's choice: keep what the model said, citing nothing.
+                    let partial = stream.answer_so_far();
+                    let said = if partial.trim().is_empty() && provider::extract_json(&completion.text).is_err() {
+                        completion.text.trim().to_string()
+                    } else {
+                        partial.trim().to_string()
+                    };
+                    if said.is_empty() {
+                        return Err(ProviderError::BadResponse(format!("the reply could not be used ({why})")));
+                    }
+                    return Ok(Reply { text: said, memory: memory(Vec::new()), refused: Vec::new(), switched });
+                }
+            },
+        }
+    }
+    let mut reply = choose(provider, index, text).await?;
+    reply.switched = switched;
+    on_delta(&reply.text);
+    Ok(reply)
+}
+
+/// The choose style of [`answer`].
+async fn choose<P: Provider>(provider: &P, index: &MemoryIndex<'_>, text: &str) -> Result<Reply, ProviderError> {
+    if !answer::asks(text) {
+        return Ok(Reply::plain(answer::NOTED, index.len()));
+    }
+    let options = index.best(text, answer::CHOOSE_OPTIONS);
+    if options.is_empty() {
+        // Nothing in memory shares a word with the question: nothing to choose from.
+        return Ok(Reply::plain(prompt::NOT_IN_MEMORY, index.len()));
+    }
+    let shown: Vec<String> = options.iter().map(|i| i.item_id.clone()).collect();
+    let completion = provider.complete(&answer::choose_request(&options, text, index.now())).await?;
+    let choice = if completion.truncated {
+        Err("cut off at the token limit".to_string())
+    } else {
+        answer::parse_choice(&completion.text)
+    };
+    let choice =
+        choice.map_err(|why| ProviderError::BadResponse(format!("the model's choice could not be read ({why})")))?;
+    let (cited, refused) = gate_citations(choice.as_slice(), &shown);
+    let text = match cited.first().and_then(|id| options.iter().find(|i| &i.item_id == id)) {
+        Some(fact) => answer::from_fact(fact, index.now()),
+        None => answer::not_in_memory(),
+    };
+    let memory = MemoryUse { used: shown, left_out: index.len() - options.len(), cited, style: AnswerStyle::Choose };
+    Ok(Reply { text, memory, refused, switched: None })
+}
+
+/// Splits cited ids into those the prompt carried and refusals with their reasons.
+fn gate_citations(cited: &[String], shown: &[String]) -> (Vec<String>, Vec<(String, String)>) {
+    let (mut kept, mut refused) = (Vec::new(), Vec::new());
+    for id in cited {
+        match crate::gate::cite::judge(id, shown) {
+            Verdict::Accept(_) => kept.push(id.clone()),
+            Verdict::Refuse(why) => refused.push((id.clone(), why)),
+        }
+    }
+    (kept, refused)
+}
+
 /// [`chat_turn`], handing each piece of the reply to `on_delta` as it streams in.
 pub async fn chat_turn_streaming<S: Store, P: Provider>(
     store: &S,
@@ -101,7 +241,7 @@ pub async fn reply_streaming<S: Store, P: Provider>(
     text: &str,
     now: i64,
     on_delta: &mut dyn FnMut(&str),
-) -> Result<String, ChatError> {
+) -> Result<Reply, ChatError> {
     let text = text.trim();
     if text.is_empty() {
         return Err(ChatError::EmptyMessage);
@@ -113,13 +253,7 @@ pub async fn reply_streaming<S: Store, P: Provider>(
     let history = &transcript[transcript.len().saturating_sub(HISTORY_TURNS)..];
     // Each fact is also found by the words of the conversation it was said in.
     let index = MemoryIndex::new(&refs, &store.meta().await?.policy, now).with_context(&transcript);
-    Ok(provider
-        .complete_streaming(&prompt::chat_request_indexed(&index, history, text, provider.memory_tokens()), on_delta)
-        .await
-        .map_err(ChatError::Provider)?
-        .text
-        .trim()
-        .to_string())
+    answer(provider, &index, history, text, on_delta).await.map_err(ChatError::Provider)
 }
 
 /// How often a turn is re-recorded when another writer moved the memory meanwhile.
@@ -133,7 +267,7 @@ pub async fn record<S: Store, P: Provider>(
     store: &S,
     provider: &P,
     text: &str,
-    reply: &str,
+    reply: &Reply,
     now: i64,
 ) -> Result<TurnOutcome, ChatError> {
     record_by(store, provider, None, text, reply, now).await
@@ -145,7 +279,7 @@ pub async fn record_by<S: Store, P: Provider>(
     provider: &P,
     speaker: Option<&str>,
     text: &str,
-    reply: &str,
+    reply: &Reply,
     now: i64,
 ) -> Result<TurnOutcome, ChatError> {
     let mut attempt = 0;
@@ -163,25 +297,48 @@ async fn record_once<S: Store, P: Provider>(
     provider: &P,
     speaker: Option<&str>,
     text: &str,
-    reply: &str,
+    reply: &Reply,
     now: i64,
 ) -> Result<TurnOutcome, ChatError> {
     let meta = store.meta().await?;
     let transcript = store.transcript().await?;
     let base = Some(meta.head);
     let next = transcript.len() as u32;
-    let turns = vec![
-        Turn { index: next, role: Role::User, text: text.to_string(), at: now, speaker: speaker.map(String::from) },
-        Turn { index: next + 1, role: Role::Assistant, text: reply.to_string(), at: now, speaker: None },
-    ];
-    let reply = reply.to_string();
+    let (turns, cite_refusals) = rows(next, speaker, text, reply, now);
+    let outcome = |encoded, version, encode_error, offered| TurnOutcome {
+        reply: reply.text.clone(),
+        encoded,
+        version,
+        encode_error,
+        offered,
+        memory: reply.memory.clone(),
+        refused_citations: reply.refused.clone(),
+        switched: reply.switched.iter().cloned().collect(),
+    };
     let pending: Vec<Turn> = transcript
         .iter()
         .chain(turns.iter())
         .filter(|t| t.index >= meta.encoded_through && t.role == Role::User)
         .cloned()
         .collect();
-    match encode(provider, &pending, meta.next_item.max(1), now).await {
+    let mut switched: Vec<String> = reply.switched.iter().cloned().collect();
+    let encoded = encode(provider, &pending, meta.next_item.max(1), now).await;
+    let encoded = match encoded {
+        Err(e) if e.in_free_text => match provider.observe_unusable(&e.why) {
+            // Asked again at once, by choosing.
+            Some(line) => {
+                switched.push(line);
+                encode(provider, &pending, meta.next_item.max(1), now).await
+            }
+            None => Err(e),
+        },
+        other => other,
+    };
+    let outcome = |encoded, version, encode_error, offered| TurnOutcome {
+        switched: switched.clone(),
+        ..outcome(encoded, version, encode_error, offered)
+    };
+    match encoded.map_err(|u| u.why) {
         Ok((items, mutations, offered)) => {
             let label = if items.is_empty() { None } else { Some(format!("turn:{next}")) };
             let encoded = mutations.clone();
@@ -190,7 +347,7 @@ async fn record_once<S: Store, P: Provider>(
                     at: now,
                     label,
                     created: items,
-                    mutations,
+                    mutations: cite_refusals.into_iter().chain(mutations).collect(),
                     turns,
                     encoded_through: Some(next + 2),
                     base,
@@ -198,14 +355,57 @@ async fn record_once<S: Store, P: Provider>(
                 })
                 .await?;
             let version = written.last().cloned();
-            Ok(TurnOutcome { reply, encoded, version, encode_error: None, offered })
+            Ok(outcome(encoded, version, None, offered))
         }
         Err(message) => {
             // Keep the conversation; the cursor stays so these turns are encoded next time.
-            store.commit(Commit { at: now, turns, base, ..Default::default() }).await?;
-            Ok(TurnOutcome { reply, encoded: Vec::new(), version: None, encode_error: Some(message), offered: 0 })
+            store.commit(Commit { at: now, turns, base, mutations: cite_refusals, ..Default::default() }).await?;
+            Ok(outcome(Vec::new(), None, Some(message), 0))
         }
     }
+}
+
+/// The rows a turn writes: the user's turn, the reply's (with the memory it drew on), and
+/// a logged refusal for each citation the gate refused.
+fn rows(next: u32, speaker: Option<&str>, text: &str, reply: &Reply, now: i64) -> (Vec<Turn>, Vec<Mutation>) {
+    let turns = vec![
+        Turn {
+            index: next,
+            role: Role::User,
+            text: text.to_string(),
+            at: now,
+            speaker: speaker.map(String::from),
+            memory: None,
+        },
+        Turn {
+            index: next + 1,
+            role: Role::Assistant,
+            text: reply.text.clone(),
+            at: now,
+            speaker: None,
+            memory: Some(reply.memory.clone()),
+        },
+    ];
+    // A citation the gate refused is logged like any refusal, against the reply's turn.
+    let cite_refusals: Vec<Mutation> = reply
+        .refused
+        .iter()
+        .map(|(id, why)| Mutation {
+            id: 0,
+            seq: 0,
+            pass: Stage::Reply,
+            kind: MutationKind::Cite,
+            item_id: id.clone(),
+            refs: Refs { source_turn: Some(next + 1), ..Default::default() },
+            accepted: false,
+            reason: "cited by the reply".into(),
+            rejection_reason: Some(why.clone()),
+            policy: None,
+            proposer: Proposer::Model,
+            at: now,
+        })
+        .collect();
+    (turns, cite_refusals)
 }
 
 /// Asks the model to encode `turns` and gates every proposed fact against them. Returns
@@ -217,12 +417,14 @@ pub async fn encode<P: Provider>(
     turns: &[Turn],
     first_id: u64,
     now: i64,
-) -> Result<(Vec<Item>, Vec<Mutation>, usize), String> {
+) -> Result<(Vec<Item>, Vec<Mutation>, usize), Unusable> {
+    let style = provider.proposal_style();
+    let unusable = |why: String| Unusable { why, in_free_text: style == ProposalStyle::FreeText };
     if turns.is_empty() {
         return Ok((Vec::new(), Vec::new(), 0));
     }
     let mut offered_count = 0;
-    let request = match provider.proposal_style() {
+    let request = match style {
         ProposalStyle::FreeText => prompt::encode_request(turns),
         ProposalStyle::Candidates => {
             let texts: Vec<&str> = turns.iter().filter(|t| t.role == Role::User).map(|t| t.text.as_str()).collect();
@@ -235,15 +437,26 @@ pub async fn encode<P: Provider>(
             prompt::encode_choice_request(&offered)
         }
     };
-    let completion = provider.complete(&request).await.map_err(|e| e.to_string())?;
+    // A transport failure is no verdict on the style: it is reported, not retried.
+    let completion =
+        provider.complete(&request).await.map_err(|e| Unusable { why: e.to_string(), in_free_text: false })?;
     if completion.truncated {
-        return Err("the encoder's reply was cut off at the token limit".into());
+        return Err(unusable("the encoder's reply was cut off at the token limit".into()));
     }
-    let json = provider::extract_json(&completion.text)?;
-    let proposals = provider::proposals(&json, PassKind::Encode.proposal_key())?;
+    let json = provider::extract_json(&completion.text).map_err(unusable)?;
+    let proposals = provider::proposals(&json, PassKind::Encode.proposal_key()).map_err(unusable)?;
     let (items, mutations) = judge_facts(turns, &proposals, first_id, now);
     provider.observe_refusals(mutations.len(), mutations.iter().filter(|m| !m.accepted).count());
     Ok((items, mutations, offered_count))
+}
+
+/// Why the encoder could not be used.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Unusable {
+    pub why: String,
+    /// A free-text reply cut off or not in the asked shape (it counts against free text);
+    /// `false` for a transport failure, which says nothing about the style.
+    pub in_free_text: bool,
 }
 
 /// Gates proposed facts against `turns` (the pure half of [`encode`]).

@@ -123,6 +123,7 @@ fn refs_of(edit: &Edit, items: &BTreeMap<String, Item>) -> (String, Refs, Option
             },
             Some("superseded".into()),
         ),
+        Edit::Cite { item_id } => (item_id.clone(), Refs::default(), None),
     }
 }
 
@@ -208,7 +209,7 @@ fn apply(items: &BTreeMap<String, Item>, outcomes: &[Outcome], now: i64) -> Vec<
     for o in outcomes {
         let Verdict::Accept(edit) = &o.verdict else { continue };
         match edit {
-            Edit::Add { .. } => {}
+            Edit::Add { .. } | Edit::Cite { .. } => {}
             Edit::Drop { item_id, .. } | Edit::Forget { item_id, .. } => edit_row(item_id, &|i| i.active = false),
             Edit::Merge { into_id, from_ids, merged_text } => {
                 edit_row(into_id, &|i| i.text = merged_text.clone());

@@ -87,6 +87,24 @@ pub struct PassEvent {
 }
 
 impl PassEvent {
+    /// The event of a pass starting over `input` active facts.
+    fn start(pass: PassKind, dry_run: bool, input: usize) -> PassEvent {
+        PassEvent {
+            pass,
+            phase: Phase::Start,
+            dry_run,
+            input,
+            proposed: 0,
+            accepted: 0,
+            rejected: 0,
+            enforced: 0,
+            active_after: input,
+            before_version: None,
+            after_version: None,
+            error: None,
+        }
+    }
+
     /// `pass:dedupe:done`.
     pub fn name(&self) -> String {
         let phase = match self.phase {
@@ -110,6 +128,10 @@ pub struct PassReport {
     pub calls: usize,
     pub prompt_tokens: u64,
     pub completion_tokens: u64,
+    /// What changed in how the model was asked during this pass (`auto` moving to
+    /// choosing after an unusable reply).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
 }
 
 /// A whole Sleep.
@@ -137,6 +159,10 @@ impl SleepReport {
     }
     pub fn completion_tokens(&self) -> u64 {
         self.passes.iter().map(|p| p.completion_tokens).sum()
+    }
+    /// Passes that ended on an unusable model reply and changed nothing (the Sleep went on).
+    pub fn failed(&self) -> impl Iterator<Item = &PassEvent> {
+        self.passes.iter().map(|p| &p.event).filter(|e| e.error.is_some())
     }
 }
 
@@ -212,25 +238,12 @@ pub async fn sleep<S: Store, P: Provider>(
         }
         let mut active: Vec<&Item> = items.values().filter(|i| i.active).collect();
         active.sort_by_key(|i| i.ordinal());
-        let mut event = PassEvent {
-            pass: kind,
-            phase: Phase::Start,
-            dry_run: options.dry_run,
-            input: active.len(),
-            proposed: 0,
-            accepted: 0,
-            rejected: 0,
-            enforced: 0,
-            active_after: active.len(),
-            before_version: None,
-            after_version: None,
-            error: None,
-        };
+        let mut event = PassEvent::start(kind, options.dry_run, active.len());
         on_event(&event);
         let (candidates, search) = candidates(kind, &active, &policy, &turns, fresh.as_ref(), &options.bounds);
         let ask_about = Asking { policy: &policy, now, budget: &options.budget, style: provider.proposal_style() };
-        let (requests, shown) = ask_about.requests(kind, &active, &candidates, fresh.as_ref());
-        let asked = ask(provider, kind, &requests, &options.stop).await;
+        let (asked, shown, notes) =
+            ask_pass(provider, &ask_about, kind, &active, &candidates, fresh.as_ref(), &options.stop).await;
         if options.stop.is_stopped() {
             event.phase = Phase::Error;
             event.error = Some("stopped by the user".into());
@@ -240,11 +253,18 @@ pub async fn sleep<S: Store, P: Provider>(
         let (calls, prompt_tokens, completion_tokens) = (asked.calls, asked.prompt_tokens, asked.completion_tokens);
         let proposals = match asked.proposals {
             Ok(list) => list,
-            Err(message) => {
+            Err(Failure { message, unusable }) => {
                 event.phase = Phase::Error;
                 event.error = Some(message.clone());
                 on_event(&event);
-                return Err(SleepError::Pass { pass: kind, message });
+                if !unusable {
+                    return Err(SleepError::Pass { pass: kind, message });
+                }
+                // One reply that ran long or came out malformed ends its pass, which
+                // changes nothing; the Sleep goes on with the next pass.
+                let mutations = Vec::new();
+                passes.push(PassReport { event, mutations, search, calls, prompt_tokens, completion_tokens, notes });
+                continue;
             }
         };
         drop(active);
@@ -280,7 +300,7 @@ pub async fn sleep<S: Store, P: Provider>(
         event.enforced = plan.enforced();
         event.active_after = items.values().filter(|i| i.active).count();
         on_event(&event);
-        passes.push(PassReport { event, mutations, search, calls, prompt_tokens, completion_tokens });
+        passes.push(PassReport { event, mutations, search, calls, prompt_tokens, completion_tokens, notes });
     }
     let active_after = items.values().filter(|i| i.active).count();
     Ok(SleepReport { dry_run: options.dry_run, fresh: fresh.map(|f| f.len()), active_before, active_after, passes })
@@ -398,6 +418,7 @@ fn candidates(
 }
 
 /// What a pass's requests are built from, besides the facts.
+#[derive(Clone, Copy)]
 struct Asking<'a> {
     policy: &'a crate::model::policy::RetentionPolicy,
     now: i64,
@@ -471,10 +492,50 @@ async fn commit_pass<S: Store>(
 
 /// What asking the model for one pass's proposals gave, and cost.
 struct Asked {
-    proposals: Result<Vec<serde_json::Value>, String>,
+    proposals: Result<Vec<serde_json::Value>, Failure>,
     calls: usize,
     prompt_tokens: u64,
     completion_tokens: u64,
+}
+
+/// Why asking failed: a transport error or a stop (`unusable: false`), or a reply that
+/// came back cut off or malformed (`unusable: true`).
+struct Failure {
+    message: String,
+    unusable: bool,
+}
+
+/// Asks for one pass's proposals. A free-text reply cut off or malformed counts against
+/// free text: on `auto` the pass is asked again at once, by choosing, and the switch is
+/// noted. Returns what was asked, the facts shown (an incremental Sleep's focus) and notes.
+async fn ask_pass<P: Provider>(
+    provider: &P,
+    about: &Asking<'_>,
+    kind: PassKind,
+    active: &[&Item],
+    candidates: &Candidates,
+    fresh: Option<&HashSet<String>>,
+    stop: &StopToken,
+) -> (Asked, Option<HashSet<String>>, Vec<String>) {
+    let (requests, shown) = about.requests(kind, active, candidates, fresh);
+    let asked = ask(provider, kind, &requests, stop).await;
+    let retry = match &asked.proposals {
+        Err(failure) if failure.unusable && about.style == provider::ProposalStyle::FreeText => {
+            provider.observe_unusable(&failure.message)
+        }
+        _ => None,
+    };
+    let Some(line) = retry else { return (asked, shown, Vec::new()) };
+    let about = Asking { style: provider.proposal_style(), ..*about };
+    let (requests, shown) = about.requests(kind, active, candidates, fresh);
+    let again = ask(provider, kind, &requests, stop).await;
+    let asked = Asked {
+        calls: asked.calls + again.calls,
+        prompt_tokens: asked.prompt_tokens + again.prompt_tokens,
+        completion_tokens: asked.completion_tokens + again.completion_tokens,
+        proposals: again.proposals,
+    };
+    (asked, shown, vec![line])
 }
 
 /// Sends each request of a pass in turn; the first transport error, truncated or
@@ -484,19 +545,21 @@ async fn ask<P: Provider>(provider: &P, kind: PassKind, requests: &[provider::Re
     let mut proposals = Vec::new();
     for request in requests {
         if stop.is_stopped() {
-            asked.proposals = Err("stopped by the user".into());
+            asked.proposals = Err(Failure { message: "stopped by the user".into(), unusable: false });
             return asked;
         }
         let reply = async {
-            let completion = provider.complete(request).await.map_err(|e| e.to_string())?;
+            let completion =
+                provider.complete(request).await.map_err(|e| Failure { message: e.to_string(), unusable: false })?;
             asked.calls += 1;
             asked.prompt_tokens += completion.prompt_tokens;
             asked.completion_tokens += completion.completion_tokens;
+            let unusable = |message: String| Failure { message, unusable: true };
             if completion.truncated {
-                return Err("the reply was cut off at the token limit (finish_reason: length)".to_string());
+                return Err(unusable("the reply was cut off at the token limit (finish_reason: length)".to_string()));
             }
-            let json = provider::extract_json(&completion.text)?;
-            provider::proposals(&json, kind.proposal_key())
+            let json = provider::extract_json(&completion.text).map_err(unusable)?;
+            provider::proposals(&json, kind.proposal_key()).map_err(unusable)
         }
         .await;
         match reply {

@@ -132,6 +132,7 @@ impl Case {
                 text: strip_role(line).to_string(),
                 at: self.now,
                 speaker: None,
+                memory: None,
             })
             .collect()
     }

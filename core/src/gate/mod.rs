@@ -16,6 +16,7 @@
 //! ```
 
 pub mod case;
+pub mod cite;
 pub(crate) mod dedupe;
 mod encode;
 mod fields;
@@ -92,6 +93,10 @@ pub enum Edit {
         valid_to: i64,
         basis: SupersedeBasis,
     },
+    /// A reply cites a fact its prompt carried (changes nothing in the memory).
+    Cite {
+        item_id: String,
+    },
 }
 
 impl Edit {
@@ -115,6 +120,7 @@ impl Edit {
             Edit::Supersede { old_id, new_id, basis, .. } => {
                 format!("{new_id} supersedes {old_id}: {}", basis.describe())
             }
+            Edit::Cite { item_id } => format!("{item_id} was in the reply's prompt"),
         }
     }
 
@@ -122,7 +128,10 @@ impl Edit {
     pub fn item_id(&self) -> Option<&str> {
         match self {
             Edit::Add { .. } => None,
-            Edit::Drop { item_id, .. } | Edit::Promote { item_id, .. } | Edit::Forget { item_id, .. } => Some(item_id),
+            Edit::Drop { item_id, .. }
+            | Edit::Promote { item_id, .. }
+            | Edit::Forget { item_id, .. }
+            | Edit::Cite { item_id } => Some(item_id),
             Edit::Merge { into_id, .. } => Some(into_id),
             Edit::Supersede { old_id, .. } => Some(old_id),
         }
@@ -329,6 +338,7 @@ impl<'a> Judge<'a> {
             Edit::Supersede { old_id, new_id, .. } => {
                 consumed.insert(old_id.clone(), format!("superseded by {new_id}"));
             }
+            Edit::Cite { .. } => {}
         }
     }
 }

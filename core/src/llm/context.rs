@@ -351,6 +351,11 @@ impl<'a> MemoryIndex<'a> {
         Selection { left_out: self.facts.len() - facts.len(), facts, tokens: fill.used, now: Some(self.now) }
     }
 
+    /// The `n` facts most relevant to `query`, best first (only facts sharing a root with it).
+    pub fn best(&self, query: &str, n: usize) -> Vec<&'a Item> {
+        self.ranked(query).into_iter().take(n).map(|d| self.facts[d as usize]).collect()
+    }
+
     /// BM25 scores (k1 = 1.2, b = 0.75) of the facts sharing a root with `terms`, each term
     /// weighted; words of the conversation around a fact count [`CONTEXT_WEIGHT`] of its own.
     fn score(&self, terms: &[(String, f64)]) -> HashMap<u32, f64> {

@@ -2,6 +2,7 @@
 //! the prompts and JSON Schemas each pass sends, the OpenAI-compatible wire format and
 //! the embedded offline provider. Uses `text`, `model` and `gate`; never the store.
 
+pub mod answer;
 pub mod context;
 pub mod gbnf;
 pub mod offline;

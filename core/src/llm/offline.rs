@@ -13,6 +13,8 @@
 //! question with the memory line sharing most content tokens, or says it is not in memory;
 //! *quiz questions* name only the fact's most distinctive word.
 
+use crate::llm::answer;
+use crate::llm::context::{shown_id, stored_id};
 use crate::llm::prompt::{self, NOT_IN_MEMORY};
 use crate::llm::provider::{estimate_tokens, Completion, Provider, ProviderError, Request, Task};
 use crate::model::memory::{Block, Item};
@@ -49,7 +51,21 @@ pub fn respond(request: &Request) -> String {
     match request.task {
         Task::Chat => {
             let system = request.messages.iter().find(|m| m.role == "system").map_or("", |m| m.content.as_str());
-            chat(system, user)
+            match request.json.as_ref().map(|j| j.name.as_str()) {
+                // Answers naming the line they came from, as the contract asks.
+                Some(answer::FREE_CONTRACT) => {
+                    let (text, cited) = chat(prompt::memory_lines(system), user);
+                    json!({"answer": text, "cited": cited.map(|id| shown_id(&id).to_string()).into_iter().collect::<Vec<_>>()})
+                        .to_string()
+                }
+                Some(answer::CHOOSE_CONTRACT) => {
+                    let lines = option_lines(system);
+                    let chosen = answer::asks(user).then(|| best_line(&lines, user)).flatten();
+                    json!({"fact": chosen.map_or(answer::NONE.to_string(), |(id, _)| shown_id(&id).to_string())})
+                        .to_string()
+                }
+                _ => chat(prompt::memory_lines(system), user).0,
+            }
         }
         Task::Propose(pass) => {
             let proposals = match pass {
@@ -274,35 +290,45 @@ fn question_tokens(text: &str) -> BTreeSet<String> {
     content_tokens(text).into_iter().filter(|t| !QUESTION_WORDS.contains(&t.as_str())).collect()
 }
 
-fn chat(system: &str, message: &str) -> String {
-    let lower = message.trim().to_lowercase();
-    let asks = lower.ends_with('?')
-        || ["what", "where", "who", "when", "how", "do ", "does", "did", "is ", "are ", "can ", "which"]
-            .iter()
-            .any(|w| lower.starts_with(w));
-    if !asks {
-        return "Noted — I will keep that in mind.".into();
+/// The reply to `message` from the memory `lines` (id, text), and the id it came from.
+fn chat(lines: Vec<(String, String)>, message: &str) -> (String, Option<String>) {
+    if !answer::asks(message) {
+        return (answer::NOTED.into(), None);
     }
+    match best_line(&lines, message) {
+        Some((id, text)) => (format!("From memory: {text}"), Some(id)),
+        None => (NOT_IN_MEMORY.into(), None),
+    }
+}
+
+/// The lines of a choose request: `[17] Melanie: I painted a sunrise. (said 2023-05-08)`.
+fn option_lines(system: &str) -> Vec<(String, String)> {
+    system
+        .lines()
+        .filter_map(|l| l.strip_prefix('[')?.split_once("] "))
+        .map(|(id, text)| (stored_id(id), text.rsplit_once(" (said ").map_or(text, |(t, _)| t).to_string()))
+        .collect()
+}
+
+/// The memory line sharing most content tokens with `message` (at least half of its).
+fn best_line(lines: &[(String, String)], message: &str) -> Option<(String, String)> {
     let q = question_tokens(message);
     let names = named(message);
-    let best = prompt::memory_lines(system)
-        .into_iter()
+    let best = lines
+        .iter()
         // A question naming someone or something answers only from a line that names it.
         .filter(|(_, text)| {
             let line: BTreeSet<String> = textmath::tokens(text).into_iter().collect();
             names.iter().all(|n| line.contains(n))
         })
-        .map(|(_, text)| {
-            let f = content_tokens(&text);
+        .map(|(id, text)| {
+            let f = content_tokens(text);
             let shared = q.intersection(&f).count();
-            (shared, shared as f64 / f.len().max(1) as f64, text)
+            (shared, shared as f64 / f.len().max(1) as f64, text, id)
         })
-        .filter(|(shared, _, _)| *shared > 0 && *shared * 2 >= q.len().max(1))
-        .max_by(|a, b| a.0.cmp(&b.0).then(a.1.total_cmp(&b.1)).then(b.2.cmp(&a.2)));
-    match best {
-        Some((_, _, text)) => format!("From memory: {text}"),
-        None => NOT_IN_MEMORY.into(),
-    }
+        .filter(|(shared, _, _, _)| *shared > 0 && *shared * 2 >= q.len().max(1))
+        .max_by(|a, b| a.0.cmp(&b.0).then(a.1.total_cmp(&b.1)).then(b.2.cmp(a.2)));
+    best.map(|(_, _, text, id)| (id.clone(), text.clone()))
 }
 
 /// The tokens of the capitalised words of a question after its first word (`I` aside):
@@ -344,11 +370,18 @@ mod tests {
             "x\n{}\nhuman (about the user, pinned):\nsaid on 2 Dec 2026:\n[1] I live in Lisbon.\nscratch (recent notes):\nsaid on 2 Dec 2026:\n[2] The kettle is broken.\n",
             prompt::MEMORY_HEADER
         );
-        assert_eq!(chat(&system, "What do you remember about Lisbon?"), "From memory: I live in Lisbon.");
-        assert_eq!(chat(&system, "What do you remember about Saffron?"), NOT_IN_MEMORY);
-        assert_eq!(chat(&system, "Do I live in Lisbon?"), "From memory: I live in Lisbon.");
-        assert_eq!(chat(&system, "Does Ana live in Lisbon?"), NOT_IN_MEMORY, "a name memory never mentions");
-        assert!(chat(&system, "I like tea.").starts_with("Noted"));
+        assert_eq!(
+            chat(prompt::memory_lines(&system), "What do you remember about Lisbon?").0,
+            "From memory: I live in Lisbon."
+        );
+        assert_eq!(chat(prompt::memory_lines(&system), "What do you remember about Saffron?").0, NOT_IN_MEMORY);
+        assert_eq!(chat(prompt::memory_lines(&system), "Do I live in Lisbon?").0, "From memory: I live in Lisbon.");
+        assert_eq!(
+            chat(prompt::memory_lines(&system), "Does Ana live in Lisbon?").0,
+            NOT_IN_MEMORY,
+            "a name memory never mentions"
+        );
+        assert!(chat(prompt::memory_lines(&system), "I like tea.").0.starts_with("Noted"));
     }
 
     #[test]

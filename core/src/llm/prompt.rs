@@ -435,11 +435,23 @@ pub fn chat_request_indexed(
     user_text: &str,
     budget: u64,
 ) -> Request {
+    chat_request_with(&chat_selection(index, history, user_text, budget), history, user_text)
+}
+
+/// The facts a chat prompt about `user_text` carries: what remains of `budget` once the
+/// instructions, recent turns and the message are counted.
+pub fn chat_selection<'a>(
+    index: &crate::llm::context::MemoryIndex<'a>,
+    history: &[Turn],
+    user_text: &str,
+    budget: u64,
+) -> crate::llm::context::Selection<'a> {
     let empty =
         crate::llm::context::Selection { facts: Vec::new(), left_out: index.len(), tokens: 0, now: Some(index.now()) };
-    // The headings are counted by the selection, with the facts under them.
-    let fixed = prompt_tokens(&chat_request_with(&empty, history, user_text));
-    chat_request_with(&index.select(user_text, budget.saturating_sub(fixed)), history, user_text)
+    // The headings are counted by the selection, with the facts under them; the answer
+    // contract's instruction line is counted too.
+    let fixed = prompt_tokens(&crate::llm::answer::free_request(&empty, history, user_text));
+    index.select(user_text, budget.saturating_sub(fixed))
 }
 
 /// The estimated tokens of a request's messages.

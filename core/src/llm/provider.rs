@@ -84,6 +84,20 @@ impl AutoStyle {
             self.style = ProposalStyle::Candidates;
         }
     }
+
+    /// Counts a free-text reply that could not be used (cut off at the token limit, or not
+    /// the JSON asked for) against free text: it moves to candidates at once. Returns
+    /// whether it switched.
+    pub fn unusable(&mut self) -> bool {
+        let switched = self.style == ProposalStyle::FreeText;
+        self.style = ProposalStyle::Candidates;
+        switched
+    }
+}
+
+/// The line shown when `auto` moves a model to choosing because of an unusable reply.
+pub fn switch_line(model: &str, why: &str) -> String {
+    format!("auto: {model}'s free-text reply was unusable ({why}); it answers and proposes by choosing from now on")
 }
 
 /// What the user chose for a provider's proposal style.
@@ -142,6 +156,18 @@ impl StyleState {
                 StyleState::Auto(a)
             }
             fixed => fixed,
+        }
+    }
+
+    /// Counts an unusable free-text reply (only `auto` changes); the new state, and whether
+    /// it switched to choosing.
+    pub fn unusable(self) -> (StyleState, bool) {
+        match self {
+            StyleState::Auto(mut a) => {
+                let switched = a.unusable();
+                (StyleState::Auto(a), switched)
+            }
+            fixed => (fixed, false),
         }
     }
 
@@ -256,6 +282,14 @@ pub trait Provider {
     /// Told how many of the proposals it just made the gates refused, so a provider on
     /// `auto` can move to choosing from candidates when free text mostly fails.
     fn observe_refusals(&self, _proposed: usize, _refused: usize) {}
+
+    /// Told that a free-text reply could not be used: `why` says how (cut off at the token
+    /// limit, not the JSON asked for). A provider on `auto` moves to choosing at once and
+    /// returns a line saying so; the caller retries the call in the new style and shows
+    /// the line. `None`: nothing changed.
+    fn observe_unusable(&self, _why: &str) -> Option<String> {
+        None
+    }
 
     /// Tokens of memory a chat prompt to this provider may carry (set per provider in
     /// Settings: a model with a small context window gets a smaller budget).

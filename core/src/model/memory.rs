@@ -279,6 +279,34 @@ pub struct Turn {
     /// conversation between two people); every fact from the turn keeps it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub speaker: Option<String>,
+    /// On a reply: the memory its prompt carried and the facts it cited.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub memory: Option<MemoryUse>,
+}
+
+/// The memory a reply drew on: the facts its prompt carried (ids, in the prompt's order),
+/// how many stored facts were left out, the facts it cited, and how it was asked.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct MemoryUse {
+    pub used: Vec<String>,
+    pub left_out: usize,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub cited: Vec<String>,
+    pub style: AnswerStyle,
+}
+
+/// How a reply was asked for.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum AnswerStyle {
+    /// The model wrote the answer and named the lines it relied on.
+    #[default]
+    FreeText,
+    /// The model only chose the line that answers (or none); the code wrote the reply.
+    Choose,
+    /// A plain reply: no model call was needed (nothing to answer, or no memory).
+    Plain,
 }
 
 impl Turn {

@@ -97,6 +97,8 @@ impl fmt::Display for PassKind {
 pub enum Stage {
     Pass(PassKind),
     User,
+    /// A chat reply: a citation of a fact its prompt did not carry is refused and logged.
+    Reply,
 }
 
 impl Stage {
@@ -105,6 +107,7 @@ impl Stage {
         match self {
             Stage::Pass(p) => p.name(),
             Stage::User => "user",
+            Stage::Reply => "reply",
         }
     }
 
@@ -112,7 +115,7 @@ impl Stage {
     pub fn pass(self) -> Option<PassKind> {
         match self {
             Stage::Pass(p) => Some(p),
-            Stage::User => None,
+            Stage::User | Stage::Reply => None,
         }
     }
 }
@@ -146,6 +149,7 @@ impl<'de> Deserialize<'de> for Stage {
         let name = String::deserialize(d)?;
         match name.as_str() {
             "user" => Ok(Stage::User),
+            "reply" => Ok(Stage::Reply),
             other => PassKind::parse(other)
                 .map(Stage::Pass)
                 .ok_or_else(|| serde::de::Error::custom(format!("unknown pass '{other}'"))),
@@ -177,6 +181,8 @@ pub enum MutationKind {
     Unpin,
     /// The user erased a fact's words everywhere; only this tombstone remains.
     Erase,
+    /// A reply cited a fact (a citation of a fact its prompt did not carry is refused).
+    Cite,
 }
 
 impl MutationKind {
@@ -193,6 +199,7 @@ impl MutationKind {
             MutationKind::Pin => "pin",
             MutationKind::Unpin => "unpin",
             MutationKind::Erase => "erase",
+            MutationKind::Cite => "cite",
         }
     }
 }

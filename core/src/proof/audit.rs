@@ -153,6 +153,8 @@ fn check(
         Stage::Pass(PassKind::Forget) => forgotten(&e),
         Stage::Pass(PassKind::Supersede) => superseded(&e),
         Stage::User => user_edit(&e),
+        // Accepted citations live on the reply's turn; only refusals are logged.
+        Stage::Reply => Err("an accepted citation in the log: a reply never edits the memory".into()),
     }
 }
 

@@ -36,6 +36,9 @@ impl<P: Provider> Provider for Metered<P> {
     fn observe_refusals(&self, proposed: usize, refused: usize) {
         self.inner.observe_refusals(proposed, refused)
     }
+    fn observe_unusable(&self, why: &str) -> Option<String> {
+        self.inner.observe_unusable(why)
+    }
     fn label(&self) -> String {
         self.inner.label()
     }

@@ -1,9 +1,12 @@
 //! Wake: five questions about surviving, non-merged facts and one probe about a
-//! forgotten fact. The answer key is the store, never the model.
+//! forgotten fact. The answer key is the store, never the model. Every answer is scored
+//! twice, side by side: by its words (it reproduces the fact) and by its citations (it
+//! cites the fact, or one derived from it).
 
+use crate::flow::chat::{self, Reply};
 use crate::llm::context::MemoryIndex;
 use crate::llm::prompt;
-use crate::llm::provider::{self, Message, Provider, ProviderError};
+use crate::llm::provider::{self, Provider, ProviderError};
 use crate::model::memory::{Item, Mutation};
 use crate::model::pass::PassKind;
 use crate::store::{Store, StoreError};
@@ -28,7 +31,14 @@ pub struct Question {
     pub answer: String,
     /// Share of the fact's content tokens the answer reproduces.
     pub score: f64,
+    /// By words: the score reaches [`RECALL_THRESHOLD`].
     pub correct: bool,
+    /// The facts the answer cited (only ids its prompt carried).
+    pub cited: Vec<String>,
+    /// By citation: it cited the probed fact, or a fact derived from it (its lineage).
+    pub cited_correct: bool,
+    /// Citations the gate refused (ids the prompt did not carry), with the reasons.
+    pub refused_citations: Vec<String>,
     /// 2 when the stricter re-ask was used.
     pub attempts: u8,
     /// Generated questions refused for leaking their answer, with the reason.
@@ -49,7 +59,12 @@ pub struct ForgottenProbe {
     pub said_absent: bool,
     /// The reply reproduces the forgotten fact's content anyway.
     pub leaked_forgotten_content: bool,
+    /// By words: absent from the store, said absent, and not leaked.
     pub passed: bool,
+    /// The facts the reply cited.
+    pub cited: Vec<String>,
+    /// By citation: the reply cited nothing, or it abstained.
+    pub passed_by_citation: bool,
 }
 
 /// A question about something that changed: the answer must give the current value and
@@ -80,9 +95,30 @@ pub struct QuizReport {
 }
 
 impl QuizReport {
+    /// Questions answered correctly by words.
     pub fn correct(&self) -> usize {
         self.questions.iter().filter(|q| q.correct).count()
     }
+    /// Questions answered correctly by citation.
+    pub fn cited_correct(&self) -> usize {
+        self.questions.iter().filter(|q| q.cited_correct).count()
+    }
+    /// Citations refused across every answer (ids outside their prompt).
+    pub fn refused_citations(&self) -> usize {
+        self.questions.iter().map(|q| q.refused_citations.len()).sum()
+    }
+}
+
+/// Whether a citation of `cited` answers a question about `probed`: it is the fact, or
+/// the fact is in its lineage (merged, deduplicated or corrected into it).
+pub fn cites_fact(cited: &[String], probed: &str, items: &[Item], log: &[Mutation]) -> bool {
+    cited.iter().any(|id| {
+        id == probed
+            || items
+                .iter()
+                .find(|i| &i.item_id == id)
+                .is_some_and(|i| crate::store::lineage::ancestors(i, log).iter().any(|a| a == probed))
+    })
 }
 
 /// Why the quiz could not run.
@@ -182,7 +218,7 @@ pub async fn wake<S: Store, P: Provider>(store: &S, provider: &P, now: i64) -> R
     // Answers come through the same retrieval as chat: the quiz measures recall through it.
     let transcript = store.transcript().await?;
     let index = MemoryIndex::new(&active, &meta.policy, now).with_context(&transcript);
-    let memory = Memory { index, budget: provider.memory_tokens() };
+    let memory = Memory { index };
     let mut questions = Vec::new();
     for item in pool(&items, &merged, &meta.policy, now).into_iter().take(QUESTIONS) {
         let (question, refused_questions) = ask_question(provider, &item.text).await?;
@@ -194,28 +230,36 @@ pub async fn wake<S: Store, P: Provider>(store: &S, provider: &P, now: i64) -> R
                 answer: String::new(),
                 score: 0.0,
                 correct: false,
+                cited: Vec::new(),
+                cited_correct: false,
+                refused_citations: Vec::new(),
                 attempts: 0,
                 refused_questions,
             });
             continue;
         };
-        let mut answer = answer(provider, &memory, &question).await?;
+        let mut reply = answer(provider, &memory, &question).await?;
         let mut attempts = 1;
-        let mut score = recall(&item.text, &answer);
-        if score < RECALL_THRESHOLD {
+        let mut score = recall(&item.text, &reply.text);
+        let mut cited_correct = cites_fact(&reply.memory.cited, &item.item_id, &items, &mutations);
+        if score < RECALL_THRESHOLD && !cited_correct {
             // One stricter re-ask, recorded as attempts: 2.
             attempts = 2;
             let strict = format!("{question} Answer with the exact words stored in memory.");
-            answer = self::answer(provider, &memory, &strict).await?;
-            score = recall(&item.text, &answer);
+            reply = self::answer(provider, &memory, &strict).await?;
+            score = recall(&item.text, &reply.text);
+            cited_correct = cites_fact(&reply.memory.cited, &item.item_id, &items, &mutations);
         }
         questions.push(Question {
             item_id: item.item_id.clone(),
             fact: item.text.clone(),
             question,
-            answer,
+            answer: reply.text,
             score,
             correct: score >= RECALL_THRESHOLD,
+            cited: reply.memory.cited,
+            cited_correct,
+            refused_citations: reply.refused.into_iter().map(|(_, why)| why).collect(),
             attempts,
             refused_questions,
         });
@@ -242,7 +286,7 @@ async fn forgotten_probe<P: Provider>(
         Some(item) => {
             let (question, _) = ask_question(provider, &item.text).await?;
             let question = question.unwrap_or_else(|| "Is there anything in memory you were asked to forget?".into());
-            let reply = answer(provider, memory, &question).await?;
+            let Reply { text: reply, memory: used, .. } = answer(provider, memory, &question).await?;
             let absent_from_store = !memory
                 .index
                 .facts()
@@ -259,6 +303,8 @@ async fn forgotten_probe<P: Provider>(
                 said_absent,
                 leaked_forgotten_content: leaked,
                 passed: absent_from_store && said_absent && !leaked,
+                passed_by_citation: used.cited.is_empty() || said_absent,
+                cited: used.cited,
             })
         }
     })
@@ -285,7 +331,7 @@ async fn superseded_probe<P: Provider>(
             let words: Vec<&str> =
                 textmath::words(&new.text).filter(|w| subject.contains(&textmath::word_token(w))).collect();
             let question = format!("What do you remember about {}?", words.join(" "));
-            let reply = answer(provider, memory, &question).await?;
+            let reply = answer(provider, memory, &question).await?.text;
             let said: BTreeSet<String> = tokens(&reply).into_iter().collect();
             let gave_current = recall(&new.text, &reply) >= RECALL_THRESHOLD;
             let gave_superseded = old_values.iter().any(|v| said.contains(v));
@@ -327,14 +373,13 @@ async fn ask_question<P: Provider>(provider: &P, fact: &str) -> Result<(Option<S
     Ok((None, refused))
 }
 
-/// The active memory a quiz answer is retrieved from, and how much of it a prompt carries.
+/// The active memory a quiz answer is retrieved from (a prompt carries as much of it as
+/// the provider's memory budget allows).
 struct Memory<'a> {
     index: MemoryIndex<'a>,
-    budget: u64,
 }
 
-async fn answer<P: Provider>(provider: &P, memory: &Memory<'_>, question: &str) -> Result<String, QuizError> {
-    let mut request = prompt::chat_request_indexed(&memory.index, &[], question, memory.budget);
-    request.messages.retain(|m: &Message| !m.content.is_empty());
-    Ok(provider.complete(&request).await?.text)
+/// Answers as chat answers (the same retrieval, style and citation gate), with no history.
+async fn answer<P: Provider>(provider: &P, memory: &Memory<'_>, question: &str) -> Result<Reply, QuizError> {
+    Ok(chat::answer(provider, &memory.index, &[], question, &mut |_| {}).await?)
 }

@@ -582,12 +582,15 @@ async fn wake<S: Store, P: Provider>(store: &S, provider: &P, now: i64, r: &mut 
         quiz.questions.len() == quiz::QUESTIONS && quiz.correct() == quiz::QUESTIONS,
         true,
         format!(
-            "{}/{} correct (attempts: {})",
+            "{}/{} correct by words, {}/{} by citations (attempts: {})",
             quiz.correct(),
+            quiz.questions.len(),
+            quiz.cited_correct(),
             quiz.questions.len(),
             quiz.questions.iter().map(|q| q.attempts.to_string()).collect::<Vec<_>>().join(",")
         ),
     );
+    citations(&quiz, r);
     match &quiz.probe {
         Some(p) => {
             r.check(
@@ -603,6 +606,16 @@ async fn wake<S: Store, P: Provider>(store: &S, provider: &P, now: i64, r: &mut 
                 format!(
                     "\"{}\" -> \"{}\": absentFromStore={} saidAbsent={} leakedForgottenContent={}",
                     p.question, p.answer, p.absent_from_store, p.said_absent, p.leaked_forgotten_content
+                ),
+            );
+            r.check(
+                "forgotten probe by citation",
+                p.passed_by_citation,
+                true,
+                format!(
+                    "cited {}{}",
+                    if p.cited.is_empty() { "nothing".to_string() } else { p.cited.join(", ") },
+                    if p.said_absent { ", and abstained" } else { "" }
                 ),
             );
         }
@@ -624,6 +637,32 @@ async fn wake<S: Store, P: Provider>(store: &S, provider: &P, now: i64, r: &mut 
     }
 
     Ok(())
+}
+
+/// The quiz scored through citations: recall by citation, and no citation outside its prompt.
+fn citations(quiz: &quiz::QuizReport, r: &mut Recorder<'_>) {
+    r.check(
+        "quiz recall by citation",
+        quiz.questions.len() == quiz::QUESTIONS && quiz.cited_correct() == quiz::QUESTIONS,
+        true,
+        format!(
+            "{}/{} answers cited the probed fact or one derived from it ({} by words); cited: {}",
+            quiz.cited_correct(),
+            quiz.questions.len(),
+            quiz.correct(),
+            quiz.questions
+                .iter()
+                .map(|q| if q.cited.is_empty() { "-".to_string() } else { q.cited.join("+") })
+                .collect::<Vec<_>>()
+                .join(",")
+        ),
+    );
+    r.check(
+        "citations within prompts",
+        quiz.refused_citations() == 0,
+        true,
+        format!("{} citation(s) of a fact the answer's prompt did not carry, refused", quiz.refused_citations()),
+    );
 }
 
 /// What the verifier asks about the script's dated commitment (no word of its date).
@@ -655,9 +694,10 @@ async fn falls_due<S: Store, P: Provider>(
         return Ok(());
     };
     let due = fact.when().map_or(crate::text::when::Day(0), |w| w.last());
-    let request =
-        crate::llm::prompt::chat_request_within(&active, &[], DUE_QUESTION, &policy, now, provider.memory_tokens());
-    let reply = provider.complete(&request).await.map_err(|x| e(&x))?.text;
+    // Asked as chat asks: the same retrieval, style and citations.
+    let index = crate::llm::context::MemoryIndex::new(&active, &policy, now);
+    let reply =
+        crate::flow::chat::answer(provider, &index, &[], DUE_QUESTION, &mut |_| {}).await.map_err(|x| e(&x))?.text;
     r.check(
         "temporal recall",
         reply.contains(&due.to_string()),

@@ -384,13 +384,27 @@ async fn creating_an_item_that_exists_is_refused<S: Store>(store: &S) -> Conform
 }
 
 async fn erase_rewrites_every_row_that_holds_the_words<S: Store>(store: &S) -> Conformance {
-    use crate::model::memory::{Role, Turn};
-    let turn = |index: u32, role: Role, text: &str| Turn { index, role, text: text.into(), at: 100, speaker: None };
+    use crate::model::memory::{AnswerStyle, MemoryUse, Role, Turn};
+    let turn = |index: u32, role: Role, text: &str| Turn {
+        index,
+        role,
+        text: text.into(),
+        at: 100,
+        speaker: None,
+        memory: None,
+    };
+    // A reply keeps the memory it drew on: the facts its prompt carried and those it cited.
+    let used = MemoryUse {
+        used: vec!["m_1".into(), "m_2".into()],
+        left_out: 3,
+        cited: vec!["m_1".into()],
+        style: AnswerStyle::Choose,
+    };
     store
         .commit(Commit {
             turns: vec![
                 turn(0, Role::User, "My door code is 4417. I keep a bearded dragon."),
-                turn(1, Role::Assistant, "Noted: your door code is 4417."),
+                Turn { memory: Some(used.clone()), ..turn(1, Role::Assistant, "Noted: your door code is 4417.") },
             ],
             encoded_through: Some(2),
             ..commit(
@@ -403,6 +417,11 @@ async fn erase_rewrites_every_row_that_holds_the_words<S: Store>(store: &S) -> C
         })
         .await
         .map_err(e)?;
+    let kept = store.transcript().await.map_err(e)?;
+    ensure!(
+        kept.get(1).and_then(|t| t.memory.as_ref()) == Some(&used),
+        "the reply's memory use was not kept: {kept:?}"
+    );
     store
         .commit(commit("pass:promote:after", vec![fact(1, Block::Human, "My door code is 4417.", 100)]))
         .await
