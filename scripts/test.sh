@@ -128,6 +128,14 @@ if ./scripts/local-llm.sh start; then
     || [ "$(sed -nE 's/^\[OK\] no invention: ([0-9]+)\/.*/\1/p' "$LOG/real-cli.log")" -lt 8 ]; then
     failed_steps+=("the real model remembers at least 8 traceable facts (native)")
   fi
+  # Replies that cite: at least 3 of the 5 quiz answers cite the fact asked about (or one
+  # derived from it), no answer cites a fact outside its prompt, the probe does not leak.
+  cited=$(sed -nE 's/^\[(OK|score)\] quiz recall by citation: ([0-9]+)\/.*/\2/p' "$LOG/real-cli.log")
+  if [ -z "$cited" ] || [ "$cited" -lt 3 ]; then
+    failed_steps+=("the real model recalls at least 3 of 5 quiz facts through citations (native: ${cited:-none})")
+  fi
+  grep -q '^\[OK\] citations within prompts' "$LOG/real-cli.log" || failed_steps+=("no answer cites outside its prompt (native)")
+  if grep -q 'leakedForgottenContent=true' "$LOG/real-cli.log"; then failed_steps+=("the forgotten probe leaked (native)"); fi
   if [ -n "${port:-}" ] && [ -f dist/index.html ]; then
     python3 -m http.server "$port" --bind 127.0.0.1 --directory dist > "$LOG/http2.log" 2>&1 &
     server=$!
@@ -147,6 +155,24 @@ if ./scripts/local-llm.sh start; then
   ./scripts/local-llm.sh stop
 else
   failed_steps+=("starting the local model")
+fi
+
+step "a second small model: Gemma 3 270M under llama.cpp's server, proposal style auto"
+# Its name is on no list: auto must reach choosing by how the model behaves.
+if LLM_MODEL=gemma3-270m ./scripts/local-llm.sh start; then
+  second="http://127.0.0.1:${LLM_PORT:-18081}/v1"
+  cargo run --locked -q -p nocturne-cli -- verify --provider openai --base-url "$second" --model gemma3-270m 2>&1 | tee "$LOG/second.log"
+  [ "${PIPESTATUS[0]}" = 0 ] || failed_steps+=("verify with a second small model")
+  grep -q '^proposal style used: choose from candidates (auto)' "$LOG/second.log" \
+    || failed_steps+=("auto moves the second small model to choosing by itself")
+  if ! grep -Eq '^\[OK\] no invention: ([0-9]+)/\1 ' "$LOG/second.log" \
+    || [ "$(sed -nE 's/^\[OK\] no invention: ([0-9]+)\/.*/\1/p' "$LOG/second.log")" -lt 8 ]; then
+    failed_steps+=("the second small model remembers at least 8 traceable facts")
+  fi
+  grep -q '^\[OK\] sleep: ' "$LOG/second.log" || failed_steps+=("a Sleep with the second small model completes")
+  LLM_MODEL=gemma3-270m ./scripts/local-llm.sh stop
+else
+  failed_steps+=("starting the second local model")
 fi
 
 step "a real model inside the page: SmolLM2-135M in llama.cpp compiled to WebAssembly"

@@ -114,13 +114,24 @@ class Handler(BaseHTTPRequestHandler):
         if mode == "noschema" and fmt == "json_schema":
             return self.reply(400, json.dumps({"error": {"message": 'response_format type must be one of "text" or "json_object", but got: json_schema'}}))
         key = contract_key(body)
-        content = json.dumps({key: [] if key != "question" else "What do you remember?"}) if key else "Hello from the fake model."
-        if mode == "slowchat" and body.get("stream") and not key:
+        # A chat answer (free text with citations, or a choice among offered lines), a
+        # quiz question, or a pass's proposals (none).
+        if key == "answer":
+            content = json.dumps({"answer": "Hello from the fake model.", "cited": []})
+        elif key == "fact":
+            content = json.dumps({"fact": "none"})
+        elif key == "question":
+            content = json.dumps({"question": "What do you remember?"})
+        else:
+            content = json.dumps({key: []}) if key else "Hello from the fake model."
+        chat = key in (None, "answer", "fact")
+        if mode == "slowchat" and body.get("stream") and chat:
             self.send_response(200)
             self.cors()
             self.send_header("Content-Type", "text/event-stream")
             self.end_headers()
-            first = "data: " + json.dumps({"choices": [{"delta": {"content": "Hel"}, "finish_reason": None}]}) + "\n\n"
+            start = '{"answer": "Hel' if key == "answer" else "Hel"
+            first = "data: " + json.dumps({"choices": [{"delta": {"content": start}, "finish_reason": None}]}) + "\n\n"
             self.wfile.write(first.encode())
             self.wfile.flush()
             time.sleep(60)
@@ -128,6 +139,8 @@ class Handler(BaseHTTPRequestHandler):
         if body.get("stream"):
             # A chat reply streams in three pieces; a proposal streams its JSON in two.
             pieces = ("Hel", "lo", " there") if not key else (content[:5], content[5:])
+            if key == "answer":
+                pieces = ('{"answer": "Hel', "lo", ' there", "cited": []}')
             usage = {"prompt_tokens": 7, "completion_tokens": 3} if not key else {"prompt_tokens": 11, "completion_tokens": 5}
             events = "".join(
                 "data: " + json.dumps({"choices": [{"delta": {"content": piece}, "finish_reason": None}]}) + "\n\n"

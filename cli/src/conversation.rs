@@ -172,8 +172,19 @@ fn block<T>(f: impl std::future::Future<Output = T>) -> T {
     pollster::block_on(f)
 }
 
-/// Feeds `conversation` through the chat path and Sleeps, then measures every question.
-pub fn measure(conversation: &Conversation, budget: u64, keep: Keep, misses: bool) -> Result<Figures, String> {
+/// A conversation fed through the chat path and Sleeps.
+pub struct Ingested {
+    pub store: MemStore,
+    /// The dialog id of each user turn, by transcript index.
+    pub dia_of: HashMap<u32, String>,
+    /// An hour after the last Sleep: when the questions are asked.
+    pub now: i64,
+    pub policy: RetentionPolicy,
+}
+
+/// Feeds `conversation` through the chat path (offline provider, each turn a user turn
+/// carrying its speaker, at its session's time) with a Sleep after each session.
+pub fn ingest(conversation: &Conversation, keep: Keep) -> Result<Ingested, String> {
     let store = MemStore::new();
     let policy = match keep {
         Keep::Default => RetentionPolicy::default(),
@@ -198,7 +209,12 @@ pub fn measure(conversation: &Conversation, budget: u64, keep: Keep, misses: boo
             .map_err(|e| format!("the Sleep after session {}: {e}", session.number))?;
         last = last.max(end);
     }
-    let now = last + 3600;
+    Ok(Ingested { store, dia_of, now: last + 3600, policy })
+}
+
+/// Feeds `conversation` through the chat path and Sleeps, then measures every question.
+pub fn measure(conversation: &Conversation, budget: u64, keep: Keep, misses: bool) -> Result<Figures, String> {
+    let Ingested { store, dia_of, now, policy } = ingest(conversation, keep)?;
     let items = block(store.items()).map_err(|e| e.to_string())?;
     let log = block(store.mutations()).map_err(|e| e.to_string())?;
     let transcript = block(store.transcript()).map_err(|e| e.to_string())?;

@@ -2,6 +2,7 @@
 //! chat, sleep, versions, diff, restore, quiz, verify and benchmarks.
 
 mod adversarial;
+mod answers;
 mod bench;
 mod conversation;
 mod openai;
@@ -220,6 +221,17 @@ enum Command {
         /// derived from it, and where the best of them ranked
         #[arg(long)]
         misses: bool,
+    },
+    /// A sample of a LoCoMo conversation's questions answered by the provider over the
+    /// kept conversation: how often the answer cited an evidence turn's fact, abstained, or
+    /// cited something else
+    BenchAnswers {
+        file: PathBuf,
+        #[command(flatten)]
+        provider: ProviderArgs,
+        /// How many questions (evenly spaced over categories 1–4)
+        #[arg(long, default_value_t = 50)]
+        questions: usize,
     },
     /// The labelled statements through the rule that decides what is worth remembering
     /// (exit 1 off target: ≥ 90% of the chatter refused, ≤ 3% of the keepers)
@@ -518,6 +530,12 @@ fn run(command: Command) -> Result<ExitCode, String> {
                 KeepArg::Default => conversation::Keep::Default,
             };
             conversation::run(&files, budget, keep, check, misses)?
+        }
+        Command::BenchAnswers { file, provider, questions } => {
+            let p = provider.build()?;
+            let started = std::time::Instant::now();
+            let classes = answers::run(&file, questions, &p)?;
+            println!("{}", classes.line(&p.label(), started.elapsed().as_secs_f64()));
         }
         Command::BenchIncremental { facts, new } => scale::incremental(facts, new)?,
         Command::BenchRecall { facts, export } => scale::recall(facts, export.as_deref())?,

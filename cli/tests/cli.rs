@@ -230,7 +230,8 @@ fn regression_chat_sleep_and_quiz_use_the_provider_they_are_given() {
     // A closed port: the offline rules would have answered; a real provider cannot.
     let remote = ["--provider", "openai", "--base-url", "http://127.0.0.1:9/v1", "--timeout", "2"];
     // A question: a small model answering by choosing is asked (a greeting needs no call).
-    for sub in [vec!["chat", "--store", s, "Where do I live?"], vec!["sleep", "--store", s], vec!["quiz", "--store", s]] {
+    for sub in [vec!["chat", "--store", s, "Where do I live?"], vec!["sleep", "--store", s], vec!["quiz", "--store", s]]
+    {
         let args: Vec<&str> = sub.iter().copied().chain(remote).collect();
         let before = std::fs::read_to_string(&store).expect("store");
         let out = nocturne(&args);

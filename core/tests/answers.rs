@@ -121,14 +121,18 @@ fn in_choose_style_the_code_writes_the_reply_from_the_chosen_fact() {
             let ids = schema_ids(req);
             assert_eq!(ids.last().map(String::as_str), Some(answer::NONE), "none is always a choice");
             assert!(ids.len() <= answer::CHOOSE_OPTIONS + 1);
-            chosen.borrow_mut().push(ids[0].clone());
-            format!(r#"{{"fact": "{}"}}"#, ids[0])
+            assert_eq!(ids[0], "1", "the offered lines are numbered from 1");
+            chosen.borrow_mut().push(ids.len());
+            r#"{"fact": "1"}"#.to_string()
         },
         style: ProposalStyle::Candidates,
     };
     let out = block(chat::chat_turn(&store, &provider, "Where do I live?", NOW + 60)).expect("turn");
     let items = block(store.items()).expect("items");
-    let fact = items.iter().find(|i| format!("m_{}", chosen.borrow()[0]) == i.item_id).expect("chosen fact");
+    // Line 1 is the first fact offered, the most relevant.
+    let first = out.memory.used.first().expect("facts were offered");
+    let fact = items.iter().find(|i| &i.item_id == first).expect("chosen fact");
+    assert!(fact.text.contains("live"), "the most relevant fact comes first: {}", fact.text);
     assert_eq!(out.reply, answer::from_fact(fact, NOW + 60));
     assert!(out.reply.starts_with("From memory, said ") && out.reply.contains(&format!("\"{}\"", fact.text)));
     assert_eq!((out.memory.style, out.memory.cited.clone()), (AnswerStyle::Choose, vec![fact.item_id.clone()]));
@@ -141,6 +145,27 @@ fn in_choose_style_the_code_writes_the_reply_from_the_chosen_fact() {
     let out = block(chat::chat_turn(&store, &none, "Where do I live?", NOW + 180)).expect("turn");
     assert_eq!(out.reply, nocturne_core::llm::prompt::NOT_IN_MEMORY);
     assert!(out.memory.cited.is_empty() && !out.memory.used.is_empty());
+    // A line that was not offered is refused like any citation outside the prompt.
+    let past = Answering { answer: |_: &Request| r#"{"fact": "99"}"#.into(), style: ProposalStyle::Candidates };
+    let out = block(chat::chat_turn(&store, &past, "Where do I live?", NOW + 240)).expect("turn");
+    assert_eq!(out.reply, nocturne_core::llm::prompt::NOT_IN_MEMORY);
+    assert_eq!(out.refused_citations.len(), 1, "{:?}", out.refused_citations);
+    assert!(out.refused_citations[0].1.contains("line 99"), "{}", out.refused_citations[0].1);
+}
+
+#[test]
+fn a_model_that_only_chooses_is_quizzed_with_questions_the_code_writes() {
+    let store = slept();
+    let chooser =
+        Answering { answer: |r: &Request| nocturne_core::llm::offline::respond(r), style: ProposalStyle::Candidates };
+    let report = block(quiz::wake(&store, &chooser, NOW + 60)).expect("quiz");
+    assert!(report
+        .questions
+        .iter()
+        .all(|q| q.question_by == "code" && q.question.starts_with("What do you remember about")));
+    assert_eq!(report.cited_correct(), quiz::QUESTIONS, "{:#?}", report.questions);
+    let probe = report.probe.expect("probe");
+    assert!(probe.passed && probe.passed_by_citation, "{probe:?}");
 }
 
 #[test]

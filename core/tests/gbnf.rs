@@ -33,6 +33,16 @@ fn schemas() -> Vec<(String, Value)> {
         fact(4, "identity", "I live in Porto now.", 0),
     ];
     let refs: Vec<&Item> = items.iter().collect();
+    // The chat's answers: free text citing the prompt's ids (or none to cite), and a choice.
+    use nocturne_core::llm::{answer, context::Selection};
+    let full = Selection { facts: refs.clone(), left_out: 0, tokens: 0, now: Some(NOW) };
+    let free = answer::free_request(&full, &[], "Where do I live?");
+    out.push(("answer (free text)".into(), free.json.expect("schema").schema));
+    let empty = Selection { facts: Vec::new(), left_out: 0, tokens: 0, now: Some(NOW) };
+    let bare = answer::free_request(&empty, &[], "Where do I live?");
+    out.push(("answer (free text, empty memory)".into(), bare.json.expect("schema").schema));
+    let choose = answer::choose_request(&refs[..3], "Where do I live?", NOW);
+    out.push(("answer (choose)".into(), choose.json.expect("schema").schema));
     let ask = |pass, c: Candidates| {
         let policy = RetentionPolicy::default();
         prompt::pass_requests(pass, &refs, &c, &policy, NOW, &Budget::default(), ProposalStyle::Candidates)
@@ -94,7 +104,8 @@ fn every_pass_schema_becomes_a_grammar_that_accepts_what_it_allows() {
 
 #[test]
 fn every_pass_grammar_refuses_a_careless_models_replies() {
-    for (name, schema) in schemas() {
+    // The answers' shapes have their own careless replies, below.
+    for (name, schema) in schemas().into_iter().filter(|(n, _)| !n.starts_with("answer")) {
         let g = Grammar::parse(&gbnf::grammar(&schema).expect("grammar")).expect("parses");
         let valid = sample_nonempty(&schema);
         let key = schema["properties"].as_object().and_then(|p| p.keys().next()).expect("key").clone();
@@ -136,6 +147,32 @@ fn every_pass_grammar_refuses_a_careless_models_replies() {
             }
         }
     }
+}
+
+#[test]
+fn the_answer_grammars_refuse_a_careless_models_replies() {
+    let grammar = |name: &str| {
+        let (_, schema) = schemas().into_iter().find(|(n, _)| n == name).expect("schema");
+        Grammar::parse(&gbnf::grammar(&schema).expect("grammar")).expect("parses")
+    };
+    let choose = grammar("answer (choose)");
+    assert!(accepts(&choose, r#"{"fact":"2"}"#) && accepts(&choose, r#"{"fact":"none"}"#));
+    for careless in [r#"{"fact":"4"}"#, r#"{"fact":"m_2"}"#, r#"{"fact":2}"#, r#"{}"#, r#"{"fact":"1","why":"x"}"#] {
+        assert_eq!(choose.fit(careless), Fit::Never, "choose accepted {careless}");
+    }
+    let free = grammar("answer (free text)");
+    assert!(accepts(&free, r#"{"answer":"You live in Porto.","cited":["4"]}"#));
+    assert!(accepts(&free, r#"{"answer":"I don't have that in memory.","cited":[]}"#));
+    let long = format!(r#"{{"answer":"{}","cited":[]}}"#, "a".repeat(801));
+    let six = r#"{"answer":"x","cited":["1","2","3","4","1","2"]}"#;
+    for careless in
+        [r#"{"answer":"x","cited":["9"]}"#, r#"{"answer":"x","cited":["m_1"]}"#, r#"{"cited":["1"]}"#, six, &long]
+    {
+        assert_eq!(free.fit(careless), Fit::Never, "free text accepted {careless}");
+    }
+    let bare = grammar("answer (free text, empty memory)");
+    assert!(accepts(&bare, r#"{"answer":"Hello."}"#));
+    assert_eq!(bare.fit(r#"{"answer":"Hello.","cited":["1"]}"#), Fit::Never, "nothing to cite");
 }
 
 #[test]

@@ -142,7 +142,30 @@ const [url, out = 'out', fake] = process.argv.slice(2);
     check(/^(\d+)\/\1 recalled$/.test(score), 'the Wake quiz recalls every surviving fact it asks about', score);
     const probe = await page.locator('[data-testid="probe"]').innerText();
     check(/passed/i.test(probe) && probe.includes('absentFromStore = true') && probe.includes('saidAbsent = true') && probe.includes('leakedForgottenContent = false'), 'the forgotten probe reports its three conditions and passes', probe);
+    const cited = await page.locator('[data-testid="quiz-cited"]').innerText();
+    check(/^(\d+)\/\1 recalled by citation/.test(cited), 'the quiz reports recall by citation beside recall by words', cited);
     await page.screenshot({ path: `${out}/07-quiz.png`, fullPage: true });
+
+    // A reply shows the memory it used: the fact it cited as a chip, and every fact its
+    // prompt carried under "memory used (N)", each linking to its lineage.
+    await page.click('text=Chat, memory & sleep');
+    await say('Where do I live?');
+    const last = page.locator('.turn.assistant:not(.pending)').last();
+    const answered = await last.locator('.said').innerText();
+    const chips = await last.locator('[data-testid="cite"]').allInnerTexts();
+    check(answered.includes('Lisbon') && chips.length === 1 && chips[0].includes('Lisbon'), 'a reply shows the fact it cited as a chip', `${answered} | ${chips.join(' | ')}`);
+    const usedList = last.locator('[data-testid="memory-used"]');
+    const usedTitle = await usedList.locator('summary').innerText();
+    check(/^memory used \([1-9]\d*\)$/.test(usedTitle), 'under the reply: memory used (N)', usedTitle);
+    await usedList.locator('summary').click();
+    const usedRows = await usedList.locator('[data-testid="memory-used-fact"]').allInnerTexts();
+    check(usedRows.length >= 1 && usedRows.some((r) => /^(persona|human|episodes|scratch) · said \d{4}-\d{2}-\d{2} · turn \d+ · cited/.test(r) && r.includes('Lisbon')),
+      'opening it lists the facts the prompt carried with block, date and source, the cited one marked', usedRows.join(' | '));
+    await last.screenshot({ path: `${out}/07b-reply-memory-used.png` });
+    await last.locator('[data-testid="cite"]').first().click();
+    await page.waitForFunction(() => /Lineage of m_\d+/.test(document.querySelector('[data-testid="lineage"]')?.innerText || ''), null, { timeout: 10000 }).catch(() => {});
+    const citedLineage = await page.locator('[data-testid="lineage"]').innerText();
+    check(/Lineage of m_\d+/.test(citedLineage) && citedLineage.includes('encoded from turn'), "a citation chip opens the cited fact's lineage", citedLineage.slice(0, 200));
 
     // The mutation log, filtered, and the lineage of an item.
     await page.click('text=Mutations & lineage');

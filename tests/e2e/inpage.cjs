@@ -119,7 +119,15 @@ async function chat(page, text, timeout = 300000) {
     const second = await chat(page, 'I work as a chemist and I prefer green tea.');
     await page.screenshot({ path: `${out}/inpage-chat.png` });
 
-    // Stop mid-reply: the page stops waiting and the worker stops generating.
+    // Stop mid-reply: the page stops waiting and the worker stops generating. A small model
+    // answers by choosing a line (a few tokens), so for this the style is free text.
+    const style = async (value) => {
+      await page.click('text=Settings');
+      await page.selectOption('[data-testid="proposal-style"]', value);
+      await page.click('text=Save provider');
+      await page.click('text=Chat, memory & sleep');
+    };
+    await style('free-text');
     await page.fill('#message', 'Tell me a long story about everything you know about me, in great detail, with many chapters.');
     await page.click('.composer button[type=submit]');
     // The reply is streaming: the pending assistant turn shows its first words.
@@ -138,6 +146,7 @@ async function chat(page, text, timeout = 300000) {
     await page.waitForFunction(() => !document.querySelector('.turn.pending'), null, { timeout: 300000 });
     const cut = await page.locator('.turn:not(.pending)').last().innerText();
     check(cut.includes('[stopped by the user]'), 'the stopped reply keeps what was streamed, marked as stopped', cut.slice(-120));
+    await style('auto');
 
     // A Sleep with the in-page model: every proposal gated and logged.
     const t2 = Date.now();
@@ -147,6 +156,20 @@ async function chat(page, text, timeout = 300000) {
     const summary = await page.locator('[data-testid="sleep-summary"], .sleep p.error').first().innerText();
     console.log(`# sleep (${sleepSeconds.toFixed(0)} s): ${summary}`);
     check(await page.locator('[data-testid="sleep-summary"]').count() === 1, 'a Sleep with the in-page model completes', summary);
+
+    // A question answered by choosing: the reply quotes the fact the model chose, shows it as
+    // a chip, and lists the memory its prompt carried.
+    const asked = await chat(page, 'Where do I live?');
+    console.log(`# choose reply (${asked.seconds.toFixed(1)} s): ${asked.reply.replace(/\s+/g, ' ').slice(0, 200)}`);
+    const last = page.locator('.turn.assistant:not(.pending)').last();
+    const said = await last.locator('.said').innerText();
+    const chips = await last.locator('[data-testid="cite"]').allInnerTexts();
+    const usedTitle = await last.locator('[data-testid="memory-used"] summary').innerText().catch(() => '');
+    check(/memory used \([1-9]\d*\)/.test(usedTitle), 'the in-page reply shows the memory it used', usedTitle);
+    check(said.startsWith('From memory, said ') && chips.length === 1 && said.includes(chips[0].split(' · ').slice(1).join(' · ').replace(/…$/, '')),
+      'the in-page model chose a fact: the reply quotes it and shows it as a chip', `${said} | ${chips.join(' | ')}`);
+    await last.locator('[data-testid="memory-used"] summary').click().catch(() => {});
+    await last.screenshot({ path: `${out}/inpage-citations.png` });
 
     // INPAGE_QUICK=1 (the benchmark, development) leaves out Verify and the offline reload.
     let verifySeconds = NaN;
@@ -166,6 +189,11 @@ async function chat(page, text, timeout = 300000) {
       check(/^(\d+)\/\1 checks/.test(vsummary), 'every required Verify check passes with the in-page model', vsummary);
       const sweep = lines.map((l) => l.match(/no invention: (\d+)\/(\d+)/)).find(Boolean);
       check(sweep && sweep[1] === sweep[2] && Number(sweep[2]) >= 8, 'the in-page model remembers at least 8 traceable facts', sweep ? sweep[0] : lines.join(' | '));
+      const byCitation = lines.map((l) => l.match(/quiz recall by citation: (\d+)\/(\d+)/)).find(Boolean);
+      check(byCitation && Number(byCitation[1]) >= 3, 'the in-page Wake quiz recalls at least 3 of 5 through citations', lines.find((l) => l.includes('quiz recall')) || '');
+      check(lines.some((l) => l.startsWith('[OK] citations within prompts')), 'no in-page answer cites a fact outside its prompt', lines.find((l) => l.includes('citations within')) || '');
+      const probe = lines.find((l) => l.includes('forgotten probe:')) || '';
+      check(!probe.includes('leakedForgottenContent=true'), 'the forgotten probe does not leak', probe);
       await page.screenshot({ path: `${out}/inpage-verify.png`, fullPage: true });
       s2 = await stats(page);
 

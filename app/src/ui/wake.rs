@@ -186,7 +186,7 @@ fn compare_table(rows: Vec<Row>) -> impl IntoView {
                         <td>{format!("{} / {} / {}", r.facts_proposed, r.facts_accepted, r.facts_refused)}</td>
                         <td>{pass(r, "dedupe")}</td><td>{pass(r, "merge")}</td><td>{pass(r, "supersede")}</td>
                         <td>{pass(r, "promote")}</td><td>{pass(r, "forget")}</td>
-                        <td>{r.invention_attempts}</td><td>{format!("{}/{}", r.quiz_correct, r.quiz_asked)}</td>
+                        <td>{r.invention_attempts}</td><td>{format!("{}/{} · {}/{} cited", r.quiz_correct, r.quiz_asked, r.quiz_cited, r.quiz_asked)}</td>
                         <td>{r.error.clone().unwrap_or_else(|| match r.probe_passed { Some(true) => "passed".into(), Some(false) => "failed".into(), None => "—".into() })}</td>
                         <td>{r.calls}</td><td>{format!("{} / {}", r.prompt_tokens, r.completion_tokens)}</td><td>{format!("{:.1} s", r.seconds)}</td>
                     </tr>

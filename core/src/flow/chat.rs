@@ -199,7 +199,12 @@ async fn choose<P: Provider>(provider: &P, index: &MemoryIndex<'_>, text: &str) 
     };
     let choice =
         choice.map_err(|why| ProviderError::BadResponse(format!("the model's choice could not be read ({why})")))?;
-    let (cited, refused) = gate_citations(choice.as_slice(), &shown);
+    // Line n is the n-th fact offered; a number past the last offered is refused.
+    let chosen = choice.map(|n| match n.checked_sub(1).and_then(|k| options.get(k)) {
+        Some(fact) => fact.item_id.clone(),
+        None => format!("line {n}"),
+    });
+    let (cited, refused) = gate_citations(chosen.as_slice(), &shown);
     let text = match cited.first().and_then(|id| options.iter().find(|i| &i.item_id == id)) {
         Some(fact) => answer::from_fact(fact, index.now()),
         None => answer::not_in_memory(),

@@ -1,8 +1,10 @@
 //! Answers that cite the memory they used. In free-text style the model writes its
 //! answer and names the lines it relied on (`{"answer": "…", "cited": ["17"]}`, the ids
-//! an enum of the prompt's); in choose style it only chooses which offered line answers
-//! (`{"fact": "17"}` or `{"fact": "none"}`) and the code writes the reply from that fact's
-//! own words and date. Pure: requests, parsing, and the reply a chosen fact gives.
+//! an enum of the prompt's); in choose style the code offers the few facts most relevant
+//! to the message as lines numbered 1, 2, … (best first), the model only chooses which
+//! line answers (`{"fact": "2"}` or `{"fact": "none"}`, an enum of exactly those numbers
+//! and `none`), and the code writes the reply from that fact's own words and date. Pure:
+//! requests, parsing, and the reply a chosen fact gives.
 //!
 //! ```
 //! use nocturne_core::llm::answer::{parse_free, FreeAnswer};
@@ -49,33 +51,34 @@ pub fn free_request(selection: &Selection<'_>, history: &[Turn], user_text: &str
 Cite no line when the reply uses none.\n",
         );
     }
-    let cited = if ids.is_empty() {
-        json!({"type": "array", "maxItems": 0})
+    let answer = json!({"type": "string", "minLength": 1, "maxLength": 800});
+    // With no memory in the prompt there is nothing to cite: the schema has no `cited`
+    // (an empty enum is no schema every server takes).
+    let schema = if ids.is_empty() {
+        json!({"type": "object", "properties": {"answer": answer}, "required": ["answer"]})
     } else {
-        json!({"type": "array", "items": {"type": "string", "enum": ids}, "maxItems": MAX_CITED})
+        let cited = json!({"type": "array", "items": {"type": "string", "enum": ids}, "maxItems": MAX_CITED});
+        json!({"type": "object", "properties": {"answer": answer, "cited": cited}, "required": ["answer", "cited"]})
     };
-    request.json = Some(JsonContract {
-        name: FREE_CONTRACT.into(),
-        schema: json!({"type": "object", "properties": {"answer": {"type": "string", "minLength": 1, "maxLength": 800}, "cited": cited}, "required": ["answer", "cited"]}),
-    });
+    request.json = Some(JsonContract { name: FREE_CONTRACT.into(), schema });
     request.max_tokens = ANSWER_MAX_TOKENS;
     request
 }
 
-/// The choose request: `options` (most relevant first) as numbered lines; the schema
-/// allows exactly their numbers or `none`.
+/// The choose request: `options` (most relevant first) as lines numbered from 1; the
+/// schema allows exactly those numbers or `none`.
 pub fn choose_request(options: &[&Item], user_text: &str, now: i64) -> Request {
-    let mut ids: Vec<&str> = options.iter().map(|i| shown_id(&i.item_id)).collect();
-    let mut system = String::from(
-        "You find the memory line that answers the user's message. Memory lines, the most relevant first:\n",
-    );
-    for item in options {
-        system.push_str(&option_line(item, now));
+    let mut ids: Vec<String> = (1..=options.len()).map(|n| n.to_string()).collect();
+    let mut system = String::from("Memory lines, the most relevant first:\n");
+    for (n, item) in options.iter().enumerate() {
+        system.push_str(&option_line(n + 1, item, now));
     }
     system.push_str(
-        "Reply with JSON only: {\"fact\": \"the number of the line that answers\"}, or {\"fact\": \"none\"} when no line answers.",
+        "Which line answers the user's message? Reply with JSON only: {\"fact\": \"<its number>\"}. \
+Example: for the question \"Where do I live?\" and the line \"[1] I live in Faro.\", reply {\"fact\": \"1\"}. \
+If no line is about the message, reply {\"fact\": \"none\"}.",
     );
-    ids.push(NONE);
+    ids.push(NONE.to_string());
     Request {
         task: Task::Chat,
         messages: vec![Message::system(system), Message::user(user_text)],
@@ -87,12 +90,12 @@ pub fn choose_request(options: &[&Item], user_text: &str, now: i64) -> Request {
     }
 }
 
-/// One offered line: `[17] Melanie: I painted a sunrise last year. (said 2023-05-08)`.
-fn option_line(item: &Item, now: i64) -> String {
+/// One offered line: `[2] Melanie: I painted a sunrise last year. (said 2023-05-08)`.
+fn option_line(n: usize, item: &Item, now: i64) -> String {
     let said = crate::text::when::Day::from_unix(item.created_at).to_string();
     let who = item.speaker.as_deref().map(|s| format!("{s}: ")).unwrap_or_default();
     let about = item.about(now).map(|a| format!("; {a}")).unwrap_or_default();
-    format!("[{}] {who}{} (said {said}{about})\n", shown_id(&item.item_id), item.text)
+    format!("[{n}] {who}{} (said {said}{about})\n", item.text)
 }
 
 /// Parses a free-text answer. Ids may come as strings or numbers, shown (`17`) or stored
@@ -111,14 +114,16 @@ pub fn parse_free(text: &str) -> Result<FreeAnswer, String> {
     Ok(FreeAnswer { text: answer.to_string(), cited })
 }
 
-/// Parses a choice: `Some(stored id)`, or `None` when the model chose `none`.
-pub fn parse_choice(text: &str) -> Result<Option<String>, String> {
+/// Parses a choice: `Some(line number)`, or `None` when the model chose `none`.
+pub fn parse_choice(text: &str) -> Result<Option<usize>, String> {
     let json = provider::extract_json(text)?;
-    match json.get("fact") {
-        Some(Value::String(s)) if s.trim().eq_ignore_ascii_case(NONE) => Ok(None),
-        Some(v @ (Value::String(_) | Value::Number(_))) => Ok(ids(std::slice::from_ref(v)).into_iter().next()),
-        _ => Err(format!("the reply names no \"fact\": {}", preview(text))),
-    }
+    let line = match json.get("fact") {
+        Some(Value::String(s)) if s.trim().eq_ignore_ascii_case(NONE) => return Ok(None),
+        Some(Value::String(s)) => s.trim().trim_start_matches('[').trim_end_matches(']').parse::<usize>().ok(),
+        Some(Value::Number(n)) => n.as_u64().map(|n| n as usize),
+        _ => None,
+    };
+    line.map(Some).ok_or_else(|| format!("the reply names no line number as \"fact\": {}", preview(text)))
 }
 
 fn ids(list: &[Value]) -> Vec<String> {
@@ -261,11 +266,12 @@ mod tests {
     use crate::model::memory::Block;
 
     #[test]
-    fn a_choice_is_a_prompt_id_or_none() {
-        assert_eq!(parse_choice(r#"{"fact": "17"}"#), Ok(Some("m_17".into())));
-        assert_eq!(parse_choice(r#"{"fact": 17}"#), Ok(Some("m_17".into())));
+    fn a_choice_is_a_line_number_or_none() {
+        assert_eq!(parse_choice(r#"{"fact": "2"}"#), Ok(Some(2)));
+        assert_eq!(parse_choice(r#"{"fact": 2}"#), Ok(Some(2)));
         assert_eq!(parse_choice(r#"{"fact": "none"}"#), Ok(None));
-        assert!(parse_choice("the seventeenth").is_err());
+        assert!(parse_choice("the second").is_err());
+        assert!(parse_choice(r#"{"fact": "m_2"}"#).is_err());
         assert!(parse_choice(r#"{"answer": "x"}"#).is_err());
     }
 
@@ -277,13 +283,13 @@ mod tests {
     }
 
     #[test]
-    fn the_schema_enumerates_the_prompt_ids_only() {
+    fn the_schema_enumerates_the_offered_lines_only() {
         let a = Item::new_fact(17, Block::Human, "identity", "I live in Faro.", 0);
         let b = Item::new_fact(4, Block::Scratch, "event", "I went to Porto.", 0);
         let r = choose_request(&[&a, &b], "Where do I live?", 0);
         let schema = &r.json.as_ref().map(|j| j.schema.clone()).unwrap_or_default();
-        assert_eq!(schema["properties"]["fact"]["enum"], json!(["17", "4", "none"]));
-        assert!(r.messages[0].content.contains("[17] I live in Faro. (said 1970-01-01)"));
+        assert_eq!(schema["properties"]["fact"]["enum"], json!(["1", "2", "none"]));
+        assert!(r.messages[0].content.contains("[1] I live in Faro. (said 1970-01-01)\n[2] I went to Porto."));
     }
 
     #[test]

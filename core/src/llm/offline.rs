@@ -14,7 +14,7 @@
 //! *quiz questions* name only the fact's most distinctive word.
 
 use crate::llm::answer;
-use crate::llm::context::{shown_id, stored_id};
+use crate::llm::context::shown_id;
 use crate::llm::prompt::{self, NOT_IN_MEMORY};
 use crate::llm::provider::{estimate_tokens, Completion, Provider, ProviderError, Request, Task};
 use crate::model::memory::{Block, Item};
@@ -61,8 +61,7 @@ pub fn respond(request: &Request) -> String {
                 Some(answer::CHOOSE_CONTRACT) => {
                     let lines = option_lines(system);
                     let chosen = answer::asks(user).then(|| best_line(&lines, user)).flatten();
-                    json!({"fact": chosen.map_or(answer::NONE.to_string(), |(id, _)| shown_id(&id).to_string())})
-                        .to_string()
+                    json!({"fact": chosen.map_or(answer::NONE.to_string(), |(line, _)| line)}).to_string()
                 }
                 _ => chat(prompt::memory_lines(system), user).0,
             }
@@ -301,12 +300,12 @@ fn chat(lines: Vec<(String, String)>, message: &str) -> (String, Option<String>)
     }
 }
 
-/// The lines of a choose request: `[17] Melanie: I painted a sunrise. (said 2023-05-08)`.
+/// The lines of a choose request, by number: `[2] Melanie: I painted a sunrise. (said 2023-05-08)`.
 fn option_lines(system: &str) -> Vec<(String, String)> {
     system
         .lines()
         .filter_map(|l| l.strip_prefix('[')?.split_once("] "))
-        .map(|(id, text)| (stored_id(id), text.rsplit_once(" (said ").map_or(text, |(t, _)| t).to_string()))
+        .map(|(n, text)| (n.to_string(), text.rsplit_once(" (said ").map_or(text, |(t, _)| t).to_string()))
         .collect()
 }
 
@@ -342,8 +341,9 @@ fn named(question: &str) -> Vec<String> {
         .collect()
 }
 
-/// A question naming only the fact's most distinctive (longest) word.
-fn question(fact: &str) -> String {
+/// A question naming only the fact's most distinctive (longest) word (also the quiz's
+/// question for a model that only chooses).
+pub fn question(fact: &str) -> String {
     let word = textmath::words(fact)
         .filter(|w| !textmath::is_stopword(&textmath::word_token(w)))
         .max_by(|a, b| a.chars().count().cmp(&b.chars().count()).then(b.cmp(a)))

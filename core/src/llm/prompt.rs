@@ -348,15 +348,18 @@ fn choice_request(pass: PassKind, mut payload: Value, options: Vec<Value>) -> Re
 }
 
 /// The encoder's request when the model only chooses: the candidate statements the code
-/// prepared, numbered; the schema allows exactly those texts. The reply budget grows with
-/// the number of candidates, so a long turn is never cut off and a short one never loops.
+/// prepared, numbered; the schema allows exactly those texts. The reply budget is the
+/// longest reply the schema allows (as many items as candidates, each the longest), so a
+/// model that repeats its longest choice is never cut off, and a short turn never loops.
 pub fn encode_choice_request(candidates: &[crate::text::candidates::Candidate]) -> Request {
     let texts: Vec<&str> = candidates.iter().map(|c| c.text.as_str()).collect();
     let numbered: String = texts.iter().enumerate().map(|(i, t)| format!("{}. {t}\n", i + 1)).collect();
     let categories = ["identity", "preferences", "commitments", "event", "context"];
     let entry = json!({"type": "object", "properties": {"text": {"type": "string", "enum": texts}, "category": {"type": "string", "enum": categories}}, "required": ["text", "category"]});
     let schema = json!({"type": "object", "properties": {"facts": {"type": "array", "items": entry, "maxItems": texts.len()}}, "required": ["facts"]});
-    let max_tokens = texts.iter().map(|t| estimate_tokens(t) as u32 + 16).sum::<u32>() + 16;
+    let longest = texts.iter().map(|t| estimate_tokens(t) as u32).max().unwrap_or(0);
+    // `{"text":"…","category":"commitments"},` is about 24 tokens besides the text.
+    let max_tokens = texts.len() as u32 * (longest + 24) + 16;
     Request {
         task: Task::Propose(PassKind::Encode),
         messages: vec![
@@ -366,7 +369,7 @@ pub fn encode_choice_request(candidates: &[crate::text::candidates::Candidate]) 
             Message::user(format!("Statements:\n{numbered}")),
         ],
         json: Some(JsonContract { name: "encode".into(), schema }),
-        max_tokens: max_tokens.min(1536),
+        max_tokens: max_tokens.min(2048),
     }
 }
 

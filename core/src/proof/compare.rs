@@ -68,8 +68,12 @@ pub struct Row {
     pub passes: Vec<(String, usize, usize, usize)>,
     /// Refusals for invented tokens or names (encoder and merge).
     pub invention_attempts: usize,
+    /// Quiz answers correct by words, and by citation.
     pub quiz_correct: usize,
+    pub quiz_cited: usize,
     pub quiz_asked: usize,
+    /// Passes that ended on an unusable reply (the Sleep went on without them).
+    pub failed_passes: usize,
     /// `None` when nothing was forgotten to probe.
     pub probe_passed: Option<bool>,
     pub calls: u64,
@@ -114,8 +118,10 @@ pub async fn run<P: Provider>(provider: P, now: i64, clock: &dyn Fn() -> f64) ->
                 )
             })
             .collect();
+        row.failed_passes = report.failed().count();
         let q = quiz::wake(&store, &metered, now).await.map_err(|e| e.to_string())?;
         row.quiz_correct = q.correct();
+        row.quiz_cited = q.cited_correct();
         row.quiz_asked = q.questions.len();
         row.probe_passed = q.probe.map(|p| p.passed);
         Ok::<(), String>(())
@@ -139,11 +145,16 @@ pub async fn run<P: Provider>(provider: P, now: i64, clock: &dyn Fn() -> f64) ->
 /// The rows as a Markdown table.
 pub fn table(rows: &[Row]) -> String {
     let mut out = String::from(
-        "| provider | proposal style | facts proposed / accepted / refused (unusable replies) | dedupe | merge | supersede | promote | forget | invention attempts | quiz | forgotten probe | calls | prompt / completion tokens | time |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n",
+        "| provider | proposal style | facts proposed / accepted / refused (unusable replies) | dedupe | merge | supersede | promote | forget | invention attempts | quiz (words · citations) | forgotten probe | calls | prompt / completion tokens | time |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n",
     );
     for r in rows {
         let pass = |name: &str| {
             r.passes.iter().find(|p| p.0 == name).map_or("—".to_string(), |p| format!("{} / {} / {}", p.1, p.2, p.3))
+        };
+        let style = if r.failed_passes > 0 {
+            format!("{} ({} pass(es) ended on an unusable reply)", r.style, r.failed_passes)
+        } else {
+            r.style.clone()
         };
         let probe = match r.probe_passed {
             Some(true) => "passed",
@@ -151,9 +162,9 @@ pub fn table(rows: &[Row]) -> String {
             None => "nothing forgotten",
         };
         out.push_str(&format!(
-            "| {} | {} | {} / {} / {} ({}) | {} | {} | {} | {} | {} | {} | {}/{} | {} | {} | {} / {} | {:.1} s |\n",
+            "| {} | {} | {} / {} / {} ({}) | {} | {} | {} | {} | {} | {} | {}/{} · {}/{} | {} | {} | {} / {} | {:.1} s |\n",
             r.provider,
-            r.style,
+            style,
             r.facts_proposed,
             r.facts_accepted,
             r.facts_refused,
@@ -165,6 +176,8 @@ pub fn table(rows: &[Row]) -> String {
             pass("forget"),
             r.invention_attempts,
             r.quiz_correct,
+            r.quiz_asked,
+            r.quiz_cited,
             r.quiz_asked,
             r.error
                 .as_ref()

@@ -6,7 +6,7 @@
 use crate::flow::chat::{self, Reply};
 use crate::llm::context::MemoryIndex;
 use crate::llm::prompt;
-use crate::llm::provider::{self, Provider, ProviderError};
+use crate::llm::provider::{self, ProposalStyle, Provider, ProviderError};
 use crate::model::memory::{Item, Mutation};
 use crate::model::pass::PassKind;
 use crate::store::{Store, StoreError};
@@ -41,6 +41,9 @@ pub struct Question {
     pub refused_citations: Vec<String>,
     /// 2 when the stricter re-ask was used.
     pub attempts: u8,
+    /// Who wrote the question: `model`, or `code` for a model that only chooses (it is
+    /// never asked to write).
+    pub question_by: &'static str,
     /// Generated questions refused for leaking their answer, with the reason.
     pub refused_questions: Vec<String>,
 }
@@ -234,6 +237,7 @@ pub async fn wake<S: Store, P: Provider>(store: &S, provider: &P, now: i64) -> R
                 cited_correct: false,
                 refused_citations: Vec::new(),
                 attempts: 0,
+                question_by: question_by(provider),
                 refused_questions,
             });
             continue;
@@ -261,6 +265,7 @@ pub async fn wake<S: Store, P: Provider>(store: &S, provider: &P, now: i64) -> R
             cited_correct,
             refused_citations: reply.refused.into_iter().map(|(_, why)| why).collect(),
             attempts,
+            question_by: question_by(provider),
             refused_questions,
         });
     }
@@ -350,10 +355,30 @@ async fn superseded_probe<P: Provider>(
     })
 }
 
+/// Who writes the quiz's questions for `provider`.
+fn question_by<P: Provider>(provider: &P) -> &'static str {
+    match provider.proposal_style() {
+        ProposalStyle::FreeText => "model",
+        ProposalStyle::Candidates => "code",
+    }
+}
+
 /// Generates a question for `fact`, refusing one that leaks its answer and allowing one
-/// stricter re-ask. Returns the question (if any passed) and the refusals.
+/// stricter re-ask. Returns the question (if any passed) and the refusals. A model that
+/// only chooses writes no question: the code asks about the fact's most distinctive word,
+/// under the same leak rule.
 async fn ask_question<P: Provider>(provider: &P, fact: &str) -> Result<(Option<String>, Vec<String>), QuizError> {
     let mut refused = Vec::new();
+    if provider.proposal_style() == ProposalStyle::Candidates {
+        let question = crate::llm::offline::question(fact);
+        let share = leak(&question, fact);
+        if share >= LEAK_THRESHOLD {
+            refused
+                .push(format!("question '{question}' gives away {:.0}% of its answer's content tokens", share * 100.0));
+            return Ok((None, refused));
+        }
+        return Ok((Some(question), refused));
+    }
     for strict in [false, true] {
         let reply = provider.complete(&prompt::quiz_question_request(fact, strict)).await?;
         let question = provider::extract_json(&reply.text)
