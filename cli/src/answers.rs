@@ -9,7 +9,7 @@
 use crate::conversation::{self, Ingested, Keep};
 use nocturne_core::flow::chat;
 use nocturne_core::llm::context::MemoryIndex;
-use nocturne_core::llm::provider::Provider;
+use nocturne_core::llm::provider::{Provider, ProviderError};
 use nocturne_core::model::memory::Item;
 use nocturne_core::store::{lineage, Store};
 use nocturne_core::testkit::locomo;
@@ -30,6 +30,8 @@ pub struct Classes {
     pub other: usize,
     /// Citations the gate refused (ids outside the prompt).
     pub refused: usize,
+    /// Replies that could not be read (the error is printed; the question counts here).
+    pub unreadable: usize,
 }
 
 impl Classes {
@@ -37,11 +39,12 @@ impl Classes {
     pub fn line(&self, provider: &str, seconds: f64) -> String {
         let share = |n: usize| format!("{:.3}", n as f64 / self.questions.max(1) as f64);
         format!(
-            "answers: provider={provider:?} n={} evidenceCited={} abstained={} otherCited={} evidenceOffered={} refusedCitations={} seconds={seconds:.0}",
+            "answers: provider={provider:?} n={} evidenceCited={} abstained={} otherCited={} unreadable={} evidenceOffered={} refusedCitations={} seconds={seconds:.0}",
             self.questions,
             share(self.evidence),
             share(self.abstained),
             share(self.other),
+            share(self.unreadable),
             share(self.offered),
             self.refused
         )
@@ -73,15 +76,23 @@ pub fn run<P: Provider>(file: &Path, n: usize, provider: &P) -> Result<Classes, 
     let index = MemoryIndex::new(&active, &policy, now).with_context(&transcript);
     let mut out = Classes::default();
     for (k, q) in sample(&c.questions, n).into_iter().enumerate() {
-        let reply = block(chat::answer(provider, &index, &[], &q.question, &mut |_| {}))
-            .map_err(|e| format!("question {} ({:?}): {e}", k + 1, q.question))?;
+        out.questions += 1;
+        let reply = match block(chat::answer(provider, &index, &[], &q.question, &mut |_| {})) {
+            Ok(reply) => reply,
+            // A reply that could not be read is a figure; an unreachable model ends the run.
+            Err(e @ ProviderError::BadResponse(_)) => {
+                eprintln!("[{}/{}] c{} {:?}: {e}", k + 1, n, q.category, q.question);
+                out.unreadable += 1;
+                continue;
+            }
+            Err(e) => return Err(format!("question {} ({:?}): {e}", k + 1, q.question)),
+        };
         let wanted: HashSet<&str> = q.evidence.iter().map(String::as_str).collect();
         let from_evidence = |id: &String| {
             lineage::derived_turns(id, &by_id, &log)
                 .iter()
                 .any(|t| dia_of.get(t).is_some_and(|d| wanted.contains(d.as_str())))
         };
-        out.questions += 1;
         out.offered += reply.memory.used.iter().any(from_evidence) as usize;
         out.refused += reply.refused.len();
         let abstained = reply.memory.cited.is_empty() || nocturne_core::proof::quiz::says_absent(&reply.text);

@@ -30,6 +30,8 @@ pub const CHOOSE_OPTIONS: usize = 8;
 pub const NONE: &str = "none";
 /// The reply to a message that asks nothing, in choose style (no model call).
 pub const NOTED: &str = "Noted — I will keep that in mind.";
+/// The reply budget of a choice: the JSON and the whitespace a grammar allows around it.
+pub const CHOOSE_MAX_TOKENS: u32 = 96;
 /// The reply budget of a free-text answer: the answer and up to five ids.
 pub const ANSWER_MAX_TOKENS: u32 = 240;
 
@@ -86,7 +88,10 @@ If no line is about the message, reply {\"fact\": \"none\"}.",
             name: CHOOSE_CONTRACT.into(),
             schema: json!({"type": "object", "properties": {"fact": {"type": "string", "enum": ids}}, "required": ["fact"]}),
         }),
-        max_tokens: 16,
+        // A choice is a handful of tokens, but a server's JSON grammar lets a model put up
+        // to twenty spaces or newlines around each of its parts (SmolLM2 did, and was cut
+        // off at 16).
+        max_tokens: CHOOSE_MAX_TOKENS,
     }
 }
 
