@@ -32,6 +32,8 @@ pub struct Classes {
     pub refused: usize,
     /// Replies that could not be read (the error is printed; the question counts here).
     pub unreadable: usize,
+    /// Replies that cited the first fact offered (the one the retrieval ranked best).
+    pub first: usize,
 }
 
 impl Classes {
@@ -39,12 +41,13 @@ impl Classes {
     pub fn line(&self, provider: &str, seconds: f64) -> String {
         let share = |n: usize| format!("{:.3}", n as f64 / self.questions.max(1) as f64);
         format!(
-            "answers: provider={provider:?} n={} evidenceCited={} abstained={} otherCited={} unreadable={} evidenceOffered={} refusedCitations={} seconds={seconds:.0}",
+            "answers: provider={provider:?} n={} evidenceCited={} abstained={} otherCited={} unreadable={} firstOffered={} evidenceOffered={} refusedCitations={} seconds={seconds:.0}",
             self.questions,
             share(self.evidence),
             share(self.abstained),
             share(self.other),
             share(self.unreadable),
+            share(self.first),
             share(self.offered),
             self.refused
         )
@@ -95,6 +98,8 @@ pub fn run<P: Provider>(file: &Path, n: usize, provider: &P) -> Result<Classes, 
         };
         out.offered += reply.memory.used.iter().any(from_evidence) as usize;
         out.refused += reply.refused.len();
+        out.first +=
+            (!reply.memory.cited.is_empty() && reply.memory.cited.first() == reply.memory.used.first()) as usize;
         let abstained = reply.memory.cited.is_empty() || nocturne_core::proof::quiz::says_absent(&reply.text);
         if reply.memory.cited.iter().any(from_evidence) {
             out.evidence += 1;
