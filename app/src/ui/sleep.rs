@@ -129,6 +129,14 @@ pub fn SleepPanel() -> impl IntoView {
                         if rep.dry_run { "Dry run — nothing was written" } else { "Sleep complete" },
                         rep.active_before, rep.active_after,
                         rep.total(|p| p.proposed), rep.total(|p| p.accepted), rep.total(|p| p.rejected), rep.total(|p| p.enforced))}</p>
+                    // What changed in how the model was asked, and passes that ended on an
+                    // unusable reply (they changed nothing; the Sleep went on).
+                    <ul class="notes" data-testid="sleep-notes">
+                        {rep.passes.iter().flat_map(|p| p.notes.clone()).map(|n| view! { <li class="switched">{n}</li> }).collect_view()}
+                        {rep.failed().map(|e| view! { <li class="error">{format!(
+                            "The {} pass ended on an unusable model reply and changed nothing ({}); the Sleep went on.",
+                            e.pass.name(), e.error.clone().unwrap_or_default())}</li> }).collect_view()}
+                    </ul>
                     <RefusalList report=rep />
                 }.into_any(),
                 Err(e) => view! { <p class="error" role="alert">{e}</p> }.into_any(),
