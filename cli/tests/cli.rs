@@ -576,3 +576,23 @@ fn erase_leaves_no_trace_of_the_words_in_the_store_file_and_keeps_the_unrelated_
     let again = nocturne(&["erase", "--store", s, &id]);
     assert_eq!(again.status.code(), Some(1), "erasing twice is refused");
 }
+
+#[test]
+fn chat_show_memory_lists_the_facts_the_reply_drew_on() {
+    let store = seeded_store("show-memory.json");
+    let s = store.to_str().expect("utf8");
+    let out = nocturne(&["chat", "--store", s, "--now", "1767139300", "--show-memory", "Where do I live?"]);
+    let text = stdout(&out);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(text.contains("memory used (1; 0 more stored, left out; free text):"), "{text}");
+    // The cited fact is marked, with its block, the day it was said and its source turn.
+    let cited = text.lines().find(|l| l.trim_start().starts_with("cited ")).expect("a cited line");
+    assert!(
+        cited.contains("scratch") && cited.contains("said 2025-12-31 turn 0") && cited.contains("I live in Ghent"),
+        "{cited}"
+    );
+    // Without the flag only the citation follows the reply.
+    let out = nocturne(&["chat", "--store", s, "--now", "1767139400", "Where do I live?"]);
+    let text = stdout(&out);
+    assert!(!text.contains("memory used") && text.lines().any(|l| l.trim() == "cited m_1"), "{text}");
+}
