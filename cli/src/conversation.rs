@@ -289,10 +289,11 @@ pub fn measure(conversation: &Conversation, budget: u64, keep: Keep, misses: boo
                 println!("miss: c{} {:?} {e}: {said:?} -> {facts:?}", q.category, q.question);
             }
         }
-        // The room the memory had: the whole budget less the rest of the prompt.
+        // The room the memory had: the whole budget less the rest of the prompt (the
+        // instructions, the answer's contract, recent turns and the question).
         let empty = Selection { facts: Vec::new(), left_out: 0, tokens: 0, now: Some(now) };
-        let room =
-            budget.saturating_sub(prompt::prompt_tokens(&prompt::chat_request_with(&empty, history, &q.question)));
+        let rest = nocturne_core::llm::answer::free_request(&empty, history, &q.question);
+        let room = budget.saturating_sub(prompt::prompt_tokens(&rest));
         let (all, any) = hits(&raw.bm25(&q.question, room));
         out.bm25.entry(q.category).or_default().add(all, any);
         let (all, any) = hits(&raw.bm25_rooted(&q.question, room));
