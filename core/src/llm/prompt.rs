@@ -331,7 +331,8 @@ fn choice_request(pass: PassKind, mut payload: Value, options: Vec<Value>) -> Re
     let key = pass.proposal_key();
     let schema = json!({"type": "object", "properties": {key: {"type": "array", "items": {"anyOf": any_of}, "maxItems": options.len()}}, "required": [key]});
     payload["options"] = Value::Array(options.clone());
-    let max_tokens = (40 * options.len() as u32 + 30).min(1024);
+    // Each chosen option with its reason, and the whitespace a JSON grammar allows.
+    let max_tokens = ((40 + 4 * JSON_SPACE) * options.len() as u32 + 30 + 3 * JSON_SPACE).min(2048);
     Request {
         task: Task::Propose(pass),
         messages: vec![
@@ -347,6 +348,10 @@ fn choice_request(pass: PassKind, mut payload: Value, options: Vec<Value>) -> Re
     }
 }
 
+/// The whitespace a server's JSON grammar allows at one joint of a reply (llama.cpp's
+/// `space` rule: a space, or a newline and up to 20 spaces or tabs), in tokens.
+pub const JSON_SPACE: u32 = 21;
+
 /// The encoder's request when the model only chooses: the candidate statements the code
 /// prepared, numbered; the schema allows exactly those texts. The reply budget is the
 /// longest reply the schema allows (as many items as candidates, each the longest), so a
@@ -358,8 +363,10 @@ pub fn encode_choice_request(candidates: &[crate::text::candidates::Candidate]) 
     let entry = json!({"type": "object", "properties": {"text": {"type": "string", "enum": texts}, "category": {"type": "string", "enum": categories}}, "required": ["text", "category"]});
     let schema = json!({"type": "object", "properties": {"facts": {"type": "array", "items": entry, "maxItems": texts.len()}}, "required": ["facts"]});
     let longest = texts.iter().map(|t| estimate_tokens(t) as u32).max().unwrap_or(0);
-    // `{"text":"…","category":"commitments"},` is about 24 tokens besides the text.
-    let max_tokens = texts.len() as u32 * (longest + 24) + 16;
+    // `{"text":"…","category":"commitments"},` is about 24 tokens besides the text, and a
+    // server's JSON grammar lets a model put up to ~20 spaces or newlines at each of its
+    // 5 joints (Gemma 3 270M did, and was cut off with the tokens the JSON needs).
+    let max_tokens = texts.len() as u32 * (longest + 24 + 5 * JSON_SPACE) + 16 + 3 * JSON_SPACE;
     Request {
         task: Task::Propose(PassKind::Encode),
         messages: vec![
