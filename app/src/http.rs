@@ -271,9 +271,9 @@ impl Provider for HttpProvider {
     }
 
     fn observe_unusable(&self, why: &str) -> Option<String> {
-        let (next, switched) = self.style().unusable();
+        let (next, line) = self.style().unusable(&self.config.model, why);
         self.styles.borrow_mut().insert(self.style_key(), next);
-        switched.then(|| nocturne_core::llm::provider::switch_line(&self.config.model, why))
+        line
     }
 
     fn label(&self) -> String {

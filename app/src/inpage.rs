@@ -238,9 +238,9 @@ impl Provider for InPageProvider {
     }
 
     fn observe_unusable(&self, why: &str) -> Option<String> {
-        let (next, switched) = self.style().unusable();
+        let (next, line) = self.style().unusable(&self.config.model, why);
         self.styles.borrow_mut().insert(self.style_key(), next);
-        switched.then(|| nocturne_core::llm::provider::switch_line(&self.config.model, why))
+        line
     }
 
     async fn complete(&self, request: &Request) -> Result<Completion, ProviderError> {

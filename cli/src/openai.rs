@@ -96,9 +96,9 @@ impl Provider for OpenAi {
     }
 
     fn observe_unusable(&self, why: &str) -> Option<String> {
-        let (next, switched) = self.style.get().unusable();
+        let (next, line) = self.style.get().unusable(&self.model, why);
         self.style.set(next);
-        switched.then(|| nocturne_core::llm::provider::switch_line(&self.model, why))
+        line
     }
 
     fn label(&self) -> String {

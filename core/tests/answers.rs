@@ -227,9 +227,9 @@ impl Provider for RunsLong {
         self.style.set(self.style.get().observe(proposed, refused));
     }
     fn observe_unusable(&self, why: &str) -> Option<String> {
-        let (next, switched) = self.style.get().unusable();
+        let (next, line) = self.style.get().unusable("runs-long", why);
         self.style.set(next);
-        switched.then(|| nocturne_core::llm::provider::switch_line("runs-long", why))
+        line
     }
     async fn complete(&self, request: &Request) -> Result<Completion, ProviderError> {
         if self.style.get().current() == ProposalStyle::FreeText && request.json.is_some() {

@@ -159,15 +159,15 @@ impl StyleState {
         }
     }
 
-    /// Counts an unusable free-text reply (only `auto` changes); the new state, and whether
-    /// it switched to choosing.
-    pub fn unusable(self) -> (StyleState, bool) {
+    /// Counts an unusable free-text reply from `model` (only `auto` changes): the new state,
+    /// and the line to show when it switched to choosing (see [`switch_line`]).
+    pub fn unusable(self, model: &str, why: &str) -> (StyleState, Option<String>) {
         match self {
             StyleState::Auto(mut a) => {
                 let switched = a.unusable();
-                (StyleState::Auto(a), switched)
+                (StyleState::Auto(a), switched.then(|| switch_line(model, why)))
             }
-            fixed => (fixed, false),
+            fixed => (fixed, None),
         }
     }
 

@@ -125,22 +125,8 @@ pub fn session_time(text: &str) -> Option<i64> {
     }
     let mut parts = date.split([' ', ',']).filter(|p| !p.is_empty());
     let day: u32 = parts.next()?.parse().ok()?;
-    const MONTHS: [&str; 12] = [
-        "january",
-        "february",
-        "march",
-        "april",
-        "may",
-        "june",
-        "july",
-        "august",
-        "september",
-        "october",
-        "november",
-        "december",
-    ];
     let month = parts.next()?.to_lowercase();
-    let month = MONTHS.iter().position(|n| *n == month)? as u32 + 1;
+    let month = crate::text::when::MONTHS.iter().position(|n| *n == month)? as u32 + 1;
     let year: i64 = parts.next()?.parse().ok()?;
     Some(Day::from_ymd(year, month, day)?.start() + h * 3600 + m * 60)
 }

@@ -89,20 +89,6 @@ impl Day {
     /// The month's name and the year, as words (`may`, `2023`): what a question about a
     /// time names.
     pub fn month_and_year(self) -> [String; 2] {
-        const MONTHS: [&str; 12] = [
-            "january",
-            "february",
-            "march",
-            "april",
-            "may",
-            "june",
-            "july",
-            "august",
-            "september",
-            "october",
-            "november",
-            "december",
-        ];
         let (y, m, _) = self.ymd();
         [MONTHS[(m - 1) as usize].to_string(), y.to_string()]
     }
@@ -202,7 +188,8 @@ impl Resolution {
 }
 
 const WEEKDAYS: [&str; 7] = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"];
-const MONTHS: [&str; 12] = [
+/// The months' names, lower case, January first.
+pub const MONTHS: [&str; 12] = [
     "january",
     "february",
     "march",
