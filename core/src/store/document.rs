@@ -168,8 +168,9 @@ impl Document {
                 Some(_) => {}
             }
         }
-        let max_ordinal = self.items.iter().map(Item::ordinal).filter(|o| *o != u64::MAX).max().unwrap_or(0);
-        if self.meta.next_item <= max_ordinal {
+        // A memory whose turns stored no fact yet has no ordinal to guard.
+        let max_ordinal = self.items.iter().map(Item::ordinal).filter(|o| *o != u64::MAX).max();
+        if let Some(max_ordinal) = max_ordinal.filter(|m| self.meta.next_item <= *m) {
             return Err(format!(
                 "meta.nextItem is {}, but item m_{max_ordinal} exists: new facts would overwrite it",
                 self.meta.next_item
