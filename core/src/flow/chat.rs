@@ -261,8 +261,9 @@ pub async fn reply_streaming<S: Store, P: Provider>(
     answer(provider, &index, history, text, on_delta).await.map_err(ChatError::Provider)
 }
 
-/// How often a turn is re-recorded when another writer moved the memory meanwhile.
-const RECORD_ATTEMPTS: usize = 3;
+/// How often a turn is re-recorded when another writer moved the memory meanwhile (two
+/// processes adding turns to one store file as fast as they can met three in a row).
+const RECORD_ATTEMPTS: usize = 12;
 
 /// Stores both turns and the facts encoded from the pending user turns, planned against
 /// the memory as it is now (ids and turn indices read fresh). If another writer commits
@@ -287,6 +288,33 @@ pub async fn record_by<S: Store, P: Provider>(
     reply: &Reply,
     now: i64,
 ) -> Result<TurnOutcome, ChatError> {
+    record_retrying(store, provider, speaker, text, Some(reply), now).await
+}
+
+/// Stores a user turn with no reply (words the user gave to remember: an assistant that
+/// attached the memory, an imported history) and encodes it through the same gate as a
+/// chat turn. Retried like [`record`] when another writer moved the memory meanwhile.
+pub async fn remember_by<S: Store, P: Provider>(
+    store: &S,
+    provider: &P,
+    speaker: Option<&str>,
+    text: &str,
+    now: i64,
+) -> Result<TurnOutcome, ChatError> {
+    if text.trim().is_empty() {
+        return Err(ChatError::EmptyMessage);
+    }
+    record_retrying(store, provider, speaker, text.trim(), None, now).await
+}
+
+async fn record_retrying<S: Store, P: Provider>(
+    store: &S,
+    provider: &P,
+    speaker: Option<&str>,
+    text: &str,
+    reply: Option<&Reply>,
+    now: i64,
+) -> Result<TurnOutcome, ChatError> {
     let mut attempt = 0;
     loop {
         attempt += 1;
@@ -302,7 +330,7 @@ async fn record_once<S: Store, P: Provider>(
     provider: &P,
     speaker: Option<&str>,
     text: &str,
-    reply: &Reply,
+    reply: Option<&Reply>,
     now: i64,
 ) -> Result<TurnOutcome, ChatError> {
     let meta = store.meta().await?;
@@ -310,15 +338,16 @@ async fn record_once<S: Store, P: Provider>(
     let base = Some(meta.head);
     let next = transcript.len() as u32;
     let (turns, cite_refusals) = rows(next, speaker, text, reply, now);
+    let turns_written = turns.len() as u32;
     let outcome = |encoded, version, encode_error, offered| TurnOutcome {
-        reply: reply.text.clone(),
+        reply: reply.map(|r| r.text.clone()).unwrap_or_default(),
         encoded,
         version,
         encode_error,
         offered,
-        memory: reply.memory.clone(),
-        refused_citations: reply.refused.clone(),
-        switched: reply.switched.iter().cloned().collect(),
+        memory: reply.map(|r| r.memory.clone()).unwrap_or_default(),
+        refused_citations: reply.map(|r| r.refused.clone()).unwrap_or_default(),
+        switched: reply.and_then(|r| r.switched.clone()).into_iter().collect(),
     };
     let pending: Vec<Turn> = transcript
         .iter()
@@ -326,7 +355,7 @@ async fn record_once<S: Store, P: Provider>(
         .filter(|t| t.index >= meta.encoded_through && t.role == Role::User)
         .cloned()
         .collect();
-    let mut switched: Vec<String> = reply.switched.iter().cloned().collect();
+    let mut switched: Vec<String> = reply.and_then(|r| r.switched.clone()).into_iter().collect();
     let encoded = encode(provider, &pending, meta.next_item.max(1), now).await;
     let encoded = match encoded {
         Err(e) if e.in_free_text => match provider.observe_unusable(&e.why) {
@@ -354,7 +383,7 @@ async fn record_once<S: Store, P: Provider>(
                     created: items,
                     mutations: cite_refusals.into_iter().chain(mutations).collect(),
                     turns,
-                    encoded_through: Some(next + 2),
+                    encoded_through: Some(next + turns_written),
                     base,
                     ..Default::default()
                 })
@@ -370,27 +399,26 @@ async fn record_once<S: Store, P: Provider>(
     }
 }
 
-/// The rows a turn writes: the user's turn, the reply's (with the memory it drew on), and
-/// a logged refusal for each citation the gate refused.
-fn rows(next: u32, speaker: Option<&str>, text: &str, reply: &Reply, now: i64) -> (Vec<Turn>, Vec<Mutation>) {
-    let turns = vec![
-        Turn {
-            index: next,
-            role: Role::User,
-            text: text.to_string(),
-            at: now,
-            speaker: speaker.map(String::from),
-            memory: None,
-        },
-        Turn {
-            index: next + 1,
-            role: Role::Assistant,
-            text: reply.text.clone(),
-            at: now,
-            speaker: None,
-            memory: Some(reply.memory.clone()),
-        },
-    ];
+/// The rows a turn writes: the user's turn, the reply's if there is one (with the memory
+/// it drew on), and a logged refusal for each citation the gate refused.
+fn rows(next: u32, speaker: Option<&str>, text: &str, reply: Option<&Reply>, now: i64) -> (Vec<Turn>, Vec<Mutation>) {
+    let mut turns = vec![Turn {
+        index: next,
+        role: Role::User,
+        text: text.to_string(),
+        at: now,
+        speaker: speaker.map(String::from),
+        memory: None,
+    }];
+    let Some(reply) = reply else { return (turns, Vec::new()) };
+    turns.push(Turn {
+        index: next + 1,
+        role: Role::Assistant,
+        text: reply.text.clone(),
+        at: now,
+        speaker: None,
+        memory: Some(reply.memory.clone()),
+    });
     // A citation the gate refused is logged like any refusal, against the reply's turn.
     let cite_refusals: Vec<Mutation> = reply
         .refused
