@@ -5,22 +5,24 @@ mod adversarial;
 mod answers;
 mod bench;
 mod conversation;
+mod file;
+mod mcp;
 mod openai;
 mod scale;
 
 use nocturne_core::flow::edit::UserEdit;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
+use file::FileStore;
 use nocturne_core::flow::{chat, sleep};
 use nocturne_core::gate::case;
 use nocturne_core::llm::offline::OfflineProvider;
 use nocturne_core::llm::provider::{Completion, ProposalStyle, Provider, ProviderError, Request, StyleSetting};
 use nocturne_core::proof::{compare, quiz, verify};
 use nocturne_core::store::diff;
-use nocturne_core::store::document::Document;
 use nocturne_core::store::{MemStore, Store};
 use nocturne_core::text::textmath;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 /// Nocturne's memory, natively: the same core as the app, on a store file.
@@ -83,6 +85,18 @@ enum Command {
         /// Go ahead even when the Sleep would retire more than a quarter of the memory
         #[arg(long)]
         yes: bool,
+    },
+    /// Serve the store file to MCP hosts (desktop chat apps, editors, agents) over stdio:
+    /// tools to add, search and edit memories, every write through the gates
+    Mcp {
+        #[command(flatten)]
+        store: StoreArgs,
+        /// The provider a `sleep` tool call uses
+        #[command(flatten)]
+        provider: ProviderArgs,
+        /// Tokens a search or a context may fill
+        #[arg(long, default_value_t = 2000)]
+        budget: u64,
     },
     /// The version timeline (read-only)
     Versions {
@@ -288,7 +302,7 @@ enum ProviderKind {
     Openai,
 }
 
-#[derive(Debug, Args)]
+#[derive(Clone, Debug, Args)]
 struct ProviderArgs {
     #[arg(long, value_enum, default_value_t = ProviderKind::Offline)]
     provider: ProviderKind,
@@ -440,21 +454,23 @@ fn run(command: Command) -> Result<ExitCode, String> {
         Command::Sleep { store, provider, dry_run, deep, yes } => {
             sleep_command(&store, &provider, SleepFlags { dry_run, deep, yes })?
         }
+        Command::Mcp { store, provider, budget } => {
+            mcp::serve(mcp::Config { store: store.store, provider, budget, now: store.now })?
+        }
         Command::Versions { store } => {
-            let memory = open_existing(&store.store)?;
+            let memory = FileStore::open_existing(&store.store)?;
             for v in pollster::block_on(memory.versions()).map_err(|e| e.to_string())? {
                 println!("{:>5} {:<24} active={:<4} changed={}", v.id(), v.label, v.active_count, v.changed);
             }
         }
         Command::Diff { store, lo, hi } => {
-            let memory = open_existing(&store.store)?;
+            let memory = FileStore::open_existing(&store.store)?;
             let d = pollster::block_on(diff::diff(&memory, seq(&lo)?, seq(&hi)?)).map_err(|e| e.to_string())?;
             print_diff(&d);
         }
         Command::Restore { store, version } => {
-            let memory = open_existing(&store.store)?;
+            let memory = FileStore::open_existing(&store.store)?;
             let v = pollster::block_on(memory.restore(seq(&version)?, store.now())).map_err(|e| e.to_string())?;
-            save(&memory, &store.store)?;
             println!("{} {} active={}", v.id(), v.label, v.active_count);
         }
         Command::Edit { store, id, text } => {
@@ -464,10 +480,9 @@ fn run(command: Command) -> Result<ExitCode, String> {
         Command::Unpin { store, id } => user_edit(&store, UserEdit::Unpin { item_id: id })?,
         Command::Forget { store, id, reason } => user_edit(&store, UserEdit::Forget { item_id: id, reason })?,
         Command::Erase { store, id } => {
-            let memory = open_existing(&store.store)?;
+            let memory = FileStore::open_existing(&store.store)?;
             let erased = pollster::block_on(nocturne_core::flow::edit::erase(&memory, &id, store.now()))
                 .map_err(|e| e.to_string())?;
-            save(&memory, &store.store)?;
             println!(
                 "erased {} fact(s): {}; {} row(s) rewritten; {} word(s) removed; a tombstone remains",
                 erased.item_ids.len(),
@@ -477,7 +492,7 @@ fn run(command: Command) -> Result<ExitCode, String> {
             );
         }
         Command::Search { store, query } => {
-            let memory = open_existing(&store.store)?;
+            let memory = FileStore::open_existing(&store.store)?;
             let items = pollster::block_on(memory.items()).map_err(|e| e.to_string())?;
             let log = pollster::block_on(memory.mutations()).map_err(|e| e.to_string())?;
             let hits = nocturne_core::store::search::search(&items, &log, &query.join(" "));
@@ -487,7 +502,7 @@ fn run(command: Command) -> Result<ExitCode, String> {
             println!("{} fact(s) match", hits.len());
         }
         Command::Quiz { store, provider } => {
-            let memory = open_existing(&store.store)?;
+            let memory = FileStore::open_existing(&store.store)?;
             let report =
                 pollster::block_on(quiz::wake(&memory, &provider.build()?, store.now())).map_err(|e| e.to_string())?;
             print_quiz(&report);
@@ -568,13 +583,13 @@ fn chat(store: &StoreArgs, provider: &ProviderArgs, flags: ChatFlags<'_>, messag
     if turns.is_empty() {
         return Err("chat needs a message: as arguments, or one per line on standard input".into());
     }
-    let memory = open_or_new(&store.store)?;
+    let memory = FileStore::open(&store.store)?;
     let p = provider.build()?;
     for (i, text) in turns.iter().enumerate() {
         let turn = pollster::block_on(chat::chat_turn_by(&memory, &p, speaker, text, store.now() + i as i64))
             .map_err(|e| format!("{e}; the store file holds the turns before this one"))?;
-        // Each turn is saved as it completes, so Ctrl-C or an error loses no earlier turn.
-        save(&memory, &store.store)?;
+        // Each turn is in the file as soon as it is committed, so Ctrl-C or an error loses
+        // no earlier turn.
         progress(format!("after turn {} of {}", i + 1, turns.len()));
         println!("{}", turn.reply);
         print_memory_use(&memory, &turn, flags.show_memory)?;
@@ -593,7 +608,7 @@ fn chat(store: &StoreArgs, provider: &ProviderArgs, flags: ChatFlags<'_>, messag
 
 /// Under a reply: what `auto` switched, the citations the gate refused, the facts cited
 /// and, with `all`, every fact the prompt carried (block, the day said, source turn).
-fn print_memory_use(memory: &MemStore, turn: &chat::TurnOutcome, all: bool) -> Result<(), String> {
+fn print_memory_use(memory: &FileStore, turn: &chat::TurnOutcome, all: bool) -> Result<(), String> {
     for line in &turn.switched {
         println!("  {line}");
     }
@@ -633,10 +648,9 @@ fn print_memory_use(memory: &MemStore, turn: &chat::TurnOutcome, all: bool) -> R
 
 /// Makes one user edit in the store file and saves it; prints the version it wrote.
 fn user_edit(store: &StoreArgs, edit: UserEdit) -> Result<(), String> {
-    let memory = open_existing(&store.store)?;
+    let memory = FileStore::open_existing(&store.store)?;
     let v =
         pollster::block_on(nocturne_core::flow::edit::apply(&memory, &edit, store.now())).map_err(|e| e.to_string())?;
-    save(&memory, &store.store)?;
     println!("{} {} active={}", v.id(), v.label, v.active_count);
     Ok(())
 }
@@ -651,7 +665,7 @@ struct SleepFlags {
 
 fn sleep_command(store: &StoreArgs, provider: &ProviderArgs, flags: SleepFlags) -> Result<(), String> {
     let dry_run = flags.dry_run;
-    let memory = open_existing(&store.store)?;
+    let memory = FileStore::open_existing(&store.store)?;
     let mut options = sleep::SleepOptions::new(store.now());
     options.dry_run = dry_run;
     if flags.deep {
@@ -668,23 +682,15 @@ See which with --dry-run, or run it with --yes",
             estimate.retire, estimate.active
         ));
     }
-    // Each pass is saved as it completes (write to a temporary file, then rename), so the
-    // file is always the memory after the last completed pass.
-    let saved: std::cell::RefCell<Result<(), String>> = std::cell::RefCell::new(Ok(()));
+    // Each pass is in the file as soon as it is committed (written aside, then renamed), so
+    // the file is always the memory after the last completed pass.
     progress("before the first pass; nothing was written");
     let result = pollster::block_on(sleep::sleep(&memory, &p, &options, &mut |ev| {
         println!("{}", ev.event_line());
         if ev.phase == sleep::Phase::Done && !dry_run {
-            let r = save(&memory, &store.store);
-            if r.is_ok() {
-                progress(format!("after pass {}", ev.pass.name()));
-            }
-            if saved.borrow().is_ok() {
-                *saved.borrow_mut() = r;
-            }
+            progress(format!("after pass {}", ev.pass.name()));
         }
     }));
-    saved.into_inner()?;
     let report = result.map_err(|e| format!("{e}; the store file holds the passes that completed"))?;
     println!(
         "{}: active {} -> {}; proposed {} accepted {} rejected {} enforced {}; {} model call(s)",
@@ -868,33 +874,4 @@ fn gate(files: &[PathBuf]) -> ExitCode {
     } else {
         ExitCode::SUCCESS
     }
-}
-
-/// A memory file that must exist (read-only commands, Sleep, restore): a mistyped path is
-/// an error, and no file is created.
-fn open_existing(path: &Path) -> Result<MemStore, String> {
-    if !path.exists() {
-        return Err(format!(
-            "no memory file at {} (start one with `nocturne chat --store {}`)",
-            path.display(),
-            path.display()
-        ));
-    }
-    open_or_new(path)
-}
-
-/// The memory in `path`, or a new one when there is no file yet (chat).
-fn open_or_new(path: &Path) -> Result<MemStore, String> {
-    if !path.exists() {
-        return Ok(MemStore::new());
-    }
-    let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-    let doc = Document::parse(&text).map_err(|e| format!("{}: {e}", path.display()))?;
-    MemStore::from_document(doc).map_err(|e| format!("{}: {e}", path.display()))
-}
-
-fn save(store: &MemStore, path: &Path) -> Result<(), String> {
-    let tmp = path.with_extension("json.tmp");
-    std::fs::write(&tmp, store.document().to_json()).map_err(|e| format!("cannot write {}: {e}", tmp.display()))?;
-    std::fs::rename(&tmp, path).map_err(|e| format!("cannot replace {}: {e}", path.display()))
 }
