@@ -95,6 +95,19 @@ ensure_wllama() {
   fi
 }
 
+# The official MCP Inspector (CLI mode) for the test command's MCP check. 0.15.0 is the
+# newest release whose engines take this machine's Node 20 (0.16 and later want 22).
+MCP_INSPECTOR_VERSION=0.15.0
+export NOCTURNE_MCP_INSPECTOR="$TOOLS/mcp-inspector-$MCP_INSPECTOR_VERSION/node_modules/.bin/mcp-inspector"
+ensure_mcp_inspector() {
+  if [ ! -x "$NOCTURNE_MCP_INSPECTOR" ]; then
+    say "installing @modelcontextprotocol/inspector@$MCP_INSPECTOR_VERSION from npm"
+    mkdir -p "$TOOLS/mcp-inspector-$MCP_INSPECTOR_VERSION"
+    npm install -s --no-audit --no-fund --prefix "$TOOLS/mcp-inspector-$MCP_INSPECTOR_VERSION" \
+      "@modelcontextprotocol/inspector@$MCP_INSPECTOR_VERSION" >/dev/null
+  fi
+}
+
 ensure_build_tools() {
   ensure_rust
   ensure_wasm_bindgen
@@ -107,5 +120,6 @@ if [ "${BASH_SOURCE[0]}" = "$0" ]; then
   ensure_build_tools
   ensure_chromium
   ensure_e2e_node
+  ensure_mcp_inspector
   say "all tools present"
 fi

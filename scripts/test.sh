@@ -14,6 +14,7 @@ set -e
 ensure_build_tools
 ensure_chromium
 ensure_e2e_node
+ensure_mcp_inspector
 set +e
 cd "$ROOT"
 export CHROMEDRIVER=${CHROMEDRIVER:-/usr/bin/chromedriver}
@@ -64,6 +65,12 @@ fi
 
 step "nocturne verify --provider offline"
 cargo run --locked -q -p nocturne-cli -- verify --provider offline || failed_steps+=("nocturne verify")
+
+step "nocturne mcp under the official MCP Inspector (CLI mode)"
+cargo build --locked -q -p nocturne-cli || failed_steps+=("cargo build nocturne-cli")
+bash tests/mcp_inspector.sh "$NOCTURNE_MCP_INSPECTOR" "${CARGO_TARGET_DIR:-target}/debug/nocturne" 2>&1 | tee "$LOG/inspector.log"
+e2e=$((e2e + $(grep -c '^ok ' "$LOG/inspector.log"))); e2e_failed=$((e2e_failed + $(grep -c '^not ok ' "$LOG/inspector.log")))
+grep -q '^ok ' "$LOG/inspector.log" || failed_steps+=("the MCP Inspector check (no check ran)")
 
 step "wasm suites in headless Chromium"
 # The scripted OpenAI-compatible server the provider suite talks to (a fixed port keeps

@@ -178,6 +178,7 @@ fn help_lists_every_subcommand() {
         "diff",
         "restore",
         "search",
+        "mcp",
         "edit",
         "pin",
         "unpin",
@@ -595,4 +596,18 @@ fn chat_show_memory_lists_the_facts_the_reply_drew_on() {
     let out = nocturne(&["chat", "--store", s, "--now", "1767139400", "Where do I live?"]);
     let text = stdout(&out);
     assert!(!text.contains("memory used") && text.lines().any(|l| l.trim() == "cited m_1"), "{text}");
+}
+
+#[test]
+fn regression_a_first_turn_that_stores_no_fact_leaves_a_readable_store_file() {
+    // A greeting as the very first turn wrote `nextItem: 0` beside no items, and the file
+    // was then refused as if a fact m_0 existed: every later command failed on it.
+    let store = temp("first-turn-no-fact.json");
+    let _ = std::fs::remove_file(&store);
+    let s = store.to_str().expect("utf8");
+    let first = nocturne(&["chat", "--store", s, "--now", "1767139200", "Wow, that sounds amazing, I love it."]);
+    assert!(first.status.success(), "{}", stderr(&first));
+    let second = nocturne(&["chat", "--store", s, "--now", "1767139260", "I live in Ghent."]);
+    assert!(second.status.success(), "the store file of a turn with no fact must stay readable: {}", stderr(&second));
+    assert!(stdout(&second).contains("encoded m_1"), "{}", stdout(&second));
 }

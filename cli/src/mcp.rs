@@ -1,0 +1,665 @@
+//! `nocturne mcp`: the memory served over the Model Context Protocol (stdio, the official
+//! Rust SDK), so any assistant a person uses can read it and add to it — every write
+//! through the same gates as chat, every edit logged, and no tool that returns the whole
+//! memory.
+//!
+//! stdout carries only JSON-RPC; nothing here prints. Each tool call opens the store file
+//! afresh and commits against the head it read ([`crate::file::FileStore`]), retried when
+//! another process wrote in between, so a chat in another terminal loses nothing. A bad
+//! call — an unknown tool, a missing or wrong-typed argument, an id that does not exist,
+//! a text too long, a store file that cannot be read — is a tool error the host shows,
+//! and changes nothing.
+
+use crate::file::FileStore;
+use crate::ProviderArgs;
+use nocturne_core::flow::edit::{self, UserEdit};
+use nocturne_core::flow::{chat, sleep};
+use nocturne_core::llm::context::{self, MemoryIndex};
+use nocturne_core::llm::prompt;
+use nocturne_core::llm::provider::estimate_tokens;
+use nocturne_core::model::memory::{Block, Item, Mutation};
+use nocturne_core::store::{Store, StoreError};
+use nocturne_core::text::when::Day;
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, ListToolsResult, PaginatedRequestParams,
+    ServerCapabilities, ServerConfig, Tool,
+};
+use rmcp::service::RequestContext;
+use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
+use schemars::JsonSchema;
+use serde::de::DeserializeOwned;
+use serde::Deserialize;
+use serde_json::{json, Map, Value};
+use std::path::PathBuf;
+use std::sync::Arc;
+
+/// What `nocturne mcp` serves: one store file, the provider its Sleeps use.
+#[derive(Clone, Debug)]
+pub struct Config {
+    pub store: PathBuf,
+    pub provider: ProviderArgs,
+    /// Tokens a search or a context may fill (the chat prompt's memory budget).
+    pub budget: u64,
+    /// A fixed clock (tests); the wall clock when `None`.
+    pub now: Option<i64>,
+}
+
+/// The longest text one `add_memory` or `correct_memory` takes, in characters.
+pub const MAX_TEXT: usize = 4_000;
+/// The most facts one `search_memories` returns, and one page of `list_memories`.
+pub const MAX_LIMIT: usize = 50;
+/// How often a write is planned again when another process wrote in between.
+const WRITE_ATTEMPTS: usize = 8;
+
+/// Serves `config` on stdin/stdout until the host closes the connection.
+pub fn serve(config: Config) -> Result<(), String> {
+    // The store file must be readable before the host is told anything.
+    FileStore::open(&config.store)?;
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| format!("cannot start the MCP server's runtime: {e}"))?;
+    runtime.block_on(async move {
+        let server = MemoryServer { config: Arc::new(config) };
+        let running =
+            server.serve(rmcp::transport::stdio()).await.map_err(|e| format!("the MCP host could not connect: {e}"))?;
+        running.waiting().await.map_err(|e| format!("the MCP connection failed: {e}"))?;
+        Ok(())
+    })
+}
+
+/// The MCP handler: tools over the store file in [`Config`].
+#[derive(Clone)]
+pub struct MemoryServer {
+    config: Arc<Config>,
+}
+
+impl ServerHandler for MemoryServer {
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().build()).with_instructions(
+            "Nocturne is the user's long-term memory. Call get_context (or search_memories) with the user's \
+message before answering, and add_memory with the user's own words when they tell you something about \
+themselves worth keeping. Everything written goes through Nocturne's gates; a refusal comes back with its \
+reason. Edit tools (correct, pin, forget, erase) are for when the user asks.",
+        )
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        Ok(ListToolsResult { tools: tools(), ..Default::default() })
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let config = self.config.clone();
+        let name = request.name.to_string();
+        let args = request.arguments.unwrap_or_default();
+        // The core is synchronous underneath (a file, a blocking HTTP client): off the
+        // runtime's thread, so the connection stays responsive.
+        let outcome = tokio::task::spawn_blocking(move || call(&config, &name, args))
+            .await
+            .unwrap_or_else(|e| Err(format!("the tool call failed inside the server: {e}")));
+        Ok(match outcome {
+            Ok(value) => CallToolResult::structured(value),
+            Err(message) => CallToolResult::error(vec![ContentBlock::text(message)]),
+        }
+        .into())
+    }
+}
+
+/// Every tool, its schema and what a host model needs to know to call it.
+pub fn tools() -> Vec<Tool> {
+    fn tool<A: JsonSchema>(name: &'static str, description: &'static str) -> Tool {
+        let schema = schemars::schema_for!(A);
+        let mut object = match serde_json::to_value(&schema) {
+            Ok(Value::Object(o)) => o,
+            _ => Map::new(),
+        };
+        object.remove("$schema");
+        object.remove("title");
+        object.entry("properties").or_insert_with(|| json!({}));
+        Tool::new(name, description, object)
+    }
+    vec![
+        tool::<AddMemory>(
+            "add_memory",
+            "Remember what the user said: pass the user's own words (one message). It is stored as a user turn and \
+split into facts that the Encode gate checks against those words; returns the facts stored and the statements \
+refused, each with its reason. Questions and greetings store nothing.",
+        ),
+        tool::<SearchMemories>(
+            "search_memories",
+            "The facts most relevant to a query, as the chat's own selection picks them within a token budget \
+(never the whole memory): id, text, block, the day it was said, its source turn.",
+        ),
+        tool::<GetContext>(
+            "get_context",
+            "The memory section to put in your prompt before answering the user's message: the facts relevant to \
+it, grouped by block and day, bounded by the token budget. Cite facts by the number in brackets.",
+        ),
+        tool::<ListMemories>(
+            "list_memories",
+            "Active facts, a page at a time, in the order the memory shows them; optionally one block. Pass the \
+returned next_cursor to get the next page.",
+        ),
+        tool::<CorrectMemory>(
+            "correct_memory",
+            "Correct a fact's text when the user asks: the old text stays in history, superseded by the correction. \
+Logged as the user's edit.",
+        ),
+        tool::<PinMemory>(
+            "pin_memory",
+            "Pin a fact when the user asks: no Sleep forgets, drops, merges away or supersedes it. Logged as the \
+user's edit.",
+        ),
+        tool::<ForgetMemory>(
+            "forget_memory",
+            "Forget a fact now when the user asks (soft: it stays in history and a restore brings it back). Logged \
+as the user's edit.",
+        ),
+        tool::<EraseMemory>(
+            "erase_memory",
+            "Erase a fact's words from every version, when the user asks; this cannot be undone, so confirm must \
+be true. Returns what was removed, never the text.",
+        ),
+        tool::<SleepArgs>(
+            "sleep",
+            "Consolidate the memory: Dedupe, Merge, Supersede, Promote and Forget, each proposed edit checked by a \
+gate and logged, accepted or refused. With dry_run nothing is written.",
+        ),
+        tool::<MemoryHistory>(
+            "memory_history",
+            "What changed: the newest versions and the newest logged edits, accepted and refused, with who \
+proposed each and why a gate refused it.",
+        ),
+    ]
+}
+
+/// Arguments of `add_memory`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct AddMemory {
+    /// The user's words, as they said them.
+    pub text: String,
+    /// When the user said it: `2024-05-01` or `2024-05-01T14:30:00Z` (default: now).
+    #[serde(default)]
+    pub said_at: Option<String>,
+}
+
+/// Arguments of `search_memories`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SearchMemories {
+    /// What to look for: the user's message or a few words.
+    pub query: String,
+    /// At most this many facts (1–50, default 10).
+    #[serde(default, deserialize_with = "lenient::number")]
+    pub limit: Option<u32>,
+}
+
+/// Arguments of `get_context`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct GetContext {
+    /// The user's message you are about to answer.
+    pub query: String,
+}
+
+/// Arguments of `list_memories`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ListMemories {
+    /// Only this block: `persona`, `human`, `episodes` or `scratch`.
+    #[serde(default)]
+    pub block: Option<String>,
+    /// The `next_cursor` of the previous page.
+    #[serde(default)]
+    pub cursor: Option<String>,
+}
+
+/// Arguments of `correct_memory`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CorrectMemory {
+    /// The fact's id, e.g. `m_12`.
+    pub id: String,
+    /// The corrected text, in the user's words.
+    pub text: String,
+}
+
+/// Arguments of `pin_memory`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PinMemory {
+    /// The fact's id, e.g. `m_12`.
+    pub id: String,
+}
+
+/// Arguments of `forget_memory`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ForgetMemory {
+    /// The fact's id, e.g. `m_12`.
+    pub id: String,
+    /// Why, in the user's words (kept in the log).
+    #[serde(default)]
+    pub reason: Option<String>,
+}
+
+/// Arguments of `erase_memory`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct EraseMemory {
+    /// The fact's id, e.g. `m_12`.
+    pub id: String,
+    /// Must be true: the user confirmed that the words go from every version for good.
+    #[serde(deserialize_with = "lenient::flag")]
+    pub confirm: bool,
+}
+
+/// Arguments of `sleep`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SleepArgs {
+    /// Plan and report every pass, writing nothing.
+    #[serde(default, deserialize_with = "lenient::optional_flag")]
+    pub dry_run: Option<bool>,
+}
+
+/// Arguments of `memory_history`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct MemoryHistory {
+    /// At most this many versions and this many log entries (1–200, default 20).
+    #[serde(default, deserialize_with = "lenient::number")]
+    pub limit: Option<u32>,
+}
+
+/// Numbers and flags as some hosts send them: `"10"` for 10, `"true"` for true (the MCP
+/// Inspector's command line sends every argument as a string). Anything else is refused.
+mod lenient {
+    use serde::{Deserialize, Deserializer};
+    use serde_json::Value;
+
+    pub fn number<'de, D: Deserializer<'de>>(d: D) -> Result<Option<u32>, D::Error> {
+        match Option::<Value>::deserialize(d)? {
+            None | Some(Value::Null) => Ok(None),
+            Some(Value::Number(n)) => n.as_u64().and_then(|n| u32::try_from(n).ok()).map(Some).ok_or_else(|| {
+                serde::de::Error::custom(format!("invalid type: {n} is not a whole number from 0 to {}", u32::MAX))
+            }),
+            Some(Value::String(s)) => {
+                s.trim().parse().map(Some).map_err(|_| {
+                    serde::de::Error::custom(format!("invalid type: string {s:?}, expected a whole number"))
+                })
+            }
+            Some(other) => Err(serde::de::Error::custom(format!("invalid type: {other}, expected a whole number"))),
+        }
+    }
+
+    pub fn optional_flag<'de, D: Deserializer<'de>>(d: D) -> Result<Option<bool>, D::Error> {
+        match Option::<Value>::deserialize(d)? {
+            None | Some(Value::Null) => Ok(None),
+            Some(Value::Bool(b)) => Ok(Some(b)),
+            Some(Value::String(s)) if s == "true" => Ok(Some(true)),
+            Some(Value::String(s)) if s == "false" => Ok(Some(false)),
+            Some(other) => Err(serde::de::Error::custom(format!("invalid type: {other}, expected true or false"))),
+        }
+    }
+
+    pub fn flag<'de, D: Deserializer<'de>>(d: D) -> Result<bool, D::Error> {
+        optional_flag(d)?.ok_or_else(|| serde::de::Error::custom("invalid type: null, expected true or false"))
+    }
+}
+
+/// Runs one tool call against the store file: the result, or the message of a tool error.
+pub fn call(config: &Config, name: &str, args: Map<String, Value>) -> Result<Value, String> {
+    let now = config.now.unwrap_or_else(crate::wall_clock);
+    let store = FileStore::open(&config.store)?;
+    match name {
+        "add_memory" => {
+            let a: AddMemory = parse(name, args)?;
+            check_text(&a.text)?;
+            let at = match &a.said_at {
+                Some(when) => parse_time(when)?,
+                None => now,
+            };
+            let provider = config.provider.build()?;
+            let outcome = retry(
+                || pollster::block_on(chat::remember_by(&store, &provider, None, &a.text, at)),
+                |e| matches!(e, chat::ChatError::Store(StoreError::Conflict { .. })),
+            )
+            .map_err(|e| format!("{e}; nothing was stored"))?;
+            let items = pollster::block_on(store.items()).map_err(|e| e.to_string())?;
+            let stored: Vec<Value> = outcome
+                .encoded
+                .iter()
+                .filter(|m| m.accepted)
+                .filter_map(|m| items.iter().find(|i| i.item_id == m.item_id))
+                .map(|i| fact_json(i, now))
+                .collect();
+            let refused: Vec<Value> = outcome
+                .encoded
+                .iter()
+                .filter(|m| !m.accepted)
+                .map(|m| {
+                    let statement =
+                        m.refs.proposal.as_ref().and_then(|p| p.get("text")).cloned().unwrap_or(Value::Null);
+                    json!({"statement": statement, "reason": m.rejection_reason})
+                })
+                .collect();
+            let note = match (&outcome.encode_error, stored.is_empty() && refused.is_empty()) {
+                (Some(e), _) => format!("the turn is kept, but the encoder failed ({e}); it is encoded with the next one"),
+                (None, true) => "nothing in this message is worth remembering as a fact (a question, a greeting or a reaction); the turn is kept".into(),
+                (None, false) => format!("{} fact(s) stored, {} statement(s) refused", stored.len(), refused.len()),
+            };
+            Ok(json!({
+                "stored": stored,
+                "refused": refused,
+                "version": outcome.version.map(|v| v.id()),
+                "note": note,
+            }))
+        }
+        "search_memories" => {
+            let a: SearchMemories = parse(name, args)?;
+            let limit = bounded(a.limit, 10, MAX_LIMIT)?;
+            let (items, transcript, policy) = read(&store)?;
+            let active: Vec<&Item> = active_in_order(&items);
+            let index = MemoryIndex::new(&active, &policy, now).with_context(&transcript);
+            let chosen = index.select(&a.query, config.budget);
+            // The selection's facts, most relevant first, then the rest it carried.
+            let best = index.best(&a.query, limit);
+            let mut facts: Vec<&Item> = best.iter().copied().filter(|i| chosen.facts.contains(i)).collect();
+            let rest: Vec<&Item> = chosen.facts.iter().copied().filter(|i| !facts.contains(i)).collect();
+            facts.extend(rest);
+            facts.truncate(limit);
+            Ok(json!({
+                "facts": facts.iter().map(|i| fact_json(i, now)).collect::<Vec<_>>(),
+                "stored": active.len(),
+                "budget_tokens": config.budget,
+            }))
+        }
+        "get_context" => {
+            let a: GetContext = parse(name, args)?;
+            let (items, transcript, policy) = read(&store)?;
+            let active: Vec<&Item> = active_in_order(&items);
+            let index = MemoryIndex::new(&active, &policy, now).with_context(&transcript);
+            // The section's own lines (its header, today, the count left out) are counted
+            // first; the facts get what remains of the budget.
+            let empty = context::Selection { facts: Vec::new(), left_out: active.len(), tokens: 0, now: Some(now) };
+            let fixed = estimate_tokens(&memory_section(&empty, &a.query));
+            let selection = index.select(&a.query, config.budget.saturating_sub(fixed));
+            let memory = memory_section(&selection, &a.query);
+            Ok(json!({
+                "context": memory,
+                "facts": selection.facts.len(),
+                "left_out": selection.left_out,
+                "tokens": estimate_tokens(&memory),
+                "budget_tokens": config.budget,
+            }))
+        }
+        "list_memories" => {
+            let a: ListMemories = parse(name, args)?;
+            let block = match &a.block {
+                Some(b) => Some(Block::parse(b).ok_or_else(|| {
+                    format!("list_memories: no block {b:?}; the blocks are persona, human, episodes and scratch")
+                })?),
+                None => None,
+            };
+            let start = match &a.cursor {
+                Some(c) => {
+                    c.parse::<usize>().map_err(|_| format!("list_memories: {c:?} is not a cursor this server gave"))?
+                }
+                None => 0,
+            };
+            let (items, _, _) = read(&store)?;
+            let all: Vec<&Item> =
+                active_in_order(&items).into_iter().filter(|i| block.is_none_or(|b| i.block == b)).collect();
+            let page: Vec<Value> = all.iter().skip(start).take(MAX_LIMIT).map(|i| fact_json(i, now)).collect();
+            let next = start + page.len();
+            Ok(json!({
+                "facts": page,
+                "total": all.len(),
+                "next_cursor": (next < all.len()).then(|| next.to_string()),
+            }))
+        }
+        "correct_memory" => {
+            let a: CorrectMemory = parse(name, args)?;
+            check_text(&a.text)?;
+            user_edit(&store, UserEdit::Correct { item_id: a.id, text: a.text.trim().to_string() }, now)
+        }
+        "pin_memory" => {
+            let a: PinMemory = parse(name, args)?;
+            user_edit(&store, UserEdit::Pin { item_id: a.id }, now)
+        }
+        "forget_memory" => {
+            let a: ForgetMemory = parse(name, args)?;
+            let reason = a.reason.unwrap_or_else(|| "the user asked to forget it".into());
+            user_edit(&store, UserEdit::Forget { item_id: a.id, reason }, now)
+        }
+        "erase_memory" => {
+            let a: EraseMemory = parse(name, args)?;
+            if !a.confirm {
+                return Err(format!(
+                    "erase_memory: erasing {} cannot be undone; call it again with confirm: true once the user has confirmed (nothing was changed)",
+                    a.id
+                ));
+            }
+            let erased = retry(
+                || pollster::block_on(edit::erase(&store, &a.id, now)),
+                |e| matches!(e, edit::EditError::Store(StoreError::Conflict { .. })),
+            )
+            .map_err(|e| e.to_string())?;
+            Ok(json!({
+                "erased": erased.item_ids,
+                "rows_rewritten": erased.rows,
+                "words_removed": erased.words,
+                "note": "the words are gone from every version; a tombstone remains in the log",
+            }))
+        }
+        "sleep" => {
+            let a: SleepArgs = parse(name, args)?;
+            let provider = config.provider.build()?;
+            let mut options = sleep::SleepOptions::new(now);
+            options.dry_run = a.dry_run.unwrap_or(false);
+            let report = retry(
+                || pollster::block_on(sleep::sleep(&store, &provider, &options, &mut |_| {})),
+                |e| e.to_string().contains("the memory changed while this was planned"),
+            )
+            .map_err(|e| format!("the Sleep stopped: {e}; the passes that completed are kept"))?;
+            let passes: Vec<Value> = report
+                .passes
+                .iter()
+                .map(|p| {
+                    json!({
+                        "pass": p.event.pass.name(),
+                        "proposed": p.event.proposed,
+                        "accepted": p.event.accepted,
+                        "refused": p.event.rejected,
+                        "enforced": p.event.enforced,
+                        "notes": p.notes,
+                    })
+                })
+                .collect();
+            Ok(json!({
+                "dry_run": report.dry_run,
+                "active_before": report.active_before,
+                "active_after": report.active_after,
+                "model_calls": report.calls(),
+                "passes": passes,
+            }))
+        }
+        "memory_history" => {
+            let a: MemoryHistory = parse(name, args)?;
+            let limit = bounded(a.limit, 20, 200)?;
+            let versions = pollster::block_on(store.versions()).map_err(|e| e.to_string())?;
+            let log = pollster::block_on(store.mutations()).map_err(|e| e.to_string())?;
+            let versions: Vec<Value> = versions
+                .iter()
+                .rev()
+                .take(limit)
+                .map(|v| json!({"version": v.id(), "label": v.label, "at": v.at, "active": v.active_count, "changed": v.changed}))
+                .collect();
+            let log: Vec<Value> = log.iter().rev().take(limit).map(edit_json).collect();
+            Ok(json!({"versions": versions, "edits": log}))
+        }
+        other => Err(format!(
+            "no tool named {other:?}; this server has {}",
+            tools().iter().map(|t| t.name.to_string()).collect::<Vec<_>>().join(", ")
+        )),
+    }
+}
+
+/// The memory section of the chat prompt for `selection`: what a host puts in its prompt.
+fn memory_section(selection: &context::Selection<'_>, query: &str) -> String {
+    let request = prompt::chat_request_with(selection, &[], query);
+    let system = &request.messages[0].content;
+    system.find(prompt::MEMORY_HEADER).map_or(system.clone(), |at| system[at..].to_string())
+}
+
+/// The arguments of tool `name`, or a message naming what is wrong with them.
+fn parse<A: DeserializeOwned>(name: &str, args: Map<String, Value>) -> Result<A, String> {
+    serde_json::from_value(Value::Object(args)).map_err(|e| format!("{name}: bad arguments: {e}; nothing was changed"))
+}
+
+fn check_text(text: &str) -> Result<(), String> {
+    let n = text.chars().count();
+    if text.trim().is_empty() {
+        return Err("the text is empty; nothing was changed".into());
+    }
+    if n > MAX_TEXT {
+        return Err(format!(
+            "the text is {n} characters; one call takes at most {MAX_TEXT} (send the user's messages one at a time); nothing was changed"
+        ));
+    }
+    Ok(())
+}
+
+fn bounded(limit: Option<u32>, default: usize, max: usize) -> Result<usize, String> {
+    match limit {
+        None => Ok(default),
+        Some(n) if (1..=max as u32).contains(&n) => Ok(n as usize),
+        Some(n) => Err(format!("limit {n} is out of range: give 1 to {max}")),
+    }
+}
+
+/// `2024-05-01` (noon that day, UTC) or `2024-05-01T14:30:00Z` / `…+02:00` as Unix seconds.
+pub fn parse_time(text: &str) -> Result<i64, String> {
+    let bad = || format!("said_at {text:?} is not a date like 2024-05-01 or 2024-05-01T14:30:00Z; nothing was changed");
+    let t = text.trim();
+    let (date, time) = t.split_once(['T', ' ']).map_or((t, None), |(d, r)| (d, Some(r)));
+    let mut parts = date.splitn(3, '-');
+    let mut num = || parts.next().and_then(|p| p.parse::<i64>().ok());
+    let (y, m, d) = (num().ok_or_else(bad)?, num().ok_or_else(bad)?, num().ok_or_else(bad)?);
+    let day =
+        Day::from_ymd(y, u32::try_from(m).map_err(|_| bad())?, u32::try_from(d).map_err(|_| bad())?).ok_or_else(bad)?;
+    let Some(time) = time else { return Ok(day.start() + 12 * 3600) };
+    // The offset: `Z`, `+hh:mm` or `-hh:mm` (none: UTC).
+    let (clock, offset) = if let Some(c) = time.strip_suffix(['Z', 'z']) {
+        (c, 0)
+    } else if let Some(at) = time.rfind(['+', '-']) {
+        let (c, o) = time.split_at(at);
+        let sign = if o.starts_with('-') { -1 } else { 1 };
+        let (oh, om) = o[1..].split_once(':').unwrap_or((&o[1..], "0"));
+        let (oh, om) = (oh.parse::<i64>().map_err(|_| bad())?, om.parse::<i64>().map_err(|_| bad())?);
+        (c, sign * (oh * 3600 + om * 60))
+    } else {
+        (time, 0)
+    };
+    let mut hms = clock.split(':');
+    let mut field = || -> Result<i64, String> {
+        Ok(hms
+            .next()
+            .map(|p| p.split('.').next().unwrap_or("").parse::<i64>())
+            .transpose()
+            .map_err(|_| bad())?
+            .unwrap_or(0))
+    };
+    let (h, mi, s) = (field()?, field()?, field()?);
+    if h > 23 || mi > 59 || s > 60 {
+        return Err(bad());
+    }
+    Ok(day.start() + h * 3600 + mi * 60 + s - offset)
+}
+
+/// Runs `op` again while it fails with an error `retryable` says another writer caused.
+fn retry<T, E>(mut op: impl FnMut() -> Result<T, E>, retryable: impl Fn(&E) -> bool) -> Result<T, E> {
+    let mut attempt = 1;
+    loop {
+        match op() {
+            Err(e) if retryable(&e) && attempt < WRITE_ATTEMPTS => attempt += 1,
+            other => return other,
+        }
+    }
+}
+
+fn read(
+    store: &FileStore,
+) -> Result<(Vec<Item>, Vec<nocturne_core::model::memory::Turn>, nocturne_core::model::policy::RetentionPolicy), String>
+{
+    let items = pollster::block_on(store.items()).map_err(|e| e.to_string())?;
+    let transcript = pollster::block_on(store.transcript()).map_err(|e| e.to_string())?;
+    let policy = pollster::block_on(store.meta()).map_err(|e| e.to_string())?.policy;
+    Ok((items, transcript, policy))
+}
+
+fn active_in_order(items: &[Item]) -> Vec<&Item> {
+    let mut active: Vec<&Item> = items.iter().filter(|i| i.active).collect();
+    active.sort_by(|a, b| context::display_order(a, b));
+    active
+}
+
+fn user_edit(store: &FileStore, edit: UserEdit, now: i64) -> Result<Value, String> {
+    let version = retry(
+        || pollster::block_on(edit::apply(store, &edit, now)),
+        |e| matches!(e, edit::EditError::Store(StoreError::Conflict { .. })),
+    )
+    .map_err(|e| e.to_string())?;
+    let items = pollster::block_on(store.items()).map_err(|e| e.to_string())?;
+    let fact = |id: &str| items.iter().find(|i| i.item_id == id).map(|i| fact_json(i, now));
+    // A correction closes the old fact and stores a new one that supersedes it.
+    let old = items.iter().find(|i| i.item_id == edit.item_id());
+    let now_reads = old.and_then(|o| o.superseded_by.as_deref()).and_then(fact).or_else(|| fact(edit.item_id()));
+    Ok(json!({"version": version.id(), "fact": now_reads, "logged_as": "user"}))
+}
+
+/// One fact as a tool returns it.
+fn fact_json(item: &Item, now: i64) -> Value {
+    let mut v = json!({
+        "id": item.item_id,
+        "text": item.text,
+        "block": item.block.as_str(),
+        "category": item.category,
+        "said": Day::from_unix(item.created_at).to_string(),
+        "source_turn": item.source_turn,
+        "pinned": item.pinned,
+        "active": item.active,
+    });
+    if let Some(speaker) = &item.speaker {
+        v["speaker"] = json!(speaker);
+    }
+    if let Some(about) = item.about(now) {
+        v["about"] = json!(about);
+    }
+    v
+}
+
+/// One logged edit as `memory_history` returns it.
+fn edit_json(m: &Mutation) -> Value {
+    json!({
+        "version": format!("v{}", m.seq),
+        "stage": m.pass.name(),
+        "kind": m.kind.as_str(),
+        "fact": m.item_id,
+        "accepted": m.accepted,
+        "proposer": m.proposer.as_str(),
+        "reason": m.reason,
+        "refused_because": m.rejection_reason,
+        "at": m.at,
+    })
+}

@@ -1,0 +1,431 @@
+//! `nocturne mcp` as a host runs it: a child process driven by the official SDK's client
+//! over stdio — the tools and their schemas, writes through the gates, the user's edits in
+//! the log, a Sleep, bad input as tool errors that change nothing, a 10,000-fact store
+//! searched within the budget, and a chat in another process writing the same file.
+
+use rmcp::model::{CallToolRequestParams, CallToolResult};
+use rmcp::service::RunningService;
+use rmcp::transport::{ConfigureCommandExt, TokioChildProcess};
+use rmcp::{RoleClient, ServiceExt};
+use serde_json::{json, Value};
+use std::io::{BufRead, BufReader, Read, Write};
+use std::path::PathBuf;
+
+type Client = RunningService<RoleClient, ()>;
+
+const NOW: &str = "1767139200";
+
+fn temp(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("nocturne-mcp-test-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let path = dir.join(name);
+    let _ = std::fs::remove_file(&path);
+    path
+}
+
+/// `nocturne mcp --store STORE …extra`, connected through the SDK's child-process client.
+async fn connect(store: &std::path::Path, extra: &[&str]) -> Client {
+    let store = store.to_str().expect("utf8").to_string();
+    let extra: Vec<String> = extra.iter().map(|s| s.to_string()).collect();
+    let command = tokio::process::Command::new(env!("CARGO_BIN_EXE_nocturne")).configure(|cmd| {
+        cmd.args(["mcp", "--store", &store, "--now", NOW]).args(&extra);
+    });
+    let transport = TokioChildProcess::new(command).expect("nocturne mcp starts");
+    ().serve(transport).await.expect("the MCP handshake succeeds")
+}
+
+async fn call(client: &Client, tool: &str, args: Value) -> CallToolResult {
+    let Value::Object(args) = args else { panic!("arguments must be an object") };
+    client
+        .call_tool(CallToolRequestParams::new(tool.to_string()).with_arguments(args))
+        .await
+        .unwrap_or_else(|e| panic!("{tool}: a protocol error where a result or a tool error was due: {e}"))
+}
+
+/// The structured result of a call that must succeed.
+async fn ok(client: &Client, tool: &str, args: Value) -> Value {
+    let r = call(client, tool, args.clone()).await;
+    assert_ne!(r.is_error, Some(true), "{tool}({args}) failed: {}", text(&r));
+    r.structured_content.clone().unwrap_or_else(|| panic!("{tool}: no structured result: {}", text(&r)))
+}
+
+/// The message of a call that must be a tool error.
+async fn tool_error(client: &Client, tool: &str, args: Value) -> String {
+    let r = call(client, tool, args.clone()).await;
+    assert_eq!(r.is_error, Some(true), "{tool}({args}) should be a tool error, got {}", text(&r));
+    text(&r)
+}
+
+fn text(r: &CallToolResult) -> String {
+    r.content.iter().filter_map(|c| c.as_text().map(|t| t.text.clone())).collect::<Vec<_>>().join(" ")
+}
+
+fn texts(facts: &Value) -> Vec<String> {
+    facts.as_array().into_iter().flatten().filter_map(|f| f["text"].as_str().map(String::from)).collect()
+}
+
+fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_current_thread().enable_all().build().expect("runtime")
+}
+
+#[test]
+fn the_tools_are_listed_with_a_schema_and_a_description_each() {
+    runtime().block_on(async {
+        let client = connect(&temp("list.json"), &[]).await;
+        let tools = client.list_all_tools().await.expect("tools/list");
+        let mut names: Vec<String> = tools.iter().map(|t| t.name.to_string()).collect();
+        names.sort();
+        assert_eq!(
+            names,
+            [
+                "add_memory",
+                "correct_memory",
+                "erase_memory",
+                "forget_memory",
+                "get_context",
+                "list_memories",
+                "memory_history",
+                "pin_memory",
+                "search_memories",
+                "sleep"
+            ]
+        );
+        for t in &tools {
+            assert_eq!(t.input_schema.get("type"), Some(&json!("object")), "{}", t.name);
+            assert!(t.description.as_deref().is_some_and(|d| d.len() > 60), "{} needs a description", t.name);
+        }
+        let required = |name: &str| {
+            let t = tools.iter().find(|t| t.name == name).expect("tool");
+            t.input_schema.get("required").cloned().unwrap_or(json!([]))
+        };
+        assert_eq!(required("add_memory"), json!(["text"]));
+        assert_eq!(required("search_memories"), json!(["query"]));
+        let erase = required("erase_memory");
+        assert!(erase.as_array().is_some_and(|r| r.contains(&json!("confirm")) && r.contains(&json!("id"))), "{erase}");
+        client.cancel().await.expect("close");
+    });
+}
+
+#[test]
+fn a_conversation_added_through_mcp_is_gated_stored_searched_and_slept_on() {
+    let store = temp("conversation.json");
+    runtime().block_on(async {
+        let client = connect(&store, &[]).await;
+        let first = ok(&client, "add_memory", json!({"text": "I live in Ghent and I keep a cat called Miso."})).await;
+        assert_eq!(texts(&first["stored"]), ["I live in Ghent.", "I keep a cat called Miso."], "{first}");
+        let greeting = ok(&client, "add_memory", json!({"text": "Hi there!"})).await;
+        assert!(texts(&greeting["stored"]).is_empty(), "{greeting}");
+        assert!(greeting["note"].as_str().is_some_and(|n| n.contains("nothing")), "{greeting}");
+        let negation = ok(&client, "add_memory", json!({"text": "I do not eat meat."})).await;
+        assert_eq!(texts(&negation["stored"]), ["I do not eat meat."], "the \"not\" is kept: {negation}");
+        ok(&client, "add_memory", json!({"text": "I live in Ghent."})).await;
+        let dated =
+            ok(&client, "add_memory", json!({"text": "I live in Lisbon now.", "said_at": "2026-12-20T09:30:00Z"}))
+                .await;
+        assert_eq!(dated["stored"][0]["said"], json!("2026-12-20"), "said_at is the fact's date: {dated}");
+
+        let found = ok(&client, "search_memories", json!({"query": "Where do I live?", "limit": 3})).await;
+        let hits = texts(&found["facts"]);
+        assert!(hits.len() <= 3 && hits.iter().any(|t| t.contains("Lisbon")), "{found}");
+        let context = ok(&client, "get_context", json!({"query": "Where do I live?"})).await;
+        let memory = context["context"].as_str().expect("context text");
+        assert!(memory.starts_with("MEMORY") && memory.contains("Lisbon"), "{memory}");
+
+        let slept = ok(&client, "sleep", json!({})).await;
+        let accepted = |pass: &str| {
+            slept["passes"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .find(|p| p["pass"] == pass)
+                .map_or(0, |p| p["accepted"].as_u64().unwrap_or(0))
+        };
+        assert!(accepted("dedupe") >= 1, "the repeated statement is deduplicated: {slept}");
+        assert!(accepted("supersede") >= 1, "Lisbon supersedes Ghent: {slept}");
+        let active = ok(&client, "list_memories", json!({})).await;
+        let now = texts(&active["facts"]);
+        assert!(now.iter().any(|t| t == "I do not eat meat."), "the negation stays as said: {now:?}");
+        assert!(now.iter().any(|t| t.contains("Lisbon")) && !now.iter().any(|t| t.contains("Ghent")), "{now:?}");
+        let history = ok(&client, "memory_history", json!({"limit": 100})).await;
+        let stages: Vec<&str> =
+            history["edits"].as_array().into_iter().flatten().filter_map(|e| e["stage"].as_str()).collect();
+        assert!(
+            stages.contains(&"dedupe") && stages.contains(&"supersede") && stages.contains(&"encode"),
+            "{stages:?}"
+        );
+        client.cancel().await.expect("close");
+    });
+}
+
+/// A careless model on 127.0.0.1: the encoder drops a "not" and invents a fact beside the
+/// user's own statement; Dedupe calls two different facts duplicates.
+fn careless_model() -> String {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+    let url = format!("http://{}/v1", listener.local_addr().expect("addr"));
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(mut stream) = stream else { continue };
+            let mut reader = BufReader::new(stream.try_clone().expect("clone"));
+            let mut length = 0;
+            loop {
+                let mut line = String::new();
+                if reader.read_line(&mut line).unwrap_or(0) == 0 || line == "\r\n" {
+                    break;
+                }
+                if let Some(v) = line.to_lowercase().strip_prefix("content-length:") {
+                    length = v.trim().parse().unwrap_or(0);
+                }
+            }
+            let mut body = vec![0; length];
+            let _ = reader.read_exact(&mut body);
+            let body = String::from_utf8_lossy(&body);
+            let encoding = body.contains("atomic fact");
+            let content = if encoding && body.contains("fish") {
+                json!({"facts": [{"text": "I eat fish on Fridays.", "category": "preferences", "block": "scratch"}]})
+            } else if encoding {
+                json!({"facts": [
+                    {"text": "I do not eat meat.", "category": "preferences", "block": "scratch"},
+                    {"text": "I eat meat.", "category": "preferences", "block": "scratch"},
+                    {"text": "I fly rockets for NASA.", "category": "identity", "block": "scratch"}
+                ]})
+            } else if body.contains("duplicateOf") {
+                json!({"drop": [{"itemId": "m_1", "duplicateOf": "m_2", "reason": "both are about food"}]})
+            } else {
+                json!({"drop": [], "merge": [], "supersede": [], "promote": [], "forget": []})
+            };
+            let reply = json!({"choices": [{"message": {"content": content.to_string()}, "finish_reason": "stop"}]})
+                .to_string();
+            let _ = write!(
+                stream,
+                "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{reply}",
+                reply.len()
+            );
+        }
+    });
+    url
+}
+
+#[test]
+fn a_careless_models_statements_are_refused_with_reasons_through_add_memory_and_sleep() {
+    let url = careless_model();
+    let store = temp("careless.json");
+    runtime().block_on(async {
+        let args = ["--provider", "openai", "--base-url", &url, "--model", "careless", "--proposal-style", "free-text"];
+        let client = connect(&store, &args).await;
+        let added = ok(&client, "add_memory", json!({"text": "I do not eat meat."})).await;
+        assert_eq!(texts(&added["stored"]), ["I do not eat meat."], "{added}");
+        let refused: Vec<(String, String)> = added["refused"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .map(|r| {
+                (r["statement"].as_str().unwrap_or("").to_string(), r["reason"].as_str().unwrap_or("").to_string())
+            })
+            .collect();
+        assert_eq!(refused.len(), 2, "the dropped \"not\" and the invention are refused: {added}");
+        assert!(refused.iter().all(|(s, why)| !s.is_empty() && why.len() > 10), "{refused:?}");
+        ok(&client, "add_memory", json!({"text": "I eat fish on Fridays."})).await;
+        let slept = ok(&client, "sleep", json!({})).await;
+        let dedupe = slept["passes"].as_array().into_iter().flatten().find(|p| p["pass"] == "dedupe").cloned();
+        assert_eq!(
+            dedupe.as_ref().map(|d| (d["accepted"].clone(), d["refused"].clone())),
+            Some((json!(0), json!(1))),
+            "{slept}"
+        );
+        let history = ok(&client, "memory_history", json!({})).await;
+        let refusal = history["edits"].as_array().into_iter().flatten().find(|e| e["stage"] == "dedupe").cloned();
+        let refusal = refusal.expect("the refused drop is in the history");
+        assert_eq!(refusal["accepted"], json!(false));
+        assert!(refusal["refused_because"].as_str().is_some_and(|r| r.len() > 10), "{refusal}");
+        let facts = texts(&ok(&client, "list_memories", json!({})).await["facts"]);
+        assert_eq!(facts.len(), 2, "both facts are still active: {facts:?}");
+        client.cancel().await.expect("close");
+    });
+}
+
+#[test]
+fn the_users_edits_through_mcp_are_logged_as_the_users_and_erase_needs_a_confirmation() {
+    let store = temp("edits.json");
+    runtime().block_on(async {
+        let client = connect(&store, &[]).await;
+        ok(
+            &client,
+            "add_memory",
+            json!({"text": "I live in Ghent and my locker code is 4417 and I keep a cat called Miso."}),
+        )
+        .await;
+        let ids: Vec<String> = ok(&client, "list_memories", json!({})).await["facts"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|f| f["id"].as_str().map(String::from))
+            .collect();
+        assert_eq!(ids.len(), 3, "{ids:?}");
+        let corrected = ok(&client, "correct_memory", json!({"id": ids[0], "text": "I live in Antwerp."})).await;
+        assert_eq!(corrected["fact"]["text"], json!("I live in Antwerp."), "{corrected}");
+        ok(&client, "pin_memory", json!({"id": ids[2]})).await;
+        ok(&client, "forget_memory", json!({"id": ids[2], "reason": "the cat moved out"})).await.to_string();
+
+        let before = std::fs::read(&store).expect("store");
+        let unconfirmed = tool_error(&client, "erase_memory", json!({"id": ids[1], "confirm": false})).await;
+        assert!(unconfirmed.contains("confirm"), "{unconfirmed}");
+        assert_eq!(std::fs::read(&store).expect("store"), before, "an unconfirmed erase changes nothing");
+        let erased = ok(&client, "erase_memory", json!({"id": ids[1], "confirm": true})).await;
+        assert_eq!(erased["erased"], json!([ids[1].clone()]), "{erased}");
+        let file = std::fs::read_to_string(&store).expect("store");
+        assert!(!file.contains("4417"), "the erased words are in no row of the store file");
+
+        let history = ok(&client, "memory_history", json!({"limit": 50})).await;
+        let by_user: Vec<String> = history["edits"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter(|e| e["proposer"] == "user")
+            .filter_map(|e| e["kind"].as_str().map(String::from))
+            .collect();
+        for kind in ["correct", "pin", "forget"] {
+            assert!(by_user.iter().any(|k| k == kind), "{kind} is logged as the user's: {by_user:?}");
+        }
+        client.cancel().await.expect("close");
+    });
+}
+
+#[test]
+fn every_bad_input_is_a_tool_error_and_leaves_the_store_file_byte_identical() {
+    let store = temp("bad-input.json");
+    runtime().block_on(async {
+        let client = connect(&store, &[]).await;
+        ok(&client, "add_memory", json!({"text": "I live in Ghent."})).await;
+        let before = std::fs::read(&store).expect("store");
+        let huge = "I like tea. ".repeat(90_000);
+        let cases = [
+            ("no_such_tool", json!({}), "no tool named"),
+            ("add_memory", json!({}), "missing field `text`"),
+            ("add_memory", json!({"text": 5}), "invalid type"),
+            ("add_memory", json!({"text": huge}), "at most"),
+            ("add_memory", json!({"text": "   "}), "empty"),
+            ("add_memory", json!({"text": "I like tea.", "said_at": "last Tuesday"}), "not a date"),
+            ("add_memory", json!({"text": "I like tea.", "mood": "happy"}), "unknown field"),
+            ("search_memories", json!({"query": "tea", "limit": 0}), "out of range"),
+            ("list_memories", json!({"block": "diary"}), "no block"),
+            ("list_memories", json!({"cursor": "page-two"}), "not a cursor"),
+            ("correct_memory", json!({"id": "m_999", "text": "I live in Rome."}), "m_999"),
+            ("pin_memory", json!({"id": "m_999"}), "m_999"),
+            ("forget_memory", json!({"id": "m_999"}), "m_999"),
+            ("erase_memory", json!({"id": "m_999", "confirm": true}), "m_999"),
+            ("erase_memory", json!({"id": "m_1"}), "missing field `confirm`"),
+        ];
+        for (tool, args, says) in cases {
+            let message = tool_error(&client, tool, args.clone()).await;
+            assert!(
+                message.contains(says),
+                "{tool}({}) should say {says:?}: {message}",
+                &args.to_string()[..args.to_string().len().min(80)]
+            );
+            assert_eq!(std::fs::read(&store).expect("store"), before, "{tool} changed the store file");
+        }
+        // The file replaced by something that is not a memory: a tool error naming it, and
+        // nothing written over it.
+        std::fs::write(&store, "{ this is not a memory").expect("overwrite");
+        for (tool, args) in
+            [("add_memory", json!({"text": "I like tea."})), ("search_memories", json!({"query": "tea"}))]
+        {
+            let message = tool_error(&client, tool, args).await;
+            assert!(message.contains("not a readable memory file"), "{message}");
+        }
+        assert_eq!(std::fs::read_to_string(&store).expect("store"), "{ this is not a memory");
+        client.cancel().await.expect("close");
+    });
+}
+
+#[test]
+fn search_and_context_stay_within_the_budget_on_a_10000_fact_store() {
+    use nocturne_core::model::memory::Block;
+    use nocturne_core::store::{Commit, MemStore, Store};
+    let store = temp("large.json");
+    let memory = MemStore::new();
+    let topics = ["tea", "bikes", "chess", "violins", "gardens", "rivers", "trains", "clouds"];
+    let items: Vec<_> = (1..=10_000u64)
+        .map(|n| {
+            let text =
+                format!("Fact {n}: I once talked about {} with friend number {n}.", topics[n as usize % topics.len()]);
+            nocturne_core::testkit::conformance::fact(n, Block::Scratch, &text, 1_767_000_000 + n as i64)
+        })
+        .collect();
+    pollster::block_on(memory.commit(Commit {
+        at: 1_767_000_000,
+        label: Some("seed".into()),
+        items,
+        ..Default::default()
+    }))
+    .expect("seed");
+    std::fs::write(&store, memory.document().to_json()).expect("write the store file");
+    runtime().block_on(async {
+        let client = connect(&store, &["--budget", "1500"]).await;
+        let t0 = std::time::Instant::now();
+        let found =
+            ok(&client, "search_memories", json!({"query": "Who did I talk to about violins?", "limit": 20})).await;
+        let search_s = t0.elapsed().as_secs_f64();
+        let hits = texts(&found["facts"]);
+        assert!(!hits.is_empty() && hits.len() <= 20 && hits.iter().all(|t| t.contains("violins")), "{hits:?}");
+        let t1 = std::time::Instant::now();
+        let context = ok(&client, "get_context", json!({"query": "Who did I talk to about violins?"})).await;
+        let context_s = t1.elapsed().as_secs_f64();
+        let tokens = context["tokens"].as_u64().expect("tokens");
+        assert!(tokens <= 1500 && context["left_out"].as_u64() > Some(9_000), "{}", context["tokens"]);
+        let words = context["context"].as_str().expect("context").len();
+        assert!(words < 1500 * 8, "the context is bounded: {words} bytes");
+        let page = ok(&client, "list_memories", json!({})).await;
+        assert_eq!(page["facts"].as_array().map(Vec::len), Some(50));
+        assert_eq!(page["total"], json!(10_000));
+        let next = ok(&client, "list_memories", json!({"cursor": page["next_cursor"]})).await;
+        assert_eq!(next["facts"][0]["id"], json!("m_51"));
+        println!("mcp on 10,000 facts: search {search_s:.2} s, context {context_s:.2} s, {tokens} tokens");
+        client.cancel().await.expect("close");
+    });
+}
+
+#[test]
+fn the_mcp_server_and_a_chat_writing_one_store_file_at_once_lose_nothing() {
+    let store = temp("shared.json");
+    let s = store.to_str().expect("utf8").to_string();
+    let n = 25;
+    let chat_lines: String =
+        (0..n).map(|i| format!("My chat note number {i} is about the colour {}.\n", i * 7)).collect();
+    runtime().block_on(async {
+        let client = connect(&store, &[]).await;
+        ok(&client, "add_memory", json!({"text": "I live in Ghent."})).await;
+        // A chat in another process, one turn per line, while the host adds its own.
+        let mut chat = std::process::Command::new(env!("CARGO_BIN_EXE_nocturne"))
+            .args(["chat", "--store", &s, "--now", NOW])
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .expect("chat runs");
+        chat.stdin.take().expect("stdin").write_all(chat_lines.as_bytes()).expect("write");
+        for i in 0..n {
+            ok(&client, "add_memory", json!({"text": format!("My host note number {i} is about the town {}.", i * 3)}))
+                .await;
+        }
+        let out = chat.wait_with_output().expect("chat ends");
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        client.cancel().await.expect("close");
+    });
+    let doc: Value = serde_json::from_str(&std::fs::read_to_string(&store).expect("store")).expect("json");
+    let said: Vec<&str> = doc["transcript"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|t| t["role"] == "user")
+        .filter_map(|t| t["text"].as_str())
+        .collect();
+    let facts: Vec<&str> = doc["items"].as_array().into_iter().flatten().filter_map(|i| i["text"].as_str()).collect();
+    for i in 0..n {
+        let host = format!("My host note number {i} is about the town {}.", i * 3);
+        let chat = format!("My chat note number {i} is about the colour {}.", i * 7);
+        assert!(said.contains(&host.as_str()) && said.contains(&chat.as_str()), "turn {i} lost: {said:?}");
+        assert!(facts.contains(&host.as_str()) && facts.contains(&chat.as_str()), "fact {i} lost");
+    }
+    assert_eq!(said.len(), 2 * n + 1, "every user turn once: {said:?}");
+}
