@@ -283,7 +283,7 @@ fn the_users_edits_through_mcp_are_logged_as_the_users_and_erase_needs_a_confirm
             .filter(|e| e["proposer"] == "user")
             .filter_map(|e| e["kind"].as_str().map(String::from))
             .collect();
-        for kind in ["correct", "pin", "forget"] {
+        for kind in ["correct", "pin", "forget", "erase"] {
             assert!(by_user.iter().any(|k| k == kind), "{kind} is logged as the user's: {by_user:?}");
         }
         client.cancel().await.expect("close");
