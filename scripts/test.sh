@@ -71,6 +71,7 @@ cargo build --locked -q -p nocturne-cli || failed_steps+=("cargo build nocturne-
 bash tests/mcp_inspector.sh "$NOCTURNE_MCP_INSPECTOR" "${CARGO_TARGET_DIR:-target}/debug/nocturne" 2>&1 | tee "$LOG/inspector.log"
 e2e=$((e2e + $(grep -c '^ok ' "$LOG/inspector.log"))); e2e_failed=$((e2e_failed + $(grep -c '^not ok ' "$LOG/inspector.log")))
 grep -q '^ok ' "$LOG/inspector.log" || failed_steps+=("the MCP Inspector check (no check ran)")
+grep -q '^not ok ' "$LOG/inspector.log" && failed_steps+=("the MCP Inspector check")
 
 step "wasm suites in headless Chromium"
 # The scripted OpenAI-compatible server the provider suite talks to (a fixed port keeps
@@ -120,7 +121,7 @@ if [ -f dist/index.html ]; then
   node tests/e2e/large.cjs "http://127.0.0.1:$port/" "$large_memory" tests/e2e/out 2>&1 | tee -a "$LOG/e2e.log"
   [ "${PIPESTATUS[0]}" = 0 ] || failed_steps+=("end-to-end (10,000-fact memory)")
   kill "$server" "$fake" 2>/dev/null
-  e2e=$(grep -c '^ok ' "$LOG/e2e.log"); e2e_failed=$(grep -c '^not ok ' "$LOG/e2e.log")
+  e2e=$((e2e + $(grep -c '^ok ' "$LOG/e2e.log"))); e2e_failed=$((e2e_failed + $(grep -c '^not ok ' "$LOG/e2e.log")))
 else
   failed_steps+=("end-to-end (no build)")
 fi
