@@ -4,8 +4,8 @@
 //! memory.
 //!
 //! stdout carries only JSON-RPC; nothing here prints. Each tool call opens the store file
-//! afresh and commits against the head it read ([`crate::file::FileStore`]), retried when
-//! another process wrote in between, so a chat in another terminal loses nothing. A bad
+//! afresh and commits against the head it read ([`crate::file::FileStore`]), planned again
+//! when another process wrote in between, so a chat in another terminal loses nothing. A bad
 //! call — an unknown tool, a missing or wrong-typed argument, an id that does not exist,
 //! a text too long, a store file that cannot be read — is a tool error the host shows,
 //! and changes nothing.
@@ -18,7 +18,7 @@ use nocturne_core::llm::context::{self, MemoryIndex};
 use nocturne_core::llm::prompt;
 use nocturne_core::llm::provider::estimate_tokens;
 use nocturne_core::model::memory::{Block, Item, Mutation};
-use nocturne_core::store::{Store, StoreError};
+use nocturne_core::store::{replanning, Store};
 use nocturne_core::text::when::Day;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, ListToolsResult, PaginatedRequestParams,
@@ -48,8 +48,6 @@ pub struct Config {
 pub const MAX_TEXT: usize = 4_000;
 /// The most facts one `search_memories` returns, and one page of `list_memories`.
 pub const MAX_LIMIT: usize = 50;
-/// How often a write is planned again when another process wrote in between.
-const WRITE_ATTEMPTS: usize = 8;
 
 /// Serves `config` on stdin/stdout until the host closes the connection.
 pub fn serve(config: Config) -> Result<(), String> {
@@ -330,11 +328,8 @@ pub fn call(config: &Config, name: &str, args: Map<String, Value>) -> Result<Val
                 None => now,
             };
             let provider = config.provider.build()?;
-            let outcome = retry(
-                || pollster::block_on(chat::remember_by(&store, &provider, None, &a.text, at)),
-                |e| matches!(e, chat::ChatError::Store(StoreError::Conflict { .. })),
-            )
-            .map_err(|e| format!("{e}; nothing was stored"))?;
+            let outcome = pollster::block_on(chat::remember_by(&store, &provider, None, &a.text, at))
+                .map_err(|e| format!("{e}; nothing was stored"))?;
             let items = pollster::block_on(store.items()).map_err(|e| e.to_string())?;
             let stored: Vec<Value> = outcome
                 .encoded
@@ -450,11 +445,7 @@ pub fn call(config: &Config, name: &str, args: Map<String, Value>) -> Result<Val
                     a.id
                 ));
             }
-            let erased = retry(
-                || pollster::block_on(edit::erase(&store, &a.id, now)),
-                |e| matches!(e, edit::EditError::Store(StoreError::Conflict { .. })),
-            )
-            .map_err(|e| e.to_string())?;
+            let erased = pollster::block_on(edit::erase(&store, &a.id, now)).map_err(|e| e.to_string())?;
             Ok(json!({
                 "erased": erased.item_ids,
                 "rows_rewritten": erased.rows,
@@ -467,10 +458,12 @@ pub fn call(config: &Config, name: &str, args: Map<String, Value>) -> Result<Val
             let provider = config.provider.build()?;
             let mut options = sleep::SleepOptions::new(now);
             options.dry_run = a.dry_run.unwrap_or(false);
-            let report = retry(
-                || pollster::block_on(sleep::sleep(&store, &provider, &options, &mut |_| {})),
-                |e| e.to_string().contains("the memory changed while this was planned"),
-            )
+            // A pass planned on a head another writer moved is refused; the Sleep runs again
+            // on the new memory (the passes already done find nothing new to do).
+            let report = pollster::block_on(replanning(
+                |e| matches!(e, sleep::SleepError::Store(e) if e.is_conflict()),
+                async || sleep::sleep(&store, &provider, &options, &mut |_| {}).await,
+            ))
             .map_err(|e| format!("the Sleep stopped: {e}; the passes that completed are kept"))?;
             let passes: Vec<Value> = report
                 .passes
@@ -587,17 +580,6 @@ pub fn parse_time(text: &str) -> Result<i64, String> {
     Ok(day.start() + h * 3600 + mi * 60 + s - offset)
 }
 
-/// Runs `op` again while it fails with an error `retryable` says another writer caused.
-fn retry<T, E>(mut op: impl FnMut() -> Result<T, E>, retryable: impl Fn(&E) -> bool) -> Result<T, E> {
-    let mut attempt = 1;
-    loop {
-        match op() {
-            Err(e) if retryable(&e) && attempt < WRITE_ATTEMPTS => attempt += 1,
-            other => return other,
-        }
-    }
-}
-
 fn read(
     store: &FileStore,
 ) -> Result<(Vec<Item>, Vec<nocturne_core::model::memory::Turn>, nocturne_core::model::policy::RetentionPolicy), String>
@@ -615,11 +597,7 @@ fn active_in_order(items: &[Item]) -> Vec<&Item> {
 }
 
 fn user_edit(store: &FileStore, edit: UserEdit, now: i64) -> Result<Value, String> {
-    let version = retry(
-        || pollster::block_on(edit::apply(store, &edit, now)),
-        |e| matches!(e, edit::EditError::Store(StoreError::Conflict { .. })),
-    )
-    .map_err(|e| e.to_string())?;
+    let version = pollster::block_on(edit::apply(store, &edit, now)).map_err(|e| e.to_string())?;
     let items = pollster::block_on(store.items()).map_err(|e| e.to_string())?;
     let fact = |id: &str| items.iter().find(|i| i.item_id == id).map(|i| fact_json(i, now));
     // A correction closes the old fact and stores a new one that supersedes it.

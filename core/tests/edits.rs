@@ -6,10 +6,12 @@ use nocturne_core::flow::edit::{self, EditError, UserEdit};
 use nocturne_core::flow::{chat, sleep};
 use nocturne_core::llm::offline::OfflineProvider;
 use nocturne_core::llm::provider::{Completion, Provider, ProviderError, Request, Task};
-use nocturne_core::model::memory::Proposer;
+use nocturne_core::model::memory::{Mutation, Proposer, Turn, Version};
 use nocturne_core::model::pass::{MutationKind, Stage};
+use nocturne_core::model::policy::RetentionPolicy;
 use nocturne_core::proof::audit;
-use nocturne_core::store::{lineage, MemStore, Store};
+use nocturne_core::store::document::Document;
+use nocturne_core::store::{lineage, Commit, MemStore, Meta, Store, StoreError};
 use nocturne_core::PassKind;
 
 const NOW: i64 = 1_767_225_600;
@@ -140,4 +142,102 @@ fn forget_now_retires_with_the_reason_and_bad_edits_change_nothing() {
     assert_eq!((m.kind, m.reason.as_str()), (MutationKind::Forget, "sold the hives"));
     block(store.restore(head, NOW + 2 * DAY)).expect("restore");
     assert!(find(&store, "bees").active, "forget now is soft: a restore brings it back");
+}
+
+/// A memory another writer (a second tab, `nocturne chat` beside `nocturne mcp`) changes
+/// once, with its own edit, between a write's read and its commit.
+struct Busy {
+    inner: MemStore,
+    interloper: std::cell::RefCell<Option<UserEdit>>,
+}
+
+impl Busy {
+    async fn interlope(&self) {
+        let other = self.interloper.borrow_mut().take();
+        if let Some(other) = other {
+            edit::apply(&self.inner, &other, NOW + DAY).await.expect("the other writer's edit");
+        }
+    }
+}
+
+impl Store for Busy {
+    async fn items(&self) -> Result<Vec<nocturne_core::Item>, StoreError> {
+        self.inner.items().await
+    }
+    async fn meta(&self) -> Result<Meta, StoreError> {
+        self.inner.meta().await
+    }
+    async fn versions(&self) -> Result<Vec<Version>, StoreError> {
+        self.inner.versions().await
+    }
+    async fn mutations(&self) -> Result<Vec<Mutation>, StoreError> {
+        self.inner.mutations().await
+    }
+    async fn transcript(&self) -> Result<Vec<Turn>, StoreError> {
+        self.inner.transcript().await
+    }
+    async fn items_at(&self, seq: u64) -> Result<Vec<nocturne_core::Item>, StoreError> {
+        self.inner.items_at(seq).await
+    }
+    async fn changes(&self, lo: u64, hi: u64) -> Result<Vec<(u64, nocturne_core::Item)>, StoreError> {
+        self.inner.changes(lo, hi).await
+    }
+    async fn commit(&self, commit: Commit) -> Result<Vec<Version>, StoreError> {
+        self.interlope().await;
+        self.inner.commit(commit).await
+    }
+    async fn set_policy(&self, policy: RetentionPolicy) -> Result<(), StoreError> {
+        self.inner.set_policy(policy).await
+    }
+    fn rows_written(&self) -> u64 {
+        self.inner.rows_written()
+    }
+    async fn replace_all(&self, doc: Document, base: u64) -> Result<(), StoreError> {
+        self.interlope().await;
+        self.inner.replace_all(doc, base).await
+    }
+}
+
+/// A slept memory of two facts, busy: `other` is made by another writer mid-write.
+fn busy(other: impl FnOnce(&MemStore) -> UserEdit) -> (Busy, nocturne_core::Item, nocturne_core::Item) {
+    let inner = slept("I keep bees. I live in Lisbon.");
+    let (bees, lisbon) = (find(&inner, "bees"), find(&inner, "Lisbon"));
+    let other = other(&inner);
+    (Busy { inner, interloper: std::cell::RefCell::new(Some(other)) }, bees, lisbon)
+}
+
+#[test]
+fn an_edit_that_met_another_writers_commit_is_planned_again_and_both_land() {
+    let (store, bees, _) =
+        busy(|m| UserEdit::Correct { item_id: find(m, "Lisbon").item_id, text: "I live in Porto.".into() });
+    block(edit::apply(&store, &UserEdit::Pin { item_id: bees.item_id.clone() }, NOW + 2 * DAY))
+        .expect("planned again on the moved memory, the pin lands");
+    assert!(find(&store.inner, "bees").pinned, "the user's pin");
+    assert!(
+        find(&store.inner, "Porto").active && !find(&store.inner, "Lisbon").active,
+        "the other writer's correction"
+    );
+}
+
+#[test]
+fn an_edit_whose_fact_another_writer_retired_meanwhile_is_refused_when_planned_again() {
+    let (store, bees, _) =
+        busy(|m| UserEdit::Forget { item_id: find(m, "bees").item_id, reason: "sold the hives".into() });
+    let err = block(edit::apply(
+        &store,
+        &UserEdit::Correct { item_id: bees.item_id.clone(), text: "I keep wasps.".into() },
+        NOW + 2 * DAY,
+    ))
+    .expect_err("the fact is gone");
+    assert!(matches!(err, EditError::NotEditable(_)), "{err}");
+    assert!(!block(store.items()).expect("items").iter().any(|i| i.text.contains("wasps")), "nothing was written");
+}
+
+#[test]
+fn an_erase_that_met_another_writers_commit_is_planned_again_and_both_land() {
+    let (store, bees, _) = busy(|m| UserEdit::Pin { item_id: find(m, "Lisbon").item_id });
+    block(edit::erase(&store, &bees.item_id, NOW + 2 * DAY)).expect("planned again, the erase lands");
+    let doc = block(store.document()).expect("doc").to_json();
+    assert!(!doc.contains("bees"), "the words are gone");
+    assert!(find(&store.inner, "Lisbon").pinned, "the other writer's pin");
 }

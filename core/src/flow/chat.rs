@@ -261,10 +261,6 @@ pub async fn reply_streaming<S: Store, P: Provider>(
     answer(provider, &index, history, text, on_delta).await.map_err(ChatError::Provider)
 }
 
-/// How often a turn is re-recorded when another writer moved the memory meanwhile (two
-/// processes adding turns to one store file as fast as they can met three in a row).
-const RECORD_ATTEMPTS: usize = 12;
-
 /// Stores both turns and the facts encoded from the pending user turns, planned against
 /// the memory as it is now (ids and turn indices read fresh). If another writer commits
 /// in between, the commit is refused as a conflict and the turn is recorded again, so it
@@ -315,14 +311,11 @@ async fn record_retrying<S: Store, P: Provider>(
     reply: Option<&Reply>,
     now: i64,
 ) -> Result<TurnOutcome, ChatError> {
-    let mut attempt = 0;
-    loop {
-        attempt += 1;
-        match record_once(store, provider, speaker, text, reply, now).await {
-            Err(ChatError::Store(StoreError::Conflict { .. })) if attempt < RECORD_ATTEMPTS => continue,
-            other => return other,
-        }
-    }
+    crate::store::replanning(
+        |e| matches!(e, ChatError::Store(e) if e.is_conflict()),
+        async || record_once(store, provider, speaker, text, reply, now).await,
+    )
+    .await
 }
 
 async fn record_once<S: Store, P: Provider>(

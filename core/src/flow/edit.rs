@@ -71,6 +71,12 @@ impl std::fmt::Display for EditError {
 
 impl std::error::Error for EditError {}
 
+impl EditError {
+    fn is_conflict(&self) -> bool {
+        matches!(self, EditError::Store(e) if e.is_conflict())
+    }
+}
+
 impl From<StoreError> for EditError {
     fn from(e: StoreError) -> Self {
         EditError::Store(e)
@@ -151,8 +157,17 @@ pub fn plan(
 }
 
 /// Makes `edit` as one version (`user:correct`, `user:pin` …), planned against the head it
-/// read, so an edit never lands on a memory that moved meanwhile.
+/// read, so an edit never lands on a memory that moved meanwhile; when it did, the edit is
+/// planned again on the new memory (and refused if its fact is no longer there to edit).
 pub async fn apply<S: Store>(store: &S, edit: &UserEdit, now: i64) -> Result<crate::model::memory::Version, EditError> {
+    crate::store::replanning(EditError::is_conflict, async || apply_once(store, edit, now).await).await
+}
+
+async fn apply_once<S: Store>(
+    store: &S,
+    edit: &UserEdit,
+    now: i64,
+) -> Result<crate::model::memory::Version, EditError> {
     let meta = store.meta().await?;
     let items = store.items().await?;
     let (changed, created, mutation) = plan(&items, edit, meta.next_item, now)?;
@@ -173,8 +188,13 @@ pub async fn apply<S: Store>(store: &S, edit: &UserEdit, now: i64) -> Result<cra
 
 /// Erases `item_id`'s words from every row of the memory, in every version, leaving a
 /// tombstone (`store::erase`). Planned against the head it read; written in one atomic
-/// replace. Unlike the other edits a restore cannot undo it — that is the point.
+/// replace (planned again if another writer moved the memory first). Unlike the other
+/// edits a restore cannot undo it — that is the point.
 pub async fn erase<S: Store>(store: &S, item_id: &str, now: i64) -> Result<crate::store::erase::Erased, EditError> {
+    crate::store::replanning(EditError::is_conflict, async || erase_once(store, item_id, now).await).await
+}
+
+async fn erase_once<S: Store>(store: &S, item_id: &str, now: i64) -> Result<crate::store::erase::Erased, EditError> {
     let doc = store.document().await?;
     let base = doc.meta.head;
     let (erased_doc, erased) = crate::store::erase::erase(&doc, item_id, now).map_err(EditError::NotEditable)?;

@@ -57,6 +57,35 @@ impl std::fmt::Display for StoreError {
 
 impl std::error::Error for StoreError {}
 
+impl StoreError {
+    /// Another writer committed between this write's read and its commit.
+    pub fn is_conflict(&self) -> bool {
+        matches!(self, StoreError::Conflict { .. })
+    }
+}
+
+/// How often a write is planned again when another writer moved the memory between its
+/// read and its commit (two processes adding turns to one store file as fast as they can
+/// met three conflicts in a row).
+pub const REPLAN_ATTEMPTS: usize = 12;
+
+/// Runs `write` — read, plan, commit against the head it read — again while it fails with
+/// an error `conflicted` calls a conflict, at most [`REPLAN_ATTEMPTS`] times in all; any
+/// other outcome is returned as it is. Each attempt plans afresh, so a write that no
+/// longer makes sense on the new memory is refused by its own checks, not forced through.
+pub async fn replanning<T, E>(
+    conflicted: impl Fn(&E) -> bool,
+    mut write: impl AsyncFnMut() -> Result<T, E>,
+) -> Result<T, E> {
+    let mut attempt = 1;
+    loop {
+        match write().await {
+            Err(e) if conflicted(&e) && attempt < REPLAN_ATTEMPTS => attempt += 1,
+            other => return other,
+        }
+    }
+}
+
 /// Bookkeeping stored beside the items.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", default)]
