@@ -1,5 +1,7 @@
 //! The command line as a user runs it.
 
+mod common;
+
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::{Command, Output, Stdio};
@@ -284,37 +286,11 @@ fn slow_model(answered: usize) -> String {
 /// A model that proposes nothing to the first `answered` calls and then never answers,
 /// and the count of the calls it got.
 fn scripted_model(answered: usize) -> (String, std::sync::Arc<std::sync::atomic::AtomicUsize>) {
-    use std::io::{BufRead, BufReader, Read};
     let calls = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
     let counter = calls.clone();
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
-    let url = format!("http://{}/v1", listener.local_addr().expect("addr"));
-    std::thread::spawn(move || {
-        for (n, stream) in listener.incoming().enumerate() {
-            let Ok(mut stream) = stream else { continue };
-            let mut reader = BufReader::new(stream.try_clone().expect("clone"));
-            let mut length = 0;
-            loop {
-                let mut line = String::new();
-                if reader.read_line(&mut line).unwrap_or(0) == 0 || line == "\r\n" {
-                    break;
-                }
-                if let Some(v) = line.to_lowercase().strip_prefix("content-length:") {
-                    length = v.trim().parse().unwrap_or(0);
-                }
-            }
-            let mut body = vec![0; length];
-            let _ = reader.read_exact(&mut body);
-            counter.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
-            if n >= answered {
-                std::thread::sleep(std::time::Duration::from_secs(120));
-                continue;
-            }
-            let content = r#"{"drop":[],"merge":[],"supersede":[],"promote":[],"forget":[]}"#;
-            let reply = serde_json::json!({"choices": [{"message": {"content": content}, "finish_reason": "stop"}]})
-                .to_string();
-            let _ = write!(stream, "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{reply}", reply.len());
-        }
+    let url = common::model(move |n, _| {
+        counter.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        (n < answered).then(|| r#"{"drop":[],"merge":[],"supersede":[],"promote":[],"forget":[]}"#.to_string())
     });
     (url, calls)
 }

@@ -8,8 +8,10 @@ use rmcp::service::RunningService;
 use rmcp::transport::{ConfigureCommandExt, TokioChildProcess};
 use rmcp::{RoleClient, ServiceExt};
 use serde_json::{json, Value};
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::Write;
 use std::path::PathBuf;
+
+mod common;
 
 type Client = RunningService<RoleClient, ()>;
 
@@ -60,8 +62,13 @@ fn text(r: &CallToolResult) -> String {
     r.content.iter().filter_map(|c| c.as_text().map(|t| t.text.clone())).collect::<Vec<_>>().join(" ")
 }
 
+/// The elements of a JSON array; none for anything else.
+fn each(v: &Value) -> impl Iterator<Item = &Value> {
+    v.as_array().into_iter().flatten()
+}
+
 fn texts(facts: &Value) -> Vec<String> {
-    facts.as_array().into_iter().flatten().filter_map(|f| f["text"].as_str().map(String::from)).collect()
+    each(facts).filter_map(|f| f["text"].as_str().map(String::from)).collect()
 }
 
 fn runtime() -> tokio::runtime::Runtime {
@@ -133,12 +140,7 @@ fn a_conversation_added_through_mcp_is_gated_stored_searched_and_slept_on() {
 
         let slept = ok(&client, "sleep", json!({})).await;
         let accepted = |pass: &str| {
-            slept["passes"]
-                .as_array()
-                .into_iter()
-                .flatten()
-                .find(|p| p["pass"] == pass)
-                .map_or(0, |p| p["accepted"].as_u64().unwrap_or(0))
+            each(&slept["passes"]).find(|p| p["pass"] == pass).map_or(0, |p| p["accepted"].as_u64().unwrap_or(0))
         };
         assert!(accepted("dedupe") >= 1, "the repeated statement is deduplicated: {slept}");
         assert!(accepted("supersede") >= 1, "Lisbon supersedes Ghent: {slept}");
@@ -147,8 +149,7 @@ fn a_conversation_added_through_mcp_is_gated_stored_searched_and_slept_on() {
         assert!(now.iter().any(|t| t == "I do not eat meat."), "the negation stays as said: {now:?}");
         assert!(now.iter().any(|t| t.contains("Lisbon")) && !now.iter().any(|t| t.contains("Ghent")), "{now:?}");
         let history = ok(&client, "memory_history", json!({"limit": 100})).await;
-        let stages: Vec<&str> =
-            history["edits"].as_array().into_iter().flatten().filter_map(|e| e["stage"].as_str()).collect();
+        let stages: Vec<&str> = each(&history["edits"]).filter_map(|e| e["stage"].as_str()).collect();
         assert!(
             stages.contains(&"dedupe") && stages.contains(&"supersede") && stages.contains(&"encode"),
             "{stages:?}"
@@ -160,49 +161,23 @@ fn a_conversation_added_through_mcp_is_gated_stored_searched_and_slept_on() {
 /// A careless model on 127.0.0.1: the encoder drops a "not" and invents a fact beside the
 /// user's own statement; Dedupe calls two different facts duplicates.
 fn careless_model() -> String {
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
-    let url = format!("http://{}/v1", listener.local_addr().expect("addr"));
-    std::thread::spawn(move || {
-        for stream in listener.incoming() {
-            let Ok(mut stream) = stream else { continue };
-            let mut reader = BufReader::new(stream.try_clone().expect("clone"));
-            let mut length = 0;
-            loop {
-                let mut line = String::new();
-                if reader.read_line(&mut line).unwrap_or(0) == 0 || line == "\r\n" {
-                    break;
-                }
-                if let Some(v) = line.to_lowercase().strip_prefix("content-length:") {
-                    length = v.trim().parse().unwrap_or(0);
-                }
-            }
-            let mut body = vec![0; length];
-            let _ = reader.read_exact(&mut body);
-            let body = String::from_utf8_lossy(&body);
-            let encoding = body.contains("atomic fact");
-            let content = if encoding && body.contains("fish") {
-                json!({"facts": [{"text": "I eat fish on Fridays.", "category": "preferences", "block": "scratch"}]})
-            } else if encoding {
-                json!({"facts": [
-                    {"text": "I do not eat meat.", "category": "preferences", "block": "scratch"},
-                    {"text": "I eat meat.", "category": "preferences", "block": "scratch"},
-                    {"text": "I fly rockets for NASA.", "category": "identity", "block": "scratch"}
-                ]})
-            } else if body.contains("duplicateOf") {
-                json!({"drop": [{"itemId": "m_1", "duplicateOf": "m_2", "reason": "both are about food"}]})
-            } else {
-                json!({"drop": [], "merge": [], "supersede": [], "promote": [], "forget": []})
-            };
-            let reply = json!({"choices": [{"message": {"content": content.to_string()}, "finish_reason": "stop"}]})
-                .to_string();
-            let _ = write!(
-                stream,
-                "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{reply}",
-                reply.len()
-            );
-        }
-    });
-    url
+    common::model(|_, body| {
+        let encoding = body.contains("atomic fact");
+        let content = if encoding && body.contains("fish") {
+            json!({"facts": [{"text": "I eat fish on Fridays.", "category": "preferences", "block": "scratch"}]})
+        } else if encoding {
+            json!({"facts": [
+                {"text": "I do not eat meat.", "category": "preferences", "block": "scratch"},
+                {"text": "I eat meat.", "category": "preferences", "block": "scratch"},
+                {"text": "I fly rockets for NASA.", "category": "identity", "block": "scratch"}
+            ]})
+        } else if body.contains("duplicateOf") {
+            json!({"drop": [{"itemId": "m_1", "duplicateOf": "m_2", "reason": "both are about food"}]})
+        } else {
+            json!({"drop": [], "merge": [], "supersede": [], "promote": [], "forget": []})
+        };
+        Some(content.to_string())
+    })
 }
 
 #[test]
@@ -214,10 +189,7 @@ fn a_careless_models_statements_are_refused_with_reasons_through_add_memory_and_
         let client = connect(&store, &args).await;
         let added = ok(&client, "add_memory", json!({"text": "I do not eat meat."})).await;
         assert_eq!(texts(&added["stored"]), ["I do not eat meat."], "{added}");
-        let refused: Vec<(String, String)> = added["refused"]
-            .as_array()
-            .into_iter()
-            .flatten()
+        let refused: Vec<(String, String)> = each(&added["refused"])
             .map(|r| {
                 (r["statement"].as_str().unwrap_or("").to_string(), r["reason"].as_str().unwrap_or("").to_string())
             })
@@ -226,14 +198,14 @@ fn a_careless_models_statements_are_refused_with_reasons_through_add_memory_and_
         assert!(refused.iter().all(|(s, why)| !s.is_empty() && why.len() > 10), "{refused:?}");
         ok(&client, "add_memory", json!({"text": "I eat fish on Fridays."})).await;
         let slept = ok(&client, "sleep", json!({})).await;
-        let dedupe = slept["passes"].as_array().into_iter().flatten().find(|p| p["pass"] == "dedupe").cloned();
+        let dedupe = each(&slept["passes"]).find(|p| p["pass"] == "dedupe").cloned();
         assert_eq!(
             dedupe.as_ref().map(|d| (d["accepted"].clone(), d["refused"].clone())),
             Some((json!(0), json!(1))),
             "{slept}"
         );
         let history = ok(&client, "memory_history", json!({})).await;
-        let refusal = history["edits"].as_array().into_iter().flatten().find(|e| e["stage"] == "dedupe").cloned();
+        let refusal = each(&history["edits"]).find(|e| e["stage"] == "dedupe").cloned();
         let refusal = refusal.expect("the refused drop is in the history");
         assert_eq!(refusal["accepted"], json!(false));
         assert!(refusal["refused_because"].as_str().is_some_and(|r| r.len() > 10), "{refusal}");
@@ -254,17 +226,13 @@ fn the_users_edits_through_mcp_are_logged_as_the_users_and_erase_needs_a_confirm
             json!({"text": "I live in Ghent and my locker code is 4417 and I keep a cat called Miso."}),
         )
         .await;
-        let ids: Vec<String> = ok(&client, "list_memories", json!({})).await["facts"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .filter_map(|f| f["id"].as_str().map(String::from))
-            .collect();
+        let listed = ok(&client, "list_memories", json!({})).await;
+        let ids: Vec<String> = each(&listed["facts"]).filter_map(|f| f["id"].as_str().map(String::from)).collect();
         assert_eq!(ids.len(), 3, "{ids:?}");
         let corrected = ok(&client, "correct_memory", json!({"id": ids[0], "text": "I live in Antwerp."})).await;
         assert_eq!(corrected["fact"]["text"], json!("I live in Antwerp."), "{corrected}");
         ok(&client, "pin_memory", json!({"id": ids[2]})).await;
-        ok(&client, "forget_memory", json!({"id": ids[2], "reason": "the cat moved out"})).await.to_string();
+        ok(&client, "forget_memory", json!({"id": ids[2], "reason": "the cat moved out"})).await;
 
         let before = std::fs::read(&store).expect("store");
         let unconfirmed = tool_error(&client, "erase_memory", json!({"id": ids[1], "confirm": false})).await;
@@ -276,10 +244,7 @@ fn the_users_edits_through_mcp_are_logged_as_the_users_and_erase_needs_a_confirm
         assert!(!file.contains("4417"), "the erased words are in no row of the store file");
 
         let history = ok(&client, "memory_history", json!({"limit": 50})).await;
-        let by_user: Vec<String> = history["edits"]
-            .as_array()
-            .into_iter()
-            .flatten()
+        let by_user: Vec<String> = each(&history["edits"])
             .filter(|e| e["proposer"] == "user")
             .filter_map(|e| e["kind"].as_str().map(String::from))
             .collect();
@@ -413,14 +378,9 @@ fn the_mcp_server_and_a_chat_writing_one_store_file_at_once_lose_nothing() {
         client.cancel().await.expect("close");
     });
     let doc: Value = serde_json::from_str(&std::fs::read_to_string(&store).expect("store")).expect("json");
-    let said: Vec<&str> = doc["transcript"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter(|t| t["role"] == "user")
-        .filter_map(|t| t["text"].as_str())
-        .collect();
-    let facts: Vec<&str> = doc["items"].as_array().into_iter().flatten().filter_map(|i| i["text"].as_str()).collect();
+    let said: Vec<&str> =
+        each(&doc["transcript"]).filter(|t| t["role"] == "user").filter_map(|t| t["text"].as_str()).collect();
+    let facts: Vec<&str> = each(&doc["items"]).filter_map(|i| i["text"].as_str()).collect();
     for i in 0..n {
         let host = format!("My host note number {i} is about the town {}.", i * 3);
         let chat = format!("My chat note number {i} is about the colour {}.", i * 7);
