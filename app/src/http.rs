@@ -27,7 +27,45 @@ pub type ModeMemo = Rc<RefCell<HashMap<String, JsonMode>>>;
 
 /// The proposal style each endpoint and model is at (under `auto` it may have moved to
 /// candidates), shared by every provider built from the settings this session.
-pub type StyleMemo = Rc<RefCell<HashMap<String, StyleState>>>;
+#[derive(Clone, Debug, Default)]
+pub struct StyleMemo(Rc<RefCell<HashMap<String, StyleState>>>);
+
+impl StyleMemo {
+    /// The entry of the provider keyed `key`, started from `setting` for `model` the first
+    /// time it is asked for.
+    pub fn slot<'a>(&'a self, key: String, setting: StyleSetting, model: &'a str) -> StyleSlot<'a> {
+        StyleSlot { memo: self, key, setting, model }
+    }
+}
+
+/// One provider's entry in a [`StyleMemo`]: the style it is at, and what moves it (the
+/// same for every provider; the HTTP and in-page providers differ only in their key).
+pub struct StyleSlot<'a> {
+    memo: &'a StyleMemo,
+    key: String,
+    setting: StyleSetting,
+    model: &'a str,
+}
+
+impl StyleSlot<'_> {
+    /// The style in use now.
+    pub fn state(&self) -> StyleState {
+        *self.memo.0.borrow_mut().entry(self.key.clone()).or_insert_with(|| self.setting.start(self.model))
+    }
+
+    /// The gates refused `refused` of the `proposed` proposals made in this style.
+    pub fn observe_refusals(&self, proposed: usize, refused: usize) {
+        let next = self.state().observe(proposed, refused);
+        self.memo.0.borrow_mut().insert(self.key.clone(), next);
+    }
+
+    /// A free-text reply could not be used (`why`); returns auto's line when it switched.
+    pub fn unusable(&self, why: &str) -> Option<String> {
+        let (next, line) = self.state().unusable(self.model, why);
+        self.memo.0.borrow_mut().insert(self.key.clone(), next);
+        line
+    }
+}
 
 /// Settings of an OpenAI-compatible endpoint.
 #[derive(Clone, PartialEq)]
@@ -85,14 +123,10 @@ impl HttpProvider {
         self.stop.as_ref().is_some_and(StopHandle::is_stopped)
     }
 
-    fn style_key(&self) -> String {
-        format!("{}|{}|{:?}", self.config.base_url, self.config.model, self.config.style)
-    }
-
-    /// The proposal style in use now.
-    pub fn style(&self) -> StyleState {
-        let key = self.style_key();
-        *self.styles.borrow_mut().entry(key).or_insert_with(|| self.config.style.start(&self.config.model))
+    /// This endpoint and model's proposal style this session.
+    pub fn style(&self) -> StyleSlot<'_> {
+        let key = format!("{}|{}|{:?}", self.config.base_url, self.config.model, self.config.style);
+        self.styles.slot(key, self.config.style, &self.config.model)
     }
 
     fn endpoint(&self) -> String {
@@ -262,18 +296,15 @@ pub use nocturne_core::llm::openai::parse_completion;
 
 impl Provider for HttpProvider {
     fn proposal_style(&self) -> ProposalStyle {
-        self.style().current()
+        self.style().state().current()
     }
 
     fn observe_refusals(&self, proposed: usize, refused: usize) {
-        let next = self.style().observe(proposed, refused);
-        self.styles.borrow_mut().insert(self.style_key(), next);
+        self.style().observe_refusals(proposed, refused);
     }
 
     fn observe_unusable(&self, why: &str) -> Option<String> {
-        let (next, line) = self.style().unusable(&self.config.model, why);
-        self.styles.borrow_mut().insert(self.style_key(), next);
-        line
+        self.style().unusable(why)
     }
 
     fn label(&self) -> String {

@@ -146,14 +146,10 @@ impl InPageProvider {
         InPageProvider { config, stop: None, styles }
     }
 
-    fn style_key(&self) -> String {
-        format!("inpage|{}|{:?}", self.config.model, self.config.style)
-    }
-
-    /// The proposal style in use now.
-    pub fn style(&self) -> nocturne_core::llm::provider::StyleState {
-        let key = self.style_key();
-        *self.styles.borrow_mut().entry(key).or_insert_with(|| self.config.style.start(&self.config.model))
+    /// This model's proposal style this session.
+    pub fn style(&self) -> crate::http::StyleSlot<'_> {
+        let key = format!("inpage|{}|{:?}", self.config.model, self.config.style);
+        self.styles.slot(key, self.config.style, &self.config.model)
     }
 
     /// The same provider, stopped by `stop`.
@@ -229,18 +225,15 @@ impl Provider for InPageProvider {
     }
 
     fn proposal_style(&self) -> ProposalStyle {
-        self.style().current()
+        self.style().state().current()
     }
 
     fn observe_refusals(&self, proposed: usize, refused: usize) {
-        let next = self.style().observe(proposed, refused);
-        self.styles.borrow_mut().insert(self.style_key(), next);
+        self.style().observe_refusals(proposed, refused);
     }
 
     fn observe_unusable(&self, why: &str) -> Option<String> {
-        let (next, line) = self.style().unusable(&self.config.model, why);
-        self.styles.borrow_mut().insert(self.style_key(), next);
-        line
+        self.style().unusable(why)
     }
 
     async fn complete(&self, request: &Request) -> Result<Completion, ProviderError> {

@@ -187,8 +187,8 @@ pub fn SettingsPanel() -> impl IntoView {
                     c.revision.get();
                     s.track();
                     match c.provider() {
-                        crate::providers::AnyProvider::Http(p) => p.style().label(),
-                        crate::providers::AnyProvider::InPage(p) => p.style().label(),
+                        crate::providers::AnyProvider::Http(p) => p.style().state().label(),
+                        crate::providers::AnyProvider::InPage(p) => p.style().state().label(),
                         crate::providers::AnyProvider::Offline(_) => "the offline rules need no style".to_string(),
                     }
                 }}</span></p>
