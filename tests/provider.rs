@@ -275,3 +275,24 @@ async fn join<A: std::future::Future, B: std::future::Future>(a: A, b: B) -> (A:
     .await;
     (ra.expect("ready"), rb.expect("ready"))
 }
+
+/// `auto` moves to choosing after an unusable free-text reply, once per endpoint and model:
+/// every provider built on the same session memo sees it; another model does not.
+#[wasm_bindgen_test]
+async fn auto_moves_to_choosing_once_per_model_and_every_provider_of_the_session_sees_it() {
+    use nocturne_app::http::StyleMemo;
+    use nocturne_core::llm::provider::ProposalStyle;
+    let styles = StyleMemo::default();
+    let built = |model: &str| {
+        let mut config = provider("good", JsonMode::Schema, 5_000).config;
+        config.model = model.into();
+        HttpProvider::with_styles(config, ModeMemo::default(), styles.clone())
+    };
+    let first = built("a-large-model");
+    assert_eq!(first.proposal_style(), ProposalStyle::FreeText);
+    let line = first.observe_unusable("the reply was cut off at the token limit");
+    assert!(line.as_deref().is_some_and(|l| l.contains("a-large-model")), "auto says it switched: {line:?}");
+    assert_eq!(built("a-large-model").proposal_style(), ProposalStyle::Candidates, "shared by the session");
+    assert_eq!(built("another-large-model").proposal_style(), ProposalStyle::FreeText, "per model");
+    assert_eq!(first.observe_unusable("again"), None, "no second line once choosing");
+}
