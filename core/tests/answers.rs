@@ -14,7 +14,8 @@ use nocturne_core::model::memory::{AnswerStyle, Role};
 use nocturne_core::model::pass::{MutationKind, Stage};
 use nocturne_core::proof::{quiz, verify};
 use nocturne_core::store::{MemStore, Store};
-use nocturne_core::{PassKind, DAY};
+use nocturne_core::testkit::choose;
+use nocturne_core::DAY;
 use std::cell::{Cell, RefCell};
 
 const NOW: i64 = 1_767_225_600;
@@ -242,29 +243,7 @@ impl Provider for RunsLong {
         }
         let Task::Propose(pass) = request.task else { return OfflineProvider.complete(request).await };
         // Choosing: every option offered (the gates still judge each).
-        let schema = &request.json.as_ref().expect("a schema").schema;
-        let chosen: Vec<serde_json::Value> = if pass == PassKind::Encode {
-            schema["properties"]["facts"]["items"]["properties"]["text"]["enum"]
-                .as_array()
-                .into_iter()
-                .flatten()
-                .map(|t| serde_json::json!({"text": t, "category": "context"}))
-                .collect()
-        } else {
-            let payload: serde_json::Value =
-                serde_json::from_str(&request.messages.last().expect("payload").content).expect("json");
-            payload["options"]
-                .as_array()
-                .into_iter()
-                .flatten()
-                .map(|o| {
-                    let mut o = o.clone();
-                    o["reason"] = serde_json::json!("offered");
-                    o
-                })
-                .collect()
-        };
-        Ok(Completion { text: serde_json::json!({ pass.proposal_key(): chosen }).to_string(), ..Default::default() })
+        Ok(Completion { text: choose::everything(request, pass).to_string(), ..Default::default() })
     }
 }
 

@@ -8,6 +8,7 @@ use nocturne_core::llm::provider::{Completion, Provider, ProviderError, Request,
 use nocturne_core::model::memory::{Item, Mutation, Turn, Version};
 use nocturne_core::proof::verify::{self, VerifyOptions, VerifyReport};
 use nocturne_core::store::{Commit, MemStore, Meta, Store, StoreError};
+use nocturne_core::testkit::choose;
 use nocturne_core::{PassKind, RetentionPolicy};
 use std::cell::Cell;
 
@@ -330,32 +331,9 @@ impl Provider for Chooser {
     }
     async fn complete(&self, request: &Request) -> Result<Completion, ProviderError> {
         let Task::Propose(pass) = request.task else { return OfflineProvider.complete(request).await };
-        let key = pass.proposal_key();
-        let chosen: Vec<serde_json::Value> = if !self.all {
-            Vec::new()
-        } else if pass == PassKind::Encode {
-            let schema = &request.json.as_ref().expect("a schema").schema;
-            schema["properties"]["facts"]["items"]["properties"]["text"]["enum"]
-                .as_array()
-                .expect("the candidates are an enum")
-                .iter()
-                .map(|t| serde_json::json!({"text": t, "category": "context"}))
-                .collect()
-        } else {
-            let payload: serde_json::Value =
-                serde_json::from_str(&request.messages.last().expect("payload").content).expect("json");
-            payload["options"]
-                .as_array()
-                .expect("options")
-                .iter()
-                .map(|o| {
-                    let mut o = o.clone();
-                    o["reason"] = serde_json::json!("offered");
-                    o
-                })
-                .collect()
-        };
-        Ok(Completion { text: serde_json::json!({ key: chosen }).to_string(), ..Default::default() })
+        let reply =
+            if self.all { choose::everything(request, pass) } else { serde_json::json!({ pass.proposal_key(): [] }) };
+        Ok(Completion { text: reply.to_string(), ..Default::default() })
     }
 }
 

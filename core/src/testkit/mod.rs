@@ -2,6 +2,7 @@
 //! benchmark memories and the store conformance suite every backend must pass.
 
 pub mod adversarial;
+pub mod choose;
 pub mod conformance;
 pub mod dates;
 pub mod documents;
