@@ -193,6 +193,8 @@ if [ -s "$gguf" ] && [ -n "${port:-}" ] && [ -f dist/index.html ]; then
   for _ in $(seq 1 50); do grep -q ready "$LOG/http3.log" && break; sleep 0.1; done
   node tests/e2e/inpage.cjs "http://127.0.0.1:$port/" "$gguf" dist tests/e2e/out 2>&1 | tee "$LOG/inpage.log"
   [ "${PIPESTATUS[0]}" = 0 ] || failed_steps+=("the in-page model (browser)")
+  node tests/e2e/inpage-cache.cjs "http://127.0.0.1:$port/" "$gguf" 2>&1 | tee -a "$LOG/inpage.log"
+  [ "${PIPESTATUS[0]}" = 0 ] || failed_steps+=("the in-page model's prompt cache (browser)")
   kill "$server" 2>/dev/null
   e2e=$((e2e + $(grep -c '^ok ' "$LOG/inpage.log"))); e2e_failed=$((e2e_failed + $(grep -c '^not ok ' "$LOG/inpage.log")))
 else

@@ -25,8 +25,10 @@ const serially = (work) => {
 };
 
 /** Counters the end-to-end checks and the benchmark read: tokens the worker produced,
- * replies it ended because Stop was pressed, prompt and grammar costs. */
-export const stats = { generated: 0, generating: false, stopped: 0, lastTokensPerSecond: 0, promptTokens: 0, promptMs: 0, grammarChecks: 0, grammarMs: 0, widened: 0 };
+ * replies it ended because Stop was pressed, prompt and grammar costs, and `last`, the
+ * newest reply's `{ promptTokens, decoded, reused, firstTokenMs }` (`decoded` of its
+ * prompt's tokens were read; `reused` were already in the cache). */
+export const stats = { generated: 0, generating: false, stopped: 0, lastTokensPerSecond: 0, promptTokens: 0, promptMs: 0, grammarChecks: 0, grammarMs: 0, widened: 0, last: null };
 
 /** Frees the runtime (the kept file stays), after the call under way. */
 export function unload() {
@@ -84,7 +86,8 @@ async function loadNow(config) {
   return info;
 }
 
-/** One reply: `request` is `{ messages, maxTokens, fit? }`; `onDelta(text)` gets each new
+/** One reply: `request` is `{ messages, maxTokens, fit?, cache? }` (`cache: false` reads
+ * the whole prompt from an empty cache); `onDelta(text)` gets each new
  * piece; `signal` (an AbortSignal) stops the worker between prompt chunks and between
  * tokens. `fit(text)` (0: never, 1: a start, 2: complete) constrains the reply: each token
  * is the most likely one that keeps the text a start of a match, and the reply ends when
@@ -110,16 +113,22 @@ async function generate(request, onDelta, signal) {
     throw new Error(`the prompt (${tokens.length} tokens) and its reply (up to ${request.maxTokens}) do not fit the in-page model's context of ${info.nCtx} tokens; lower the prompt budget or raise the context size in Settings`);
   }
   await wllama.samplingInit({ temp: 0, top_k: 1 });
-  await wllama.kvClear();
+  // What the model already read: the cache keeps the tokens of the last call, so only
+  // what follows the longest prefix this prompt shares with them is decoded (prompts put
+  // their stable part first). At least one token is decoded, for the reply's logits.
+  const reused = request.cache === false ? 0 : sharedPrefix(await wllama.getCachedTokens(), tokens);
+  if (reused > 0) await wllama.kvRemove(reused, -1);
+  else await wllama.kvClear();
   stats.generating = true;
   try {
     const promptStart = performance.now();
-    for (let at = 0; at < tokens.length; at += PROMPT_CHUNK) {
+    for (let at = reused; at < tokens.length; at += PROMPT_CHUNK) {
       stopped();
       await wllama.decode(tokens.slice(at, at + PROMPT_CHUNK), {});
     }
-    stats.promptTokens += tokens.length;
+    stats.promptTokens += tokens.length - reused;
     stats.promptMs += performance.now() - promptStart;
+    stats.last = { promptTokens: tokens.length, decoded: tokens.length - reused, reused, firstTokenMs: null };
     const decoder = new TextDecoder();
     let text = '';
     let produced = 0;
@@ -130,6 +139,7 @@ async function generate(request, onDelta, signal) {
       if (token === null || wllama.isTokenEOG(token)) break;
       produced += 1;
       stats.generated += 1;
+      stats.last.firstTokenMs ??= Math.round(performance.now() - started);
       const delta = decoder.decode(vocab[token], { stream: true });
       if (delta) {
         text += delta;
@@ -155,10 +165,22 @@ async function generate(request, onDelta, signal) {
     };
   } catch (e) {
     if (e?.name === 'AbortError') stats.stopped += 1;
+    // Stopped or failed mid-way: what the cache holds is not known, so the next call
+    // starts from an empty one.
+    await wllama.kvClear().catch(() => {});
     throw e;
   } finally {
     stats.generating = false;
   }
+}
+
+/** How many leading tokens `cached` and `tokens` share, leaving at least the last token
+ * of `tokens` to decode. */
+function sharedPrefix(cached, tokens) {
+  const most = Math.min(cached.length, tokens.length - 1);
+  let n = 0;
+  while (n < most && cached[n] === tokens[n]) n += 1;
+  return n;
 }
 
 /** The most likely token that keeps `text` a start of a match: the greedy pick when it
