@@ -25,6 +25,7 @@ trap 'kill $server 2>/dev/null; rm -f "$log"' EXIT
 for _ in $(seq 1 50); do grep -q ready "$log" && break; sleep 0.1; done
 mkdir -p tests/e2e/out
 INPAGE_QUICK=1 node tests/e2e/inpage.cjs "http://127.0.0.1:$port/" "$gguf" dist tests/e2e/out | grep -E "^bench:|^not ok"
+node tests/e2e/inpage-cache.cjs "http://127.0.0.1:$port/" "$gguf" | grep -E "^cache:|^not ok"
 echo
 # What a real small model does with the memory it is given: 50 questions of a LoCoMo
 # conversation (benchmark data, never shipped), answered by SmolLM2 under llama.cpp's
