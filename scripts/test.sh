@@ -28,6 +28,9 @@ native=0; native_failed=0; wasm=0; wasm_failed=0; e2e=0; e2e_failed=0
 count() { grep -E "^test result:" "$1" | sed -E 's/.* ([0-9]+) passed; ([0-9]+) failed.*/\1 \2/' | awk '{p+=$1; f+=$2} END {print p+0, f+0}'; }
 
 
+# Every package of the lock file, for every target: core/tests/purity.rs reads the whole
+# dependency tree offline (`cargo tree --target all`), including crates only some targets use.
+cargo fetch --locked -q || failed_steps+=("cargo fetch")
 step "format and lints (cargo fmt --check, clippy -D warnings, native and wasm32)"
 cargo fmt --all -- --check || failed_steps+=("cargo fmt --check")
 cargo clippy --locked --workspace --all-targets -q -- -D warnings || failed_steps+=("clippy (native)")

@@ -340,6 +340,12 @@ impl Store for IdbStore {
         self.read_all(TURNS, None).await
     }
 
+    async fn turn_count(&self) -> Result<u32, StoreError> {
+        let tx = self.db.transaction(&[TURNS], TransactionMode::ReadOnly).map_err(|e| backend("read", e))?;
+        let s = tx.store(TURNS).map_err(|e| backend("read", e))?;
+        s.count(None).await.map_err(|e| backend("cannot count the turns", e))
+    }
+
     async fn items_at(&self, seq: u64) -> Result<Vec<Item>, StoreError> {
         if seq > self.read_meta().await?.head {
             return Err(StoreError::NoSuchVersion(seq));

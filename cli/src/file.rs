@@ -79,8 +79,9 @@ impl FileStore {
         Ok(())
     }
 
-    /// Runs `write` on the freshest memory with the file locked, then replaces the file.
-    async fn write<T, F, Fut>(&self, write: F) -> Result<T, StoreError>
+    /// Runs `write` on the freshest memory with the file locked, then replaces the file
+    /// (once, however many commits `write` made: an import writes many batches per save).
+    pub async fn write<T, F, Fut>(&self, write: F) -> Result<T, StoreError>
     where
         F: FnOnce(Rc<MemStore>) -> Fut,
         Fut: std::future::Future<Output = Result<T, StoreError>>,
@@ -165,6 +166,10 @@ impl Store for FileStore {
 
     async fn transcript(&self) -> Result<Vec<Turn>, StoreError> {
         self.current()?.transcript().await
+    }
+
+    async fn turn_count(&self) -> Result<u32, StoreError> {
+        self.current()?.turn_count().await
     }
 
     async fn items_at(&self, seq: u64) -> Result<Vec<Item>, StoreError> {

@@ -543,41 +543,8 @@ fn bounded(limit: Option<u32>, default: usize, max: usize) -> Result<usize, Stri
 
 /// `2024-05-01` (noon that day, UTC) or `2024-05-01T14:30:00Z` / `…+02:00` as Unix seconds.
 pub fn parse_time(text: &str) -> Result<i64, String> {
-    let bad = || format!("said_at {text:?} is not a date like 2024-05-01 or 2024-05-01T14:30:00Z; nothing was changed");
-    let t = text.trim();
-    let (date, time) = t.split_once(['T', ' ']).map_or((t, None), |(d, r)| (d, Some(r)));
-    let mut parts = date.splitn(3, '-');
-    let mut num = || parts.next().and_then(|p| p.parse::<i64>().ok());
-    let (y, m, d) = (num().ok_or_else(bad)?, num().ok_or_else(bad)?, num().ok_or_else(bad)?);
-    let day =
-        Day::from_ymd(y, u32::try_from(m).map_err(|_| bad())?, u32::try_from(d).map_err(|_| bad())?).ok_or_else(bad)?;
-    let Some(time) = time else { return Ok(day.start() + 12 * 3600) };
-    // The offset: `Z`, `+hh:mm` or `-hh:mm` (none: UTC).
-    let (clock, offset) = if let Some(c) = time.strip_suffix(['Z', 'z']) {
-        (c, 0)
-    } else if let Some(at) = time.rfind(['+', '-']) {
-        let (c, o) = time.split_at(at);
-        let sign = if o.starts_with('-') { -1 } else { 1 };
-        let (oh, om) = o[1..].split_once(':').unwrap_or((&o[1..], "0"));
-        let (oh, om) = (oh.parse::<i64>().map_err(|_| bad())?, om.parse::<i64>().map_err(|_| bad())?);
-        (c, sign * (oh * 3600 + om * 60))
-    } else {
-        (time, 0)
-    };
-    let mut hms = clock.split(':');
-    let mut field = || -> Result<i64, String> {
-        Ok(hms
-            .next()
-            .map(|p| p.split('.').next().unwrap_or("").parse::<i64>())
-            .transpose()
-            .map_err(|_| bad())?
-            .unwrap_or(0))
-    };
-    let (h, mi, s) = (field()?, field()?, field()?);
-    if h > 23 || mi > 59 || s > 60 {
-        return Err(bad());
-    }
-    Ok(day.start() + h * 3600 + mi * 60 + s - offset)
+    nocturne_core::text::when::parse_iso(text)
+        .ok_or_else(|| format!("said_at {text:?} is not a date like 2024-05-01 or 2024-05-01T14:30:00Z; nothing was changed"))
 }
 
 fn read(

@@ -144,6 +144,7 @@ fn transcript(items: &[nocturne_core::model::memory::Item]) -> (Vec<nocturne_cor
             at: item.created_at,
             speaker: None,
             memory: None,
+            source: None,
         };
         turns.push(said(index, Role::User, &item.text));
         turns.push(said(index + 1, Role::Assistant, "Noted."));

@@ -402,6 +402,7 @@ fn rows(next: u32, speaker: Option<&str>, text: &str, reply: Option<&Reply>, now
         at: now,
         speaker: speaker.map(String::from),
         memory: None,
+        source: None,
     }];
     let Some(reply) = reply else { return (turns, Vec::new()) };
     turns.push(Turn {
@@ -411,6 +412,7 @@ fn rows(next: u32, speaker: Option<&str>, text: &str, reply: Option<&Reply>, now
         at: now,
         speaker: None,
         memory: Some(reply.memory.clone()),
+        source: None,
     });
     // A citation the gate refused is logged like any refusal, against the reply's turn.
     let cite_refusals: Vec<Mutation> = reply

@@ -7,6 +7,7 @@ pub mod chat;
 pub mod edit;
 pub mod engine;
 pub mod focus;
+pub mod import;
 pub mod pass;
 pub mod sleep;
 pub mod stop;

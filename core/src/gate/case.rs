@@ -133,6 +133,7 @@ impl Case {
                 at: self.now,
                 speaker: None,
                 memory: None,
+                source: None,
             })
             .collect()
     }

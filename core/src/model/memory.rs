@@ -282,6 +282,10 @@ pub struct Turn {
     /// On a reply: the memory its prompt carried and the facts it cited.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub memory: Option<MemoryUse>,
+    /// Where an imported turn came from (`chatgpt:<conversation>:<message>`), so importing
+    /// the same history again adds nothing; `None` for a turn said here.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source: Option<String>,
 }
 
 /// The memory a reply drew on: the facts its prompt carried (ids, in the prompt's order),

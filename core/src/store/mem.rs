@@ -108,6 +108,10 @@ impl Store for MemStore {
         Ok(self.inner.borrow().transcript.clone())
     }
 
+    async fn turn_count(&self) -> Result<u32, StoreError> {
+        Ok(self.inner.borrow().transcript.len() as u32)
+    }
+
     async fn items_at(&self, seq: u64) -> Result<Vec<Item>, StoreError> {
         let s = self.inner.borrow();
         if seq > s.meta.head {

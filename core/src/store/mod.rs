@@ -133,6 +133,11 @@ pub trait Store {
     /// The whole audit log, accepted and refused, oldest first.
     async fn mutations(&self) -> Result<Vec<Mutation>, StoreError>;
     async fn transcript(&self) -> Result<Vec<Turn>, StoreError>;
+    /// How many turns the transcript holds (a backend that can count without reading
+    /// them all should: an import asks before every batch).
+    async fn turn_count(&self) -> Result<u32, StoreError> {
+        Ok(self.transcript().await?.len() as u32)
+    }
     /// The exact state of version `seq`: every item that existed then, as it was.
     async fn items_at(&self, seq: u64) -> Result<Vec<Item>, StoreError>;
     /// Change rows with `lo < seq ≤ hi`, in seq order.

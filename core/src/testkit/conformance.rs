@@ -392,6 +392,7 @@ async fn erase_rewrites_every_row_that_holds_the_words<S: Store>(store: &S) -> C
         at: 100,
         speaker: None,
         memory: None,
+        source: None,
     };
     // A reply keeps the memory it drew on: the facts its prompt carried and those it cited.
     let used = MemoryUse {

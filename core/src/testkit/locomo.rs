@@ -14,7 +14,6 @@
 //! assert_eq!(c.skipped_evidence, 1, "an id no turn has");
 //! ```
 
-use crate::text::when::Day;
 use serde_json::Value;
 use std::collections::HashSet;
 
@@ -28,22 +27,7 @@ pub struct Conversation {
     pub skipped_evidence: usize,
 }
 
-/// A session: its turns, said from `at` (Unix seconds) on.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Session {
-    pub number: u32,
-    pub at: i64,
-    pub turns: Vec<Turn>,
-}
-
-/// One turn: who said it, its dialog id (`D3:5`) and its text — with the caption of a
-/// photo the speaker shared, which a person in the conversation would see.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Turn {
-    pub speaker: String,
-    pub dia_id: String,
-    pub text: String,
-}
+pub use crate::import::locomo::{session_time, Session, Turn};
 
 /// A question, its gold answer and the dialog ids of its evidence.
 #[derive(Clone, Debug, PartialEq)]
@@ -58,31 +42,7 @@ pub struct Question {
 /// Reads one conversation file; `Err` says what is missing or malformed.
 pub fn read(json: &str) -> Result<Conversation, String> {
     let v: Value = serde_json::from_str(json).map_err(|e| format!("not JSON: {e}"))?;
-    let name = |k: &str| v[k].as_str().map(String::from).ok_or(format!("no '{k}'"));
-    let speakers = [name("speaker_a")?, name("speaker_b")?];
-    let mut sessions = Vec::new();
-    for number in 1.. {
-        let Some(turns) = v[format!("session_{number}")].as_array() else { break };
-        let when = v[format!("session_{number}_date_time")].as_str().unwrap_or_default();
-        let at = session_time(when)
-            .ok_or(format!("session {number}'s date '{when}' is not like '1:56 pm on 8 May, 2023'"))?;
-        let turns = turns
-            .iter()
-            .map(|t| {
-                let field = |k: &str| t[k].as_str().map(str::trim).unwrap_or_default().to_string();
-                let mut text = field("text");
-                let caption = field("blip_caption");
-                if !caption.is_empty() {
-                    text = format!("{} Photo shared: {caption}.", text.trim_end());
-                }
-                Turn { speaker: field("speaker"), dia_id: field("dia_id"), text }
-            })
-            .collect();
-        sessions.push(Session { number, at, turns });
-    }
-    if sessions.is_empty() {
-        return Err("no 'session_1'".into());
-    }
+    let (speakers, sessions) = crate::import::locomo::sessions(&v)?;
     let ids: HashSet<&str> = sessions.iter().flat_map(|s| &s.turns).map(|t| t.dia_id.as_str()).collect();
     let mut skipped_evidence = 0;
     let mut questions = Vec::new();
@@ -111,29 +71,10 @@ pub fn read(json: &str) -> Result<Conversation, String> {
     Ok(Conversation { speakers, sessions, questions, skipped_evidence })
 }
 
-/// `1:56 pm on 8 May, 2023` as Unix seconds (UTC).
-pub fn session_time(text: &str) -> Option<i64> {
-    let (clock, date) = text.split_once(" on ")?;
-    let (hm, half) = clock.trim().split_once(' ')?;
-    let (h, m) = hm.split_once(':')?;
-    let (mut h, m): (i64, i64) = (h.parse().ok()?, m.parse().ok()?);
-    match half.to_lowercase().as_str() {
-        "pm" if h < 12 => h += 12,
-        "am" if h == 12 => h = 0,
-        "am" | "pm" => {}
-        _ => return None,
-    }
-    let mut parts = date.split([' ', ',']).filter(|p| !p.is_empty());
-    let day: u32 = parts.next()?.parse().ok()?;
-    let month = parts.next()?.to_lowercase();
-    let month = crate::text::when::MONTHS.iter().position(|n| *n == month)? as u32 + 1;
-    let year: i64 = parts.next()?.parse().ok()?;
-    Some(Day::from_ymd(year, month, day)?.start() + h * 3600 + m * 60)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::text::when::Day;
 
     #[test]
     fn session_times_read_as_written() {

@@ -6,6 +6,7 @@ pub mod choose;
 pub mod conformance;
 pub mod dates;
 pub mod documents;
+pub mod exports;
 pub mod lifetime;
 pub mod locomo;
 pub mod meaning;

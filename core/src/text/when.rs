@@ -17,6 +17,50 @@ use std::fmt;
 
 const DAY_SECS: i64 = 86_400;
 
+/// An ISO-8601 date or date-time (`2024-05-01`, `2024-05-01T14:30:00Z`,
+/// `2024-05-01 14:30:00.123+02:00`) as Unix seconds; a bare date is its noon (UTC).
+///
+/// ```
+/// use nocturne_core::text::when::parse_iso;
+/// assert_eq!(parse_iso("1970-01-02T00:00:01Z"), Some(86_401));
+/// assert_eq!(parse_iso("1970-01-01T02:00:00+02:00"), Some(0));
+/// assert_eq!(parse_iso("2024-02-30"), None);
+/// ```
+pub fn parse_iso(text: &str) -> Option<i64> {
+    let t = text.trim();
+    let (date, time) = t.split_once(['T', 't', ' ']).map_or((t, None), |(d, r)| (d, Some(r)));
+    let mut parts = date.splitn(3, '-');
+    let mut num = || parts.next().and_then(|p| p.parse::<i64>().ok());
+    let (y, m, d) = (num()?, num()?, num()?);
+    let day = Day::from_ymd(y, u32::try_from(m).ok()?, u32::try_from(d).ok()?)?;
+    let Some(time) = time else { return Some(day.start() + 12 * 3600) };
+    // The offset: `Z`, `+hh:mm`, `+hhmm` or `-hh:mm` (none: UTC).
+    let (clock, offset) = if let Some(c) = time.strip_suffix(['Z', 'z']) {
+        (c, 0)
+    } else if let Some(at) = time.rfind(['+', '-']) {
+        let (c, o) = time.split_at(at);
+        let sign = if o.starts_with('-') { -1 } else { 1 };
+        let digits = &o[1..];
+        let (oh, om) = digits.split_once(':').unwrap_or_else(|| digits.split_at(digits.len().min(2)));
+        let om = if om.is_empty() { "0" } else { om };
+        (c, sign * (oh.parse::<i64>().ok()? * 3600 + om.parse::<i64>().ok()? * 60))
+    } else {
+        (time, 0)
+    };
+    let mut hms = clock.split(':');
+    let mut field = || -> Option<i64> {
+        match hms.next() {
+            None => Some(0),
+            Some(p) => p.split(['.', ',']).next().unwrap_or("").parse::<i64>().ok(),
+        }
+    };
+    let (h, mi, s) = (field()?, field()?, field()?);
+    if h > 23 || mi > 59 || s > 60 {
+        return None;
+    }
+    Some(day.start() + h * 3600 + mi * 60 + s - offset)
+}
+
 /// A UTC calendar day, as days since 1970-01-01.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize)]
 #[serde(transparent)]

@@ -1,0 +1,317 @@
+//! Readers for histories kept elsewhere: a ChatGPT or Claude.ai data export (its `.zip` as
+//! downloaded, or the `conversations.json` inside), a JSON Lines chat log and a LoCoMo
+//! conversation, each read into one shape — conversations of dated messages, each with a
+//! source id — so one import path (`flow::import`) can bring any of them in.
+//!
+//! Readers are pure: bytes in, a [`History`] or an [`ImportError`] saying what was expected
+//! and what was found. Nothing here writes.
+//!
+//! ```
+//! use nocturne_core::import::{read, Format};
+//! let log = br#"{"role": "user", "content": "I moved to Lisbon.", "timestamp": "2024-05-01T09:00:00Z"}
+//! {"role": "assistant", "content": "Nice!"}"#;
+//! let history = read("chat.jsonl", log, None, 0).unwrap();
+//! assert_eq!(history.format, Format::Jsonl);
+//! let m = &history.conversations[0].messages[0];
+//! assert_eq!((m.text.as_str(), m.at), ("I moved to Lisbon.", 1_714_554_000));
+//! assert!(read("notes.txt", b"just some notes", None, 0).is_err());
+//! ```
+
+mod archive;
+mod chatgpt;
+mod claude;
+mod jsonl;
+pub mod locomo;
+
+use crate::model::memory::Role;
+use serde_json::Value;
+use std::fmt;
+
+/// The formats the readers know.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Format {
+    /// A ChatGPT data export: `conversations.json` or `conversations-000.json …`.
+    ChatGpt,
+    /// A Claude.ai data export: `conversations.json`.
+    Claude,
+    /// One JSON object per line: `{"role", "content", "timestamp"?}`.
+    Jsonl,
+    /// A LoCoMo benchmark conversation: two speakers, dated sessions.
+    Locomo,
+}
+
+impl Format {
+    pub const ALL: [Format; 4] = [Format::ChatGpt, Format::Claude, Format::Jsonl, Format::Locomo];
+
+    /// The name the command line and the app use (`chatgpt`, `claude`, `jsonl`, `locomo`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Format::ChatGpt => "chatgpt",
+            Format::Claude => "claude",
+            Format::Jsonl => "jsonl",
+            Format::Locomo => "locomo",
+        }
+    }
+
+    pub fn parse(name: &str) -> Option<Format> {
+        Format::ALL.into_iter().find(|f| f.name() == name.trim().to_ascii_lowercase())
+    }
+
+    /// What a file of this format looks like, for error messages.
+    fn described(self) -> &'static str {
+        match self {
+            Format::ChatGpt => "a ChatGPT export (an array of conversations with 'mapping')",
+            Format::Claude => "a Claude export (an array of conversations with 'chat_messages')",
+            Format::Jsonl => "a JSON Lines chat log (one {\"role\", \"content\"} object per line)",
+            Format::Locomo => "a LoCoMo conversation (an object with 'speaker_a' and 'session_1')",
+        }
+    }
+}
+
+impl fmt::Display for Format {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// Everything a file held, in the file's order.
+#[derive(Clone, Debug, PartialEq)]
+pub struct History {
+    pub format: Format,
+    pub conversations: Vec<Conversation>,
+    /// What the readers left out on purpose, and why.
+    pub skipped: Skipped,
+}
+
+impl History {
+    /// Messages written by the person (the ones that can become facts).
+    pub fn user_messages(&self) -> usize {
+        self.conversations.iter().flat_map(|c| &c.messages).filter(|m| m.role == Role::User).count()
+    }
+}
+
+/// One conversation.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Conversation {
+    pub id: String,
+    /// `None` where the export has none (ChatGPT's may be null).
+    pub title: Option<String>,
+    pub messages: Vec<Message>,
+}
+
+/// One message: who wrote it, its words, when (Unix seconds) and where it came from.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Message {
+    /// `<format>:<conversation id>:<message id>` — the same in every later export.
+    pub source: String,
+    pub role: Role,
+    pub text: String,
+    pub at: i64,
+    /// The speaker's name where the log names speakers (LoCoMo, a log with `name`).
+    pub speaker: Option<String>,
+}
+
+/// Messages left out, by reason.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Skipped {
+    /// Marked hidden by the export (ChatGPT's `is_visually_hidden_from_conversation`).
+    pub hidden: usize,
+    /// System prompts, custom instructions, tool calls and tool output.
+    pub not_a_turn: usize,
+    /// Messages on a branch the conversation left (a regenerated or edited answer).
+    pub other_branches: usize,
+    /// No text (an image or a file alone).
+    pub empty: usize,
+}
+
+/// Why a file could not be read; nothing was imported.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ImportError(pub String);
+
+impl fmt::Display for ImportError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}; nothing was imported", self.0)
+    }
+}
+
+impl std::error::Error for ImportError {}
+
+/// Reads `bytes` (a file named `name`) as `format`, or as whatever format its content
+/// shows when `format` is `None`. `now` dates messages whose file gives no time.
+pub fn read(name: &str, bytes: &[u8], format: Option<Format>, now: i64) -> Result<History, ImportError> {
+    let err = |m: String| ImportError(format!("{name}: {m}"));
+    if archive::is_zip(bytes) {
+        let files = archive::conversations(bytes).map_err(err)?;
+        let mut all: Option<History> = None;
+        for (file, text) in files {
+            let history = read_text(&text, format, now).map_err(|m| err(format!("{file}: {m}")))?;
+            all = Some(match all {
+                None => history,
+                Some(mut a) if a.format == history.format => {
+                    a.conversations.extend(history.conversations);
+                    a.skipped = add(a.skipped, history.skipped);
+                    a
+                }
+                Some(a) => {
+                    return Err(err(format!("{file} is {}, the files before it {}", history.format, a.format)))
+                }
+            });
+        }
+        return all.ok_or_else(|| err("the zip holds no conversations".into()));
+    }
+    let text = std::str::from_utf8(bytes)
+        .map_err(|e| err(format!("is neither a zip nor UTF-8 text (byte {} is not UTF-8)", e.valid_up_to())))?;
+    read_text(text, format, now).map_err(err)
+}
+
+fn add(a: Skipped, b: Skipped) -> Skipped {
+    Skipped {
+        hidden: a.hidden + b.hidden,
+        not_a_turn: a.not_a_turn + b.not_a_turn,
+        other_branches: a.other_branches + b.other_branches,
+        empty: a.empty + b.empty,
+    }
+}
+
+/// Reads one text file, detecting its format from its content.
+fn read_text(text: &str, format: Option<Format>, now: i64) -> Result<History, String> {
+    let text = text.trim_start_matches('\u{feff}').trim();
+    if text.is_empty() {
+        return Err("is empty".into());
+    }
+    let whole: Result<Value, _> = serde_json::from_str(text);
+    let found = match &whole {
+        Ok(v) => detect(v),
+        // More than one JSON value: a JSON Lines log if its first line is an object.
+        Err(e) if e.is_data() || e.to_string().contains("trailing characters") => {
+            let first = text.lines().next().unwrap_or_default();
+            match serde_json::from_str::<Value>(first) {
+                Ok(Value::Object(_)) => Some(Format::Jsonl),
+                _ => None,
+            }
+        }
+        Err(e) if e.is_eof() => {
+            return Err(format!("ends in the middle of its JSON ({e}): the file looks truncated"));
+        }
+        Err(e) => {
+            let expected = format.map_or("a ChatGPT or Claude export, a JSON Lines log or a LoCoMo file", Format::described);
+            return Err(format!("is not JSON ({e}); expected {expected}"));
+        }
+    };
+    let found = found.ok_or_else(|| {
+        let expected = format.map_or("a ChatGPT or Claude export, a JSON Lines log or a LoCoMo file", Format::described);
+        format!("expected {expected}, found {}", what(whole.as_ref().ok(), text))
+    })?;
+    if let Some(asked) = format {
+        if asked != found {
+            return Err(format!("expected {}, found {}", asked.described(), found.described()));
+        }
+    }
+    match found {
+        Format::Jsonl => jsonl::read(text, now),
+        Format::ChatGpt | Format::Claude | Format::Locomo => {
+            let v = whole.map_err(|e| e.to_string())?;
+            match found {
+                Format::ChatGpt => chatgpt::read(&v, now),
+                Format::Claude => claude::read(&v, now),
+                _ => locomo::read(&v),
+            }
+        }
+    }
+}
+
+/// The format a parsed file's shape shows, if any.
+fn detect(v: &Value) -> Option<Format> {
+    let shape = |o: &Value| {
+        if o.get("mapping").is_some() {
+            Some(Format::ChatGpt)
+        } else if o.get("chat_messages").is_some() {
+            Some(Format::Claude)
+        } else if o.get("speaker_a").is_some() && o.get("session_1").is_some() {
+            Some(Format::Locomo)
+        } else if o.get("role").is_some() && o.get("content").is_some() {
+            Some(Format::Jsonl)
+        } else {
+            None
+        }
+    };
+    match v {
+        Value::Array(a) => a.first().and_then(shape).filter(|f| matches!(f, Format::ChatGpt | Format::Claude)),
+        Value::Object(_) => shape(v),
+        _ => None,
+    }
+}
+
+/// A short description of what a file holds, for "expected …, found …".
+fn what(v: Option<&Value>, text: &str) -> String {
+    match v {
+        Some(Value::Array(a)) if a.is_empty() => "an empty array (no conversations)".into(),
+        Some(Value::Array(a)) => match &a[0] {
+            Value::Object(o) => format!("an array of objects with keys {}", keys(o)),
+            other => format!("an array of {}", kind(other)),
+        },
+        Some(Value::Object(o)) => format!("an object with keys {}", keys(o)),
+        Some(other) => kind(other).into(),
+        None => format!("text starting {:?}", text.chars().take(40).collect::<String>()),
+    }
+}
+
+fn keys(o: &serde_json::Map<String, Value>) -> String {
+    let mut k: Vec<&str> = o.keys().map(String::as_str).take(6).collect();
+    if o.len() > 6 {
+        k.push("…");
+    }
+    k.join(", ")
+}
+
+fn kind(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+/// A JSON time: Unix seconds (or milliseconds, past year 33658) as a number, or ISO-8601.
+fn time(v: &Value) -> Option<i64> {
+    match v {
+        Value::Number(n) => {
+            let secs = n.as_f64()?;
+            let secs = if secs.abs() > 1e12 { secs / 1000.0 } else { secs };
+            secs.is_finite().then_some(secs.floor() as i64)
+        }
+        Value::String(s) => crate::text::when::parse_iso(s).or_else(|| s.trim().parse::<f64>().ok().and_then(|n| time(&n.into()))),
+        _ => None,
+    }
+}
+
+/// The string at `key`, if it is a non-empty string.
+fn string<'a>(v: &'a Value, key: &str) -> Option<&'a str> {
+    v.get(key).and_then(Value::as_str).filter(|s| !s.trim().is_empty())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn formats_are_named_both_ways() {
+        for f in Format::ALL {
+            assert_eq!(Format::parse(f.name()), Some(f));
+        }
+        assert_eq!(Format::parse("ChatGPT"), Some(Format::ChatGpt));
+        assert_eq!(Format::parse("csv"), None);
+    }
+
+    #[test]
+    fn times_read_as_seconds_milliseconds_or_iso() {
+        assert_eq!(time(&serde_json::json!(1_714_554_000.5)), Some(1_714_554_000));
+        assert_eq!(time(&serde_json::json!(1_714_554_000_000_i64)), Some(1_714_554_000));
+        assert_eq!(time(&serde_json::json!("2024-05-01T09:00:00.123456Z")), Some(1_714_554_000));
+        assert_eq!(time(&serde_json::json!("yesterday")), None);
+        assert_eq!(time(&Value::Null), None);
+    }
+}
