@@ -6,6 +6,7 @@ mod answers;
 mod bench;
 mod conversation;
 mod file;
+mod import;
 mod mcp;
 mod openai;
 mod scale;
@@ -14,8 +15,10 @@ use nocturne_core::flow::edit::UserEdit;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use file::FileStore;
+use nocturne_core::flow::import::SleepAfter;
 use nocturne_core::flow::{chat, sleep};
 use nocturne_core::gate::case;
+use nocturne_core::import::Format;
 use nocturne_core::llm::offline::OfflineProvider;
 use nocturne_core::llm::provider::{Completion, ProposalStyle, Provider, ProviderError, Request, StyleSetting};
 use nocturne_core::proof::{compare, quiz, verify};
@@ -85,6 +88,43 @@ enum Command {
         /// Go ahead even when the Sleep would retire more than a quarter of the memory
         #[arg(long)]
         yes: bool,
+    },
+    /// Import a ChatGPT or Claude export (the .zip as downloaded, or conversations.json),
+    /// a JSON Lines chat log or a LoCoMo file: each message a turn at the time it was
+    /// written, the person's messages through the Encode gate; importing the same file
+    /// again adds only what is new (so it also resumes a stopped import)
+    Import {
+        file: PathBuf,
+        #[command(flatten)]
+        store: StoreArgs,
+        #[command(flatten)]
+        provider: ProviderArgs,
+        /// The file's format (default: recognised from its content)
+        #[arg(long, value_parser = format_name)]
+        format: Option<Format>,
+        /// Read the file and print what an import would do and cost, writing nothing
+        #[arg(long)]
+        dry_run: bool,
+        /// When the imported memory sleeps: end (one deep Sleep), day (a Sleep per day of
+        /// history), none
+        #[arg(long, default_value = "end", value_parser = sleep_after)]
+        sleep: SleepAfter,
+        /// Let the Sleep at the end run even when it would retire more than a quarter of
+        /// the memory (history older than the policy's staleAfterDays)
+        #[arg(long)]
+        yes: bool,
+    },
+    /// Write a scripted export for tests and benchmarks: the small realistic ChatGPT
+    /// export (`chatgpt`), the Claude one (`claude`), or a synthetic ChatGPT export of
+    /// --conversations conversations (`synthetic`); zipped when OUT ends in .zip
+    #[command(hide = true)]
+    SampleExport {
+        kind: String,
+        out: PathBuf,
+        #[arg(long, default_value_t = 5000)]
+        conversations: usize,
+        #[arg(long, default_value_t = 8)]
+        turns: usize,
     },
     /// Serve the store file to MCP hosts (desktop chat apps, editors, agents) over stdio:
     /// tools to add, search and edit memories, every write through the gates
@@ -259,6 +299,14 @@ enum Command {
 }
 
 /// A speaker's name: a few words on one line.
+fn format_name(name: &str) -> Result<Format, String> {
+    Format::parse(name).ok_or_else(|| format!("the format is one of chatgpt, claude, jsonl, locomo, got {name:?}"))
+}
+
+fn sleep_after(name: &str) -> Result<SleepAfter, String> {
+    SleepAfter::parse(name).ok_or_else(|| format!("--sleep is end, day or none, got {name:?}"))
+}
+
 fn speaker_name(name: &str) -> Result<String, String> {
     let name = name.trim();
     if name.is_empty() || name.chars().count() > 60 || name.contains(['\n', ':']) {
@@ -453,6 +501,30 @@ fn run(command: Command) -> Result<ExitCode, String> {
         }
         Command::Sleep { store, provider, dry_run, deep, yes } => {
             sleep_command(&store, &provider, SleepFlags { dry_run, deep, yes })?
+        }
+        Command::Import { file, store, provider, format, dry_run, sleep, yes } => {
+            let p = provider.build()?;
+            // Rough paces for the estimate: the offline rules take a millisecond a batch; a
+            // model about a second a call plus its prompt at ~230 tokens/s (SmolLM2 under
+            // llama.cpp on this project's 2-core machine).
+            let pace = match provider.provider {
+                ProviderKind::Offline => (0.001, f64::INFINITY),
+                ProviderKind::Openai => (1.0, 230.0),
+            };
+            let request = import::Request {
+                file: &file,
+                store: &store.store,
+                format,
+                dry_run,
+                sleep,
+                yes,
+                now: store.now(),
+                pace,
+            };
+            import::run(request, &p)?;
+        }
+        Command::SampleExport { kind, out, conversations, turns } => {
+            import::sample(&kind, &out, conversations, turns)?;
         }
         Command::Mcp { store, provider, budget } => {
             mcp::serve(mcp::Config { store: store.store, provider, budget, now: store.now })?

@@ -543,8 +543,9 @@ fn bounded(limit: Option<u32>, default: usize, max: usize) -> Result<usize, Stri
 
 /// `2024-05-01` (noon that day, UTC) or `2024-05-01T14:30:00Z` / `…+02:00` as Unix seconds.
 pub fn parse_time(text: &str) -> Result<i64, String> {
-    nocturne_core::text::when::parse_iso(text)
-        .ok_or_else(|| format!("said_at {text:?} is not a date like 2024-05-01 or 2024-05-01T14:30:00Z; nothing was changed"))
+    nocturne_core::text::when::parse_iso(text).ok_or_else(|| {
+        format!("said_at {text:?} is not a date like 2024-05-01 or 2024-05-01T14:30:00Z; nothing was changed")
+    })
 }
 
 fn read(

@@ -24,7 +24,12 @@ fn json(v: &[serde_json::Value]) -> Vec<u8> {
 }
 
 fn user_messages(h: &History) -> Vec<(String, i64)> {
-    h.conversations.iter().flat_map(|c| &c.messages).filter(|m| m.role == Role::User).map(|m| (m.text.clone(), m.at)).collect()
+    h.conversations
+        .iter()
+        .flat_map(|c| &c.messages)
+        .filter(|m| m.role == Role::User)
+        .map(|m| (m.text.clone(), m.at))
+        .collect()
 }
 
 fn expected(list: Vec<(&str, i64)>) -> Vec<(String, i64)> {
@@ -37,12 +42,21 @@ fn a_chatgpt_export_imports_the_current_branch_of_each_conversation_and_only_the
     assert_eq!(h.format, Format::ChatGpt);
     assert_eq!(user_messages(&h), expected(exports::chatgpt_expected()));
     let all: Vec<&str> = h.conversations.iter().flat_map(|c| &c.messages).map(|m| m.text.as_str()).collect();
-    for gone in ["A regenerated answer nobody kept.", "My sister is called Ana.", "Hello to Ana.", "I am a chef.", "ok"] {
+    for gone in ["A regenerated answer nobody kept.", "My sister is called Ana.", "Hello to Ana.", "I am a chef.", "ok"]
+    {
         assert!(!all.contains(&gone), "{gone:?} was imported: {all:?}");
     }
-    let replies: Vec<&str> =
-        h.conversations.iter().flat_map(|c| &c.messages).filter(|m| m.role == Role::Assistant).map(|m| m.text.as_str()).collect();
-    assert_eq!(replies, ["Lisbon is lovely in spring.", "Inês is a beautiful name.", "Bolt looks happy.", "Enchanté, Zoë."]);
+    let replies: Vec<&str> = h
+        .conversations
+        .iter()
+        .flat_map(|c| &c.messages)
+        .filter(|m| m.role == Role::Assistant)
+        .map(|m| m.text.as_str())
+        .collect();
+    assert_eq!(
+        replies,
+        ["Lisbon is lovely in spring.", "Inês is a beautiful name.", "Bolt looks happy.", "Enchanté, Zoë."]
+    );
     assert_eq!(h.conversations[0].title, None, "a null title stays none");
     assert_eq!(h.conversations[1].title.as_deref(), Some("Travail"));
     assert_eq!(h.conversations[0].messages[0].source, "chatgpt:c-one:u1");
@@ -124,7 +138,10 @@ fn a_truncated_file_an_empty_zip_and_another_format_are_refused_with_reasons() {
     assert!(e.to_string().contains("zip"), "{e}");
     let claude = json(&exports::claude_conversations());
     let e = read("conversations.json", &claude, Some(Format::ChatGpt), NOW).expect_err("asked for ChatGPT");
-    assert!(e.to_string().contains("expected a ChatGPT export") && e.to_string().contains("found a Claude export"), "{e}");
+    assert!(
+        e.to_string().contains("expected a ChatGPT export") && e.to_string().contains("found a Claude export"),
+        "{e}"
+    );
     let e = read("notes.csv", b"name,city\nAna,Lisbon\n", None, NOW).expect_err("a CSV");
     assert!(e.to_string().contains("is not JSON"), "{e}");
     let e = read("x.json", b"[{\"id\": 1}]", None, NOW).expect_err("unknown objects");
@@ -168,7 +185,8 @@ fn history() -> History {
 }
 
 fn import_all(store: &MemStore, h: &History, options: &ImportOptions) -> import::Report {
-    let known: HashSet<String> = block(store.transcript()).expect("reads").into_iter().filter_map(|t| t.source).collect();
+    let known: HashSet<String> =
+        block(store.transcript()).expect("reads").into_iter().filter_map(|t| t.source).collect();
     let plan = import::plan(h, &known, options);
     block(import::run(store, &OfflineProvider, &plan, options, NOW, &mut |_| {})).expect("imports")
 }
@@ -179,7 +197,8 @@ fn an_import_stores_every_message_as_a_turn_at_its_time_and_facts_dated_when_sai
     let h = history();
     let report = import_all(&store, &h, &ImportOptions { sleep: SleepAfter::Never, ..Default::default() });
     let turns = block(store.transcript()).expect("reads");
-    let users: Vec<(String, i64)> = turns.iter().filter(|t| t.role == Role::User).map(|t| (t.text.clone(), t.at)).collect();
+    let users: Vec<(String, i64)> =
+        turns.iter().filter(|t| t.role == Role::User).map(|t| (t.text.clone(), t.at)).collect();
     let mut want = user_messages(&h);
     want.sort_by_key(|w| w.1);
     let mut got = users.clone();
@@ -236,7 +255,11 @@ fn a_stopped_import_resumes_where_it_stopped_and_ends_as_an_uninterrupted_one() 
         }
     }))
     .expect("stops cleanly");
-    assert!(report.stopped && seen == 3 && plan.batches.len() > 3, "stopped after three batches of {}", plan.batches.len());
+    assert!(
+        report.stopped && seen == 3 && plan.batches.len() > 3,
+        "stopped after three batches of {}",
+        plan.batches.len()
+    );
     let partial = block(store.transcript()).expect("reads").len();
     assert!(partial > 0 && partial < block(whole.transcript()).expect("reads").len());
     let resumed = import_all(&store, &h, &ImportOptions { sleep: SleepAfter::Never, ..Default::default() });
@@ -245,25 +268,39 @@ fn a_stopped_import_resumes_where_it_stopped_and_ends_as_an_uninterrupted_one() 
         block(s.transcript()).expect("reads").into_iter().map(|t| (t.text, t.at)).collect()
     };
     assert_eq!(texts(&store), texts(&whole));
-    let facts = |s: &MemStore| -> Vec<String> { block(s.items()).expect("reads").into_iter().map(|i| i.text).collect() };
+    let facts =
+        |s: &MemStore| -> Vec<String> { block(s.items()).expect("reads").into_iter().map(|i| i.text).collect() };
     assert_eq!(facts(&store), facts(&whole));
 }
 
 #[test]
 fn an_import_then_sleeps_once_at_the_end_or_once_per_day() {
     let h = history();
+    let labels =
+        |s: &MemStore| -> Vec<String> { block(s.versions()).expect("reads").into_iter().map(|v| v.label).collect() };
+    let sleeps = |s: &MemStore| labels(s).iter().filter(|l| l.as_str() == "consolidation:start").count();
+    // A year and more later, most of this history is past staleAfterDays: the Sleep at the
+    // end would retire most of it, so it is held back and says why...
     let end = MemStore::new();
     let report = import_all(&end, &h, &ImportOptions::default());
-    assert_eq!(report.sleeps, 1);
-    let labels = |s: &MemStore| -> Vec<String> { block(s.versions()).expect("reads").into_iter().map(|v| v.label).collect() };
-    assert_eq!(labels(&end).iter().filter(|l| l.as_str() == "consolidation:start").count(), 1);
+    assert_eq!((report.sleeps, sleeps(&end)), (0, 0));
+    let held = report.held.expect("held back");
+    assert!(held.contains("would retire") && held.contains("staleAfterDays"), "{held}");
+    // ...and runs when the user lets it.
+    let end = MemStore::new();
+    let report = import_all(&end, &h, &ImportOptions { retire_a_lot: true, ..Default::default() });
+    assert_eq!((report.sleeps, sleeps(&end), report.held), (1, 1, None));
+    let active = block(end.items()).expect("reads").iter().filter(|i| i.active).count();
+    assert!(active < report.facts, "the Sleep retired stale facts: {active} of {}", report.facts);
+    // A Sleep per day, dated that day's end, as estimated.
     let daily = MemStore::new();
     let options = ImportOptions { sleep: SleepAfter::EachDay, ..Default::default() };
-    let estimate = import::estimate(&import::plan(&h, &HashSet::new(), &options), OfflineProvider.proposal_style(), &options);
+    let estimate =
+        import::estimate(&import::plan(&h, &HashSet::new(), &options), OfflineProvider.proposal_style(), &options);
     let report = import_all(&daily, &h, &options);
     assert_eq!(report.sleeps, estimate.sleeps, "a Sleep per day of history, as estimated");
     assert!(report.sleeps >= 7, "{} days", report.sleeps);
-    assert_eq!(labels(&daily).iter().filter(|l| l.as_str() == "consolidation:start").count(), report.sleeps);
+    assert_eq!(sleeps(&daily), report.sleeps);
 }
 
 #[test]
@@ -315,4 +352,39 @@ fn a_chatgpt_export_whose_current_node_is_the_old_answer_reads_that_branch() {
     let h = read("conversations.json", &json(&convs[..1]), None, NOW).expect("reads");
     let users: Vec<String> = user_messages(&h).into_iter().map(|u| u.0).collect();
     assert_eq!(users, ["I moved to Lisbon in March.", "My sister is called Ana."]);
+}
+
+#[test]
+fn an_import_in_pieces_writes_what_the_whole_plan_writes() {
+    let h = history();
+    let options = ImportOptions { sleep: SleepAfter::Never, batch: 2, ..Default::default() };
+    let whole = MemStore::new();
+    import_all(&whole, &h, &options);
+    let plan = import::plan(&h, &HashSet::new(), &options);
+    let pieces = plan.pieces(3);
+    assert!(pieces.len() > 2, "{} pieces", pieces.len());
+    assert_eq!(pieces.iter().map(|p| p.messages.len()).sum::<usize>(), plan.messages.len());
+    for p in &pieces {
+        let days: HashSet<_> = p.messages.iter().map(|m| nocturne_core::text::when::Day::from_unix(m.at)).collect();
+        let first_day = nocturne_core::text::when::Day::from_unix(p.messages[0].at);
+        assert!(
+            pieces
+                .iter()
+                .filter(|q| !std::ptr::eq(*q, p))
+                .all(|q| q.messages.iter().all(|m| !days.contains(&nocturne_core::text::when::Day::from_unix(m.at)))),
+            "day {first_day} is split between pieces"
+        );
+    }
+    let store = MemStore::new();
+    let mut report = import::Report::default();
+    for piece in &pieces {
+        report
+            .absorb(block(import::run(&store, &OfflineProvider, piece, &options, NOW, &mut |_| {})).expect("imports"));
+    }
+    let texts = |s: &MemStore| -> Vec<(String, i64)> {
+        block(s.transcript()).expect("reads").into_iter().map(|t| (t.text, t.at)).collect()
+    };
+    assert_eq!(texts(&store), texts(&whole));
+    assert_eq!(report.user_turns, h.user_messages());
+    assert_eq!(report.conversations, h.conversations.len());
 }

@@ -70,6 +70,9 @@ pub struct ImportOptions {
     pub budget: Budget,
     /// Checked before every batch and inside every Sleep.
     pub stop: StopToken,
+    /// Let the Sleep at the end run even when it would retire more than a quarter of the
+    /// memory (see [`final_sleep`]).
+    pub retire_a_lot: bool,
 }
 
 impl Default for ImportOptions {
@@ -80,6 +83,7 @@ impl Default for ImportOptions {
             sleep: SleepAfter::End,
             budget: Budget::default(),
             stop: StopToken::default(),
+            retire_a_lot: false,
         }
     }
 }
@@ -108,9 +112,50 @@ impl Plan {
         self.messages.iter().map(|m| m.source.clone())
     }
 
+    /// The plan cut into plans of at most `max_batches` batches that end at a day's end
+    /// (a day longer than that is one piece), so a caller can save between pieces and a
+    /// Sleep per day still sees whole days. Run one after another, they write what the
+    /// whole plan writes; the conversations and duplicates are counted in the first.
+    pub fn pieces(&self, max_batches: usize) -> Vec<Plan> {
+        let day = |b: &Range<usize>| Day::from_unix(self.messages[b.start].at);
+        let mut pieces = Vec::new();
+        let mut from = 0;
+        for i in 0..self.batches.len() {
+            let last = i + 1 == self.batches.len();
+            let day_ends = last || day(&self.batches[i + 1]) != day(&self.batches[i]);
+            if last || (i + 1 - from >= max_batches.max(1) && day_ends) {
+                pieces.push(self.piece(from..i + 1, pieces.is_empty()));
+                from = i + 1;
+            }
+        }
+        if pieces.is_empty() {
+            pieces.push(Plan { conversations: self.conversations, duplicates: self.duplicates, ..Default::default() });
+        }
+        pieces
+    }
+
+    fn piece(&self, batches: Range<usize>, first: bool) -> Plan {
+        let lo = self.batches[batches.start].start;
+        let hi = self.batches[batches.end - 1].end;
+        let messages = self.messages[lo..hi].to_vec();
+        let user = |m: &&Message| m.role == Role::User;
+        Plan {
+            conversations: if first { self.conversations } else { 0 },
+            duplicates: if first { self.duplicates } else { 0 },
+            batches: self.batches[batches].iter().map(|b| b.start - lo..b.end - lo).collect(),
+            new_user: messages.iter().filter(user).count(),
+            new_assistant: messages.iter().filter(|m| m.role == Role::Assistant).count(),
+            too_long: if first { self.too_long } else { 0 },
+            days: messages.iter().map(|m| Day::from_unix(m.at)).collect::<HashSet<_>>().len(),
+            messages,
+        }
+    }
+
     /// The user messages of batch `b` that go to the encoder.
     fn encodable<'a>(&'a self, b: &Range<usize>, options: &'a ImportOptions) -> impl Iterator<Item = &'a Message> + 'a {
-        self.messages[b.clone()].iter().filter(move |m| m.role == Role::User && m.text.chars().count() <= options.max_encoded_chars)
+        self.messages[b.clone()]
+            .iter()
+            .filter(move |m| m.role == Role::User && m.text.chars().count() <= options.max_encoded_chars)
     }
 }
 
@@ -290,9 +335,39 @@ pub struct Report {
     pub sleep_errors: Vec<String>,
     /// Stopped by the user: what was written stays; importing again resumes.
     pub stopped: bool,
+    /// Why the Sleep at the end did not run, when it was held back.
+    pub held: Option<String>,
 }
 
 impl Report {
+    /// Adds what a later piece of the same import did.
+    pub fn absorb(&mut self, later: Report) {
+        self.conversations += later.conversations;
+        self.user_turns += later.user_turns;
+        self.assistant_turns += later.assistant_turns;
+        self.facts += later.facts;
+        self.refused += later.refused;
+        for (why, n) in later.refusals {
+            match self.refusals.iter_mut().find(|r| r.0 == why) {
+                Some(r) => r.1 += n,
+                None => self.refusals.push((why, n)),
+            }
+        }
+        self.refusals.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+        self.duplicates += later.duplicates;
+        self.too_long += later.too_long;
+        self.unencoded += later.unencoded;
+        if self.unencoded_why.is_none() {
+            self.unencoded_why = later.unencoded_why;
+        }
+        self.sleeps += later.sleeps;
+        self.sleep_errors.extend(later.sleep_errors);
+        self.stopped |= later.stopped;
+        if later.held.is_some() {
+            self.held = later.held;
+        }
+    }
+
     /// `import: userTurns=… assistantTurns=… facts=… refused=… duplicates=… …`.
     pub fn line(&self) -> String {
         format!(
@@ -324,7 +399,10 @@ impl std::fmt::Display for ImportError {
         match self {
             ImportError::Store(e) => write!(f, "{e}"),
             ImportError::Provider(e) => {
-                write!(f, "the model could not be reached ({e}); what was imported before stays, import again to resume")
+                write!(
+                    f,
+                    "the model could not be reached ({e}); what was imported before stays, import again to resume"
+                )
             }
         }
     }
@@ -403,7 +481,7 @@ pub async fn run<S: Store, P: Provider>(
         }
     }
     if options.sleep == SleepAfter::End && !report.stopped && report.user_turns > 0 {
-        sleep_once(store, provider, options, now, Scope::Deep, &mut report).await?;
+        final_sleep(store, provider, options, now, &mut report).await?;
         progress.sleeps = report.sleeps;
         on_progress(&progress);
     }
@@ -411,6 +489,29 @@ pub async fn run<S: Store, P: Provider>(
     refusals.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
     report.refusals = refusals;
     Ok(report)
+}
+
+/// The deep Sleep after an import, unless it would retire more than a quarter of the
+/// memory (old history under a short `staleAfterDays`) and `options.retire_a_lot` is not
+/// set: then nothing sleeps and `report.held` says why and what to do.
+pub async fn final_sleep<S: Store, P: Provider>(
+    store: &S,
+    provider: &P,
+    options: &ImportOptions,
+    now: i64,
+    report: &mut Report,
+) -> Result<(), ImportError> {
+    let sleep_options =
+        SleepOptions { budget: options.budget, stop: options.stop.clone(), ..SleepOptions::new(now) }.deep();
+    let estimate = sleep::estimate(store, provider.proposal_style(), &sleep_options).await?;
+    if estimate.retires_a_lot() && !options.retire_a_lot {
+        report.held = Some(format!(
+            "the Sleep after the import would retire {} of {} active facts (older than the policy's staleAfterDays and not protected), so it did not run; run a Sleep to let it, or raise staleAfterDays first",
+            estimate.retire, estimate.active
+        ));
+        return Ok(());
+    }
+    sleep_once(store, provider, options, now, Scope::Deep, report).await.map(|_| ())
 }
 
 /// Runs one Sleep; `false` when the user stopped it.

@@ -52,7 +52,9 @@ mod tests {
 
     #[test]
     fn conversation_files_are_recognised_by_name() {
-        for yes in ["conversations.json", "export/conversations.json", "conversations-000.json", "conversations-12.json"] {
+        for yes in
+            ["conversations.json", "export/conversations.json", "conversations-000.json", "conversations-12.json"]
+        {
             assert!(is_conversations(yes), "{yes}");
         }
         for no in ["users.json", "conversations.html", "conversations-.json", "conversations-a1.json", "chat.html"] {

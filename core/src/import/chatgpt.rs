@@ -74,7 +74,15 @@ fn conversation(c: &Value, n: usize, now: i64, skipped: &mut Skipped) -> Result<
         let text = m
             .pointer("/content/parts")
             .and_then(Value::as_array)
-            .map(|parts| parts.iter().filter_map(Value::as_str).map(str::trim).filter(|p| !p.is_empty()).collect::<Vec<_>>().join("\n"))
+            .map(|parts| {
+                parts
+                    .iter()
+                    .filter_map(Value::as_str)
+                    .map(str::trim)
+                    .filter(|p| !p.is_empty())
+                    .collect::<Vec<_>>()
+                    .join("\n")
+            })
             .unwrap_or_default();
         if text.is_empty() {
             skipped.empty += 1;

@@ -58,9 +58,11 @@ pub(super) fn read(text: &str, now: i64) -> Result<History, String> {
         let stamp = v.get("timestamp").or_else(|| v.get("time")).or_else(|| v.get("created_at"));
         let at = match stamp {
             None | Some(Value::Null) => now,
-            Some(s) => time(s).ok_or_else(|| format!("line {n}'s timestamp {s} is neither Unix seconds nor an ISO-8601 date"))?,
+            Some(s) => time(s)
+                .ok_or_else(|| format!("line {n}'s timestamp {s} is neither Unix seconds nor an ISO-8601 date"))?,
         };
-        let conversation = string(&v, "conversation").or_else(|| string(&v, "conversation_id")).unwrap_or("log").to_string();
+        let conversation =
+            string(&v, "conversation").or_else(|| string(&v, "conversation_id")).unwrap_or("log").to_string();
         let stamp_text = stamp.map(Value::to_string).unwrap_or_default();
         let digest = fnv(&[conversation.as_bytes(), role.as_str().as_bytes(), stamp_text.as_bytes(), words.as_bytes()]);
         let k = seen.entry(digest).or_default();

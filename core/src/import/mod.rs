@@ -152,9 +152,7 @@ pub fn read(name: &str, bytes: &[u8], format: Option<Format>, now: i64) -> Resul
                     a.skipped = add(a.skipped, history.skipped);
                     a
                 }
-                Some(a) => {
-                    return Err(err(format!("{file} is {}, the files before it {}", history.format, a.format)))
-                }
+                Some(a) => return Err(err(format!("{file} is {}, the files before it {}", history.format, a.format))),
             });
         }
         return all.ok_or_else(|| err("the zip holds no conversations".into()));
@@ -194,12 +192,14 @@ fn read_text(text: &str, format: Option<Format>, now: i64) -> Result<History, St
             return Err(format!("ends in the middle of its JSON ({e}): the file looks truncated"));
         }
         Err(e) => {
-            let expected = format.map_or("a ChatGPT or Claude export, a JSON Lines log or a LoCoMo file", Format::described);
+            let expected =
+                format.map_or("a ChatGPT or Claude export, a JSON Lines log or a LoCoMo file", Format::described);
             return Err(format!("is not JSON ({e}); expected {expected}"));
         }
     };
     let found = found.ok_or_else(|| {
-        let expected = format.map_or("a ChatGPT or Claude export, a JSON Lines log or a LoCoMo file", Format::described);
+        let expected =
+            format.map_or("a ChatGPT or Claude export, a JSON Lines log or a LoCoMo file", Format::described);
         format!("expected {expected}, found {}", what(whole.as_ref().ok(), text))
     })?;
     if let Some(asked) = format {
@@ -283,7 +283,9 @@ fn time(v: &Value) -> Option<i64> {
             let secs = if secs.abs() > 1e12 { secs / 1000.0 } else { secs };
             secs.is_finite().then_some(secs.floor() as i64)
         }
-        Value::String(s) => crate::text::when::parse_iso(s).or_else(|| s.trim().parse::<f64>().ok().and_then(|n| time(&n.into()))),
+        Value::String(s) => {
+            crate::text::when::parse_iso(s).or_else(|| s.trim().parse::<f64>().ok().and_then(|n| time(&n.into())))
+        }
         _ => None,
     }
 }

@@ -24,9 +24,7 @@ pub fn chatgpt_expected() -> Vec<(&'static str, i64)> {
 /// A ChatGPT export of two conversations (see the module's list of what it holds).
 pub fn chatgpt_conversations() -> Vec<Value> {
     let t = |s: i64| json!((START + s) as f64 + 0.25);
-    let node = |id: &str, parent: Option<&str>, children: &[&str], message: Value| {
-        json!({"id": id, "parent": parent, "children": children, "message": message})
-    };
+    let node = |id: &str, parent: Option<&str>, children: &[&str], message: Value| json!({"id": id, "parent": parent, "children": children, "message": message});
     let msg = |id: &str, role: &str, content_type: &str, parts: Value, at: Value, meta: Value| {
         json!({"id": id, "author": {"role": role, "name": null, "metadata": {}}, "create_time": at,
                "update_time": null, "content": {"content_type": content_type, "parts": parts},
@@ -80,7 +78,10 @@ pub fn chatgpt_conversations() -> Vec<Value> {
 
 /// The user messages the Claude export must import: (text, Unix seconds), in order.
 pub fn claude_expected() -> Vec<(&'static str, i64)> {
-    vec![("I work at Acme as a nurse.", START + 3_600), ("I have two cats, Miso and Tofu.", START + 3_600 + 120 - 7_200)]
+    vec![
+        ("I work at Acme as a nurse.", START + 3_600),
+        ("I have two cats, Miso and Tofu.", START + 3_600 + 120 - 7_200),
+    ]
 }
 
 /// A Claude.ai export of one conversation (content blocks, an attachment whose extracted
@@ -156,10 +157,16 @@ pub fn synthetic_conversations(conversations: usize, turns: usize) -> Vec<Value>
                     "message": {"id": format!("x{t}"), "author": {"role": "assistant"}, "create_time": user_at + 5.0,
                         "content": {"content_type": "text", "parts": ["An answer that was regenerated."]}, "metadata": {}}}));
             }
-            let reply = format!("That sounds lovely. {} Tell me more about it whenever you like; I will remember what matters.", "Here is a longer reply that an assistant would write, with a few sentences of advice. ".repeat(3));
-            mapping.insert(a.clone(), json!({"id": a, "parent": u, "children": next_user,
+            let reply = format!(
+                "That sounds lovely. {} Tell me more about it whenever you like; I will remember what matters.",
+                "Here is a longer reply that an assistant would write, with a few sentences of advice. ".repeat(3)
+            );
+            mapping.insert(
+                a.clone(),
+                json!({"id": a, "parent": u, "children": next_user,
                 "message": {"id": a, "author": {"role": "assistant"}, "create_time": user_at + 10.0,
-                    "content": {"content_type": "text", "parts": [reply]}, "metadata": {}}}));
+                    "content": {"content_type": "text", "parts": [reply]}, "metadata": {}}}),
+            );
             parent = a;
         }
         list.push(json!({"title": format!("Chat {c}"), "create_time": at as f64, "update_time": at as f64,
