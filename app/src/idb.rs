@@ -420,6 +420,14 @@ impl Store for IdbStore {
                 }
             }
         }
+        if !commit.turns.is_empty() {
+            let count = tx.store(TURNS).map_err(|e| backend("read", e))?.count(None).await;
+            let count = count.map_err(|e| backend("cannot count the turns", e))?;
+            if let Err(e) = nocturne_core::store::rows::check_turns(count, &meta, &commit) {
+                let _ = tx.abort().await;
+                return Err(e);
+            }
+        }
         // Planning and encoding are synchronous: the transaction stays open.
         let planned = plan_rows(&meta, &previous, commit).and_then(|rows| Ok((encode_rows(&rows)?, rows)));
         let (values, rows) = match planned {

@@ -58,8 +58,11 @@ pub fn run<P: Provider>(request: Request<'_>, provider: &P) -> Result<Option<Rep
             ..Default::default()
         }));
     }
+    let started = Instant::now();
     let report = import_pieces(&memory, provider, &plan, &options, request.now)?;
     print_report(&report);
+    let peak = peak_mib().map_or(String::new(), |m| format!(" peakMiB={m:.0}"));
+    println!("import-cost: seconds={:.1}{peak}", started.elapsed().as_secs_f64());
     Ok(Some(report))
 }
 
@@ -169,4 +172,12 @@ pub fn sample(kind: &str, out: &Path, conversations: usize, turns: usize) -> Res
     std::fs::write(out, &bytes).map_err(|e| format!("cannot write {}: {e}", out.display()))?;
     println!("sample-export: kind={kind} bytes={} file={}", bytes.len(), out.display());
     Ok(())
+}
+
+/// The process's peak resident memory in MiB (Linux: `VmHWM` in /proc/self/status).
+fn peak_mib() -> Option<f64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let kb: f64 =
+        status.lines().find_map(|l| l.strip_prefix("VmHWM:"))?.trim().trim_end_matches("kB").trim().parse().ok()?;
+    Some(kb / 1024.0)
 }

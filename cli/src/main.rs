@@ -504,11 +504,11 @@ fn run(command: Command) -> Result<ExitCode, String> {
         }
         Command::Import { file, store, provider, format, dry_run, sleep, yes } => {
             let p = provider.build()?;
-            // Rough paces for the estimate: the offline rules take a millisecond a batch; a
+            // Rough paces for the estimate: the offline rules take about 4 ms a batch with its save; a
             // model about a second a call plus its prompt at ~230 tokens/s (SmolLM2 under
             // llama.cpp on this project's 2-core machine).
             let pace = match provider.provider {
-                ProviderKind::Offline => (0.001, f64::INFINITY),
+                ProviderKind::Offline => (0.004, f64::INFINITY),
                 ProviderKind::Openai => (1.0, 230.0),
             };
             let request = import::Request {

@@ -152,6 +152,7 @@ impl Store for MemStore {
             .chain(&commit.created)
             .filter_map(|i| s.live.get(&i.item_id).map(|p| (p.item_id.clone(), p.clone())))
             .collect();
+        crate::store::rows::check_turns(s.transcript.len() as u32, &s.meta, &commit)?;
         let rows = plan_rows(&s.meta, &previous, commit)?;
         let versions = rows.versions.clone();
         s.apply(rows);

@@ -26,6 +26,17 @@ impl Rows {
     }
 }
 
+/// Refuses, as a conflict, a commit whose turns do not continue a transcript of `count`
+/// turns: another writer added turns after this one was planned (a turn with no fact moves
+/// no head, so the head alone would not tell), and writing these would take their places.
+pub fn check_turns(count: u32, meta: &Meta, commit: &Commit) -> Result<(), StoreError> {
+    let continues = commit.turns.iter().enumerate().all(|(i, t)| t.index as usize == count as usize + i);
+    if continues {
+        return Ok(());
+    }
+    Err(StoreError::Conflict { planned_at: commit.base.unwrap_or(meta.head), now_at: meta.head })
+}
+
 /// Plans the rows of `commit` given the current meta and the current rows of the items
 /// it changes. Shared by every backend so they agree on seqs, ids and counts.
 ///

@@ -32,6 +32,7 @@ pub const CHECKS: &[&str] = &[
     "a_commit_planned_against_an_old_head_is_refused",
     "creating_an_item_that_exists_is_refused",
     "erase_rewrites_every_row_that_holds_the_words",
+    "a_turn_written_where_another_writer_wrote_is_refused",
 ];
 
 /// A conformance check's result: `Err` names what broke.
@@ -128,6 +129,9 @@ pub async fn check<S: Store>(name: &str, store: &S) -> Conformance {
         }
         "creating_an_item_that_exists_is_refused" => creating_an_item_that_exists_is_refused(store).await,
         "erase_rewrites_every_row_that_holds_the_words" => erase_rewrites_every_row_that_holds_the_words(store).await,
+        "a_turn_written_where_another_writer_wrote_is_refused" => {
+            a_turn_written_where_another_writer_wrote_is_refused(store).await
+        }
         other => Err(format!("no conformance check is called {other}")),
     }
 }
@@ -438,5 +442,38 @@ async fn erase_rewrites_every_row_that_holds_the_words<S: Store>(store: &S) -> C
     ensure!(versions.last().is_some_and(|v| v.label == "user:erase"), "no tombstone version");
     let at_first = store.items_at(versions[0].seq).await.map_err(e)?;
     ensure!(at_first.iter().all(|i| !i.text.contains("4417")), "an old version brings the words back");
+    Ok(())
+}
+
+/// Two writers that read the same transcript both plan turn N; a turn with no fact moves
+/// no head, so only the turn count tells the second one it is late. Its turn must not take
+/// the first one's place. (An imported turn's source id is kept as written.)
+async fn a_turn_written_where_another_writer_wrote_is_refused<S: Store>(store: &S) -> Conformance {
+    use crate::model::memory::{Role, Turn};
+    let turn = |index: u32, text: &str| Turn {
+        index,
+        role: Role::User,
+        text: text.into(),
+        at: 100,
+        speaker: None,
+        memory: None,
+        source: Some(format!("chatgpt:c-1:{index}")),
+    };
+    let head = store.meta().await.map_err(e)?.head;
+    let first = Commit { turns: vec![turn(0, "Hello from the first tab.")], base: Some(head), ..Default::default() };
+    store.commit(first).await.map_err(e)?;
+    ensure!(store.turn_count().await.map_err(e)? == 1, "the turn count is not 1");
+    let late = Commit { turns: vec![turn(0, "Hello from the second tab.")], base: Some(head), ..Default::default() };
+    let result = store.commit(late).await;
+    ensure!(matches!(result, Err(crate::store::StoreError::Conflict { .. })), "a turn written over turn 0: {result:?}");
+    let kept = store.transcript().await.map_err(e)?;
+    ensure!(
+        kept.len() == 1 && kept[0].text == "Hello from the first tab.",
+        "the first writer's turn was lost: {kept:?}"
+    );
+    ensure!(kept[0].source.as_deref() == Some("chatgpt:c-1:0"), "the source id was not kept: {:?}", kept[0].source);
+    let next = Commit { turns: vec![turn(1, "Hello again.")], base: Some(head), ..Default::default() };
+    ensure!(store.commit(next).await.is_ok(), "a turn that continues the transcript was refused");
+    ensure!(store.turn_count().await.map_err(e)? == 2, "the turn count is not 2");
     Ok(())
 }
