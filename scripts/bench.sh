@@ -27,6 +27,22 @@ mkdir -p tests/e2e/out
 INPAGE_QUICK=1 node tests/e2e/inpage.cjs "http://127.0.0.1:$port/" "$gguf" dist tests/e2e/out | grep -E "^bench:|^not ok"
 node tests/e2e/inpage-cache.cjs "http://127.0.0.1:$port/" "$gguf" | grep -E "^cache:|^not ok"
 echo
+# Importing a history: a synthetic ChatGPT export of 5,000 conversations (11 messages of
+# yours and 11 replies each: ~49 MB of JSON, zipped as downloaded), by the command line
+# (time and peak memory) and by the page with the offline provider (time, longest task).
+exports=$(mktemp -d)
+nocturne=target/release/nocturne
+[ -n "${CARGO_TARGET_DIR:-}" ] && nocturne="$CARGO_TARGET_DIR/release/nocturne"
+cargo build --locked --release -q -p nocturne-cli
+"$nocturne" sample-export synthetic "$exports/history.json" --conversations 5000 --turns 11
+"$nocturne" sample-export synthetic "$exports/history.zip" --conversations 5000 --turns 11
+"$nocturne" sample-export chatgpt "$exports/small.zip" > /dev/null
+"$nocturne" sample-export synthetic "$exports/medium.zip" --conversations 300 --turns 4 > /dev/null
+"$nocturne" import "$exports/history.zip" --store "$exports/memory.json" --sleep none 2>/dev/null | grep -E "^import"
+node tests/e2e/import.cjs "http://127.0.0.1:$port/" tests/e2e/out "$exports/small.zip" "$exports/medium.zip" "$exports/history.zip" \
+  | grep -E "^import-page:|^not ok"
+rm -rf "$exports"
+echo
 # What a real small model does with the memory it is given: 50 questions of a LoCoMo
 # conversation (benchmark data, never shipped), answered by SmolLM2 under llama.cpp's
 # server, each classed by what it cited. The offline rules' line is printed beside it.

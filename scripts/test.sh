@@ -123,6 +123,15 @@ if [ -f dist/index.html ]; then
     || failed_steps+=("nocturne bench-recall --export")
   node tests/e2e/large.cjs "http://127.0.0.1:$port/" "$large_memory" tests/e2e/out 2>&1 | tee -a "$LOG/e2e.log"
   [ "${PIPESTATUS[0]}" = 0 ] || failed_steps+=("end-to-end (10,000-fact memory)")
+  # Importing a history in the page: a zipped ChatGPT export dropped on it, stop and
+  # resume, a corrupt file, and 5,000 conversations with the longest task reported.
+  exports=tests/e2e/out/exports; mkdir -p "$exports"
+  { cargo run --locked -q -p nocturne-cli -- sample-export chatgpt "$exports/small.zip" \
+    && cargo run --locked -q -p nocturne-cli -- sample-export synthetic "$exports/medium.zip" --conversations 300 --turns 4 \
+    && cargo run --locked -q -p nocturne-cli -- sample-export synthetic "$exports/large.zip" --conversations 5000 --turns 2; } > /dev/null \
+    || failed_steps+=("nocturne sample-export")
+  node tests/e2e/import.cjs "http://127.0.0.1:$port/" tests/e2e/out "$exports/small.zip" "$exports/medium.zip" "$exports/large.zip" 2>&1 | tee -a "$LOG/e2e.log"
+  [ "${PIPESTATUS[0]}" = 0 ] || failed_steps+=("end-to-end (import a history)")
   kill "$server" "$fake" 2>/dev/null
   e2e=$((e2e + $(grep -c '^ok ' "$LOG/e2e.log"))); e2e_failed=$((e2e_failed + $(grep -c '^not ok ' "$LOG/e2e.log")))
 else

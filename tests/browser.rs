@@ -259,3 +259,37 @@ async fn a_write_from_another_tab_during_a_sleep_is_never_overwritten() {
     tab_a.close();
     tab_b.close();
 }
+
+/// The import readers and path in the browser: a split ChatGPT export in a zip (the
+/// pure-Rust zip reader compiled to wasm32) into IndexedDB, the right messages at the
+/// right times, and a second import adding nothing.
+#[wasm_bindgen_test]
+async fn a_zipped_chatgpt_export_imports_into_indexeddb_once() {
+    use nocturne_core::flow::import::{self, ImportOptions, SleepAfter};
+    use nocturne_core::testkit::exports;
+    let convs = exports::chatgpt_conversations();
+    let (a, b) = (serde_json::to_vec(&convs[..1]).expect("json"), serde_json::to_vec(&convs[1..]).expect("json"));
+    let zip = exports::zip(&[("conversations-000.json", &a), ("conversations-001.json", &b)]);
+    let history = nocturne_core::import::read("export.zip", &zip, None, 1_800_000_000).expect("reads the zip");
+    let store = fresh("import", 1).await;
+    let options = ImportOptions { sleep: SleepAfter::Never, ..Default::default() };
+    let plan = import::plan(&history, &Default::default(), &options);
+    let report =
+        import::run(&store, &OfflineProvider, &plan, &options, 1_800_000_000, &mut |_| {}).await.expect("imports");
+    assert_eq!((report.user_turns, report.assistant_turns), (4, 4));
+    let mut users: Vec<(String, i64)> = store
+        .transcript()
+        .await
+        .expect("reads")
+        .into_iter()
+        .filter(|t| t.role == nocturne_core::model::memory::Role::User)
+        .map(|t| (t.text, t.at))
+        .collect();
+    users.sort_by_key(|u| u.1);
+    let mut want: Vec<(String, i64)> =
+        exports::chatgpt_expected().into_iter().map(|(t, at)| (t.to_string(), at)).collect();
+    want.sort_by_key(|w| w.1);
+    assert_eq!(users, want);
+    let known = store.transcript().await.expect("reads").into_iter().filter_map(|t| t.source).collect();
+    assert!(import::plan(&history, &known, &options).messages.is_empty(), "a second import would add something");
+}

@@ -423,7 +423,7 @@ impl Store for IdbStore {
         if !commit.turns.is_empty() {
             let count = tx.store(TURNS).map_err(|e| backend("read", e))?.count(None).await;
             let count = count.map_err(|e| backend("cannot count the turns", e))?;
-            if let Err(e) = nocturne_core::store::rows::check_turns(count, &meta, &commit) {
+            if let Err(e) = nocturne_core::store::check_turns(count, &meta, &commit) {
                 let _ = tx.abort().await;
                 return Err(e);
             }

@@ -2,6 +2,7 @@
 //! and the model from the two browser adapters; signals live only here.
 
 mod chat;
+mod history;
 mod inpage;
 mod log;
 mod memory;
@@ -210,7 +211,7 @@ fn Shell(store: IdbStore) -> impl IntoView {
         // Every panel stays mounted (hidden when not chosen) so a running Sleep keeps its progress.
         <section class="panel" role="tabpanel" hidden=move || tab.get() != Tab::Chat>
             <div class="split">
-                <div class="stack"><chat::ChatPanel /><sleep::SleepPanel /></div>
+                <div class="stack"><chat::ChatPanel /><sleep::SleepPanel /><history::HistoryImport /></div>
                 <memory::MemoryPanel />
             </div>
         </section>

@@ -1,6 +1,7 @@
 //! What changes memory: the engine's deterministic rules, a pass as a plain function
-//! from proposals to a plan of edits, the Sleep orchestrator and a chat turn. Only the
-//! two orchestrators are async, and they only sequence calls to the store and the model.
+//! from proposals to a plan of edits, the Sleep orchestrator, a chat turn and an import.
+//! Only the orchestrators are async, and they only sequence calls to the store and the
+//! model.
 
 pub mod candidates;
 pub mod chat;

@@ -57,6 +57,16 @@ impl Format {
         Format::ALL.into_iter().find(|f| f.name() == name.trim().to_ascii_lowercase())
     }
 
+    /// What the file is, for people: `a ChatGPT export`.
+    pub fn title(self) -> &'static str {
+        match self {
+            Format::ChatGpt => "a ChatGPT export",
+            Format::Claude => "a Claude export",
+            Format::Jsonl => "a JSON Lines chat log",
+            Format::Locomo => "a LoCoMo conversation",
+        }
+    }
+
     /// What a file of this format looks like, for error messages.
     fn described(self) -> &'static str {
         match self {

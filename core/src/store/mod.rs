@@ -20,7 +20,7 @@ mod rows;
 pub mod search;
 
 pub use mem::MemStore;
-pub use rows::{plan_rows, Rows};
+pub use rows::{check_turns, plan_rows, Rows};
 
 /// A store failing (not a refusal). Carries what failed, worded for a person.
 #[derive(Clone, Debug, PartialEq)]

@@ -1,0 +1,144 @@
+// Importing a history in the built page, headless Chromium: a zipped ChatGPT export
+// dropped on the page (what was read, the estimate, the import, search with the right
+// dates, a second import adding nothing), a larger one stopped and resumed, a corrupt
+// file refused with nothing changed, and a 5,000-conversation export with the page's
+// longest task reported.
+// usage: node import.cjs URL OUTDIR SMALL_ZIP MEDIUM_ZIP LARGE_ZIP
+// (the zips are written by `nocturne sample-export`: chatgpt, synthetic 300×4, synthetic 5000×N)
+const fs = require('fs');
+const { check, launch, finish } = require('./harness.cjs');
+
+const [url, out, smallZip, mediumZip, largeZip] = process.argv.slice(2);
+
+/** Drops `file` on the import zone as a user dragging it from their files would. */
+async function drop(page, file, name) {
+  const b64 = fs.readFileSync(file).toString('base64');
+  await page.evaluate(([b64, name]) => {
+    const bytes = Uint8Array.from(atob(b64), (c) => c.charCodeAt(0));
+    const dt = new DataTransfer();
+    dt.items.add(new File([bytes], name, { type: name.endsWith('.zip') ? 'application/zip' : 'application/json' }));
+    const zone = document.querySelector('[data-testid="history-drop"]');
+    zone.dispatchEvent(new DragEvent('dragover', { dataTransfer: dt, bubbles: true, cancelable: true }));
+    zone.dispatchEvent(new DragEvent('drop', { dataTransfer: dt, bubbles: true, cancelable: true }));
+  }, [b64, name]);
+}
+
+const text = (page, id) => page.locator(`[data-testid="${id}"]`).innerText();
+const numbers = (s, re) => { const m = s.match(re); return m ? m.slice(1).map(Number) : null; };
+
+async function reportOf(page) {
+  await page.waitForFunction(() => {
+    const r = document.querySelector('[data-testid="history-report"]');
+    const b = document.querySelector('[data-testid="history-start"]');
+    return r && b && !document.querySelector('[data-testid="history-stop"]:not([disabled])');
+  }, null, { timeout: 600000 });
+  return text(page, 'history-report');
+}
+
+(async () => {
+  const browser = await launch();
+  const context = await browser.newContext({ viewport: { width: 1280, height: 1100 } });
+  const page = await context.newPage();
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(String(e)));
+  try {
+    await page.goto(url);
+    await page.waitForSelector('[data-testid="history-drop"]', { timeout: 30000 });
+
+    // 1. The small realistic export, zipped, dropped on the page.
+    await drop(page, smallZip, 'chatgpt-export.zip');
+    await page.waitForSelector('[data-testid="history-estimate"]', { timeout: 30000 });
+    const read = await text(page, 'history-read');
+    check(read.includes('a ChatGPT export — 2 conversation(s), 4 message(s) you wrote'), 'a dropped ChatGPT zip is read: conversations and your messages', read);
+    check(read.includes('1 hidden, 2 system or tool, 3 on abandoned branches, 1 without text'), 'what was left out is counted by reason', read);
+    const estimate = await text(page, 'history-estimate');
+    check(/New: 4 message\(s\) of yours and 4 repl\(ies\) over 2 day\(s\); 0 already in memory\. Encoding: 2 model call\(s\)/.test(estimate), 'the estimate says messages, days and model calls before anything runs', estimate);
+    check((await page.locator('[data-testid="history-progress"]').count()) === 0, 'nothing ran before Import was clicked');
+    await page.check('input[name="history-sleep"] >> nth=2');
+    await page.screenshot({ path: `${out}/import-1-estimate.png`, fullPage: true });
+    await page.click('[data-testid="history-start"]');
+    const report = await reportOf(page);
+    check(/Imported 2 conversation\(s\): 4 of your messages and 4 replies stored as turns; \d+ fact\(s\) stored/.test(report), 'the import reports conversations, turns and facts', report);
+    await page.fill('[data-testid="memory-search"]', 'Lisbon');
+    await page.waitForSelector('[data-testid="search-lineage"]', { timeout: 10000 });
+    await page.click('[data-testid="search-lineage"] summary');
+    const lineage = await text(page, 'search-lineage');
+    check(/Lisbon in March/.test(lineage), 'an imported fact is found by search', lineage);
+    const said = (await page.locator('[data-block] .fact', { hasText: 'Lisbon in March' }).first().locator('.when').innerText());
+    check(/said (2024-03-04|\d+ (days|months|years) ago)/.test(said) && !said.includes('today'), 'the fact is dated when it was said, not when it was imported', said);
+    await page.screenshot({ path: `${out}/import-2-done.png`, fullPage: true });
+
+    // 2. The same file again: nothing new.
+    await drop(page, smallZip, 'chatgpt-export.zip');
+    await page.waitForFunction(() => (document.querySelector('[data-testid="history-estimate"]') || {}).innerText?.includes('all 8 message(s) are already in this memory'), null, { timeout: 30000 });
+    check(await page.locator('[data-testid="history-start"]').isDisabled(), 'a second import of the same export has nothing to add');
+
+    // 3. A corrupt file: a clear message, nothing changed.
+    const turnsBefore = await page.evaluate(() => document.querySelectorAll('[data-block] .fact').length);
+    const cut = `${out}/cut.json`;
+    fs.writeFileSync(cut, fs.readFileSync(smallZip).subarray(0, 200));
+    await drop(page, cut, 'conversations.zip');
+    await page.waitForSelector('[data-testid="history-error"]', { timeout: 30000 });
+    const err = await text(page, 'history-error');
+    check(err.includes('nothing was imported') && (err.includes('zip') || err.includes('truncated')), 'a cut zip is refused with a clear message', err);
+    check((await page.evaluate(() => document.querySelectorAll('[data-block] .fact').length)) === turnsBefore, 'the refused file changed nothing');
+
+    // 4. Stop and resume.
+    await drop(page, mediumZip, 'medium.zip');
+    await page.waitForFunction(() => (document.querySelector('[data-testid="history-read"]') || {}).innerText?.includes('medium.zip'), null, { timeout: 30000 });
+    const total = numbers(await text(page, 'history-read'), /(\d+) message\(s\) you wrote/)[0];
+    await page.click('[data-testid="history-start"]');
+    await page.waitForFunction(() => {
+      const p = document.querySelector('[data-testid="history-progress"]');
+      const m = p && p.innerText.match(/(\d+) of (\d+) batches/);
+      return m && Number(m[1]) >= 20;
+    }, null, { timeout: 120000 });
+    await page.click('[data-testid="history-stop"]');
+    const stopped = await reportOf(page);
+    const first = numbers(stopped, /(\d+) of your messages/);
+    check(stopped.startsWith('Stopped') && !/300 conversation/.test(stopped) && first && first[0] > 0 && first[0] < total, 'Stop ends the import with part of it written', `${stopped} (of ${total})`);
+    await page.screenshot({ path: `${out}/import-3-stopped.png`, fullPage: true });
+    check((await page.locator('[data-testid="history-start"]').innerText()).includes('Resume'), 'the import offers to resume');
+    await page.click('[data-testid="history-start"]');
+    const resumed = await reportOf(page);
+    const second = numbers(resumed, /(\d+) of your messages/);
+    const dup = numbers(resumed, /(\d+) duplicate\(s\) skipped/);
+    check(resumed.startsWith('Imported') && second && first[0] + second[0] === total, 'the resumed import adds exactly the rest', `${first[0]} + ${second && second[0]} of ${total}; ${resumed}`);
+    check(dup && dup[0] >= first[0], 'what the first part imported is skipped as already there', resumed);
+
+    // 5. Scale: a 5,000-conversation export, with the page's longest task measured.
+    await page.evaluate(() => {
+      window.__longest = 0; window.__tasks = 0;
+      new PerformanceObserver((l) => { for (const e of l.getEntries()) { window.__tasks += 1; window.__longest = Math.max(window.__longest, e.duration); } })
+        .observe({ type: 'longtask', buffered: false });
+    });
+    const started = Date.now();
+    await drop(page, largeZip, 'large.zip');
+    await page.waitForFunction(() => (document.querySelector('[data-testid="history-read"]') || {}).innerText?.includes('large.zip'), null, { timeout: 300000 });
+    const readMs = Date.now() - started;
+    const large = await text(page, 'history-read');
+    const convs = numbers(large, /(\d+) conversation\(s\)/)[0];
+    await page.check('input[name="history-sleep"] >> nth=2');
+    await page.click('[data-testid="history-start"]');
+    // The page answers while it imports: a click on a tab is handled within a second.
+    await page.waitForFunction(() => /[1-9]\d* of \d+ batches/.test((document.querySelector('[data-testid="history-progress"]') || {}).innerText || ''), null, { timeout: 120000 });
+    const t0 = Date.now();
+    await page.click('text=Settings');
+    await page.waitForSelector('[data-testid="prompt-budget"]', { state: 'visible', timeout: 10000 });
+    const clickMs = Date.now() - t0;
+    await page.click('text=Chat, memory & sleep');
+    const bigReport = await reportOf(page);
+    const importMs = Date.now() - started - readMs;
+    const longest = await page.evaluate(() => window.__longest);
+    const wasmMiB = await page.evaluate(() => (performance.memory ? performance.memory.usedJSHeapSize : 0) / 1048576);
+    check(convs === 5000 && /Imported 5000 conversation\(s\)/.test(bigReport), 'a 5,000-conversation export imports in the page', bigReport);
+    check(clickMs < 3000, 'the page stays responsive during the import (a tab switch answered)', `${clickMs} ms`);
+    console.log(`import-page: conversations=${convs} readS=${(readMs / 1000).toFixed(1)} importS=${(importMs / 1000).toFixed(1)} longestTaskMs=${longest.toFixed(0)} tabSwitchMs=${clickMs} jsHeapMiB=${wasmMiB.toFixed(0)}`);
+    await page.screenshot({ path: `${out}/import-4-large.png`, fullPage: true });
+    check(errors.length === 0, 'no page errors', errors.join(' | '));
+  } catch (e) {
+    check(false, 'the import checks ran to the end', String(e));
+  }
+  await browser.close();
+  finish('e2e import');
+})();
