@@ -26,6 +26,9 @@ for _ in $(seq 1 50); do grep -q ready "$log" && break; sleep 0.1; done
 mkdir -p tests/e2e/out
 INPAGE_QUICK=1 node tests/e2e/inpage.cjs "http://127.0.0.1:$port/" "$gguf" dist tests/e2e/out | grep -E "^bench:|^not ok"
 node tests/e2e/inpage-cache.cjs "http://127.0.0.1:$port/" "$gguf" | grep -E "^cache:|^not ok"
+./scripts/local-llm.sh start
+node tests/e2e/inpage-vs-native.cjs "http://127.0.0.1:$port/" "$gguf" "http://127.0.0.1:${LLM_PORT:-18080}/v1" \
+  | grep -E "^inpage-vs-native:|^not ok"
 echo
 # Importing a history: a synthetic ChatGPT export of 5,000 conversations (11 messages of
 # yours and 11 replies each: ~49 MB of JSON, zipped as downloaded), by the command line

@@ -207,6 +207,15 @@ if [ -s "$gguf" ] && [ -n "${port:-}" ] && [ -f dist/index.html ]; then
   [ "${PIPESTATUS[0]}" = 0 ] || failed_steps+=("the in-page model (browser)")
   node tests/e2e/inpage-cache.cjs "http://127.0.0.1:$port/" "$gguf" 2>&1 | tee -a "$LOG/inpage.log"
   [ "${PIPESTATUS[0]}" = 0 ] || failed_steps+=("the in-page model's prompt cache (browser)")
+  # The same prompts to the page and to llama.cpp's native server, one run: the
+  # `inpage-vs-native:` line (figures, not pass marks; both must answer).
+  if ./scripts/local-llm.sh start; then
+    node tests/e2e/inpage-vs-native.cjs "http://127.0.0.1:$port/" "$gguf" "http://127.0.0.1:${LLM_PORT:-18080}/v1" 2>&1 | tee -a "$LOG/inpage.log"
+    [ "${PIPESTATUS[0]}" = 0 ] || failed_steps+=("the in-page model beside the native server")
+    ./scripts/local-llm.sh stop
+  else
+    failed_steps+=("starting the local model for the side-by-side measurement")
+  fi
   kill "$server" 2>/dev/null
   e2e=$((e2e + $(grep -c '^ok ' "$LOG/inpage.log"))); e2e_failed=$((e2e_failed + $(grep -c '^not ok ' "$LOG/inpage.log")))
 else

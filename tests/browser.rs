@@ -293,3 +293,19 @@ async fn a_zipped_chatgpt_export_imports_into_indexeddb_once() {
     let known = store.transcript().await.expect("reads").into_iter().filter_map(|t| t.source).collect();
     assert!(import::plan(&history, &known, &options).messages.is_empty(), "a second import would add something");
 }
+
+/// The in-page model has its own default prompt budget, chosen from its measured reading
+/// speed, and Settings can say how long its first token takes; a server keeps 2,000.
+#[wasm_bindgen_test]
+fn the_in_page_model_has_a_budget_of_its_own_and_an_expected_first_token() {
+    use nocturne_app::ui::{inpage_first_token_s, Settings, INPAGE_DEFAULT_BUDGET};
+    let mut s = Settings { provider: "inpage".into(), ..Default::default() };
+    assert_eq!(s.prompt_budget(), INPAGE_DEFAULT_BUDGET);
+    let t = inpage_first_token_s(s.prompt_budget());
+    assert!((50.0..90.0).contains(&t), "{t} s for {INPAGE_DEFAULT_BUDGET} tokens");
+    assert!(inpage_first_token_s(2_000) > t, "a larger budget takes longer");
+    s.prompt_tokens.insert("inpage".into(), 600);
+    assert_eq!(s.prompt_budget(), 600, "the user's choice wins");
+    s.provider = "openai".into();
+    assert_eq!(s.prompt_budget(), nocturne_core::llm::context::DEFAULT_MEMORY_TOKENS);
+}

@@ -21,7 +21,7 @@ use leptos::prelude::*;
 use nocturne_core::llm::offline::OfflineProvider;
 use serde::{Deserialize, Serialize};
 
-pub use settings::Settings;
+pub use settings::{inpage_first_token_s, Settings, INPAGE_DEFAULT_BUDGET};
 
 /// The IndexedDB database the app keeps its memory in.
 pub const DB_NAME: &str = "nocturne";

@@ -50,14 +50,35 @@ impl Default for Settings {
     }
 }
 
+/// Prompt tokens the in-page runtime reads per second on this project's 2-core machine
+/// (`inpage-vs-native:` in the README: SmolLM2-135M Q4_1, two threads).
+pub const INPAGE_PROMPT_TOKENS_PER_S: f64 = 17.0;
+
+/// The in-page model's default prompt budget, from that rate: a full 1,000-token prompt
+/// shows its first token in about a minute from a cold start, where the 2,000 of a server
+/// would take two; a follow-up on the same memory reads only its new turns (the kept cache).
+pub const INPAGE_DEFAULT_BUDGET: u64 = 1_000;
+
+/// Seconds to the first token of a cold prompt that fills `budget` (plus the instructions
+/// and the message, ~150 tokens) in the page.
+pub fn inpage_first_token_s(budget: u64) -> f64 {
+    (budget + 150) as f64 / INPAGE_PROMPT_TOKENS_PER_S
+}
+
 impl Settings {
     fn storage() -> Option<web_sys::Storage> {
         web_sys::window()?.local_storage().ok()?
     }
 
-    /// The prompt budget of the provider in use.
+    /// The prompt budget of the provider in use (the in-page model's default is its own:
+    /// see [`INPAGE_DEFAULT_BUDGET`]).
     pub fn prompt_budget(&self) -> u64 {
-        self.prompt_tokens.get(&self.provider).copied().unwrap_or(nocturne_core::llm::context::DEFAULT_MEMORY_TOKENS)
+        let default = if self.provider == "inpage" {
+            INPAGE_DEFAULT_BUDGET
+        } else {
+            nocturne_core::llm::context::DEFAULT_MEMORY_TOKENS
+        };
+        self.prompt_tokens.get(&self.provider).copied().unwrap_or(default)
     }
 
     /// How the in-page model runs.
@@ -175,6 +196,13 @@ pub fn SettingsPanel() -> impl IntoView {
                             x.prompt_tokens.insert(key, n.max(300));
                         }
                     }) /></label>
+                <Show when=move || s.get().provider == "inpage">
+                    <p class="hint" data-testid="expected-ttft">{move || format!(
+                        "Expected first token with this budget: about {:.0} s when the memory is read from scratch (this page reads ~{:.0} prompt tokens/s here); a follow-up on the same memory about a second or two, since what the model read is kept.",
+                        inpage_first_token_s(s.get().prompt_budget()),
+                        INPAGE_PROMPT_TOKENS_PER_S
+                    )}</p>
+                </Show>
                 <label>"Proposals and answers " <select data-testid="proposal-style"
                     on:change=move |ev| s.update(|x| x.proposal_style = StyleSetting::parse(&event_target_value(&ev)).unwrap_or_default())>
                     {[(StyleSetting::Auto, "auto", "auto (by name, then by behaviour: a reply cut off or malformed moves to choosing)"), (StyleSetting::FreeText, "free-text", "free text (capable models)"), (StyleSetting::Candidates, "candidates", "choose from candidates (small models)")]

@@ -1,0 +1,83 @@
+// The in-page model beside llama.cpp's native server, in one run, on the same prompts: a
+// memory prompt of about 2,000 tokens read cold (no cache on either side), then a
+// follow-up message on the same memory (the page's kept cache; the server's slot cache).
+// Prints one line to grep:
+//   inpage-vs-native: promptTokens= pageTtftS= nativeTtftS= ratio= pageFollowupTtftS=
+//     nativeFollowupTtftS= pagePromptTokS= nativePromptTokS= pageGenTokS= nativeGenTokS=
+// and checks only that both sides answered and that the page's follow-up read only its
+// new turns (the speed itself is a figure, measured, not a pass mark).
+// usage: node inpage-vs-native.cjs APP_URL GGUF_FILE NATIVE_V1_URL
+const { check, launch, finish } = require('./harness.cjs');
+
+const [url, gguf, native] = process.argv.slice(2);
+
+// Forty-eight notes under instructions, as a chat prompt's memory section reads: ~2,000 tokens.
+const facts = Array.from({ length: 48 }, (_, i) => `${i + 1}. (scratch, said 2024-03-${String((i % 28) + 1).padStart(2, '0')}) I keep note ${i + 1}: the ${['red', 'blue', 'green', 'amber'][i % 4]} box on shelf ${i + 3} holds ${['stamps', 'keys', 'letters', 'seeds', 'coins'][i % 5]}.`);
+const system = `You are Nocturne, an assistant with a memory that sleeps. Answer from the memory below; keep replies short.\nMEMORY (48 facts):\n${facts.join('\n')}\n`;
+const first = [{ role: 'system', content: system }, { role: 'user', content: 'What does the box on shelf 5 hold?' }];
+const MAX = 32;
+
+/** One request to the native server: its timings (llama.cpp's own, in ms) and reply. */
+async function nativeCall(messages, cache) {
+  const t0 = Date.now();
+  const r = await fetch(`${native}/chat/completions`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ model: 'smollm2', messages, max_tokens: MAX, temperature: 0, top_k: 1, cache_prompt: cache, stream: false }),
+  });
+  const body = await r.json();
+  const t = body.timings || {};
+  const perToken = t.predicted_n ? t.predicted_ms / t.predicted_n : 0;
+  return {
+    text: body.choices?.[0]?.message?.content ?? '',
+    promptTokens: body.usage?.prompt_tokens ?? t.prompt_n,
+    decoded: t.prompt_n,
+    ttftMs: (t.prompt_ms ?? 0) + perToken,
+    promptTokS: t.prompt_per_second,
+    genTokS: t.predicted_per_second,
+    wallMs: Date.now() - t0,
+  };
+}
+
+(async () => {
+  const browser = await launch();
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  try {
+    await page.goto(url);
+    await page.waitForSelector('[data-block="scratch"]', { timeout: 30000 });
+    await page.evaluate(() => { const i = document.createElement('input'); i.type = 'file'; i.id = 'gguf'; document.body.append(i); });
+    await page.setInputFiles('#gguf', gguf);
+    const pageSide = await page.evaluate(async ({ first, MAX }) => {
+      const models = await import(new URL('inpage/models.js', document.baseURI).href);
+      await models.keep(document.getElementById('gguf').files[0]);
+      const rt = await import(new URL('inpage/runtime.js', document.baseURI).href);
+      await rt.load({ nCtx: 4096, threads: 2 });
+      const ask = async (messages, cache) => {
+        const t0 = performance.now();
+        const r = await rt.complete({ messages, maxTokens: MAX, cache });
+        const last = rt.stats.last;
+        return { text: r.text, promptTokens: last.promptTokens, decoded: last.decoded, ttftMs: last.firstTokenMs, genTokS: rt.stats.lastTokensPerSecond, wallMs: performance.now() - t0 };
+      };
+      const cold = await ask(first, false);
+      const followup = [...first, { role: 'assistant', content: cold.text }, { role: 'user', content: 'And the box on shelf 6?' }];
+      const next = await ask(followup);
+      await rt.unload();
+      return { cold, next, followup };
+    }, { first, MAX });
+    const cold = await nativeCall(first, false);
+    await nativeCall(pageSide.followup.slice(0, 2), true); // the slot holds the memory, as after the first reply
+    const next = await nativeCall(pageSide.followup, true);
+    const p = pageSide.cold;
+    check(p.text.length > 0 && cold.text.length > 0, 'both sides answered the 2,000-token memory prompt', `${JSON.stringify(p.text)} | ${JSON.stringify(cold.text)}`);
+    check(p.promptTokens > 1700 && p.promptTokens < 2400, 'the memory prompt is about 2,000 tokens', `${p.promptTokens}`);
+    check(pageSide.next.decoded < 80, "the page's follow-up reads only its new turns", JSON.stringify(pageSide.next));
+    const s = (ms) => (ms / 1000).toFixed(2);
+    const pagePromptTokS = p.promptTokens / (p.ttftMs / 1000);
+    console.log(`inpage-vs-native: promptTokens=${p.promptTokens} pageTtftS=${s(p.ttftMs)} nativeTtftS=${s(cold.ttftMs)} ratio=${(p.ttftMs / cold.ttftMs).toFixed(1)} pageFollowupTtftS=${s(pageSide.next.ttftMs)} nativeFollowupTtftS=${s(next.ttftMs)} pagePromptTokS=${pagePromptTokS.toFixed(0)} nativePromptTokS=${(cold.promptTokS ?? 0).toFixed(0)} pageGenTokS=${(p.genTokS ?? 0).toFixed(1)} nativeGenTokS=${(cold.genTokS ?? 0).toFixed(1)}`);
+  } catch (e) {
+    check(false, 'the side-by-side measurement ran to the end', String(e));
+  }
+  await browser.close();
+  finish('in-page vs native');
+})();
