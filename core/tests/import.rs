@@ -388,3 +388,33 @@ fn an_import_in_pieces_writes_what_the_whole_plan_writes() {
     assert_eq!(report.user_turns, h.user_messages());
     assert_eq!(report.conversations, h.conversations.len());
 }
+
+#[test]
+fn reading_a_slice_at_a_time_gives_what_reading_at_once_gives() {
+    use nocturne_core::import::{Reading, Step};
+    let mut convs = exports::chatgpt_conversations();
+    convs.extend(exports::synthetic_conversations(30, 2));
+    let (a, b) = (json(&convs[..20]), json(&convs[20..]));
+    let zip = exports::zip(&[("conversations-000.json", &a), ("conversations-001.json", &b)]);
+    let whole = read("export.zip", &zip, None, NOW).expect("reads");
+    let mut reading = Reading::new("export.zip", zip, None, NOW);
+    let mut counts = vec![0];
+    let sliced = loop {
+        match reading.step(4).expect("reads") {
+            Step::Done(h) => break h,
+            Step::Working { conversations } => counts.push(conversations),
+        }
+    };
+    assert_eq!(sliced, whole);
+    assert!(counts.windows(2).all(|w| w[1] >= w[0] && w[1] - w[0] <= 4), "no slice reads more than 4: {counts:?}");
+    assert_eq!(counts.last(), Some(&32));
+}
+
+#[test]
+fn a_broken_conversation_in_the_middle_of_an_export_is_named() {
+    let mut convs = exports::chatgpt_conversations();
+    convs.extend(exports::synthetic_conversations(6, 1));
+    convs[5] = serde_json::json!({"title": "no tree"});
+    let e = read("conversations.json", &json(&convs), None, NOW).expect_err("a conversation without its mapping");
+    assert!(e.to_string().contains("conversation 6 has no 'mapping'"), "{e}");
+}

@@ -10,7 +10,7 @@ use crate::idb::IdbStore;
 use crate::stop::StopHandle;
 use leptos::prelude::*;
 use nocturne_core::flow::import::{self, Estimate, ImportOptions, Plan, Progress, Report, SleepAfter};
-use nocturne_core::import::{self as readers, History};
+use nocturne_core::import::{self as readers, History, Step};
 use nocturne_core::llm::provider::Provider;
 use nocturne_core::model::memory::{Item, Mutation, Turn, Version};
 use nocturne_core::model::policy::RetentionPolicy;
@@ -34,6 +34,7 @@ pub fn HistoryImport() -> impl IntoView {
     let sleep_after = RwSignal::new(SleepAfter::End);
     let ready: RwSignal<Option<Ready>, LocalStorage> = RwSignal::new_local(None);
     let progress: RwSignal<Option<Progress>> = RwSignal::new(None);
+    let read_so_far: RwSignal<Option<usize>> = RwSignal::new(None);
     let stop = StoredValue::new_local(StopHandle::default());
     // Reading a file: the core's readers, then a plan against the sources already stored.
     let read = Action::new_local(move |file: &web_sys::File| {
@@ -44,8 +45,23 @@ pub fn HistoryImport() -> impl IntoView {
             let buffer =
                 JsFuture::from(file.array_buffer()).await.map_err(|_| format!("{} could not be read", file.name()))?;
             let bytes = js_sys::Uint8Array::new(&buffer).to_vec();
-            let history = readers::read(&file.name(), &bytes, None, now()).map_err(|e| e.to_string())?;
-            drop(bytes);
+            drop(buffer);
+            // A slice at a time, giving the page back between slices.
+            let mut reading = readers::Reading::new(&file.name(), bytes, None, now());
+            let history = loop {
+                match reading.step(CONVERSATIONS_PER_SLICE) {
+                    Err(e) => {
+                        read_so_far.set(None);
+                        return Err(e.to_string());
+                    }
+                    Ok(Step::Done(history)) => break history,
+                    Ok(Step::Working { conversations }) => {
+                        read_so_far.set(Some(conversations));
+                        next_task().await;
+                    }
+                }
+            };
+            read_so_far.set(None);
             let plan = plan_for(&store, &history).await?;
             ready.set(Some(Ready { name: file.name(), history: Rc::new(history), plan: Rc::new(plan) }));
             Ok::<(), String>(())
@@ -107,6 +123,7 @@ pub fn HistoryImport() -> impl IntoView {
                         input.set_value("");
                     } /></label>
             </div>
+            {move || read_so_far.get().map(|n| view! { <p class="status" data-testid="history-reading">{format!("Reading… {n} conversation(s) so far")}</p> })}
             {move || read.value().get().and_then(Result::err).map(|e| view! { <p class="error" role="alert" data-testid="history-error">{e}</p> })}
             {move || ready.get().map(|r| view! { <ReadView ready=r /> })}
             {move || estimate().map(|e| view! { <EstimateView estimate=e sleep_after=sleep_after /> })}
@@ -134,6 +151,19 @@ pub fn HistoryImport() -> impl IntoView {
             })}
         </section>
     }
+}
+
+/// Conversations read between two returns to the page's event loop (a few milliseconds).
+const CONVERSATIONS_PER_SLICE: usize = 100;
+
+/// Resolves on the page's next task, so input and drawing run in between.
+async fn next_task() {
+    let promise = js_sys::Promise::new(&mut |resolve, _| {
+        if let Some(w) = web_sys::window() {
+            let _ = w.set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, 0);
+        }
+    });
+    let _ = JsFuture::from(promise).await;
 }
 
 /// Plans `history` against the sources the memory's transcript already holds.

@@ -21,7 +21,8 @@ pub(super) fn read(v: &Value, now: i64) -> Result<History, String> {
     Ok(History { format: Format::ChatGpt, conversations, skipped })
 }
 
-fn conversation(c: &Value, n: usize, now: i64, skipped: &mut Skipped) -> Result<Conversation, String> {
+/// Conversation number `n` (from 1) of the export.
+pub(super) fn conversation(c: &Value, n: usize, now: i64, skipped: &mut Skipped) -> Result<Conversation, String> {
     let mapping = c
         .get("mapping")
         .and_then(Value::as_object)

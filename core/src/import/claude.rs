@@ -15,43 +15,47 @@ pub(super) fn read(v: &Value, now: i64) -> Result<History, String> {
     let mut skipped = Skipped::default();
     let mut conversations = Vec::with_capacity(list.len());
     for (n, c) in list.into_iter().enumerate() {
-        let n = n + 1;
-        let chat = c
-            .get("chat_messages")
-            .and_then(Value::as_array)
-            .ok_or_else(|| format!("conversation {n} has no 'chat_messages' array"))?;
-        let id = string(c, "uuid").map_or_else(|| format!("#{n}"), String::from);
-        let started = c.get("created_at").and_then(time).unwrap_or(now);
-        let mut messages = Vec::new();
-        for (i, m) in chat.iter().enumerate() {
-            let role = match m.get("sender").and_then(Value::as_str) {
-                Some("human") => Role::User,
-                Some("assistant") => Role::Assistant,
-                _ => {
-                    skipped.not_a_turn += 1;
-                    continue;
-                }
-            };
-            let text = match string(m, "text") {
-                Some(t) => t.trim().to_string(),
-                None => blocks(m),
-            };
-            if text.is_empty() {
-                skipped.empty += 1;
-                continue;
-            }
-            let msg_id = string(m, "uuid").map_or_else(|| format!("#{}", i + 1), String::from);
-            messages.push(Message {
-                source: format!("claude:{id}:{msg_id}"),
-                role,
-                text,
-                at: m.get("created_at").and_then(time).unwrap_or(started),
-                speaker: None,
-            });
-        }
-        conversations.push(Conversation { id, title: string(c, "name").map(String::from), messages });
+        conversations.push(conversation(c, n + 1, now, &mut skipped)?);
     }
     Ok(History { format: Format::Claude, conversations, skipped })
+}
+
+/// Conversation number `n` (from 1) of the export.
+pub(super) fn conversation(c: &Value, n: usize, now: i64, skipped: &mut Skipped) -> Result<Conversation, String> {
+    let chat = c
+        .get("chat_messages")
+        .and_then(Value::as_array)
+        .ok_or_else(|| format!("conversation {n} has no 'chat_messages' array"))?;
+    let id = string(c, "uuid").map_or_else(|| format!("#{n}"), String::from);
+    let started = c.get("created_at").and_then(time).unwrap_or(now);
+    let mut messages = Vec::new();
+    for (i, m) in chat.iter().enumerate() {
+        let role = match m.get("sender").and_then(Value::as_str) {
+            Some("human") => Role::User,
+            Some("assistant") => Role::Assistant,
+            _ => {
+                skipped.not_a_turn += 1;
+                continue;
+            }
+        };
+        let text = match string(m, "text") {
+            Some(t) => t.trim().to_string(),
+            None => blocks(m),
+        };
+        if text.is_empty() {
+            skipped.empty += 1;
+            continue;
+        }
+        let msg_id = string(m, "uuid").map_or_else(|| format!("#{}", i + 1), String::from);
+        messages.push(Message {
+            source: format!("claude:{id}:{msg_id}"),
+            role,
+            text,
+            at: m.get("created_at").and_then(time).unwrap_or(started),
+            speaker: None,
+        });
+    }
+    Ok(Conversation { id, title: string(c, "name").map(String::from), messages })
 }
 
 /// The text of a message's `content` blocks of type `text`, joined.

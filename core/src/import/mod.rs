@@ -149,27 +149,216 @@ impl std::error::Error for ImportError {}
 /// Reads `bytes` (a file named `name`) as `format`, or as whatever format its content
 /// shows when `format` is `None`. `now` dates messages whose file gives no time.
 pub fn read(name: &str, bytes: &[u8], format: Option<Format>, now: i64) -> Result<History, ImportError> {
-    let err = |m: String| ImportError(format!("{name}: {m}"));
-    if archive::is_zip(bytes) {
-        let files = archive::conversations(bytes).map_err(err)?;
-        let mut all: Option<History> = None;
-        for (file, text) in files {
-            let history = read_text(&text, format, now).map_err(|m| err(format!("{file}: {m}")))?;
-            all = Some(match all {
-                None => history,
-                Some(mut a) if a.format == history.format => {
-                    a.conversations.extend(history.conversations);
-                    a.skipped = add(a.skipped, history.skipped);
-                    a
-                }
-                Some(a) => return Err(err(format!("{file} is {}, the files before it {}", history.format, a.format))),
-            });
+    let mut reading = Reading::new(name, bytes.to_vec(), format, now);
+    loop {
+        if let Step::Done(history) = reading.step(usize::MAX)? {
+            return Ok(history);
         }
-        return all.ok_or_else(|| err("the zip holds no conversations".into()));
     }
-    let text = std::str::from_utf8(bytes)
-        .map_err(|e| err(format!("is neither a zip nor UTF-8 text (byte {} is not UTF-8)", e.valid_up_to())))?;
-    read_text(text, format, now).map_err(err)
+}
+
+/// A file read a slice at a time, so a page can stay responsive while it reads: each
+/// [`Reading::step`] does one bounded piece of work — unpacking the zip, splitting one
+/// conversation file into its conversations, or reading up to `per_step` of them — and a
+/// conversation is parsed only when its turn comes (never the whole file as one tree).
+///
+/// ```
+/// use nocturne_core::import::{Reading, Step};
+/// let file = br#"[{"uuid": "a", "name": "x", "chat_messages": [{"sender": "human", "text": "I live in Ghent."}]},
+///                 {"uuid": "b", "name": "y", "chat_messages": []}]"#;
+/// let mut reading = Reading::new("conversations.json", file.to_vec(), None, 0);
+/// let mut steps = 0;
+/// let history = loop {
+///     steps += 1;
+///     if let Step::Done(h) = reading.step(1).unwrap() { break h; }
+/// };
+/// assert_eq!((history.conversations.len(), steps), (2, 5));
+/// ```
+pub struct Reading {
+    name: String,
+    format: Option<Format>,
+    now: i64,
+    /// The file's bytes until they are unpacked.
+    bytes: Option<Vec<u8>>,
+    /// Conversation files still to read: `(name inside the zip, text)`.
+    files: std::collections::VecDeque<(String, String)>,
+    zipped: bool,
+    current: Option<Split>,
+    history: Option<History>,
+    read: usize,
+}
+
+/// Where a [`Reading`] is.
+#[derive(Debug)]
+pub enum Step {
+    /// More to do; `conversations` read so far.
+    Working {
+        conversations: usize,
+    },
+    Done(History),
+}
+
+/// One conversation file, split into its conversations and read a few at a time.
+struct Split {
+    file: String,
+    text: String,
+    format: Format,
+    ranges: Vec<std::ops::Range<usize>>,
+    next: usize,
+    part: History,
+}
+
+impl Reading {
+    pub fn new(name: &str, bytes: Vec<u8>, format: Option<Format>, now: i64) -> Reading {
+        Reading {
+            name: name.to_string(),
+            format,
+            now,
+            bytes: Some(bytes),
+            files: Default::default(),
+            zipped: false,
+            current: None,
+            history: None,
+            read: 0,
+        }
+    }
+
+    /// Does the next piece of work; reads at most `per_step` conversations.
+    pub fn step(&mut self, per_step: usize) -> Result<Step, ImportError> {
+        if let Some(bytes) = self.bytes.take() {
+            self.unpack(bytes)?;
+            return Ok(self.working());
+        }
+        let Some(split) = &mut self.current else {
+            let Some((file, text)) = self.files.pop_front() else {
+                let history =
+                    self.history.take().ok_or_else(|| self.error("", "the zip holds no conversations".into()))?;
+                return Ok(Step::Done(history));
+            };
+            self.start(file, text)?;
+            return Ok(self.working());
+        };
+        let end = split.ranges.len().min(split.next.saturating_add(per_step.max(1)));
+        let now = self.now;
+        for n in split.next..end {
+            let parsed = serde_json::from_str::<Value>(&split.text[split.ranges[n].clone()])
+                .map_err(|e| format!("conversation {}: {e}", n + 1))
+                .and_then(|v| match split.format {
+                    Format::ChatGpt => chatgpt::conversation(&v, n + 1, now, &mut split.part.skipped),
+                    _ => claude::conversation(&v, n + 1, now, &mut split.part.skipped),
+                });
+            match parsed {
+                Ok(c) => split.part.conversations.push(c),
+                Err(m) => {
+                    let file = split.file.clone();
+                    return Err(self.error(&file, m));
+                }
+            }
+        }
+        self.read += end - split.next;
+        split.next = end;
+        if end == split.ranges.len() {
+            if let Some(done) = self.current.take() {
+                self.merge(&done.file, done.part)?;
+            }
+        }
+        Ok(self.working())
+    }
+
+    fn working(&self) -> Step {
+        Step::Working { conversations: self.read }
+    }
+
+    fn error(&self, file: &str, message: String) -> ImportError {
+        match self.zipped && !file.is_empty() {
+            true => ImportError(format!("{}: {file}: {message}", self.name)),
+            false => ImportError(format!("{}: {message}", self.name)),
+        }
+    }
+
+    /// The zip's conversation files, or the file itself as text.
+    fn unpack(&mut self, bytes: Vec<u8>) -> Result<(), ImportError> {
+        if archive::is_zip(&bytes) {
+            self.zipped = true;
+            self.files = archive::conversations(&bytes).map_err(|m| self.error("", m))?.into();
+            return Ok(());
+        }
+        let text = String::from_utf8(bytes).map_err(|e| {
+            self.error(
+                "",
+                format!("is neither a zip nor UTF-8 text (byte {} is not UTF-8)", e.utf8_error().valid_up_to()),
+            )
+        })?;
+        self.files.push_back((self.name.clone(), text));
+        Ok(())
+    }
+
+    /// Starts on one file: an array of conversations is split, to be read a few at a time;
+    /// anything else (a JSON Lines log, a LoCoMo file, one conversation) is read at once.
+    fn start(&mut self, file: String, mut text: String) -> Result<(), ImportError> {
+        if text.starts_with('\u{feff}') {
+            text.drain(..'\u{feff}'.len_utf8());
+        }
+        if !text.trim_start().starts_with('[') {
+            let part = read_text(&text, self.format, self.now).map_err(|m| self.error(&file, m))?;
+            return self.merge(&file, part);
+        }
+        let (format, ranges) = split(&text, self.format).map_err(|m| self.error(&file, m))?;
+        let part = History { format, conversations: Vec::with_capacity(ranges.len()), skipped: Skipped::default() };
+        self.current = Some(Split { file, text, format, ranges, next: 0, part });
+        Ok(())
+    }
+
+    fn merge(&mut self, file: &str, part: History) -> Result<(), ImportError> {
+        match &mut self.history {
+            None => self.history = Some(part),
+            Some(all) if all.format == part.format => {
+                all.conversations.extend(part.conversations);
+                all.skipped = add(all.skipped, part.skipped);
+            }
+            Some(all) => {
+                let message = format!("is {}, the files before it {}", part.format, all.format);
+                return Err(self.error(file, message));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The format of an array of conversations (from its first) and where each one lies in
+/// `text` — found by one pass that builds no tree.
+fn split(text: &str, asked: Option<Format>) -> Result<(Format, Vec<std::ops::Range<usize>>), String> {
+    let raw: Vec<&serde_json::value::RawValue> = serde_json::from_str(text).map_err(|e| {
+        if e.is_eof() {
+            format!("ends in the middle of its JSON ({e}): the file looks truncated")
+        } else {
+            let expected =
+                asked.map_or("a ChatGPT or Claude export, a JSON Lines log or a LoCoMo file", Format::described);
+            format!("is not JSON ({e}); expected {expected}")
+        }
+    })?;
+    let expected = || asked.map_or("a ChatGPT or Claude export, a JSON Lines log or a LoCoMo file", Format::described);
+    let Some(first) = raw.first() else {
+        return Err(format!("expected {}, found an empty array (no conversations)", expected()));
+    };
+    let first: Value = serde_json::from_str(first.get()).map_err(|e| e.to_string())?;
+    let sample = Value::Array(vec![first]);
+    let found =
+        detect(&sample).ok_or_else(|| format!("expected {}, found {}", expected(), what(Some(&sample), text)))?;
+    if let Some(asked) = asked {
+        if asked != found {
+            return Err(format!("expected {}, found {}", asked.described(), found.described()));
+        }
+    }
+    let base = text.as_ptr() as usize;
+    let ranges = raw
+        .iter()
+        .map(|r| {
+            let start = r.get().as_ptr() as usize - base;
+            start..start + r.get().len()
+        })
+        .collect();
+    Ok((found, ranges))
 }
 
 fn add(a: Skipped, b: Skipped) -> Skipped {
