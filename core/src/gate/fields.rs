@@ -13,7 +13,8 @@ pub(super) fn invented(missing: &[String], place: &str) -> String {
     format!("{} content token(s) {place} ({})", missing.len(), shown.join(", "))
 }
 
-pub(super) fn json_type(v: &Value) -> &'static str {
+/// What kind of JSON value `v` is, for messages (`a string`, `an object`).
+pub fn json_type(v: &Value) -> &'static str {
     match v {
         Value::Null => "null",
         Value::Bool(_) => "a boolean",

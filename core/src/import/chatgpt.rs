@@ -2,24 +2,10 @@
 //! Only the branch that ends at `current_node` is read (walked back through `parent`), so a
 //! regenerated or edited answer is not imported twice.
 
-use super::{string, time, Conversation, History, Message, Skipped};
-use crate::import::Format;
+use super::{string, time, Conversation, Message, Skipped};
 use crate::model::memory::Role;
 use serde_json::Value;
 use std::collections::HashSet;
-
-pub(super) fn read(v: &Value, now: i64) -> Result<History, String> {
-    let list: Vec<&Value> = match v {
-        Value::Array(a) => a.iter().collect(),
-        one => vec![one],
-    };
-    let mut skipped = Skipped::default();
-    let mut conversations = Vec::with_capacity(list.len());
-    for (n, c) in list.into_iter().enumerate() {
-        conversations.push(conversation(c, n + 1, now, &mut skipped)?);
-    }
-    Ok(History { format: Format::ChatGpt, conversations, skipped })
-}
 
 /// Conversation number `n` (from 1) of the export.
 pub(super) fn conversation(c: &Value, n: usize, now: i64, skipped: &mut Skipped) -> Result<Conversation, String> {

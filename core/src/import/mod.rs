@@ -23,6 +23,7 @@ mod claude;
 mod jsonl;
 pub mod locomo;
 
+use crate::gate::json_type;
 use crate::model::memory::Role;
 use serde_json::Value;
 use std::fmt;
@@ -243,10 +244,7 @@ impl Reading {
         for n in split.next..end {
             let parsed = serde_json::from_str::<Value>(&split.text[split.ranges[n].clone()])
                 .map_err(|e| format!("conversation {}: {e}", n + 1))
-                .and_then(|v| match split.format {
-                    Format::ChatGpt => chatgpt::conversation(&v, n + 1, now, &mut split.part.skipped),
-                    _ => claude::conversation(&v, n + 1, now, &mut split.part.skipped),
-                });
+                .and_then(|v| conversation(split.format, &v, n + 1, now, &mut split.part.skipped));
             match parsed {
                 Ok(c) => split.part.conversations.push(c),
                 Err(m) => {
@@ -411,11 +409,32 @@ fn read_text(text: &str, format: Option<Format>, now: i64) -> Result<History, St
         Format::ChatGpt | Format::Claude | Format::Locomo => {
             let v = whole.map_err(|e| e.to_string())?;
             match found {
-                Format::ChatGpt => chatgpt::read(&v, now),
-                Format::Claude => claude::read(&v, now),
-                _ => locomo::read(&v),
+                Format::Locomo => locomo::read(&v),
+                _ => conversations(found, &v, now),
             }
         }
+    }
+}
+
+/// A ChatGPT or Claude export's conversations: an array of them, or one alone.
+fn conversations(format: Format, v: &Value, now: i64) -> Result<History, String> {
+    let list: Vec<&Value> = match v {
+        Value::Array(a) => a.iter().collect(),
+        one => vec![one],
+    };
+    let mut skipped = Skipped::default();
+    let mut read = Vec::with_capacity(list.len());
+    for (n, c) in list.into_iter().enumerate() {
+        read.push(conversation(format, c, n + 1, now, &mut skipped)?);
+    }
+    Ok(History { format, conversations: read, skipped })
+}
+
+/// Conversation number `n` (from 1) of a ChatGPT or Claude export.
+fn conversation(format: Format, c: &Value, n: usize, now: i64, skipped: &mut Skipped) -> Result<Conversation, String> {
+    match format {
+        Format::ChatGpt => chatgpt::conversation(c, n, now, skipped),
+        _ => claude::conversation(c, n, now, skipped),
     }
 }
 
@@ -447,10 +466,10 @@ fn what(v: Option<&Value>, text: &str) -> String {
         Some(Value::Array(a)) if a.is_empty() => "an empty array (no conversations)".into(),
         Some(Value::Array(a)) => match &a[0] {
             Value::Object(o) => format!("an array of objects with keys {}", keys(o)),
-            other => format!("an array of {}", kind(other)),
+            other => format!("an array of {}", json_type(other)),
         },
         Some(Value::Object(o)) => format!("an object with keys {}", keys(o)),
-        Some(other) => kind(other).into(),
+        Some(other) => json_type(other).into(),
         None => format!("text starting {:?}", text.chars().take(40).collect::<String>()),
     }
 }
@@ -461,17 +480,6 @@ fn keys(o: &serde_json::Map<String, Value>) -> String {
         k.push("…");
     }
     k.join(", ")
-}
-
-fn kind(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
 }
 
 /// A JSON time: Unix seconds (or milliseconds, past year 33658) as a number, or ISO-8601.
