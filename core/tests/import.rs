@@ -418,3 +418,46 @@ fn a_broken_conversation_in_the_middle_of_an_export_is_named() {
     let e = read("conversations.json", &json(&convs), None, NOW).expect_err("a conversation without its mapping");
     assert!(e.to_string().contains("conversation 6 has no 'mapping'"), "{e}");
 }
+
+/// The offline provider behind a Stop pressed while its call is under way: the token is
+/// set and the call fails as stopped, as the app's stoppable provider does.
+struct StoppedMidCall {
+    calls: Cell<usize>,
+    at: usize,
+    stop: nocturne_core::flow::stop::StopToken,
+}
+
+impl Provider for StoppedMidCall {
+    fn label(&self) -> String {
+        "stopped mid-call".into()
+    }
+    fn proposal_style(&self) -> ProposalStyle {
+        OfflineProvider.proposal_style()
+    }
+    async fn complete(&self, request: &Request) -> Result<Completion, ProviderError> {
+        self.calls.set(self.calls.get() + 1);
+        if self.calls.get() == self.at {
+            self.stop.stop();
+            return Err(ProviderError::Stopped);
+        }
+        OfflineProvider.complete(request).await
+    }
+}
+
+#[test]
+fn regression_a_stop_during_a_batchs_model_call_ends_the_import_as_stopped_not_failed() {
+    let h = history();
+    let options = ImportOptions { sleep: SleepAfter::Never, ..Default::default() };
+    let plan = import::plan(&h, &HashSet::new(), &options);
+    let store = MemStore::new();
+    let provider = StoppedMidCall { calls: Cell::new(0), at: 3, stop: options.stop.clone() };
+    let report =
+        block(import::run(&store, &provider, &plan, &options, NOW, &mut |_| {})).expect("a stop is no failure");
+    assert!(report.stopped, "{report:?}");
+    let written = block(store.transcript()).expect("reads").len();
+    assert!(
+        written > 0 && report.user_turns + report.assistant_turns == written,
+        "two batches written, the third nothing"
+    );
+    assert_eq!(block(store.meta()).expect("reads").encoded_through as usize, written);
+}

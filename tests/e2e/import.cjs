@@ -43,13 +43,13 @@ function rendererPeakMiB() {
 const text = (page, id) => page.locator(`[data-testid="${id}"]`).innerText();
 const numbers = (s, re) => { const m = s.match(re); return m ? m.slice(1).map(Number) : null; };
 
+/** The import's report once it has ended — or its error, which the caller's check shows. */
 async function reportOf(page) {
   await page.waitForFunction(() => {
-    const r = document.querySelector('[data-testid="history-report"]');
-    const b = document.querySelector('[data-testid="history-start"]');
-    return r && b && !document.querySelector('[data-testid="history-stop"]:not([disabled])');
+    const r = document.querySelector('[data-testid="history-report"], [data-testid="history-error"]');
+    return r && !document.querySelector('[data-testid="history-stop"]:not([disabled])');
   }, null, { timeout: 600000 });
-  return text(page, 'history-report');
+  return page.locator('[data-testid="history-report"], [data-testid="history-error"]').first().innerText();
 }
 
 (async () => {

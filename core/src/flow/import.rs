@@ -446,7 +446,16 @@ pub async fn run<S: Store, P: Provider>(
             |e| matches!(e, ImportError::Store(e) if e.is_conflict()),
             async || write_batch(store, provider, plan, b, options, now, &mut seen).await,
         )
-        .await?;
+        .await;
+        let written = match written {
+            // Stopped while the batch's model call was under way: the batch wrote nothing,
+            // and the import ends as stopped, not as failed.
+            Err(ImportError::Provider(_)) if options.stop.is_stopped() => {
+                report.stopped = true;
+                break;
+            }
+            other => other?,
+        };
         report.user_turns += written.user;
         report.assistant_turns += written.assistant;
         report.facts += written.facts;
