@@ -99,6 +99,9 @@ pub enum Stage {
     User,
     /// A chat reply: a citation of a fact its prompt did not carry is refused and logged.
     Reply,
+    /// Another device's record replayed here: a Sleep planned on a head that has since
+    /// moved, or an edit whose fact changed meanwhile, is refused and logged.
+    Sync,
 }
 
 impl Stage {
@@ -108,6 +111,7 @@ impl Stage {
             Stage::Pass(p) => p.name(),
             Stage::User => "user",
             Stage::Reply => "reply",
+            Stage::Sync => "sync",
         }
     }
 
@@ -115,7 +119,7 @@ impl Stage {
     pub fn pass(self) -> Option<PassKind> {
         match self {
             Stage::Pass(p) => Some(p),
-            Stage::User | Stage::Reply => None,
+            Stage::User | Stage::Reply | Stage::Sync => None,
         }
     }
 }
@@ -150,6 +154,7 @@ impl<'de> Deserialize<'de> for Stage {
         match name.as_str() {
             "user" => Ok(Stage::User),
             "reply" => Ok(Stage::Reply),
+            "sync" => Ok(Stage::Sync),
             other => PassKind::parse(other)
                 .map(Stage::Pass)
                 .ok_or_else(|| serde::de::Error::custom(format!("unknown pass '{other}'"))),

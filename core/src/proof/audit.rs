@@ -155,6 +155,8 @@ fn check(
         Stage::User => user_edit(&e),
         // Accepted citations live on the reply's turn; only refusals are logged.
         Stage::Reply => Err("an accepted citation in the log: a reply never edits the memory".into()),
+        // A replayed record's own rows are judged by their own stages; sync logs refusals only.
+        Stage::Sync => Err("an accepted sync entry in the log: sync only logs refusals".into()),
     }
 }
 

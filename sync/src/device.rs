@@ -1,0 +1,270 @@
+//! One device's side of a space: what it has applied, how it records what it does, and
+//! how it merges what other devices did — every step a plain function over a [`Store`],
+//! a [`Replica`] and the [`Key`]; the transport (a WebSocket) is the caller's.
+
+use crate::crypto::{digest_hex, KdfParams, Key};
+use crate::engine::{Header, Replica};
+use crate::record::{self, Op, Record, RecordId, SCHEMA};
+use crate::replay::{perform, Applied, Recording, Replaying};
+use crate::SyncError;
+use nocturne_core::llm::provider::Provider;
+use nocturne_core::store::{MemStore, Store};
+use serde::{Deserialize, Serialize};
+
+/// What a device keeps about the space (saved beside its memory; holds no key and no
+/// passphrase).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Device {
+    /// This device's id in record ids (random, fixed at pairing).
+    pub id: String,
+    /// The name its user gave it (shown in the log of every device).
+    pub name: String,
+    /// The next record's sequence number.
+    pub next_seq: u64,
+    /// The largest lamport seen.
+    pub lamport: u64,
+    /// The records the local memory is made of, in the order they were applied.
+    pub applied: Vec<RecordId>,
+    /// Their chain digest (`record::chain`): the head the next record is planned on.
+    pub chain: String,
+}
+
+/// What a merge did.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Merged {
+    /// Records from other devices applied.
+    pub applied: usize,
+    /// The memory was rebuilt from the newest checkpoint (another device's record came
+    /// before one of this device's).
+    pub rebuilt: bool,
+    /// What was replayed on a moved head, or refused, with reasons (also in the log).
+    pub notes: Vec<String>,
+    /// Records that failed authentication: refused, nothing applied from them.
+    pub unauthentic: Vec<String>,
+}
+
+impl Device {
+    /// A device new to a space.
+    pub fn new(id: &str, name: &str) -> Device {
+        Device { id: id.into(), name: name.into(), next_seq: 1, lamport: 0, applied: Vec::new(), chain: String::new() }
+    }
+
+    fn next_record(&mut self, at: i64, op: Op, calls: Vec<crate::record::Call>) -> Record {
+        let record = Record {
+            schema: SCHEMA,
+            id: RecordId { device: self.id.clone(), seq: self.next_seq },
+            device_name: self.name.clone(),
+            base: self.chain.clone(),
+            lamport: self.lamport + 1,
+            at,
+            op,
+            calls,
+        };
+        self.next_seq += 1;
+        self.lamport += 1;
+        record
+    }
+
+    fn applied(&mut self, id: &RecordId) {
+        self.chain = record::chain(&self.chain, id);
+        self.applied.push(id.clone());
+    }
+}
+
+/// Opens the space in `replica` with `passphrase`, or makes it when the replica holds
+/// none (`salt` and `nonce` from the caller's randomness). A wrong passphrase is
+/// [`SyncError::WrongPassphrase`], and nothing was written.
+pub fn open_space(
+    replica: &Replica,
+    passphrase: &str,
+    new_space: (KdfParams, [u8; 16], [u8; 12]),
+) -> Result<Key, SyncError> {
+    if passphrase.is_empty() {
+        return Err(SyncError::WrongPassphrase("the passphrase is empty".into()));
+    }
+    match replica.header() {
+        Some(h) if h.schema > SCHEMA => Err(SyncError::NewerSchema(h.schema)),
+        Some(h) => {
+            let key = Key::derive(passphrase, &h.salt, h.kdf).map_err(|e| SyncError::Space(e.to_string()))?;
+            if key.opens_check(&h.check) {
+                Ok(key)
+            } else {
+                Err(SyncError::WrongPassphrase(
+                    "this passphrase does not open the space (its key check failed); nothing was written".into(),
+                ))
+            }
+        }
+        None => {
+            let (kdf, salt, nonce) = new_space;
+            let key = Key::derive(passphrase, &salt, kdf).map_err(|e| SyncError::Space(e.to_string()))?;
+            replica.set_header(&Header { salt: salt.to_vec(), kdf, check: key.check(&nonce), schema: SCHEMA });
+            Ok(key)
+        }
+    }
+}
+
+/// Seals `record` into the replica.
+pub fn publish(replica: &Replica, key: &Key, record: &Record, nonce: [u8; 12]) {
+    let id = record.id.key();
+    let json = serde_json::to_vec(record).unwrap_or_default();
+    replica.put(&id, key.seal(&nonce, id.as_bytes(), &json));
+}
+
+/// Does `op` on the local memory as this device (asking `provider` when it needs a
+/// model, keeping its replies), then publishes it as a record. Nothing is published when
+/// the operation fails.
+pub async fn act<S: Store, P: Provider>(
+    device: &mut Device,
+    replica: &Replica,
+    key: &Key,
+    store: &S,
+    provider: &P,
+    op: Op,
+    at: i64,
+    nonce: [u8; 12],
+) -> Result<Applied, SyncError> {
+    let recording = Recording::new(provider);
+    // Performed as a record would be replayed, so every device reaches the same rows.
+    let mut record = device.next_record(at, op, Vec::new());
+    let applied = perform(store, &recording, &record, false).await?;
+    record.calls = recording.calls();
+    publish(replica, key, &record, nonce);
+    device.applied(&record.id);
+    Ok(applied)
+}
+
+/// Compacts the space after an erase (or to join with an existing memory): publishes the
+/// whole local memory as a checkpoint covering every record this device has applied, and
+/// removes those records from the space, so no earlier record keeps the erased words.
+pub async fn checkpoint<S: Store>(
+    device: &mut Device,
+    replica: &Replica,
+    key: &Key,
+    store: &S,
+    at: i64,
+    why: &str,
+    nonce: [u8; 12],
+) -> Result<(), SyncError> {
+    let covers = device.applied.clone();
+    let document = Box::new(store.document().await?);
+    let record =
+        device.next_record(at, Op::Checkpoint { document, covers: covers.clone(), why: why.into() }, Vec::new());
+    publish(replica, key, &record, nonce);
+    // An earlier checkpoint this device started from is among `covers`: it goes too.
+    replica.remove(&covers.iter().map(RecordId::key).collect::<Vec<_>>());
+    device.applied.clear();
+    device.chain.clear();
+    device.applied(&record.id);
+    Ok(())
+}
+
+/// Every record the replica holds, opened: (records, the ids that failed to open).
+pub fn open_records(replica: &Replica, key: &Key) -> Result<(Vec<Record>, Vec<String>), SyncError> {
+    let mut records = Vec::new();
+    let mut unauthentic = Vec::new();
+    for (id, sealed) in replica.records() {
+        let opened =
+            key.open(id.as_bytes(), &sealed).ok().and_then(|p| serde_json::from_slice::<serde_json::Value>(&p).ok());
+        let Some(value) = opened else {
+            unauthentic.push(id);
+            continue;
+        };
+        let schema = value.get("schema").and_then(|s| s.as_u64()).unwrap_or(0) as u32;
+        if schema > SCHEMA {
+            return Err(SyncError::NewerSchema(schema));
+        }
+        match serde_json::from_value::<Record>(value) {
+            Ok(r) if r.id.key() == id => records.push(r),
+            _ => unauthentic.push(id),
+        }
+    }
+    Ok((records, unauthentic))
+}
+
+/// Brings the local memory to the space's records: applies the new ones on top when they
+/// all come after what this device applied, else rebuilds the memory from the newest
+/// checkpoint in the one order every device uses. Every device that has the same records
+/// ends with the same memory (the same [`head_digest`]).
+pub async fn merge<S: Store>(
+    device: &mut Device,
+    replica: &Replica,
+    key: &Key,
+    store: &S,
+) -> Result<Merged, SyncError> {
+    let (records, unauthentic) = open_records(replica, key)?;
+    let mut merged = Merged { unauthentic, ..Merged::default() };
+    device.lamport = records.iter().map(|r| r.lamport).max().unwrap_or(0).max(device.lamport);
+    let order = record::order(&records);
+    for passed in record::passed_over(&records) {
+        merged.notes.push(format!("a checkpoint from {} was passed over for a newer one", passed.device_name));
+    }
+    let ids: Vec<&RecordId> = order.iter().map(|r| &r.id).collect();
+    let in_order = device.applied.len() <= ids.len() && device.applied.iter().zip(&ids).all(|(a, b)| a == *b);
+    if in_order {
+        for r in &order[device.applied.len()..] {
+            let applied = perform(store, &Replaying::new(&r.calls), r, !planned_on(r, &device.chain)).await?;
+            note(&mut merged, applied);
+            merged.applied += 1;
+            device.applied(&r.id);
+        }
+        return Ok(merged);
+    }
+    let rebuilt = MemStore::new();
+    let mine: std::collections::HashSet<RecordId> = device.applied.iter().cloned().collect();
+    let mut chain = String::new();
+    for r in &order {
+        let applied = perform(&rebuilt, &Replaying::new(&r.calls), r, !planned_on(r, &chain)).await?;
+        note(&mut merged, applied);
+        if !mine.contains(&r.id) {
+            merged.applied += 1;
+        }
+        chain = record::chain(&chain, &r.id);
+    }
+    let head = store.meta().await?.head;
+    store.replace_all(Store::document(&rebuilt).await?, head).await?;
+    device.applied = order.iter().map(|r| r.id.clone()).collect();
+    device.chain = chain;
+    merged.rebuilt = true;
+    Ok(merged)
+}
+
+/// Whether `r` was planned on exactly the records behind `chain` (a checkpoint carries
+/// its own memory, so it always is).
+fn planned_on(r: &Record, chain: &str) -> bool {
+    matches!(r.op, Op::Checkpoint { .. }) || r.base == chain
+}
+
+fn note(merged: &mut Merged, applied: Applied) {
+    match applied {
+        Applied::AsMade => {}
+        Applied::Replayed(s) => merged.notes.push(s),
+        Applied::Refused(s) => merged.notes.push(format!("refused: {s}")),
+    }
+}
+
+/// The memory's head digest: SHA-256 of its whole export document. Two devices with the
+/// same records show the same digest.
+pub async fn head_digest<S: Store>(store: &S) -> Result<String, SyncError> {
+    Ok(digest_hex(store.document().await?.to_json().as_bytes()))
+}
+
+/// Erases `item_id`'s words from the local memory (`flow::edit::erase`), then compacts the
+/// space with a checkpoint so no record the server holds keeps them. Merge first: the
+/// checkpoint covers what this device has applied.
+pub async fn erase<S: Store>(
+    device: &mut Device,
+    replica: &Replica,
+    key: &Key,
+    store: &S,
+    item_id: &str,
+    at: i64,
+    nonce: [u8; 12],
+) -> Result<nocturne_core::store::erase::Erased, SyncError> {
+    let erased = nocturne_core::flow::edit::erase(store, item_id, at).await.map_err(|e| match e {
+        nocturne_core::flow::edit::EditError::Store(s) => SyncError::Store(s),
+        other => SyncError::Refused(other.to_string()),
+    })?;
+    checkpoint(device, replica, key, store, at, "erase", nonce).await?;
+    Ok(erased)
+}

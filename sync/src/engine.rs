@@ -1,0 +1,151 @@
+//! The sync engine, behind one small type: a [`Replica`] of the space's Yjs document
+//! (`yrs`), holding the space's header and every record as sealed bytes under its id.
+//!
+//! Nothing else in the workspace names `yrs`: swapping the engine means rewriting this
+//! file and `session.rs` (the wire protocol) only. The document holds two maps:
+//! `space` (the salt, the KDF's parameters and the key check, in clear) and `records`
+//! (record id → sealed record). A record removed from the map (an erase compacts the
+//! records it covers) leaves no content behind: Yjs garbage-collects deleted content, so
+//! neither this replica's saved state nor the server's stored document keeps its bytes.
+
+use crate::crypto::KdfParams;
+use serde::{Deserialize, Serialize};
+use std::sync::Arc;
+use yrs::updates::decoder::Decode;
+use yrs::updates::encoder::Encode;
+use yrs::{Any, Doc, Map, MapRef, Options, Out, ReadTxn, StateVector, Transact, Update};
+
+/// The clear header every device reads before it can open a record.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Header {
+    pub salt: Vec<u8>,
+    pub kdf: KdfParams,
+    /// The key check (`Key::check`): a wrong passphrase fails to open it.
+    pub check: Vec<u8>,
+    /// The record schema the space was made with.
+    pub schema: u32,
+}
+
+/// One replica of the space's document.
+pub struct Replica {
+    doc: Doc,
+    space: MapRef,
+    records: MapRef,
+}
+
+impl std::fmt::Debug for Replica {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Replica({} records)", self.len())
+    }
+}
+
+/// The engine could not read what it was given.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EngineError(pub String);
+
+impl std::fmt::Display for EngineError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "the sync document could not be read ({})", self.0)
+    }
+}
+
+impl Replica {
+    /// An empty replica whose edits carry `client_id` (random per device; two devices must
+    /// not share one).
+    pub fn new(client_id: u64) -> Replica {
+        // Yjs client ids are 53-bit (JavaScript numbers).
+        let doc = Doc::with_options(Options { client_id: client_id & ((1 << 53) - 1), ..Options::default() });
+        let space = doc.get_or_insert_map("space");
+        let records = doc.get_or_insert_map("records");
+        Replica { doc, space, records }
+    }
+
+    /// A replica from its saved state ([`Replica::state`]).
+    pub fn load(client_id: u64, state: &[u8]) -> Result<Replica, EngineError> {
+        let replica = Replica::new(client_id);
+        replica.apply(state)?;
+        Ok(replica)
+    }
+
+    /// The whole document as one update (what a device saves locally).
+    pub fn state(&self) -> Vec<u8> {
+        self.doc.transact().encode_state_as_update_v1(&StateVector::default())
+    }
+
+    /// Applies an update received from the server (or a saved state).
+    pub fn apply(&self, update: &[u8]) -> Result<(), EngineError> {
+        let update = Update::decode_v1(update).map_err(|e| EngineError(e.to_string()))?;
+        self.doc.transact_mut().apply_update(update);
+        Ok(())
+    }
+
+    /// This replica's state vector (what it has), encoded.
+    pub fn state_vector(&self) -> Vec<u8> {
+        self.doc.transact().state_vector().encode_v1()
+    }
+
+    /// What a peer whose state vector is `sv` lacks.
+    pub fn diff(&self, sv: &[u8]) -> Result<Vec<u8>, EngineError> {
+        let sv = StateVector::decode_v1(sv).map_err(|e| EngineError(e.to_string()))?;
+        Ok(self.doc.transact().encode_state_as_update_v1(&sv))
+    }
+
+    /// The space's header, once some device has written it.
+    pub fn header(&self) -> Option<Header> {
+        let txn = self.doc.transact();
+        match self.space.get(&txn, "header") {
+            Some(Out::Any(Any::String(s))) => serde_json::from_str(&s).ok(),
+            _ => None,
+        }
+    }
+
+    /// Writes the header of a new space.
+    pub fn set_header(&self, header: &Header) {
+        let json = serde_json::to_string(header).unwrap_or_default();
+        let mut txn = self.doc.transact_mut();
+        self.space.insert(&mut txn, "header", Any::String(json.into()));
+    }
+
+    /// Publishes a sealed record under `id` (ids are never reused).
+    pub fn put(&self, id: &str, sealed: Vec<u8>) {
+        let mut txn = self.doc.transact_mut();
+        self.records.insert(&mut txn, id, Any::Buffer(Arc::from(sealed)));
+    }
+
+    /// Removes the records `ids` (their content is garbage-collected).
+    pub fn remove(&self, ids: &[String]) {
+        let mut txn = self.doc.transact_mut();
+        for id in ids {
+            self.records.remove(&mut txn, id);
+        }
+    }
+
+    /// Every record as (id, sealed bytes), in id order. A value that is not bytes (written
+    /// by something else) comes back empty, so it fails to open and is refused.
+    pub fn records(&self) -> Vec<(String, Vec<u8>)> {
+        let txn = self.doc.transact();
+        let mut out: Vec<(String, Vec<u8>)> = self
+            .records
+            .iter(&txn)
+            .map(|(k, v)| {
+                let bytes = match v {
+                    Out::Any(Any::Buffer(b)) => b.to_vec(),
+                    _ => Vec::new(),
+                };
+                (k.to_string(), bytes)
+            })
+            .collect();
+        out.sort();
+        out
+    }
+
+    /// How many records the replica holds.
+    pub fn len(&self) -> usize {
+        self.records.len(&self.doc.transact()) as usize
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}

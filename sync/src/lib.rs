@@ -1,0 +1,74 @@
+//! Nocturne's sync: one memory on every device, end-to-end encrypted, through an existing
+//! sync engine (Yjs, via `yrs`) and server (y-sweet).
+//!
+//! Sans-IO like the core: randomness and time come in as arguments, the WebSocket is the
+//! caller's (the app's `web_sys::WebSocket`, the command line's `tungstenite`). Layers:
+//! `crypto` (Argon2id key, AES-256-GCM records), `engine` (the Yjs document: the only file
+//! that names the engine's types besides `session`), `session` (the y-sync exchange with
+//! the server), `record` (what a device did, and the one order every device replays
+//! records in), `replay` (doing an operation, and doing it again from its record), `device`
+//! (record, merge, checkpoint).
+
+pub mod crypto;
+pub mod device;
+pub mod engine;
+pub mod record;
+pub mod replay;
+pub mod session;
+
+pub use device::{act, checkpoint, erase, head_digest, merge, open_space, Device, Merged};
+
+use nocturne_core::store::StoreError;
+
+/// Sync failing (not a refusal of one record, which is data in [`Merged`]). Worded for a
+/// person; never carries the passphrase or the key.
+#[derive(Clone, Debug, PartialEq)]
+pub enum SyncError {
+    /// The passphrase does not open the space.
+    WrongPassphrase(String),
+    /// The space's header is unusable.
+    Space(String),
+    /// A record or space of a newer schema than this build reads.
+    NewerSchema(u32),
+    /// The local memory could not be read or written.
+    Store(StoreError),
+    /// The server could not be reached, or the connection broke (nothing was lost: the
+    /// next sync sends and fetches what this one did not).
+    Server(String),
+    /// The sync document could not be read.
+    Engine(String),
+    /// The operation itself was refused on this device (its own check, in its words).
+    Refused(String),
+}
+
+impl std::fmt::Display for SyncError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            SyncError::WrongPassphrase(m) => write!(f, "wrong passphrase: {m}"),
+            SyncError::Space(m) => write!(f, "the sync space is unusable: {m}"),
+            SyncError::NewerSchema(v) => write!(
+                f,
+                "the space holds a record of schema {v}, newer than this build reads ({}); update Nocturne on this device — nothing was applied",
+                record::SCHEMA
+            ),
+            SyncError::Store(e) => write!(f, "{e}"),
+            SyncError::Server(m) => write!(f, "the sync server: {m}; nothing was lost, sync again when it is back"),
+            SyncError::Engine(m) => write!(f, "{m}"),
+            SyncError::Refused(m) => write!(f, "{m}"),
+        }
+    }
+}
+
+impl std::error::Error for SyncError {}
+
+impl From<StoreError> for SyncError {
+    fn from(e: StoreError) -> Self {
+        SyncError::Store(e)
+    }
+}
+
+impl From<engine::EngineError> for SyncError {
+    fn from(e: engine::EngineError) -> Self {
+        SyncError::Engine(e.to_string())
+    }
+}

@@ -1,0 +1,259 @@
+//! Doing an operation, and doing it again from its record: one function, [`perform`],
+//! run by the device that did it (with its model, recorded) and by every other device
+//! (with the recorded replies), so both end on the same rows.
+//!
+//! A record applied on the head it was planned on is performed as it was made. One that
+//! another device's record now precedes is *replayed against the new head*: a turn is
+//! appended (the transcript is the union of every device's turns, in this order), an edit
+//! is made again through its gate on the fact with its words — refused, and logged with
+//! the reason, when that fact is gone or changed — and a Sleep is refused as stale (it
+//! runs again at the next Sleep): a Sleep's edits are only meaningful on the memory it
+//! read.
+
+use crate::record::{Call, EditRow, Op, Record, ReplyRow};
+use nocturne_core::flow::chat::{self, Reply};
+use nocturne_core::flow::edit;
+use nocturne_core::flow::sleep::{self, SleepOptions};
+use nocturne_core::llm::provider::{Completion, ProposalStyle, Provider, ProviderError, Request};
+use nocturne_core::model::memory::{Mutation, Proposer, Refs};
+use nocturne_core::model::pass::{MutationKind, Stage};
+use nocturne_core::store::{Commit, Store, StoreError};
+use std::cell::RefCell;
+use std::collections::VecDeque;
+
+/// What performing a record did, for the device's report.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Applied {
+    /// Performed on the head it was planned on.
+    AsMade,
+    /// Performed on a head another device's record had moved; says what it did.
+    Replayed(String),
+    /// Refused on the new head, with the reason (also in the audit log).
+    Refused(String),
+}
+
+/// Performs `op` at `at` on `store`, asking `provider` when the operation needs a model.
+/// `stale`: the record's head is not the store's (another device's record came first).
+pub async fn perform<S: Store, P: Provider>(
+    store: &S,
+    provider: &P,
+    record: &Record,
+    stale: bool,
+) -> Result<Applied, StoreError> {
+    let at = record.at;
+    match &record.op {
+        Op::Say { text, speaker, reply } => {
+            let outcome = match reply {
+                Some(r) => chat::record_by(store, provider, speaker.as_deref(), text, &reply_of(r), at).await,
+                None => chat::remember_by(store, provider, speaker.as_deref(), text, at).await,
+            };
+            let outcome = outcome.map_err(|e| match e {
+                chat::ChatError::Store(s) => s,
+                other => StoreError::Invalid(other.to_string()),
+            })?;
+            let facts = outcome.encoded.iter().filter(|m| m.accepted).count();
+            Ok(if stale {
+                Applied::Replayed(format!("a turn from {} appended ({facts} facts)", record.device_name))
+            } else {
+                Applied::AsMade
+            })
+        }
+        Op::Edit { edit: row } => perform_edit(store, record, row, stale).await,
+        Op::Sleep { deep } => {
+            if stale {
+                let why = format!(
+                    "a Sleep {} ran on {} was planned on a memory that has since changed (another device's record came first); refused as stale, it runs again at the next Sleep",
+                    if *deep { "(deep)" } else { "" },
+                    record.device_name
+                )
+                .replace("  ", " ");
+                log_refusal(store, record, MutationKind::Forget, "", &why).await?;
+                return Ok(Applied::Refused(why));
+            }
+            let mut options = SleepOptions::new(at);
+            if *deep {
+                options = options.deep();
+            }
+            match sleep::sleep(store, provider, &options, &mut |_| {}).await {
+                Ok(_) => Ok(Applied::AsMade),
+                Err(sleep::SleepError::Store(s)) => Err(s),
+                // The same on every device: the replies ran out where the device's did not.
+                Err(other) => {
+                    let why = format!("a Sleep on {} did not complete: {other}", record.device_name);
+                    log_refusal(store, record, MutationKind::Forget, "", &why).await?;
+                    Ok(Applied::Refused(why))
+                }
+            }
+        }
+        Op::Checkpoint { document, .. } => {
+            let head = store.meta().await?.head;
+            store.replace_all((**document).clone(), head).await?;
+            Ok(Applied::AsMade)
+        }
+    }
+}
+
+async fn perform_edit<S: Store>(store: &S, record: &Record, row: &EditRow, stale: bool) -> Result<Applied, StoreError> {
+    let items = store.items().await?;
+    let target = items.iter().filter(|i| i.active && i.text == row.fact()).min_by_key(|i| i.ordinal());
+    let Some(target) = target else {
+        let why = format!(
+            "{}'s edit of \"{}\" refused: that fact is no longer in the memory as it was (another device changed or retired it first)",
+            record.device_name,
+            row.fact()
+        );
+        log_refusal(store, record, kind_of(row), "", &why).await?;
+        return Ok(Applied::Refused(why));
+    };
+    match edit::apply(store, &row.to_edit(&target.item_id), record.at).await {
+        Ok(_) if stale => Ok(Applied::Replayed(format!(
+            "{}'s edit of {} made again on the new head",
+            record.device_name, target.item_id
+        ))),
+        Ok(_) => Ok(Applied::AsMade),
+        Err(edit::EditError::Store(e)) => Err(e),
+        Err(refused) => {
+            let why = format!("{}'s edit refused on the new head: {refused}", record.device_name);
+            log_refusal(store, record, kind_of(row), &target.item_id, &why).await?;
+            Ok(Applied::Refused(why))
+        }
+    }
+}
+
+fn kind_of(row: &EditRow) -> MutationKind {
+    match row {
+        EditRow::Correct { .. } => MutationKind::Correct,
+        EditRow::Pin { .. } => MutationKind::Pin,
+        EditRow::Unpin { .. } => MutationKind::Unpin,
+        EditRow::Forget { .. } => MutationKind::Forget,
+    }
+}
+
+/// Logs a refused record: a mutation of stage `sync`, written with no version.
+async fn log_refusal<S: Store>(
+    store: &S,
+    record: &Record,
+    kind: MutationKind,
+    item_id: &str,
+    why: &str,
+) -> Result<(), StoreError> {
+    let mutation = Mutation {
+        id: 0,
+        seq: 0,
+        pass: Stage::Sync,
+        kind,
+        item_id: item_id.to_string(),
+        refs: Refs::default(),
+        accepted: false,
+        reason: format!("record {} from {}", record.id, record.device_name),
+        rejection_reason: Some(why.to_string()),
+        policy: None,
+        proposer: Proposer::User,
+        at: record.at,
+    };
+    store.commit(Commit { at: record.at, mutations: vec![mutation], ..Default::default() }).await?;
+    Ok(())
+}
+
+fn reply_of(row: &ReplyRow) -> Reply {
+    Reply { text: row.text.clone(), memory: row.memory.clone(), refused: row.refused.clone(), switched: None }
+}
+
+/// A provider that keeps every reply of the one it wraps, for the record.
+#[derive(Debug)]
+pub struct Recording<'a, P> {
+    inner: &'a P,
+    calls: RefCell<Vec<Call>>,
+}
+
+impl<'a, P: Provider> Recording<'a, P> {
+    pub fn new(inner: &'a P) -> Self {
+        Recording { inner, calls: RefCell::new(Vec::new()) }
+    }
+
+    /// The replies received so far.
+    pub fn calls(&self) -> Vec<Call> {
+        self.calls.borrow().clone()
+    }
+
+    fn keep(&self, c: &Completion, request: &Request) {
+        let _ = request;
+        self.calls.borrow_mut().push(Call {
+            text: c.text.clone(),
+            truncated: c.truncated,
+            choose: self.inner.proposal_style() == ProposalStyle::Candidates,
+        });
+    }
+}
+
+impl<P: Provider> Provider for Recording<'_, P> {
+    fn label(&self) -> String {
+        self.inner.label()
+    }
+    fn proposal_style(&self) -> ProposalStyle {
+        self.inner.proposal_style()
+    }
+    fn observe_refusals(&self, proposed: usize, refused: usize) {
+        self.inner.observe_refusals(proposed, refused)
+    }
+    fn observe_unusable(&self, why: &str) -> Option<String> {
+        self.inner.observe_unusable(why)
+    }
+    fn memory_tokens(&self) -> u64 {
+        self.inner.memory_tokens()
+    }
+    async fn complete(&self, request: &Request) -> Result<Completion, ProviderError> {
+        let c = self.inner.complete(request).await?;
+        self.keep(&c, request);
+        Ok(c)
+    }
+    async fn complete_streaming(
+        &self,
+        request: &Request,
+        on_delta: &mut dyn FnMut(&str),
+    ) -> Result<Completion, ProviderError> {
+        let c = self.inner.complete_streaming(request, on_delta).await?;
+        self.keep(&c, request);
+        Ok(c)
+    }
+}
+
+/// A provider that answers with a record's replies, in order, in the style each was asked
+/// in; past the last, it answers that the record holds no more (the operation then
+/// takes the path it takes when a model fails, the same on every device).
+#[derive(Debug)]
+pub struct Replaying {
+    calls: RefCell<VecDeque<Call>>,
+}
+
+impl Replaying {
+    pub fn new(calls: &[Call]) -> Self {
+        Replaying { calls: RefCell::new(calls.iter().cloned().collect()) }
+    }
+}
+
+impl Provider for Replaying {
+    fn label(&self) -> String {
+        "replay of a record".into()
+    }
+    fn proposal_style(&self) -> ProposalStyle {
+        match self.calls.borrow().front() {
+            Some(c) if c.choose => ProposalStyle::Candidates,
+            _ => ProposalStyle::FreeText,
+        }
+    }
+    fn observe_unusable(&self, _why: &str) -> Option<String> {
+        // The device asked again by choosing exactly when its next recorded reply was.
+        match self.calls.borrow().front() {
+            Some(c) if c.choose => Some("asked again by choosing".into()),
+            _ => None,
+        }
+    }
+    async fn complete(&self, _request: &Request) -> Result<Completion, ProviderError> {
+        let call = self.calls.borrow_mut().pop_front();
+        match call {
+            Some(c) => Ok(Completion { text: c.text, prompt_tokens: 0, completion_tokens: 0, truncated: c.truncated }),
+            None => Err(ProviderError::BadResponse("the record holds no further model reply".into())),
+        }
+    }
+}

@@ -1,0 +1,330 @@
+//! Three devices, random offline schedules, one in-memory server speaking the y-sync
+//! protocol over the real engine: every device converges to the same memory and no
+//! user turn is lost; a wrong passphrase and a tampered record change nothing; an erase
+//! leaves the words in no device and in nothing the server's document holds.
+
+use nocturne_core::flow::edit::UserEdit;
+use nocturne_core::llm::offline::OfflineProvider;
+use nocturne_core::model::memory::Role;
+use nocturne_core::store::{MemStore, Store};
+use nocturne_sync::crypto::KdfParams;
+use nocturne_sync::engine::Replica;
+use nocturne_sync::record::{EditRow, Op};
+use nocturne_sync::session::LoopbackServer;
+use nocturne_sync::{act, head_digest, merge, open_space, Device, SyncError};
+use proptest::prelude::*;
+
+const T0: i64 = 1_790_000_000;
+
+struct Phone {
+    device: Device,
+    replica: Replica,
+    key: nocturne_sync::crypto::Key,
+    store: MemStore,
+    nonce: u64,
+}
+
+impl Phone {
+    fn join(server: &LoopbackServer, n: u64, passphrase: &str) -> Result<Phone, SyncError> {
+        let replica = Replica::new(100 + n);
+        server.exchange(&replica, [n as u8; 8])?;
+        let key = open_space(&replica, passphrase, (KdfParams::TEST, [9; 16], [n as u8; 12]))?;
+        Ok(Phone {
+            device: Device::new(&format!("d{n}"), &format!("device {n}")),
+            replica,
+            key,
+            store: MemStore::new(),
+            nonce: n << 32,
+        })
+    }
+
+    fn nonce(&mut self) -> [u8; 12] {
+        self.nonce += 1;
+        let mut n = [0u8; 12];
+        n[..8].copy_from_slice(&self.nonce.to_le_bytes());
+        n
+    }
+
+    fn say(&mut self, text: &str, at: i64) {
+        let nonce = self.nonce();
+        let op = Op::Say { text: text.into(), speaker: None, reply: None };
+        block(act(&mut self.device, &self.replica, &self.key, &self.store, &OfflineProvider, op, at, nonce))
+            .expect("say");
+    }
+
+    fn act(&mut self, op: Op, at: i64) -> Result<nocturne_sync::replay::Applied, SyncError> {
+        let nonce = self.nonce();
+        block(act(&mut self.device, &self.replica, &self.key, &self.store, &OfflineProvider, op, at, nonce))
+    }
+
+    fn sync(&mut self, server: &LoopbackServer) -> nocturne_sync::Merged {
+        server.exchange(&self.replica, [7; 8]).expect("exchange");
+        block(merge(&mut self.device, &self.replica, &self.key, &self.store)).expect("merge")
+    }
+
+    fn user_turns(&self) -> Vec<String> {
+        let mut t: Vec<String> = block(self.store.transcript())
+            .expect("transcript")
+            .into_iter()
+            .filter(|t| t.role == Role::User)
+            .map(|t| t.text)
+            .collect();
+        t.sort();
+        t
+    }
+
+    fn digest(&self) -> String {
+        block(head_digest(&self.store)).expect("digest")
+    }
+
+    fn active_texts(&self) -> Vec<String> {
+        block(self.store.items()).expect("items").into_iter().filter(|i| i.active).map(|i| i.text).collect()
+    }
+}
+
+fn block<F: std::future::Future>(f: F) -> F::Output {
+    pollster::block_on(f)
+}
+
+const SAYINGS: [&str; 8] = [
+    "My sister Ana lives in Porto.",
+    "I work as a nurse at the city hospital.",
+    "My cat is called Miso.",
+    "I moved to Lisbon in March.",
+    "I am allergic to peanuts.",
+    "My favourite band is Radiohead.",
+    "I started learning the cello last year.",
+    "My brother Tomas plays chess every Sunday.",
+];
+
+#[derive(Clone, Debug)]
+enum Step {
+    Say(usize, usize),
+    Edit(usize, u8),
+    Sleep(usize),
+    Sync(usize),
+}
+
+fn step() -> impl Strategy<Value = Step> {
+    prop_oneof![
+        4 => (0..3usize, 0..SAYINGS.len()).prop_map(|(d, s)| Step::Say(d, s)),
+        2 => (0..3usize, 0..3u8).prop_map(|(d, k)| Step::Edit(d, k)),
+        1 => (0..3usize).prop_map(Step::Sleep),
+        3 => (0..3usize).prop_map(Step::Sync),
+    ]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
+
+    /// Any schedule of offline turns, edits and Sleeps on three devices, synced in any
+    /// order, ends — once every device has synced twice — with one memory on all three
+    /// and every user turn from every device in it.
+    #[test]
+    fn three_devices_converge_and_lose_no_turn(steps in prop::collection::vec(step(), 1..20)) {
+        let server = LoopbackServer::new();
+        let mut phones: Vec<Phone> = Vec::new();
+        for n in 0..3 {
+            phones.push(Phone::join(&server, n, "correct horse battery").expect("join"));
+        }
+        let mut said: Vec<String> = Vec::new();
+        for (i, s) in steps.iter().enumerate() {
+            let at = T0 + i as i64 * 3_600;
+            match *s {
+                Step::Say(d, k) => {
+                    let text = format!("{} (from device {d}, step {i})", SAYINGS[k]);
+                    phones[d].say(&text, at);
+                    said.push(text);
+                }
+                Step::Edit(d, k) => {
+                    let facts = phones[d].active_texts();
+                    if let Some(fact) = facts.first() {
+                        let edit = match k {
+                            0 => EditRow::Pin { fact: fact.clone() },
+                            1 => EditRow::Forget { fact: fact.clone(), reason: "no longer true".into() },
+                            _ => EditRow::Correct { fact: fact.clone(), text: format!("{fact} Indeed.") },
+                        };
+                        // An edit its own gate refuses is not published; that is fine here.
+                        let _ = phones[d].act(Op::Edit { edit }, at);
+                    }
+                }
+                Step::Sleep(d) => {
+                    phones[d].act(Op::Sleep { deep: false }, at).expect("sleep");
+                }
+                Step::Sync(d) => {
+                    phones[d].sync(&server);
+                }
+            }
+        }
+        for _ in 0..2 {
+            for p in phones.iter_mut() {
+                p.sync(&server);
+            }
+        }
+        let digests: Vec<String> = phones.iter().map(Phone::digest).collect();
+        prop_assert!(digests.iter().all(|d| d == &digests[0]), "devices diverged: {digests:?}");
+        said.sort();
+        for p in &phones {
+            prop_assert_eq!(&p.user_turns(), &said);
+        }
+    }
+}
+
+/// A concurrent Sleep is refused as stale on every device, with the reason in the log,
+/// and the turns both devices said are all there.
+#[test]
+fn a_sleep_planned_on_a_stale_head_is_refused_and_logged() {
+    let server = LoopbackServer::new();
+    let mut a = Phone::join(&server, 1, "pass phrase").expect("a");
+    let mut b = Phone::join(&server, 2, "pass phrase").expect("b");
+    a.say("My sister Ana lives in Porto.", T0);
+    a.sync(&server);
+    b.sync(&server);
+    // Offline: A says something, B sleeps on the head it had.
+    a.say("I work as a nurse at the city hospital.", T0 + 60);
+    b.act(Op::Sleep { deep: true }, T0 + 120).expect("sleep");
+    a.sync(&server);
+    b.sync(&server);
+    a.sync(&server);
+    assert_eq!(a.digest(), b.digest());
+    let log = block(a.store.mutations()).expect("log");
+    let stale =
+        log.iter().find(|m| m.pass == nocturne_core::model::pass::Stage::Sync).expect("the stale Sleep is logged");
+    assert!(!stale.accepted);
+    assert!(stale.rejection_reason.as_deref().unwrap_or("").contains("refused as stale"), "{stale:?}");
+    assert_eq!(a.user_turns().len(), 2);
+}
+
+/// An edit of a fact another device retired meanwhile is refused on replay, with the
+/// reason logged on every device.
+#[test]
+fn an_edit_whose_fact_changed_meanwhile_is_refused_with_the_reason() {
+    let server = LoopbackServer::new();
+    let mut a = Phone::join(&server, 1, "pass phrase").expect("a");
+    let mut b = Phone::join(&server, 2, "pass phrase").expect("b");
+    a.say("My cat is called Miso.", T0);
+    a.sync(&server);
+    b.sync(&server);
+    let fact = a.active_texts().first().cloned().expect("a fact");
+    // Offline, both edit the same fact: B (sorted second) corrects what A forgot.
+    a.act(Op::Edit { edit: EditRow::Forget { fact: fact.clone(), reason: "wrong".into() } }, T0 + 60).expect("forget");
+    b.act(Op::Edit { edit: EditRow::Correct { fact: fact.clone(), text: "My cat is called Mochi.".into() } }, T0 + 61)
+        .expect("correct");
+    a.sync(&server);
+    b.sync(&server);
+    a.sync(&server);
+    assert_eq!(a.digest(), b.digest());
+    let log = block(b.store.mutations()).expect("log");
+    let refused: Vec<_> = log.iter().filter(|m| m.pass == nocturne_core::model::pass::Stage::Sync).collect();
+    assert_eq!(refused.len(), 1, "{log:#?}");
+    assert!(
+        refused[0].rejection_reason.as_deref().unwrap_or("").contains("no longer in the memory"),
+        "{:?}",
+        refused[0]
+    );
+    assert!(!b.active_texts().iter().any(|t| t.contains("Mochi")));
+}
+
+/// A wrong passphrase is refused before anything is read or written.
+#[test]
+fn a_wrong_passphrase_is_refused_and_writes_nothing() {
+    let server = LoopbackServer::new();
+    let mut a = Phone::join(&server, 1, "right passphrase").expect("a");
+    a.say("My cat is called Miso.", T0);
+    a.sync(&server);
+    let before = server.replica.state();
+    let err = Phone::join(&server, 2, "wrong passphrase").err().expect("refused");
+    assert!(matches!(err, SyncError::WrongPassphrase(_)), "{err}");
+    assert_eq!(server.replica.state(), before);
+}
+
+/// A record whose bytes were changed on the server is refused on open, named, and
+/// nothing of it is applied.
+#[test]
+fn a_tampered_record_is_refused_and_changes_nothing() {
+    let server = LoopbackServer::new();
+    let mut a = Phone::join(&server, 1, "pass phrase").expect("a");
+    a.say("My cat is called Miso.", T0);
+    a.say("I moved to Lisbon in March.", T0 + 1);
+    a.sync(&server);
+    // The server flips one byte of the second record.
+    let (id, mut sealed) = server.replica.records().pop().expect("a record");
+    let n = sealed.len() - 3;
+    sealed[n] ^= 1;
+    server.replica.put(&id, sealed);
+    let mut b = Phone::join(&server, 2, "pass phrase").expect("b");
+    let merged = b.sync(&server);
+    assert_eq!(merged.unauthentic, vec![id]);
+    assert_eq!(b.user_turns(), vec!["My cat is called Miso.".to_string()]);
+}
+
+/// Erase on one device: afterwards no device's memory and nothing the server's document
+/// holds, decrypted, has the words.
+#[test]
+fn an_erase_leaves_the_words_nowhere() {
+    let server = LoopbackServer::new();
+    let mut a = Phone::join(&server, 1, "pass phrase").expect("a");
+    let mut b = Phone::join(&server, 2, "pass phrase").expect("b");
+    a.say("My secret diagnosis is Zorbulitis.", T0);
+    a.say("My cat is called Miso.", T0 + 1);
+    a.sync(&server);
+    b.sync(&server);
+    // The sealed bytes of every record that holds the words, as the server stores them.
+    let (before, _) = nocturne_sync::device::open_records(&server.replica, &a.key).expect("open");
+    let holding: Vec<Vec<u8>> = server
+        .replica
+        .records()
+        .into_iter()
+        .filter(|(k, _)| {
+            before.iter().any(|r| &r.id.key() == k && serde_json::to_string(r).expect("json").contains("Zorbulitis"))
+        })
+        .map(|(_, sealed)| sealed)
+        .collect();
+    assert!(!holding.is_empty());
+    let id = block(b.store.items())
+        .expect("items")
+        .into_iter()
+        .find(|i| i.text.contains("Zorbulitis"))
+        .expect("fact")
+        .item_id;
+    let nonce = b.nonce();
+    block(nocturne_sync::erase(&mut b.device, &b.replica, &b.key, &b.store, &id, T0 + 10, nonce)).expect("erase");
+    b.sync(&server);
+    a.sync(&server);
+    assert_eq!(a.digest(), b.digest());
+    for p in [&a, &b] {
+        let doc = block(Store::document(&p.store)).expect("doc").to_json();
+        assert!(!doc.contains("Zorbulitis"), "a device still holds the words");
+        assert!(doc.contains("Miso"), "the erase took more than its words");
+    }
+    // Everything the server holds, opened with the key.
+    let (records, bad) = nocturne_sync::device::open_records(&server.replica, &a.key).expect("open");
+    assert!(bad.is_empty());
+    assert!(!records.is_empty());
+    for r in &records {
+        assert!(!serde_json::to_string(r).expect("json").contains("Zorbulitis"), "record {} keeps the words", r.id);
+    }
+    // Nor do the sealed bytes of the records that held them survive in its document.
+    let state = server.replica.state();
+    for sealed in &holding {
+        assert!(
+            !contains(&state, &sealed[sealed.len() - 32..]),
+            "a removed record's ciphertext is still in the server's document"
+        );
+    }
+}
+
+fn contains(hay: &[u8], needle: &[u8]) -> bool {
+    hay.windows(needle.len()).any(|w| w == needle)
+}
+
+#[test]
+fn edits_change_the_named_fact() {
+    let server = LoopbackServer::new();
+    let mut a = Phone::join(&server, 1, "pass phrase").expect("a");
+    a.say("My cat is called Miso.", T0);
+    let fact = a.active_texts().first().cloned().expect("fact");
+    a.act(Op::Edit { edit: EditRow::from_edit(&UserEdit::Pin { item_id: String::new() }, &fact) }, T0 + 5)
+        .expect("pin");
+    assert!(block(a.store.items()).expect("items").iter().any(|i| i.pinned && i.text == fact));
+}
