@@ -10,6 +10,7 @@ mod import;
 mod mcp;
 mod openai;
 mod scale;
+mod sync;
 
 use nocturne_core::flow::edit::UserEdit;
 
@@ -191,6 +192,29 @@ enum Command {
         #[command(flatten)]
         store: StoreArgs,
         id: String,
+    },
+    /// Join the store file to an end-to-end encrypted sync space on a y-sweet server (the
+    /// first time), then seal and send what this device did and apply what the others did.
+    /// From then on chat, sleep, the edits and erase on this store are recorded for the
+    /// next sync
+    Sync {
+        #[command(flatten)]
+        store: StoreArgs,
+        /// The server, ws://HOST:PORT (needed the first time)
+        #[arg(long)]
+        server: Option<String>,
+        /// The space to join (printed by the device that made it); none: make a new one
+        #[arg(long)]
+        space: Option<String>,
+        /// The environment variable that holds the passphrase (never printed)
+        #[arg(long, default_value = "NOCTURNE_SYNC_PASSPHRASE")]
+        passphrase_env: String,
+        /// This device's name, shown in every device's log
+        #[arg(long)]
+        device_name: Option<String>,
+        /// A cheap key derivation for tests, written into a space this device creates
+        #[arg(long, hide = true)]
+        test_kdf: bool,
     },
     /// Facts whose words hold the query, newest first, with block, category, age and
     /// lineage (read-only)
@@ -551,10 +575,22 @@ fn run(command: Command) -> Result<ExitCode, String> {
         Command::Pin { store, id } => user_edit(&store, UserEdit::Pin { item_id: id })?,
         Command::Unpin { store, id } => user_edit(&store, UserEdit::Unpin { item_id: id })?,
         Command::Forget { store, id, reason } => user_edit(&store, UserEdit::Forget { item_id: id, reason })?,
+        Command::Sync { store, server, space, passphrase_env, device_name, test_kdf } => sync::sync(&sync::SyncRequest {
+            store: &store.store,
+            server: server.as_deref(),
+            space: space.as_deref(),
+            passphrase_env: &passphrase_env,
+            device_name: device_name.as_deref(),
+            kdf: if test_kdf { nocturne_sync::crypto::KdfParams::TEST } else { nocturne_sync::crypto::KdfParams::DEFAULT },
+            now: store.now(),
+        })?,
         Command::Erase { store, id } => {
             let memory = FileStore::open_existing(&store.store)?;
-            let erased = pollster::block_on(nocturne_core::flow::edit::erase(&memory, &id, store.now()))
-                .map_err(|e| e.to_string())?;
+            let erased = match sync::erase(&store.store, &memory, &id, store.now())? {
+                Some(erased) => erased,
+                None => pollster::block_on(nocturne_core::flow::edit::erase(&memory, &id, store.now()))
+                    .map_err(|e| e.to_string())?,
+            };
             println!(
                 "erased {} fact(s): {}; {} row(s) rewritten; {} word(s) removed; a tombstone remains",
                 erased.item_ids.len(),
@@ -657,6 +693,9 @@ fn chat(store: &StoreArgs, provider: &ProviderArgs, flags: ChatFlags<'_>, messag
     }
     let memory = FileStore::open(&store.store)?;
     let p = provider.build()?;
+    if sync::Joined::load(&store.store)?.is_some() {
+        return synced_chat(store, &memory, &p, speaker, &turns);
+    }
     for (i, text) in turns.iter().enumerate() {
         let turn = pollster::block_on(chat::chat_turn_by(&memory, &p, speaker, text, store.now() + i as i64))
             .map_err(|e| format!("{e}; the store file holds the turns before this one"))?;
@@ -674,6 +713,21 @@ fn chat(store: &StoreArgs, provider: &ProviderArgs, flags: ChatFlags<'_>, messag
         if let Some(err) = turn.encode_error {
             println!("  encoder failed: {err}");
         }
+    }
+    Ok(())
+}
+
+/// `nocturne chat` on a store that syncs: each turn is replied to, then recorded through
+/// the sync journal (the same core functions), kept for the next `nocturne sync`.
+fn synced_chat(store: &StoreArgs, memory: &FileStore, p: &AnyProvider, speaker: Option<&str>, turns: &[String]) -> Result<(), String> {
+    for (i, text) in turns.iter().enumerate() {
+        let now = store.now() + i as i64;
+        let reply = pollster::block_on(chat::reply_streaming(memory, p, text, now, &mut |_| {})).map_err(|e| e.to_string())?;
+        println!("{}", reply.text);
+        let row = nocturne_sync::record::ReplyRow { text: reply.text.clone(), memory: reply.memory.clone(), refused: reply.refused.clone() };
+        let op = nocturne_sync::record::Op::Say { text: text.trim().to_string(), speaker: speaker.map(String::from), reply: Some(row) };
+        let applied = sync::act(&store.store, memory, p, op, now)?;
+        println!("  recorded for sync ({applied:?})");
     }
     Ok(())
 }
@@ -721,6 +775,17 @@ fn print_memory_use(memory: &FileStore, turn: &chat::TurnOutcome, all: bool) -> 
 /// Makes one user edit in the store file and saves it; prints the version it wrote.
 fn user_edit(store: &StoreArgs, edit: UserEdit) -> Result<(), String> {
     let memory = FileStore::open_existing(&store.store)?;
+    if sync::Joined::load(&store.store)?.is_some() {
+        let items = pollster::block_on(memory.items()).map_err(|e| e.to_string())?;
+        let fact = items
+            .iter()
+            .find(|i| i.item_id == edit.item_id() && i.active)
+            .ok_or_else(|| format!("there is no active fact {}; nothing was changed", edit.item_id()))?;
+        let op = nocturne_sync::record::Op::Edit { edit: nocturne_sync::record::EditRow::from_edit(&edit, &fact.text) };
+        let applied = sync::act(&store.store, &memory, &OfflineProvider, op, store.now())?;
+        println!("edit recorded for sync ({applied:?})");
+        return Ok(());
+    }
     let v =
         pollster::block_on(nocturne_core::flow::edit::apply(&memory, &edit, store.now())).map_err(|e| e.to_string())?;
     println!("{} {} active={}", v.id(), v.label, v.active_count);
@@ -738,6 +803,13 @@ struct SleepFlags {
 fn sleep_command(store: &StoreArgs, provider: &ProviderArgs, flags: SleepFlags) -> Result<(), String> {
     let dry_run = flags.dry_run;
     let memory = FileStore::open_existing(&store.store)?;
+    if !dry_run && sync::Joined::load(&store.store)?.is_some() {
+        let p = provider.build()?;
+        let op = nocturne_sync::record::Op::Sleep { deep: flags.deep };
+        let applied = sync::act(&store.store, &memory, &p, op, store.now())?;
+        println!("sleep recorded for sync ({applied:?})");
+        return Ok(());
+    }
     let mut options = sleep::SleepOptions::new(store.now());
     options.dry_run = dry_run;
     if flags.deep {

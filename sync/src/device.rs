@@ -28,6 +28,10 @@ pub struct Device {
     pub applied: Vec<RecordId>,
     /// Their chain digest (`record::chain`): the head the next record is planned on.
     pub chain: String,
+    /// Records made here and not yet sealed into the space (sealing needs the key, which
+    /// only a sync has): a chat turn on the command line needs no passphrase.
+    #[serde(default)]
+    pub pending: Vec<Record>,
 }
 
 /// What a merge did.
@@ -47,7 +51,15 @@ pub struct Merged {
 impl Device {
     /// A device new to a space.
     pub fn new(id: &str, name: &str) -> Device {
-        Device { id: id.into(), name: name.into(), next_seq: 1, lamport: 0, applied: Vec::new(), chain: String::new() }
+        Device {
+            id: id.into(),
+            name: name.into(),
+            next_seq: 1,
+            lamport: 0,
+            applied: Vec::new(),
+            chain: String::new(),
+            pending: Vec::new(),
+        }
     }
 
     fn next_record(&mut self, at: i64, op: Op, calls: Vec<crate::record::Call>) -> Record {
@@ -111,51 +123,54 @@ pub fn publish(replica: &Replica, key: &Key, record: &Record, nonce: [u8; 12]) {
     replica.put(&id, key.seal(&nonce, id.as_bytes(), &json));
 }
 
+/// Seals every pending record into the replica (`nonce` gives each a fresh nonce); a
+/// checkpoint also removes the records it covers. Returns how many were sealed.
+pub fn flush(device: &mut Device, replica: &Replica, key: &Key, mut nonce: impl FnMut() -> [u8; 12]) -> usize {
+    let pending = std::mem::take(&mut device.pending);
+    for record in &pending {
+        publish(replica, key, record, nonce());
+        if let Op::Checkpoint { covers, .. } = &record.op {
+            // An earlier checkpoint this device started from is among `covers`: it goes too.
+            replica.remove(&covers.iter().map(RecordId::key).collect::<Vec<_>>());
+        }
+    }
+    pending.len()
+}
+
 /// Does `op` on the local memory as this device (asking `provider` when it needs a
-/// model, keeping its replies), then publishes it as a record. Nothing is published when
-/// the operation fails.
+/// model, keeping its replies) and keeps it as a pending record for the next sync.
+/// Nothing is kept when the operation fails.
 pub async fn act<S: Store, P: Provider>(
     device: &mut Device,
-    replica: &Replica,
-    key: &Key,
     store: &S,
     provider: &P,
     op: Op,
     at: i64,
-    nonce: [u8; 12],
 ) -> Result<Applied, SyncError> {
     let recording = Recording::new(provider);
     // Performed as a record would be replayed, so every device reaches the same rows.
     let mut record = device.next_record(at, op, Vec::new());
     let applied = perform(store, &recording, &record, false).await?;
     record.calls = recording.calls();
-    publish(replica, key, &record, nonce);
     device.applied(&record.id);
+    device.pending.push(record);
     Ok(applied)
 }
 
-/// Compacts the space after an erase (or to join with an existing memory): publishes the
-/// whole local memory as a checkpoint covering every record this device has applied, and
-/// removes those records from the space, so no earlier record keeps the erased words.
-pub async fn checkpoint<S: Store>(
-    device: &mut Device,
-    replica: &Replica,
-    key: &Key,
-    store: &S,
-    at: i64,
-    why: &str,
-    nonce: [u8; 12],
-) -> Result<(), SyncError> {
+/// Compacts the space after an erase (or to join with an existing memory): a pending
+/// checkpoint of the whole local memory covering every record this device has applied;
+/// sealing it ([`flush`]) removes those records from the space, so no earlier record
+/// keeps the erased words.
+pub async fn checkpoint<S: Store>(device: &mut Device, store: &S, at: i64, why: &str) -> Result<(), SyncError> {
     let covers = device.applied.clone();
     let document = Box::new(store.document().await?);
-    let record =
-        device.next_record(at, Op::Checkpoint { document, covers: covers.clone(), why: why.into() }, Vec::new());
-    publish(replica, key, &record, nonce);
-    // An earlier checkpoint this device started from is among `covers`: it goes too.
-    replica.remove(&covers.iter().map(RecordId::key).collect::<Vec<_>>());
+    let record = device.next_record(at, Op::Checkpoint { document, covers, why: why.into() }, Vec::new());
+    // Records made here but not yet sealed are in the checkpoint's memory: they go.
+    device.pending.clear();
     device.applied.clear();
     device.chain.clear();
     device.applied(&record.id);
+    device.pending.push(record);
     Ok(())
 }
 
@@ -182,7 +197,8 @@ pub fn open_records(replica: &Replica, key: &Key) -> Result<(Vec<Record>, Vec<St
     Ok((records, unauthentic))
 }
 
-/// Brings the local memory to the space's records: applies the new ones on top when they
+/// Brings the local memory to the space's records (seal pending records first, with
+/// [`flush`]): applies the new ones on top when they
 /// all come after what this device applied, else rebuilds the memory from the newest
 /// checkpoint in the one order every device uses. Every device that has the same records
 /// ends with the same memory (the same [`head_digest`]).
@@ -254,17 +270,14 @@ pub async fn head_digest<S: Store>(store: &S) -> Result<String, SyncError> {
 /// checkpoint covers what this device has applied.
 pub async fn erase<S: Store>(
     device: &mut Device,
-    replica: &Replica,
-    key: &Key,
     store: &S,
     item_id: &str,
     at: i64,
-    nonce: [u8; 12],
 ) -> Result<nocturne_core::store::erase::Erased, SyncError> {
     let erased = nocturne_core::flow::edit::erase(store, item_id, at).await.map_err(|e| match e {
         nocturne_core::flow::edit::EditError::Store(s) => SyncError::Store(s),
         other => SyncError::Refused(other.to_string()),
     })?;
-    checkpoint(device, replica, key, store, at, "erase", nonce).await?;
+    checkpoint(device, store, at, "erase").await?;
     Ok(erased)
 }

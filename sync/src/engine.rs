@@ -54,8 +54,10 @@ impl Replica {
     /// An empty replica whose edits carry `client_id` (random per device; two devices must
     /// not share one).
     pub fn new(client_id: u64) -> Replica {
-        // Yjs client ids are 53-bit (JavaScript numbers).
-        let doc = Doc::with_options(Options { client_id: client_id & ((1 << 53) - 1), ..Options::default() });
+        // Yjs client ids are 32-bit, and the encoding keeps only those bits: a larger id
+        // would come back from a saved state as another client, and this replica's next
+        // edits would reuse clocks its earlier ones hold (regression test in `converge.rs`).
+        let doc = Doc::with_options(Options { client_id: client_id & 0xFFFF_FFFF, ..Options::default() });
         let space = doc.get_or_insert_map("space");
         let records = doc.get_or_insert_map("records");
         Replica { doc, space, records }

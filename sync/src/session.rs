@@ -51,6 +51,7 @@ impl Session {
                 self.applied += 1;
                 Ok(Vec::new())
             }
+            // Another client's live edit, or the server's echo of this one's step 2 (harmless).
             Message::Sync(SyncMessage::Update(update)) => {
                 replica.apply(&update)?;
                 self.applied += 1;
