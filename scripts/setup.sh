@@ -108,6 +108,18 @@ ensure_mcp_inspector() {
   fi
 }
 
+# The sync server (crates.io): y-sweet, a Yjs server that keeps each document as one
+# compacted snapshot on disk. About 2 minutes to build, once.
+YSWEET_VERSION=0.9.1
+export NOCTURNE_YSWEET="$TOOLS/y-sweet-$YSWEET_VERSION/bin/y-sweet"
+ensure_ysweet() {
+  if [ ! -x "$NOCTURNE_YSWEET" ]; then
+    say "installing the sync server y-sweet $YSWEET_VERSION from crates.io (about 2 minutes, once)"
+    cargo install -q y-sweet --version "=$YSWEET_VERSION" --locked --root "$TOOLS/y-sweet-$YSWEET_VERSION" \
+      --target-dir "${CARGO_TARGET_DIR:-$TOOLS/target}/y-sweet"
+  fi
+}
+
 ensure_build_tools() {
   ensure_rust
   ensure_wasm_bindgen
@@ -121,5 +133,6 @@ if [ "${BASH_SOURCE[0]}" = "$0" ]; then
   ensure_chromium
   ensure_e2e_node
   ensure_mcp_inspector
+  ensure_ysweet
   say "all tools present"
 fi

@@ -15,6 +15,7 @@ ensure_build_tools
 ensure_chromium
 ensure_e2e_node
 ensure_mcp_inspector
+ensure_ysweet
 set +e
 cd "$ROOT"
 export CHROMEDRIVER=${CHROMEDRIVER:-/usr/bin/chromedriver}
@@ -38,7 +39,7 @@ cargo clippy --locked -p nocturne-app -p nocturne-tests --target wasm32-unknown-
   || failed_steps+=("clippy (wasm32)")
 
 step "native tests (core, command line)"
-cargo test --locked --no-fail-fast -p nocturne-core -p nocturne-cli 2>&1 | tee "$LOG/native.log"
+cargo test --locked --no-fail-fast -p nocturne-core -p nocturne-sync -p nocturne-cli 2>&1 | tee "$LOG/native.log"
 [ "${PIPESTATUS[0]}" = 0 ] || failed_steps+=("native tests")
 read -r native native_failed < <(count "$LOG/native.log")
 

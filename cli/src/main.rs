@@ -575,15 +575,21 @@ fn run(command: Command) -> Result<ExitCode, String> {
         Command::Pin { store, id } => user_edit(&store, UserEdit::Pin { item_id: id })?,
         Command::Unpin { store, id } => user_edit(&store, UserEdit::Unpin { item_id: id })?,
         Command::Forget { store, id, reason } => user_edit(&store, UserEdit::Forget { item_id: id, reason })?,
-        Command::Sync { store, server, space, passphrase_env, device_name, test_kdf } => sync::sync(&sync::SyncRequest {
-            store: &store.store,
-            server: server.as_deref(),
-            space: space.as_deref(),
-            passphrase_env: &passphrase_env,
-            device_name: device_name.as_deref(),
-            kdf: if test_kdf { nocturne_sync::crypto::KdfParams::TEST } else { nocturne_sync::crypto::KdfParams::DEFAULT },
-            now: store.now(),
-        })?,
+        Command::Sync { store, server, space, passphrase_env, device_name, test_kdf } => {
+            sync::sync(&sync::SyncRequest {
+                store: &store.store,
+                server: server.as_deref(),
+                space: space.as_deref(),
+                passphrase_env: &passphrase_env,
+                device_name: device_name.as_deref(),
+                kdf: if test_kdf {
+                    nocturne_sync::crypto::KdfParams::TEST
+                } else {
+                    nocturne_sync::crypto::KdfParams::DEFAULT
+                },
+                now: store.now(),
+            })?
+        }
         Command::Erase { store, id } => {
             let memory = FileStore::open_existing(&store.store)?;
             let erased = match sync::erase(&store.store, &memory, &id, store.now())? {
@@ -719,13 +725,28 @@ fn chat(store: &StoreArgs, provider: &ProviderArgs, flags: ChatFlags<'_>, messag
 
 /// `nocturne chat` on a store that syncs: each turn is replied to, then recorded through
 /// the sync journal (the same core functions), kept for the next `nocturne sync`.
-fn synced_chat(store: &StoreArgs, memory: &FileStore, p: &AnyProvider, speaker: Option<&str>, turns: &[String]) -> Result<(), String> {
+fn synced_chat(
+    store: &StoreArgs,
+    memory: &FileStore,
+    p: &AnyProvider,
+    speaker: Option<&str>,
+    turns: &[String],
+) -> Result<(), String> {
     for (i, text) in turns.iter().enumerate() {
         let now = store.now() + i as i64;
-        let reply = pollster::block_on(chat::reply_streaming(memory, p, text, now, &mut |_| {})).map_err(|e| e.to_string())?;
+        let reply =
+            pollster::block_on(chat::reply_streaming(memory, p, text, now, &mut |_| {})).map_err(|e| e.to_string())?;
         println!("{}", reply.text);
-        let row = nocturne_sync::record::ReplyRow { text: reply.text.clone(), memory: reply.memory.clone(), refused: reply.refused.clone() };
-        let op = nocturne_sync::record::Op::Say { text: text.trim().to_string(), speaker: speaker.map(String::from), reply: Some(row) };
+        let row = nocturne_sync::record::ReplyRow {
+            text: reply.text.clone(),
+            memory: reply.memory.clone(),
+            refused: reply.refused.clone(),
+        };
+        let op = nocturne_sync::record::Op::Say {
+            text: text.trim().to_string(),
+            speaker: speaker.map(String::from),
+            reply: Some(row),
+        };
         let applied = sync::act(&store.store, memory, p, op, now)?;
         println!("  recorded for sync ({applied:?})");
     }

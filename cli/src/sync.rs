@@ -105,8 +105,9 @@ pub struct SyncRequest<'a> {
 
 /// `nocturne sync`: joins (the first time) and brings the store and the space up to date.
 pub fn sync(req: &SyncRequest<'_>) -> Result<(), String> {
-    let passphrase = std::env::var(req.passphrase_env)
-        .map_err(|_| format!("set the passphrase in the environment variable {} (it is never printed)", req.passphrase_env))?;
+    let passphrase = std::env::var(req.passphrase_env).map_err(|_| {
+        format!("set the passphrase in the environment variable {} (it is never printed)", req.passphrase_env)
+    })?;
     let mut joined = match Joined::load(req.store)? {
         Some(j) => {
             if let Some(space) = req.space.filter(|s| *s != j.space) {
@@ -142,7 +143,8 @@ pub fn sync(req: &SyncRequest<'_>) -> Result<(), String> {
     exchange(&url, &replica)?;
     let salt = random::<16>()?;
     let check_nonce = random::<12>()?;
-    let key = nocturne_sync::open_space(&replica, &passphrase, (joined.kdf, salt, check_nonce)).map_err(|e| e.to_string())?;
+    let key =
+        nocturne_sync::open_space(&replica, &passphrase, (joined.kdf, salt, check_nonce)).map_err(|e| e.to_string())?;
     let memory = FileStore::open(req.store)?;
     let store_empty = pollster::block_on(memory.meta()).map_err(|e| e.to_string())?.head == 0
         && pollster::block_on(memory.turn_count()).map_err(|e| e.to_string())? == 0;
@@ -167,7 +169,8 @@ pub fn sync(req: &SyncRequest<'_>) -> Result<(), String> {
     if let Some(e) = nonce_err {
         return Err(e);
     }
-    let merged = pollster::block_on(nocturne_sync::merge(&mut joined.device, &replica, &key, &memory)).map_err(|e| e.to_string())?;
+    let merged = pollster::block_on(nocturne_sync::merge(&mut joined.device, &replica, &key, &memory))
+        .map_err(|e| e.to_string())?;
     // What was sealed and merged is saved before it is sent: a dropped connection loses nothing.
     joined.save(req.store, Some(&replica))?;
     exchange(&url, &replica)?;
@@ -175,7 +178,13 @@ pub fn sync(req: &SyncRequest<'_>) -> Result<(), String> {
     report(&joined, &memory, &replica, sealed, &merged)
 }
 
-fn report(joined: &Joined, memory: &FileStore, replica: &Replica, sealed: usize, merged: &Merged) -> Result<(), String> {
+fn report(
+    joined: &Joined,
+    memory: &FileStore,
+    replica: &Replica,
+    sealed: usize,
+    merged: &Merged,
+) -> Result<(), String> {
     let digest = pollster::block_on(nocturne_sync::head_digest(memory)).map_err(|e| e.to_string())?;
     let turns = pollster::block_on(memory.turn_count()).map_err(|e| e.to_string())?;
     println!(
@@ -213,12 +222,18 @@ fn exchange(url: &str, replica: &Replica) -> Result<(), String> {
         }
         let message = match socket.read() {
             Ok(m) => m,
-            Err(tungstenite::Error::Io(e)) if matches!(e.kind(), std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut) => continue,
+            Err(tungstenite::Error::Io(e))
+                if matches!(e.kind(), std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut) =>
+            {
+                continue
+            }
             Err(e) => return Err(server(format!("the connection dropped mid-exchange ({e})"))),
         };
         if let tungstenite::Message::Binary(bytes) = message {
             for reply in session.receive(replica, &bytes).map_err(|e| e.to_string())? {
-                socket.send(tungstenite::Message::binary(reply)).map_err(|e| server(format!("the connection dropped ({e})")))?;
+                socket
+                    .send(tungstenite::Message::binary(reply))
+                    .map_err(|e| server(format!("the connection dropped ({e})")))?;
             }
         }
     }
@@ -228,18 +243,31 @@ fn exchange(url: &str, replica: &Replica) -> Result<(), String> {
 
 /// Does `op` on a store file that syncs, as this device, and keeps it for the next sync.
 /// Returns `None` when the store does not sync (the caller writes as usual).
-pub fn act<P: Provider>(store: &Path, memory: &FileStore, provider: &P, op: Op, now: i64) -> Result<Option<nocturne_sync::replay::Applied>, String> {
+pub fn act<P: Provider>(
+    store: &Path,
+    memory: &FileStore,
+    provider: &P,
+    op: Op,
+    now: i64,
+) -> Result<Option<nocturne_sync::replay::Applied>, String> {
     let Some(mut joined) = Joined::load(store)? else { return Ok(None) };
-    let applied = pollster::block_on(nocturne_sync::act(&mut joined.device, memory, provider, op, now)).map_err(|e| e.to_string())?;
+    let applied = pollster::block_on(nocturne_sync::act(&mut joined.device, memory, provider, op, now))
+        .map_err(|e| e.to_string())?;
     joined.save(store, None)?;
     Ok(Some(applied))
 }
 
 /// Erases on a store file that syncs: the words leave this store now and every copy at the
 /// next sync. `None` when the store does not sync.
-pub fn erase(store: &Path, memory: &FileStore, item_id: &str, now: i64) -> Result<Option<nocturne_core::store::erase::Erased>, String> {
+pub fn erase(
+    store: &Path,
+    memory: &FileStore,
+    item_id: &str,
+    now: i64,
+) -> Result<Option<nocturne_core::store::erase::Erased>, String> {
     let Some(mut joined) = Joined::load(store)? else { return Ok(None) };
-    let erased = pollster::block_on(nocturne_sync::erase(&mut joined.device, memory, item_id, now)).map_err(|e| e.to_string())?;
+    let erased = pollster::block_on(nocturne_sync::erase(&mut joined.device, memory, item_id, now))
+        .map_err(|e| e.to_string())?;
     joined.save(store, None)?;
     Ok(Some(erased))
 }
