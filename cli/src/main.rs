@@ -747,8 +747,14 @@ fn synced_chat(
             speaker: speaker.map(String::from),
             reply: Some(row),
         };
-        let applied = sync::act(&store.store, memory, p, op, now)?;
-        println!("  recorded for sync ({applied:?})");
+        let done = sync::act(&store.store, memory, p, op, now)?.and_then(|d| d.turn);
+        for m in done.iter().flat_map(|t| &t.encoded) {
+            match &m.rejection_reason {
+                None => println!("  encoded {}", m.item_id),
+                Some(why) => println!("  encoder refused: {why}"),
+            }
+        }
+        println!("  recorded for the next sync");
     }
     Ok(())
 }
@@ -803,8 +809,8 @@ fn user_edit(store: &StoreArgs, edit: UserEdit) -> Result<(), String> {
             .find(|i| i.item_id == edit.item_id() && i.active)
             .ok_or_else(|| format!("there is no active fact {}; nothing was changed", edit.item_id()))?;
         let op = nocturne_sync::record::Op::Edit { edit: nocturne_sync::record::EditRow::from_edit(&edit, &fact.text) };
-        let applied = sync::act(&store.store, &memory, &OfflineProvider, op, store.now())?;
-        println!("edit recorded for sync ({applied:?})");
+        let done = sync::act(&store.store, &memory, &OfflineProvider, op, store.now())?;
+        println!("edit made and recorded for the next sync ({:?})", done.map(|d| d.applied));
         return Ok(());
     }
     let v =
@@ -827,8 +833,11 @@ fn sleep_command(store: &StoreArgs, provider: &ProviderArgs, flags: SleepFlags) 
     if !dry_run && sync::Joined::load(&store.store)?.is_some() {
         let p = provider.build()?;
         let op = nocturne_sync::record::Op::Sleep { deep: flags.deep };
-        let applied = sync::act(&store.store, &memory, &p, op, store.now())?;
-        println!("sleep recorded for sync ({applied:?})");
+        let done = sync::act(&store.store, &memory, &p, op, store.now())?;
+        if let Some(report) = done.as_ref().and_then(|d| d.sleep.as_ref()) {
+            println!("sleep: active {} -> {}", report.active_before, report.active_after);
+        }
+        println!("sleep recorded for the next sync ({:?})", done.map(|d| d.applied));
         return Ok(());
     }
     let mut options = sleep::SleepOptions::new(store.now());

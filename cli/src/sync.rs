@@ -249,7 +249,7 @@ pub fn act<P: Provider>(
     provider: &P,
     op: Op,
     now: i64,
-) -> Result<Option<nocturne_sync::replay::Applied>, String> {
+) -> Result<Option<nocturne_sync::replay::Performed>, String> {
     let Some(mut joined) = Joined::load(store)? else { return Ok(None) };
     let applied = pollster::block_on(nocturne_sync::act(&mut joined.device, memory, provider, op, now))
         .map_err(|e| e.to_string())?;

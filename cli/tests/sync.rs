@@ -46,6 +46,8 @@ impl Server {
     fn restart(&mut self) {
         let child = Command::new(Self::binary())
             .args(["serve", self.data.to_str().expect("utf8"), "--port", &self.port.to_string(), "--host", "127.0.0.1"])
+            // A snapshot on disk every second (the default is ten).
+            .args(["--checkpoint-freq-seconds", "1"])
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .spawn()
@@ -225,6 +227,7 @@ fn three_devices_sync_through_a_real_y_sweet_server() {
     // files — though the server does hold it, sealed (the key opens it there).
     std::thread::sleep(Duration::from_secs(3));
     let held = server.document_bytes(&space);
+    assert!(server.stored().len() > 2_000, "the server wrote no snapshot of the space");
     assert!(!records_holding(&server, &space, CANARY).is_empty(), "the server holds the canary's record");
     for words in [CANARY.as_bytes(), b"Porto", b"nurse"] {
         assert!(!contains(&held, words), "the server holds {} in clear", String::from_utf8_lossy(words));

@@ -5,7 +5,7 @@
 use crate::crypto::{digest_hex, KdfParams, Key};
 use crate::engine::{Header, Replica};
 use crate::record::{self, Op, Record, RecordId, SCHEMA};
-use crate::replay::{perform, Applied, Recording, Replaying};
+use crate::replay::{perform, perform_watched, Applied, Performed, Recording, Replaying, Watch};
 use crate::SyncError;
 use nocturne_core::llm::provider::Provider;
 use nocturne_core::store::{MemStore, Store};
@@ -146,11 +146,23 @@ pub async fn act<S: Store, P: Provider>(
     provider: &P,
     op: Op,
     at: i64,
-) -> Result<Applied, SyncError> {
+) -> Result<Performed, SyncError> {
+    act_watched(device, store, provider, op, at, &mut Watch { stop: Default::default(), on_event: &mut |_| {} }).await
+}
+
+/// [`act`], with a Stop and the passes of a Sleep shown as they go.
+pub async fn act_watched<S: Store, P: Provider>(
+    device: &mut Device,
+    store: &S,
+    provider: &P,
+    op: Op,
+    at: i64,
+    watch: &mut Watch<'_>,
+) -> Result<Performed, SyncError> {
     let recording = Recording::new(provider);
     // Performed as a record would be replayed, so every device reaches the same rows.
     let mut record = device.next_record(at, op, Vec::new());
-    let applied = perform(store, &recording, &record, false).await?;
+    let applied = perform_watched(store, &recording, &record, false, watch).await?;
     record.calls = recording.calls();
     device.applied(&record.id);
     device.pending.push(record);
@@ -219,8 +231,8 @@ pub async fn merge<S: Store>(
     let in_order = device.applied.len() <= ids.len() && device.applied.iter().zip(&ids).all(|(a, b)| a == *b);
     if in_order {
         for r in &order[device.applied.len()..] {
-            let applied = perform(store, &Replaying::new(&r.calls), r, !planned_on(r, &device.chain)).await?;
-            note(&mut merged, applied);
+            let performed = perform(store, &Replaying::new(&r.calls), r, !planned_on(r, &device.chain)).await?;
+            note(&mut merged, performed.applied);
             merged.applied += 1;
             device.applied(&r.id);
         }
@@ -230,8 +242,8 @@ pub async fn merge<S: Store>(
     let mine: std::collections::HashSet<RecordId> = device.applied.iter().cloned().collect();
     let mut chain = String::new();
     for r in &order {
-        let applied = perform(&rebuilt, &Replaying::new(&r.calls), r, !planned_on(r, &chain)).await?;
-        note(&mut merged, applied);
+        let performed = perform(&rebuilt, &Replaying::new(&r.calls), r, !planned_on(r, &chain)).await?;
+        note(&mut merged, performed.applied);
         if !mine.contains(&r.id) {
             merged.applied += 1;
         }

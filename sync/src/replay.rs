@@ -13,7 +13,8 @@
 use crate::record::{Call, EditRow, Op, Record, ReplyRow};
 use nocturne_core::flow::chat::{self, Reply};
 use nocturne_core::flow::edit;
-use nocturne_core::flow::sleep::{self, SleepOptions};
+use nocturne_core::flow::sleep::{self, PassEvent, SleepOptions, SleepReport};
+use nocturne_core::flow::stop::StopToken;
 use nocturne_core::llm::provider::{Completion, ProposalStyle, Provider, ProviderError, Request};
 use nocturne_core::model::memory::{Mutation, Proposer, Refs};
 use nocturne_core::model::pass::{MutationKind, Stage};
@@ -32,14 +33,55 @@ pub enum Applied {
     Refused(String),
 }
 
-/// Performs `op` at `at` on `store`, asking `provider` when the operation needs a model.
-/// `stale`: the record's head is not the store's (another device's record came first).
+/// What performing a record did, with the turn's or the Sleep's own report for the device
+/// that did it (to show as without sync).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Performed {
+    pub applied: Applied,
+    pub turn: Option<chat::TurnOutcome>,
+    pub sleep: Option<SleepReport>,
+}
+
+impl From<Applied> for Performed {
+    fn from(applied: Applied) -> Self {
+        Performed { applied, turn: None, sleep: None }
+    }
+}
+
+/// How the device doing an operation watches it: the Stop of a Sleep, and its passes as
+/// they go. A replay watches nothing.
+pub struct Watch<'a> {
+    pub stop: StopToken,
+    pub on_event: &'a mut dyn FnMut(&PassEvent),
+}
+
+impl std::fmt::Debug for Watch<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Watch")
+    }
+}
+
+/// Performs a record's operation at its time on `store`, asking `provider` when it needs a
+/// model. `stale`: the record's head is not the store's (another device's record came
+/// first).
 pub async fn perform<S: Store, P: Provider>(
     store: &S,
     provider: &P,
     record: &Record,
     stale: bool,
-) -> Result<Applied, StoreError> {
+) -> Result<Performed, StoreError> {
+    perform_watched(store, provider, record, stale, &mut Watch { stop: StopToken::default(), on_event: &mut |_| {} })
+        .await
+}
+
+/// [`perform`], watched.
+pub async fn perform_watched<S: Store, P: Provider>(
+    store: &S,
+    provider: &P,
+    record: &Record,
+    stale: bool,
+    watch: &mut Watch<'_>,
+) -> Result<Performed, StoreError> {
     let at = record.at;
     match &record.op {
         Op::Say { text, speaker, reply } => {
@@ -52,13 +94,14 @@ pub async fn perform<S: Store, P: Provider>(
                 other => StoreError::Invalid(other.to_string()),
             })?;
             let facts = outcome.encoded.iter().filter(|m| m.accepted).count();
-            Ok(if stale {
+            let applied = if stale {
                 Applied::Replayed(format!("a turn from {} appended ({facts} facts)", record.device_name))
             } else {
                 Applied::AsMade
-            })
+            };
+            Ok(Performed { applied, turn: Some(outcome), sleep: None })
         }
-        Op::Edit { edit: row } => perform_edit(store, record, row, stale).await,
+        Op::Edit { edit: row } => perform_edit(store, record, row, stale).await.map(Performed::from),
         Op::Sleep { deep } => {
             if stale {
                 let why = format!(
@@ -68,27 +111,32 @@ pub async fn perform<S: Store, P: Provider>(
                 )
                 .replace("  ", " ");
                 log_refusal(store, record, MutationKind::Forget, "", &why).await?;
-                return Ok(Applied::Refused(why));
+                return Ok(Applied::Refused(why).into());
             }
-            let mut options = SleepOptions::new(at);
+            let mut options = SleepOptions { stop: watch.stop.clone(), ..SleepOptions::new(at) };
             if *deep {
                 options = options.deep();
             }
-            match sleep::sleep(store, provider, &options, &mut |_| {}).await {
-                Ok(_) => Ok(Applied::AsMade),
+            match sleep::sleep(store, provider, &options, watch.on_event).await {
+                Ok(report) => Ok(Performed { applied: Applied::AsMade, turn: None, sleep: Some(report) }),
                 Err(sleep::SleepError::Store(s)) => Err(s),
-                // The same on every device: the replies ran out where the device's did not.
-                Err(other) => {
-                    let why = format!("a Sleep on {} did not complete: {other}", record.device_name);
+                // Stopped, or the model failed: the passes before stay. Worded without the
+                // cause so the device that stopped and the devices replaying (whose replies
+                // simply end there) log the same words.
+                Err(_) => {
+                    let why = format!(
+                        "a Sleep on {} ended before its last pass (stopped, or the model failed); the passes before it are kept",
+                        record.device_name
+                    );
                     log_refusal(store, record, MutationKind::Forget, "", &why).await?;
-                    Ok(Applied::Refused(why))
+                    Ok(Applied::Refused(why).into())
                 }
             }
         }
         Op::Checkpoint { document, .. } => {
             let head = store.meta().await?.head;
             store.replace_all((**document).clone(), head).await?;
-            Ok(Applied::AsMade)
+            Ok(Applied::AsMade.into())
         }
     }
 }

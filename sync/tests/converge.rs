@@ -51,7 +51,7 @@ impl Phone {
     }
 
     fn act(&mut self, op: Op, at: i64) -> Result<nocturne_sync::replay::Applied, SyncError> {
-        block(act(&mut self.device, &self.store, &OfflineProvider, op, at))
+        block(act(&mut self.device, &self.store, &OfflineProvider, op, at)).map(|p| p.applied)
     }
 
     fn sync(&mut self, server: &LoopbackServer) -> nocturne_sync::Merged {
