@@ -23,7 +23,8 @@ policy = "; ".join([
     "script-src 'self' 'wasm-unsafe-eval' " + " ".join(hashes),
     "style-src 'self'",
     "img-src 'self' data:",
-    "connect-src 'self' http: https:",
+    # Any OpenAI-compatible endpoint over HTTP(S), and the sync server over WebSocket.
+    "connect-src 'self' http: https: ws: wss:",
     # The in-page model's runtime starts its Web Worker from a blob: URL.
     "worker-src 'self' blob:",
     "object-src 'none'",

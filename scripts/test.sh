@@ -133,6 +133,10 @@ if [ -f dist/index.html ]; then
     || failed_steps+=("nocturne sample-export")
   node tests/e2e/import.cjs "http://127.0.0.1:$port/" tests/e2e/out "$exports/small.zip" "$exports/medium.zip" "$exports/large.zip" 2>&1 | tee -a "$LOG/e2e.log"
   [ "${PIPESTATUS[0]}" = 0 ] || failed_steps+=("end-to-end (import a history)")
+  # Sync: two browser profiles and the command line through the real y-sweet server.
+  cargo build --locked -q -p nocturne-cli || failed_steps+=("cargo build nocturne-cli")
+  node tests/e2e/sync.cjs "http://127.0.0.1:$port/" tests/e2e/out "$NOCTURNE_YSWEET" "${CARGO_TARGET_DIR:-target}/debug/nocturne" 2>&1 | tee -a "$LOG/e2e.log"
+  [ "${PIPESTATUS[0]}" = 0 ] || failed_steps+=("end-to-end (sync across devices)")
   kill "$server" "$fake" 2>/dev/null
   e2e=$((e2e + $(grep -c '^ok ' "$LOG/e2e.log"))); e2e_failed=$((e2e_failed + $(grep -c '^not ok ' "$LOG/e2e.log")))
 else

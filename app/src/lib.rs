@@ -9,6 +9,7 @@ pub mod lock;
 pub mod providers;
 pub mod stop;
 pub mod storage;
+pub mod sync;
 pub mod ui;
 
 /// Mounts the app on the page's body.

@@ -810,7 +810,10 @@ fn user_edit(store: &StoreArgs, edit: UserEdit) -> Result<(), String> {
             .ok_or_else(|| format!("there is no active fact {}; nothing was changed", edit.item_id()))?;
         let op = nocturne_sync::record::Op::Edit { edit: nocturne_sync::record::EditRow::from_edit(&edit, &fact.text) };
         let done = sync::act(&store.store, &memory, &OfflineProvider, op, store.now())?;
-        println!("edit made and recorded for the next sync ({:?})", done.map(|d| d.applied));
+        println!(
+            "edit made and recorded for the next sync{}",
+            done.map(|d| format!(" ({})", d.applied)).unwrap_or_default()
+        );
         return Ok(());
     }
     let v =
@@ -837,7 +840,7 @@ fn sleep_command(store: &StoreArgs, provider: &ProviderArgs, flags: SleepFlags) 
         if let Some(report) = done.as_ref().and_then(|d| d.sleep.as_ref()) {
             println!("sleep: active {} -> {}", report.active_before, report.active_after);
         }
-        println!("sleep recorded for the next sync ({:?})", done.map(|d| d.applied));
+        println!("sleep recorded for the next sync{}", done.map(|d| format!(" ({})", d.applied)).unwrap_or_default());
         return Ok(());
     }
     let mut options = sleep::SleepOptions::new(store.now());

@@ -61,6 +61,16 @@ impl std::fmt::Debug for Watch<'_> {
     }
 }
 
+impl std::fmt::Display for Applied {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Applied::AsMade => f.write_str("done"),
+            Applied::Replayed(s) => f.write_str(s),
+            Applied::Refused(s) => write!(f, "refused: {s}"),
+        }
+    }
+}
+
 /// Performs a record's operation at its time on `store`, asking `provider` when it needs a
 /// model. `stale`: the record's head is not the store's (another device's record came
 /// first).

@@ -24,6 +24,28 @@ struct Edits {
     action: EditAction,
 }
 
+/// Makes a user's edit; a memory that syncs records it (naming the fact by its words).
+async fn edit_synced(store: &crate::idb::IdbStore, e: edit::UserEdit) -> Result<String, String> {
+    let items = store.items().await.map_err(|x| x.to_string())?;
+    if let Some(fact) = items.iter().find(|i| i.active && i.item_id == e.item_id()) {
+        let op = nocturne_sync::record::Op::Edit { edit: nocturne_sync::record::EditRow::from_edit(&e, &fact.text) };
+        let provider = nocturne_core::llm::offline::OfflineProvider;
+        let mut watch = nocturne_sync::replay::Watch { stop: Default::default(), on_event: &mut |_| {} };
+        if let Some(done) = crate::sync::act(store, &provider, op, now(), &mut watch).await {
+            return done.map(|d| format!("Edit made and kept for the next sync ({}).", d.applied));
+        }
+    }
+    edit::apply(store, &e, now()).await.map(|v| format!("{} written ({}).", v.id(), v.label)).map_err(|x| x.to_string())
+}
+
+/// Erases; a memory that syncs also compacts the space at the next sync.
+async fn erase_synced(store: &crate::idb::IdbStore, id: String) -> Result<nocturne_core::store::erase::Erased, String> {
+    match crate::sync::erase(store, &id, now()).await {
+        Some(done) => done,
+        None => edit::erase(store, &id, now()).await.map_err(|x| x.to_string()),
+    }
+}
+
 /// The four blocks of active memory.
 #[component]
 pub fn MemoryPanel() -> impl IntoView {
@@ -35,21 +57,19 @@ pub fn MemoryPanel() -> impl IntoView {
         let store = c.store.get_value();
         async move {
             let r = match ask {
-                Ask::Edit(e) => match crate::lock::write(edit::apply(&store, &e, now())).await {
-                    Ok(r) => r.map(|v| format!("{} written ({}).", v.id(), v.label)).map_err(|x| x.to_string()),
+                Ask::Edit(e) => match crate::lock::write(edit_synced(&store, e)).await {
+                    Ok(r) => r,
                     Err(x) => Err(x.to_string()),
                 },
-                Ask::Erase(id) => match crate::lock::write(edit::erase(&store, &id, now())).await {
-                    Ok(r) => r
-                        .map(|x| {
-                            format!(
-                                "Erased {} fact(s) ({}) from every version; {} row(s) rewritten; a tombstone remains.",
-                                x.item_ids.len(),
-                                x.item_ids.join(", "),
-                                x.rows
-                            )
-                        })
-                        .map_err(|x| x.to_string()),
+                Ask::Erase(id) => match crate::lock::write(erase_synced(&store, id)).await {
+                    Ok(r) => r.map(|x| {
+                        format!(
+                            "Erased {} fact(s) ({}) from every version; {} row(s) rewritten; a tombstone remains.",
+                            x.item_ids.len(),
+                            x.item_ids.join(", "),
+                            x.rows
+                        )
+                    }),
                     Err(x) => Err(x.to_string()),
                 },
             };

@@ -8,6 +8,7 @@ mod log;
 mod memory;
 mod settings;
 mod sleep;
+mod sync;
 mod transfer;
 mod versions;
 mod wake;
@@ -221,7 +222,7 @@ fn Shell(store: IdbStore) -> impl IntoView {
             <div class="stack"><wake::QuizPanel /><wake::VerifyPanel /><wake::ComparePanel /></div>
         </section>
         <section class="panel" role="tabpanel" hidden=move || tab.get() != Tab::Settings>
-            <div class="stack"><settings::SettingsPanel /><div class="settings"><transfer::TransferPanel /></div></div>
+            <div class="stack"><settings::SettingsPanel /><div class="settings"><sync::SyncPanel /></div><div class="settings"><transfer::TransferPanel /></div></div>
         </section>
     }
 }

@@ -42,14 +42,28 @@ pub fn SleepPanel() -> impl IntoView {
                     all.push(ev);
                 });
             };
-            let work = sleep::sleep(&store, &provider, &options, &mut on_event);
             // One writer across tabs; a dry run writes nothing and needs no lock.
             let result: Result<SleepReport, String> = if dry {
-                work.await.map_err(|e| e.to_string())
+                sleep::sleep(&store, &provider, &options, &mut on_event).await.map_err(|e| e.to_string())
             } else {
                 crate::storage::persist_once().await;
+                let work = async {
+                    // A memory that syncs records the Sleep for the next sync.
+                    let op = nocturne_sync::record::Op::Sleep { deep: options.scope == Scope::Deep };
+                    let mut watch =
+                        nocturne_sync::replay::Watch { stop: options.stop.clone(), on_event: &mut on_event };
+                    match crate::sync::act(&store, &provider, op, options.now, &mut watch).await {
+                        Some(done) => {
+                            let done = done?;
+                            done.sleep.ok_or_else(|| done.applied.to_string())
+                        }
+                        None => {
+                            sleep::sleep(&store, &provider, &options, watch.on_event).await.map_err(|e| e.to_string())
+                        }
+                    }
+                };
                 match lock::exclusive(lock::WRITE_LOCK, lock::Wait::IfAvailable, work).await {
-                    Ok(r) => r.map_err(|e| e.to_string()),
+                    Ok(r) => r,
                     Err(e) => Err(e.to_string()),
                 }
             };

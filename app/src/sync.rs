@@ -1,0 +1,340 @@
+//! Sync in the browser: the WebSocket to the y-sweet server, this device's sync state in
+//! IndexedDB, randomness from WebCrypto, and the steps of one sync — everything else
+//! (records, replay, encryption, the engine) is `nocturne-sync`'s.
+//!
+//! The passphrase lives only in the Settings panel's field for the session: it is never
+//! stored, logged or exported. The device's state (its id, name, the records it applied and
+//! the ones waiting) and its replica of the space (sealed records only) are kept in their
+//! own database, `nocturne-sync:<memory>`, so an erase or a rebuild of the memory's rows
+//! never touches them.
+
+use crate::idb::IdbStore;
+use nocturne_core::llm::provider::Provider;
+use nocturne_core::store::Store;
+use nocturne_sync::crypto::KdfParams;
+use nocturne_sync::engine::Replica;
+use nocturne_sync::record::Op;
+use nocturne_sync::replay::{Performed, Watch};
+use nocturne_sync::session::Session;
+use nocturne_sync::{Device, Merged};
+use rexie::{ObjectStore, Rexie, TransactionMode};
+use serde::{Deserialize, Serialize};
+use std::cell::RefCell;
+use std::collections::VecDeque;
+use std::rc::Rc;
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+
+const STATE: &str = "state";
+/// How long one exchange may take before the connection counts as dropped.
+const EXCHANGE_TIMEOUT_MS: u32 = 30_000;
+
+/// This device's side of a space, as kept in IndexedDB.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Joined {
+    pub server: String,
+    pub space: String,
+    pub client_id: u64,
+    pub device: Device,
+    /// When the last sync completed (Unix seconds), and what it said.
+    #[serde(default)]
+    pub last_sync: Option<(i64, String)>,
+}
+
+fn db_name(memory: &str) -> String {
+    format!("nocturne-sync:{memory}")
+}
+
+async fn db(memory: &str) -> Result<Rexie, String> {
+    Rexie::builder(&db_name(memory))
+        .version(1)
+        .add_object_store(ObjectStore::new(STATE))
+        .build()
+        .await
+        .map_err(|e| format!("cannot open the sync state ({e:?})"))
+}
+
+/// This memory's sync state, when it has joined a space.
+pub async fn load(memory: &str) -> Result<Option<(Joined, Replica)>, String> {
+    let db = db(memory).await?;
+    let tx = db.transaction(&[STATE], TransactionMode::ReadOnly).map_err(|e| format!("{e:?}"))?;
+    let s = tx.store(STATE).map_err(|e| format!("{e:?}"))?;
+    let joined = s.get(JsValue::from_str("joined")).await.map_err(|e| format!("{e:?}"))?;
+    let replica = s.get(JsValue::from_str("replica")).await.map_err(|e| format!("{e:?}"))?;
+    let Some(text) = joined.and_then(|v| v.as_string()) else { return Ok(None) };
+    let joined: Joined = serde_json::from_str(&text).map_err(|e| format!("the sync state is unreadable ({e})"))?;
+    let bytes = replica.filter(|v| !v.is_undefined()).map(|v| js_sys::Uint8Array::new(&v).to_vec()).unwrap_or_default();
+    let replica = if bytes.is_empty() {
+        Replica::new(joined.client_id)
+    } else {
+        Replica::load(joined.client_id, &bytes).map_err(|e| e.to_string())?
+    };
+    Ok(Some((joined, replica)))
+}
+
+/// Saves the sync state (and the replica, when given) in one transaction.
+pub async fn save(memory: &str, joined: &Joined, replica: Option<&Replica>) -> Result<(), String> {
+    let db = db(memory).await?;
+    let tx = db.transaction(&[STATE], TransactionMode::ReadWrite).map_err(|e| format!("{e:?}"))?;
+    let s = tx.store(STATE).map_err(|e| format!("{e:?}"))?;
+    let json = serde_json::to_string(joined).map_err(|e| e.to_string())?;
+    s.put(&JsValue::from_str(&json), Some(&JsValue::from_str("joined"))).await.map_err(|e| format!("{e:?}"))?;
+    if let Some(r) = replica {
+        let bytes = js_sys::Uint8Array::from(r.state().as_slice());
+        s.put(&bytes.into(), Some(&JsValue::from_str("replica"))).await.map_err(|e| format!("{e:?}"))?;
+    }
+    tx.done().await.map_err(|e| format!("cannot save the sync state ({e:?}); the memory is as it was"))?;
+    Ok(())
+}
+
+/// Leaves the space: the sync state goes, the memory stays as it is.
+pub async fn leave(memory: &str) -> Result<(), String> {
+    Rexie::delete(&db_name(memory)).await.map_err(|e| format!("cannot remove the sync state ({e:?})"))
+}
+
+/// Random bytes from WebCrypto.
+pub fn random<const N: usize>() -> Result<[u8; N], String> {
+    let mut b = [0u8; N];
+    let crypto = web_sys::window().and_then(|w| w.crypto().ok()).ok_or("this browser has no WebCrypto")?;
+    crypto.get_random_values_with_u8_array(&mut b).map_err(|e| format!("no randomness from WebCrypto ({e:?})"))?;
+    Ok(b)
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// What the user typed to sync.
+#[derive(Clone, Debug, Default)]
+pub struct Ask {
+    pub server: String,
+    /// Empty: make a new space.
+    pub space: String,
+    pub device_name: String,
+    pub passphrase: String,
+}
+
+/// What one sync did, for the panel.
+#[derive(Clone, Debug)]
+pub struct Synced {
+    pub joined: Joined,
+    pub sealed: usize,
+    pub merged: Merged,
+    pub records: usize,
+    pub head: String,
+}
+
+/// One sync: join (the first time), fetch, seal what waits, merge under the write lock,
+/// send. Fails with a message a person can act on; a failure loses nothing.
+pub async fn sync_now(store: &IdbStore, ask: &Ask, now: i64) -> Result<Synced, String> {
+    if ask.passphrase.is_empty() {
+        return Err("type the space's passphrase (it is never stored)".into());
+    }
+    let memory = store.name();
+    let (mut joined, replica) = match load(&memory).await? {
+        Some(found) => found,
+        None => {
+            if ask.server.trim().is_empty() {
+                return Err("the first sync needs the server's address (ws://HOST:PORT)".into());
+            }
+            let id = hex(&random::<4>()?);
+            let name = if ask.device_name.trim().is_empty() {
+                format!("browser {id}")
+            } else {
+                ask.device_name.trim().to_string()
+            };
+            let space = if ask.space.trim().is_empty() { hex(&random::<8>()?) } else { ask.space.trim().to_string() };
+            let client_id = u64::from(u32::from_le_bytes(random::<4>()?));
+            let joined = Joined {
+                server: ask.server.trim().into(),
+                space,
+                client_id,
+                device: Device::new(&id, &name),
+                last_sync: None,
+            };
+            (joined, Replica::new(client_id))
+        }
+    };
+    if !ask.server.trim().is_empty() {
+        joined.server = ask.server.trim().to_string();
+    }
+    let url = format!("{}/d/{space}/ws/{space}", joined.server.trim_end_matches('/'), space = joined.space);
+    exchange(&url, &replica).await?;
+    let key =
+        nocturne_sync::open_space(&replica, &ask.passphrase, (KdfParams::DEFAULT, random::<16>()?, random::<12>()?))
+            .map_err(|e| e.to_string())?;
+    let (sealed, merged) = crate::lock::write(async {
+        let empty = store.meta().await.map_err(|e| e.to_string())?.head == 0 && store.turn_count().await.map_err(|e| e.to_string())? == 0;
+        if joined.device.applied.is_empty() && !empty {
+            if !replica.is_empty() {
+                return Err(format!(
+                    "this browser already holds a memory and space {} holds one too; join with an empty memory (Settings → memories), nothing was changed",
+                    joined.space
+                ));
+            }
+            nocturne_sync::checkpoint(&mut joined.device, store, now, "joined with this memory").await.map_err(|e| e.to_string())?;
+        }
+        let mut failed = None;
+        let sealed = nocturne_sync::flush(&mut joined.device, &replica, &key, || {
+            random::<12>().unwrap_or_else(|e| {
+                failed = Some(e);
+                [0; 12]
+            })
+        });
+        if let Some(e) = failed {
+            return Err(e);
+        }
+        let merged = nocturne_sync::merge(&mut joined.device, &replica, &key, store).await.map_err(|e| e.to_string())?;
+        Ok((sealed, merged))
+    })
+    .await
+    .map_err(|e| e.to_string())??;
+    save(&memory, &joined, Some(&replica)).await?;
+    exchange(&url, &replica).await?;
+    let head = nocturne_sync::head_digest(store).await.map_err(|e| e.to_string())?;
+    joined.last_sync = Some((now, format!("sealed {sealed}, applied {} from other devices", merged.applied)));
+    save(&memory, &joined, Some(&replica)).await?;
+    Ok(Synced { records: replica.len(), joined, sealed, merged, head })
+}
+
+/// Does `op` as this device when the memory syncs (kept for the next sync, under the
+/// write lock); `None` when it does not, and the caller writes as usual.
+pub async fn act<P: Provider>(
+    store: &IdbStore,
+    provider: &P,
+    op: Op,
+    at: i64,
+    watch: &mut Watch<'_>,
+) -> Option<Result<Performed, String>> {
+    let memory = store.name();
+    let (mut joined, _) = match load(&memory).await {
+        Ok(Some(found)) => found,
+        Ok(None) => return None,
+        Err(e) => return Some(Err(e)),
+    };
+    let done =
+        nocturne_sync::act_watched(&mut joined.device, store, provider, op, at, watch).await.map_err(|e| e.to_string());
+    if done.is_ok() {
+        if let Err(e) = save(&memory, &joined, None).await {
+            return Some(Err(e));
+        }
+    }
+    Some(done)
+}
+
+/// Erases as this device when the memory syncs; `None` when it does not.
+pub async fn erase(
+    store: &IdbStore,
+    item_id: &str,
+    at: i64,
+) -> Option<Result<nocturne_core::store::erase::Erased, String>> {
+    let memory = store.name();
+    let (mut joined, _) = match load(&memory).await {
+        Ok(Some(found)) => found,
+        Ok(None) => return None,
+        Err(e) => return Some(Err(e)),
+    };
+    let done = nocturne_sync::erase(&mut joined.device, store, item_id, at).await.map_err(|e| e.to_string());
+    if done.is_ok() {
+        if let Err(e) = save(&memory, &joined, None).await {
+            return Some(Err(e));
+        }
+    }
+    Some(done)
+}
+
+/// What the socket delivered.
+enum Event {
+    Open,
+    Message(Vec<u8>),
+    Closed(String),
+}
+
+/// One y-sync exchange over a browser WebSocket.
+async fn exchange(url: &str, replica: &Replica) -> Result<(), String> {
+    let server = |m: String| nocturne_sync::SyncError::Server(m).to_string();
+    let socket = web_sys::WebSocket::new(url).map_err(|e| server(format!("cannot open {url} ({e:?})")))?;
+    socket.set_binary_type(web_sys::BinaryType::Arraybuffer);
+    let events: Rc<RefCell<VecDeque<Event>>> = Rc::default();
+    let wake: Rc<RefCell<Option<js_sys::Function>>> = Rc::default();
+    let push = {
+        let (events, wake) = (events.clone(), wake.clone());
+        move |e: Event| {
+            events.borrow_mut().push_back(e);
+            if let Some(f) = wake.borrow_mut().take() {
+                let _ = f.call0(&JsValue::NULL);
+            }
+        }
+    };
+    let p = push.clone();
+    let on_open = Closure::<dyn FnMut()>::new(move || p(Event::Open));
+    let p = push.clone();
+    let on_message = Closure::<dyn FnMut(web_sys::MessageEvent)>::new(move |e: web_sys::MessageEvent| {
+        if let Ok(buf) = e.data().dyn_into::<js_sys::ArrayBuffer>() {
+            p(Event::Message(js_sys::Uint8Array::new(&buf).to_vec()));
+        }
+    });
+    let p = push.clone();
+    let on_close = Closure::<dyn FnMut(web_sys::CloseEvent)>::new(move |e: web_sys::CloseEvent| {
+        p(Event::Closed(format!("the connection closed (code {})", e.code())))
+    });
+    let p = push.clone();
+    let on_error = Closure::<dyn FnMut()>::new(move || p(Event::Closed(format!("cannot reach {}", "the server"))));
+    socket.set_onopen(Some(on_open.as_ref().unchecked_ref()));
+    socket.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
+    socket.set_onclose(Some(on_close.as_ref().unchecked_ref()));
+    socket.set_onerror(Some(on_error.as_ref().unchecked_ref()));
+    let p = push.clone();
+    let timer = leptos::prelude::set_timeout_with_handle(
+        move || p(Event::Closed(format!("no complete answer within {} s", EXCHANGE_TIMEOUT_MS / 1000))),
+        std::time::Duration::from_millis(EXCHANGE_TIMEOUT_MS.into()),
+    )
+    .ok();
+    let result = drive(&socket, replica, &events, &wake).await;
+    if let Some(t) = timer {
+        t.clear();
+    }
+    socket.set_onclose(None);
+    socket.set_onerror(None);
+    socket.set_onmessage(None);
+    let _ = socket.close();
+    drop((on_open, on_message, on_close, on_error));
+    result.map_err(|m| server(format!("{m} ({url})")))
+}
+
+async fn drive(
+    socket: &web_sys::WebSocket,
+    replica: &Replica,
+    events: &Rc<RefCell<VecDeque<Event>>>,
+    wake: &Rc<RefCell<Option<js_sys::Function>>>,
+) -> Result<(), String> {
+    let mut session: Option<Session> = None;
+    loop {
+        let next = events.borrow_mut().pop_front();
+        let Some(event) = next else {
+            let promise = js_sys::Promise::new(&mut |resolve, _| {
+                *wake.borrow_mut() = Some(resolve);
+            });
+            let _ = wasm_bindgen_futures::JsFuture::from(promise).await;
+            continue;
+        };
+        match event {
+            Event::Open => {
+                let (s, first) = Session::start(replica, random::<8>()?);
+                socket.send_with_u8_array(&first).map_err(|e| format!("the connection dropped ({e:?})"))?;
+                session = Some(s);
+            }
+            Event::Message(bytes) => {
+                let Some(s) = session.as_mut() else { continue };
+                for reply in s.receive(replica, &bytes).map_err(|e| e.to_string())? {
+                    socket.send_with_u8_array(&reply).map_err(|e| format!("the connection dropped ({e:?})"))?;
+                }
+                if s.done() {
+                    return Ok(());
+                }
+            }
+            Event::Closed(why) => return Err(why),
+        }
+    }
+}
