@@ -198,6 +198,38 @@ pub async fn sync_now(store: &IdbStore, ask: &Ask, now: i64) -> Result<Synced, S
     Ok(Synced { records: replica.len(), joined, sealed, merged, head })
 }
 
+/// Before a Sleep of a memory that syncs: takes the space's Sleep lease. `Err` when another
+/// device holds it (nothing was written); `Ok(Some(note))` when the server could not be
+/// asked (the Sleep goes ahead; one planned on a moved head is refused as stale at the next
+/// sync); `Ok(None)` when taken or when the memory does not sync.
+pub async fn take_lease(store: &IdbStore, now: i64) -> Result<Option<String>, String> {
+    let memory = store.name();
+    let Some((joined, replica)) = load(&memory).await? else { return Ok(None) };
+    let url = format!("{}/d/{space}/ws/{space}", joined.server.trim_end_matches('/'), space = joined.space);
+    if let Err(e) = exchange(&url, &replica).await {
+        return Ok(Some(format!("the Sleep lease could not be checked ({e}); slept anyway")));
+    }
+    if let Err(held) = nocturne_sync::device::take_lease(&replica, &joined.device, now) {
+        return Err(format!(
+            "{} holds this memory's Sleep lease (only one device sleeps at a time); nothing was written, sleep after that",
+            nocturne_sync::device::lease_text(&joined.device, &held)
+        ));
+    }
+    save(&memory, &joined, Some(&replica)).await?;
+    Ok(exchange(&url, &replica).await.err().map(|e| format!("the Sleep lease was taken here but not sent ({e})")))
+}
+
+/// After a Sleep: gives the lease back (best effort: it expires by itself).
+pub async fn release_lease(store: &IdbStore, now: i64) {
+    let memory = store.name();
+    let Ok(Some((joined, replica))) = load(&memory).await else { return };
+    nocturne_sync::device::release_lease(&replica, &joined.device, now);
+    if save(&memory, &joined, Some(&replica)).await.is_ok() {
+        let url = format!("{}/d/{space}/ws/{space}", joined.server.trim_end_matches('/'), space = joined.space);
+        let _ = exchange(&url, &replica).await;
+    }
+}
+
 /// Does `op` as this device when the memory syncs (kept for the next sync, under the
 /// write lock); `None` when it does not, and the caller writes as usual.
 pub async fn act<P: Provider>(

@@ -835,8 +835,13 @@ fn sleep_command(store: &StoreArgs, provider: &ProviderArgs, flags: SleepFlags) 
     let memory = FileStore::open_existing(&store.store)?;
     if !dry_run && sync::Joined::load(&store.store)?.is_some() {
         let p = provider.build()?;
+        if let Some(note) = sync::take_lease(&store.store, store.now())? {
+            println!("note: {note}");
+        }
         let op = nocturne_sync::record::Op::Sleep { deep: flags.deep };
-        let done = sync::act(&store.store, &memory, &p, op, store.now())?;
+        let done = sync::act(&store.store, &memory, &p, op, store.now());
+        sync::release_lease(&store.store, store.now());
+        let done = done?;
         if let Some(report) = done.as_ref().and_then(|d| d.sleep.as_ref()) {
             println!("sleep: active {} -> {}", report.active_before, report.active_after);
         }

@@ -241,6 +241,45 @@ fn exchange(url: &str, replica: &Replica) -> Result<(), String> {
     Ok(())
 }
 
+/// Before a Sleep on a store that syncs: takes the space's Sleep lease, so only one device
+/// sleeps at a time. `Err` when another device holds it (nothing was written); `Ok(Some)`
+/// with a note when the server could not be asked (the Sleep goes ahead: one planned on a
+/// head another device moved is refused as stale at the next sync); `Ok(None)` when taken,
+/// or when the store does not sync.
+pub fn take_lease(store: &Path, now: i64) -> Result<Option<String>, String> {
+    let Some(joined) = Joined::load(store)? else { return Ok(None) };
+    let replica = match std::fs::read(replica_path(store)) {
+        Ok(bytes) => Replica::load(joined.client_id, &bytes).map_err(|e| e.to_string())?,
+        Err(_) => Replica::new(joined.client_id),
+    };
+    let url = format!("{}/d/{space}/ws/{space}", joined.server.trim_end_matches('/'), space = joined.space);
+    if let Err(e) = exchange(&url, &replica) {
+        return Ok(Some(format!("the Sleep lease could not be checked ({e}); sleeping anyway")));
+    }
+    if let Err(held) = nocturne_sync::device::take_lease(&replica, &joined.device, now) {
+        return Err(format!(
+            "{} holds this memory's Sleep lease (only one device sleeps at a time); nothing was written, sleep after that",
+            nocturne_sync::device::lease_text(&joined.device, &held)
+        ));
+    }
+    joined.save(store, Some(&replica))?;
+    exchange(&url, &replica)
+        .map(|_| None)
+        .or_else(|e| Ok(Some(format!("the Sleep lease was taken here but not sent ({e})"))))
+}
+
+/// After a Sleep: gives the lease back (best effort: it expires by itself).
+pub fn release_lease(store: &Path, now: i64) {
+    let Ok(Some(joined)) = Joined::load(store) else { return };
+    let Ok(bytes) = std::fs::read(replica_path(store)) else { return };
+    let Ok(replica) = Replica::load(joined.client_id, &bytes) else { return };
+    nocturne_sync::device::release_lease(&replica, &joined.device, now);
+    let url = format!("{}/d/{space}/ws/{space}", joined.server.trim_end_matches('/'), space = joined.space);
+    if joined.save(store, Some(&replica)).is_ok() {
+        let _ = exchange(&url, &replica);
+    }
+}
+
 /// Does `op` on a store file that syncs, as this device, and keeps it for the next sync.
 /// Returns `None` when the store does not sync (the caller writes as usual).
 pub fn act<P: Provider>(

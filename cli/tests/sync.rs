@@ -223,6 +223,15 @@ fn three_devices_sync_through_a_real_y_sweet_server() {
         "the laptop's pin reached the work machine"
     );
 
+    // Only one device sleeps at a time: the laptop's lease holds the phone off.
+    let before = std::fs::read(&b).expect("phone");
+    hold_lease(&server, &space, "ffff0000");
+    let refused = nocturne(&["sleep", "--store", sb, "--now", "1790000140"], PASSPHRASE);
+    let t = text(&refused);
+    assert!(!refused.status.success() && t.contains("holds this memory's Sleep lease"), "{t}");
+    assert_eq!(std::fs::read(&b).expect("phone"), before, "a Sleep refused for the lease wrote something");
+    hold_lease(&server, &space, "");
+
     // (3) The canary is in no byte the server holds — neither the document it serves nor its
     // files — though the server does hold it, sealed (the key opens it there).
     std::thread::sleep(Duration::from_secs(3));
@@ -292,6 +301,18 @@ fn records_holding(server: &Server, space: &str, words: &str) -> Vec<Vec<u8>> {
         .collect();
     let _ = bad;
     replica.records().into_iter().filter(|(k, _)| holding.contains(k)).map(|(_, v)| v).collect()
+}
+
+/// Another device takes (or, with an empty id, gives back) the Sleep lease until far ahead.
+fn hold_lease(server: &Server, space: &str, device: &str) {
+    let replica = Replica::new(0xbeef);
+    let url = format!("{}/d/{space}/ws/{space}", server.url());
+    exchange(&url, &replica);
+    replica.set_lease(&nocturne_sync::engine::Lease {
+        device: device.into(),
+        until: if device.is_empty() { 0 } else { 1_790_999_999 },
+    });
+    exchange(&url, &replica);
 }
 
 /// A hostile peer (or server) writes bytes that are not a sealed record under a record id.

@@ -32,6 +32,10 @@ pub struct Device {
     /// only a sync has): a chat turn on the command line needs no passphrase.
     #[serde(default)]
     pub pending: Vec<Record>,
+    /// Other devices' names by id, learned from their records (the Sleep lease names only
+    /// an id).
+    #[serde(default)]
+    pub names: std::collections::BTreeMap<String, String>,
 }
 
 /// What a merge did.
@@ -59,6 +63,7 @@ impl Device {
             applied: Vec::new(),
             chain: String::new(),
             pending: Vec::new(),
+            names: Default::default(),
         }
     }
 
@@ -222,6 +227,9 @@ pub async fn merge<S: Store>(
 ) -> Result<Merged, SyncError> {
     let (records, unauthentic) = open_records(replica, key)?;
     let mut merged = Merged { unauthentic, ..Merged::default() };
+    for r in &records {
+        device.names.insert(r.id.device.clone(), r.device_name.clone());
+    }
     device.lamport = records.iter().map(|r| r.lamport).max().unwrap_or(0).max(device.lamport);
     let order = record::order(&records);
     for passed in record::passed_over(&records) {
@@ -269,6 +277,42 @@ fn note(merged: &mut Merged, applied: Applied) {
         Applied::Replayed(s) => merged.notes.push(s),
         Applied::Refused(s) => merged.notes.push(format!("refused: {s}")),
     }
+}
+
+/// How long a Sleep lease lasts: a Sleep that outlives it (or a device that vanished
+/// holding it) does not block the others for longer.
+pub const LEASE_SECONDS: i64 = 15 * 60;
+
+/// The lease another device holds at `now`, if any (this device's own, or an expired one,
+/// blocks nothing).
+pub fn lease_held_by_other(replica: &Replica, device: &Device, now: i64) -> Option<crate::engine::Lease> {
+    replica.lease().filter(|l| l.device != device.id && l.until > now)
+}
+
+/// Takes the Sleep lease for this device until `now + LEASE_SECONDS`, unless another device
+/// holds it; returns that device's lease when it does. Send the replica to the server
+/// before sleeping so the others see it.
+pub fn take_lease(replica: &Replica, device: &Device, now: i64) -> Result<(), crate::engine::Lease> {
+    if let Some(other) = lease_held_by_other(replica, device, now) {
+        return Err(other);
+    }
+    replica.set_lease(&crate::engine::Lease { device: device.id.clone(), until: now + LEASE_SECONDS });
+    Ok(())
+}
+
+/// Gives the lease back after a Sleep (only this device's own).
+pub fn release_lease(replica: &Replica, device: &Device, now: i64) {
+    if replica.lease().is_some_and(|l| l.device == device.id && l.until > now) {
+        replica.set_lease(&crate::engine::Lease { device: device.id.clone(), until: now });
+    }
+}
+
+/// Who holds `lease` and until when, in words: `phone (3adf9504) until 2026-12-02 14:05 UTC`.
+pub fn lease_text(device: &Device, lease: &crate::engine::Lease) -> String {
+    let name = device.names.get(&lease.device).cloned().unwrap_or_else(|| "another device".into());
+    let day = nocturne_core::text::when::Day::from_unix(lease.until);
+    let secs = lease.until.rem_euclid(86_400);
+    format!("{name} ({}) until {day} {:02}:{:02} UTC", lease.device, secs / 3600, secs % 3600 / 60)
 }
 
 /// The memory's head digest: SHA-256 of its whole export document. Two devices with the

@@ -27,6 +27,16 @@ pub struct Header {
     pub schema: u32,
 }
 
+/// Which device may run a Sleep until when (in clear: a random device id and a time, which
+/// the server sees as timing anyway).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Lease {
+    pub device: String,
+    /// Unix seconds.
+    pub until: i64,
+}
+
 /// One replica of the space's document.
 pub struct Replica {
     doc: Doc,
@@ -107,6 +117,22 @@ impl Replica {
         let json = serde_json::to_string(header).unwrap_or_default();
         let mut txn = self.doc.transact_mut();
         self.space.insert(&mut txn, "header", Any::String(json.into()));
+    }
+
+    /// The Sleep lease, as last written by any device.
+    pub fn lease(&self) -> Option<Lease> {
+        let txn = self.doc.transact();
+        match self.space.get(&txn, "lease") {
+            Some(Out::Any(Any::String(s))) => serde_json::from_str(&s).ok(),
+            _ => None,
+        }
+    }
+
+    /// Writes the Sleep lease (the last writer wins, as Yjs orders concurrent writes).
+    pub fn set_lease(&self, lease: &Lease) {
+        let json = serde_json::to_string(lease).unwrap_or_default();
+        let mut txn = self.doc.transact_mut();
+        self.space.insert(&mut txn, "lease", Any::String(json.into()));
     }
 
     /// Publishes a sealed record under `id` (ids are never reused).

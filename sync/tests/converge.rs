@@ -347,3 +347,70 @@ fn regression_a_reloaded_replica_with_a_large_client_id_keeps_every_record() {
     let keys: Vec<String> = other.records().into_iter().map(|(k, _)| k).collect();
     assert_eq!(keys, vec!["r:a:0000000001".to_string(), "r:a:0000000002".to_string()]);
 }
+
+/// The Sleep lease: taken by one device, it blocks another until it expires or is given
+/// back; the holder itself is never blocked.
+#[test]
+fn a_sleep_lease_blocks_other_devices_until_it_expires() {
+    use nocturne_sync::device::{release_lease, take_lease, LEASE_SECONDS};
+    let server = LoopbackServer::new();
+    let mut a = Phone::join(&server, 1, "pass phrase").expect("a");
+    let mut b = Phone::join(&server, 2, "pass phrase").expect("b");
+    take_lease(&a.replica, &a.device, T0).expect("free");
+    a.sync(&server);
+    b.sync(&server);
+    let held = take_lease(&b.replica, &b.device, T0 + 60).expect_err("A holds it");
+    assert_eq!((held.device.as_str(), held.until), (a.device.id.as_str(), T0 + LEASE_SECONDS));
+    take_lease(&a.replica, &a.device, T0 + 60).expect("the holder may sleep again");
+    take_lease(&b.replica, &b.device, T0 + LEASE_SECONDS + 1).expect("expired");
+    release_lease(&b.replica, &b.device, T0 + LEASE_SECONDS + 2);
+    b.sync(&server);
+    a.sync(&server);
+    take_lease(&a.replica, &a.device, T0 + LEASE_SECONDS + 3).expect("given back");
+}
+
+/// A record of a newer schema stops the merge with a message to update, and nothing of
+/// the space is applied.
+#[test]
+fn a_record_from_a_newer_schema_is_refused_and_nothing_is_applied() {
+    let server = LoopbackServer::new();
+    let mut a = Phone::join(&server, 1, "pass phrase").expect("a");
+    a.say("My cat is called Miso.", T0);
+    a.sync(&server);
+    let mut future = nocturne_sync::device::open_records(&a.replica, &a.key).expect("open").0.remove(0);
+    future.schema = nocturne_sync::record::SCHEMA + 1;
+    future.id.seq = 99;
+    nocturne_sync::device::publish(&a.replica, &a.key, &future, [5; 12]);
+    server.exchange(&a.replica, [6; 8]).expect("exchange");
+    let mut b = Phone::join(&server, 2, "pass phrase").expect("b");
+    server.exchange(&b.replica, [1; 8]).expect("exchange");
+    let err = block(merge(&mut b.device, &b.replica, &b.key, &b.store)).expect_err("refused");
+    assert!(matches!(err, SyncError::NewerSchema(2)), "{err}");
+    assert!(err.to_string().contains("update Nocturne"));
+    assert!(b.user_turns().is_empty());
+}
+
+/// A connection that dropped after the client sent its records but before the server's
+/// acknowledgement loses nothing: the next exchange sends what the server lacks again,
+/// and applying it twice changes nothing.
+#[test]
+fn a_connection_dropped_mid_exchange_loses_nothing() {
+    let server = LoopbackServer::new();
+    let mut a = Phone::join(&server, 1, "pass phrase").expect("a");
+    a.say("My cat is called Miso.", T0);
+    let mut nonce = 0u8;
+    flush(&mut a.device, &a.replica, &a.key, || {
+        nonce += 1;
+        [nonce; 12]
+    });
+    // The exchange starts; the server answers; the client's step 2 never arrives.
+    let (_session, first) = nocturne_sync::session::Session::start(&a.replica, [3; 8]);
+    let _ = server.receive(&first).expect("server");
+    assert_eq!(server.replica.len(), 0, "the record did not reach the server");
+    server.exchange(&a.replica, [4; 8]).expect("the next exchange");
+    server.exchange(&a.replica, [5; 8]).expect("and another");
+    assert_eq!(server.replica.len(), 1);
+    let mut b = Phone::join(&server, 2, "pass phrase").expect("b");
+    b.sync(&server);
+    assert_eq!(b.user_turns(), vec!["My cat is called Miso.".to_string()]);
+}

@@ -48,12 +48,15 @@ pub fn SleepPanel() -> impl IntoView {
             } else {
                 crate::storage::persist_once().await;
                 let work = async {
-                    // A memory that syncs records the Sleep for the next sync.
+                    // A memory that syncs takes the space's Sleep lease first, and records the
+                    // Sleep for the next sync.
+                    crate::sync::take_lease(&store, options.now).await?;
                     let op = nocturne_sync::record::Op::Sleep { deep: options.scope == Scope::Deep };
                     let mut watch =
                         nocturne_sync::replay::Watch { stop: options.stop.clone(), on_event: &mut on_event };
                     match crate::sync::act(&store, &provider, op, options.now, &mut watch).await {
                         Some(done) => {
+                            crate::sync::release_lease(&store, now()).await;
                             let done = done?;
                             done.sleep.ok_or_else(|| done.applied.to_string())
                         }

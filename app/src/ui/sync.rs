@@ -30,7 +30,18 @@ pub fn SyncPanel() -> impl IntoView {
     let state = LocalResource::new(move || {
         c.revision.get();
         let memory = c.memory.get();
-        async move { sync::load(&memory).await.map(|s| s.map(|(joined, replica)| (joined, replica.len()))) }
+        async move {
+            sync::load(&memory).await.map(|s| {
+                s.map(|(joined, replica)| {
+                    let lease = match replica.lease().filter(|l| l.until > now()) {
+                        None => "free".to_string(),
+                        Some(l) if l.device == joined.device.id => "held by this device".to_string(),
+                        Some(l) => format!("held by {}", nocturne_sync::device::lease_text(&joined.device, &l)),
+                    };
+                    (joined, replica.len(), lease)
+                })
+            })
+        }
     });
     let run = Action::new_local(move |_: &()| {
         let store = c.store.get_value();
@@ -61,7 +72,7 @@ pub fn SyncPanel() -> impl IntoView {
         state.get().map(|r| match r {
             Err(e) => view! { <p class="error" role="alert">{e}</p> }.into_any(),
             Ok(None) => view! { <p data-testid="sync-status">"Not syncing. Give a server and a passphrase; leave the space empty to make a new one, or paste another device's space to join it."</p> }.into_any(),
-            Ok(Some((j, records))) => {
+            Ok(Some((j, records, lease))) => {
                 let last = j.last_sync.as_ref().map_or("never".to_string(), |(at, what)| {
                     format!("{} ({what})", nocturne_core::text::when::Day::from_unix(*at))
                 });
@@ -70,6 +81,7 @@ pub fn SyncPanel() -> impl IntoView {
                         {format!("Space {} on {} · this device: {} ({}) · last sync: {last} · records waiting: {} · records in this copy of the space: {records}",
                             j.space, j.server, j.device.name, j.device.id, j.device.pending.len())}
                     </p>
+                    <p data-testid="sync-lease">{format!("Sleep lease (as of the last sync): {lease}")}</p>
                     <p class="hint">"Only one device should sleep at a time: a Sleep planned while another device's record was not yet here is refused as stale on every device and runs again at the next Sleep."</p>
                 }.into_any()
             }
