@@ -46,6 +46,11 @@ node tests/e2e/import.cjs "http://127.0.0.1:$port/" tests/e2e/out "$exports/smal
   | grep -E "^import-page:|^not ok"
 rm -rf "$exports"
 echo
+# Sync through the real y-sweet server: a 10,000-fact memory published, joined cold, then
+# one turn sent and fetched.
+ensure_ysweet
+./scripts/bench_sync.sh "$nocturne" "$NOCTURNE_YSWEET"
+echo
 # What a real small model does with the memory it is given: 50 questions of a LoCoMo
 # conversation (benchmark data, never shipped), answered by SmolLM2 under llama.cpp's
 # server, each classed by what it cited. The offline rules' line is printed beside it.

@@ -38,6 +38,10 @@ pub struct Device {
     pub names: std::collections::BTreeMap<String, String>,
 }
 
+/// New records a merge performs on the store one commit each; more are replayed in memory
+/// and written in one replace.
+pub const BATCH_IN_PLACE: usize = 8;
+
 /// What a merge did.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Merged {
@@ -238,10 +242,29 @@ pub async fn merge<S: Store>(
     let ids: Vec<&RecordId> = order.iter().map(|r| &r.id).collect();
     let in_order = device.applied.len() <= ids.len() && device.applied.iter().zip(&ids).all(|(a, b)| a == *b);
     if in_order {
-        for r in &order[device.applied.len()..] {
-            let performed = perform(store, &Replaying::new(&r.calls), r, !planned_on(r, &device.chain)).await?;
+        let new = &order[device.applied.len()..];
+        if new.len() <= BATCH_IN_PLACE {
+            for r in new {
+                let performed = perform(store, &Replaying::new(&r.calls), r, !planned_on(r, &device.chain)).await?;
+                note(&mut merged, performed.applied);
+                merged.applied += 1;
+                device.applied(&r.id);
+            }
+            return Ok(merged);
+        }
+        // Many records (a device joining, or back after long): replayed in memory on top of
+        // this memory, then written in one replace, not one store commit each.
+        let head = store.meta().await?.head;
+        let scratch = MemStore::from_document(store.document().await?)?;
+        let mut chain = device.chain.clone();
+        for r in new {
+            let performed = perform(&scratch, &Replaying::new(&r.calls), r, !planned_on(r, &chain)).await?;
             note(&mut merged, performed.applied);
             merged.applied += 1;
+            chain = record::chain(&chain, &r.id);
+        }
+        store.replace_all(Store::document(&scratch).await?, head).await?;
+        for r in new {
             device.applied(&r.id);
         }
         return Ok(merged);

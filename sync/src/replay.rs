@@ -115,12 +115,11 @@ pub async fn perform_watched<S: Store, P: Provider>(
         Op::Sleep { deep } => {
             if stale {
                 let why = format!(
-                    "a Sleep {} ran on {} was planned on a memory that has since changed (another device's record came first); refused as stale, it runs again at the next Sleep",
-                    if *deep { "(deep)" } else { "" },
+                    "the {}Sleep run on {} was planned on a memory that has since changed (another device's record came first); refused as stale, it runs again at the next Sleep",
+                    if *deep { "deep " } else { "" },
                     record.device_name
-                )
-                .replace("  ", " ");
-                log_refusal(store, record, MutationKind::Forget, "", &why).await?;
+                );
+                log_refusal(store, record, MutationKind::Sleep, "", &why).await?;
                 return Ok(Applied::Refused(why).into());
             }
             let mut options = SleepOptions { stop: watch.stop.clone(), ..SleepOptions::new(at) };
@@ -138,7 +137,7 @@ pub async fn perform_watched<S: Store, P: Provider>(
                         "a Sleep on {} ended before its last pass (stopped, or the model failed); the passes before it are kept",
                         record.device_name
                     );
-                    log_refusal(store, record, MutationKind::Forget, "", &why).await?;
+                    log_refusal(store, record, MutationKind::Sleep, "", &why).await?;
                     Ok(Applied::Refused(why).into())
                 }
             }

@@ -414,3 +414,22 @@ fn a_connection_dropped_mid_exchange_loses_nothing() {
     b.sync(&server);
     assert_eq!(b.user_turns(), vec!["My cat is called Miso.".to_string()]);
 }
+
+/// A device that joins late replays many records in memory and writes them in one
+/// replace: the same memory as the device that made them, Sleep included.
+#[test]
+fn a_late_joiner_replays_many_records_to_the_same_memory() {
+    let server = LoopbackServer::new();
+    let mut a = Phone::join(&server, 1, "pass phrase").expect("a");
+    for (i, s) in SAYINGS.iter().chain(SAYINGS.iter()).enumerate() {
+        a.say(&format!("{s} ({i})"), T0 + i as i64 * 60);
+    }
+    a.act(Op::Sleep { deep: true }, T0 + 3_600).expect("sleep");
+    a.sync(&server);
+    assert!(a.device.applied.len() > nocturne_sync::device::BATCH_IN_PLACE);
+    let mut b = Phone::join(&server, 2, "pass phrase").expect("b");
+    let merged = b.sync(&server);
+    assert_eq!(merged.applied, 17);
+    assert!(!merged.rebuilt && merged.notes.is_empty(), "{merged:?}");
+    assert_eq!(b.digest(), a.digest());
+}

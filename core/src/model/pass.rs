@@ -188,6 +188,8 @@ pub enum MutationKind {
     Erase,
     /// A reply cited a fact (a citation of a fact its prompt did not carry is refused).
     Cite,
+    /// A whole Sleep another device ran (logged when it is refused as stale on replay).
+    Sleep,
 }
 
 impl MutationKind {
@@ -205,6 +207,7 @@ impl MutationKind {
             MutationKind::Unpin => "unpin",
             MutationKind::Erase => "erase",
             MutationKind::Cite => "cite",
+            MutationKind::Sleep => "sleep",
         }
     }
 }

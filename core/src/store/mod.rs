@@ -150,7 +150,8 @@ pub trait Store {
     fn rows_written(&self) -> u64;
 
     /// Replaces every row with `doc`'s in one atomic write, refused as a conflict when the
-    /// head is no longer `base`. Only erase uses it: nothing else may rewrite history.
+    /// head is no longer `base`. Only erase and sync use it (sync writes the memory its
+    /// records replay to): nothing else may rewrite history.
     async fn replace_all(&self, doc: document::Document, base: u64) -> Result<(), StoreError>;
 
     /// The whole memory as one export document.

@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Sync figures, one line to grep: a 10,000-fact memory published by one store file (one
+# checkpoint), joined cold by another (with the default Argon2id), then one chat turn sent
+# by the first and fetched by the second — all through the real y-sweet server on
+# 127.0.0.1. usage: scripts/bench_sync.sh NOCTURNE_BIN YSWEET_BIN
+set -euo pipefail
+nocturne=$1; ysweet=$2
+work=$(mktemp -d)
+port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+"$ysweet" serve "$work/server" --host 127.0.0.1 --port "$port" --checkpoint-freq-seconds 1 > /dev/null 2>&1 &
+server=$!
+trap 'kill $server 2>/dev/null; rm -rf "$work"' EXIT
+for _ in $(seq 1 100); do (echo > "/dev/tcp/127.0.0.1/$port") 2>/dev/null && break; sleep 0.1; done
+export NOCTURNE_SYNC_PASSPHRASE="a passphrase for the benchmark"
+"$nocturne" bench-recall --facts 10000 --export "$work/a.json" > /dev/null
+facts=$(python3 -c "import json,sys; d=json.load(open(sys.argv[1]))['items']; print(f\"{len(d)} active={sum(1 for i in d if i['active'])}\")" "$work/a.json")
+secs() { local t0 t1; t0=$(date +%s.%N); "$@" > "$work/out.txt"; t1=$(date +%s.%N); python3 -c "print(f'{$t1-$t0:.2f}')"; }
+join=$(secs "$nocturne" sync --store "$work/a.json" --server "ws://127.0.0.1:$port" --device-name laptop)
+space=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['space'])" "$work/a.json.sync.json")
+cold=$(secs "$nocturne" sync --store "$work/b.json" --server "ws://127.0.0.1:$port" --space "$space" --device-name phone)
+head_b=$(grep -o 'head [0-9a-f]*' "$work/out.txt")
+"$nocturne" chat --store "$work/a.json" "My sister Ana moved to Porto last spring." > /dev/null
+push=$(secs "$nocturne" sync --store "$work/a.json")
+pull=$(secs "$nocturne" sync --store "$work/b.json")
+applied=$(grep -o 'applied [0-9]* from other devices' "$work/out.txt")
+sleep 3
+server_bytes=$(du -sb "$work/server" | cut -f1)
+echo "sync-bench: facts=$facts storeBytes=$(wc -c < "$work/a.json") serverBytes=$server_bytes publishS=$join coldSyncS=$cold oneTurnPushS=$push oneTurnPullS=$pull ($applied; cold $head_b)"
