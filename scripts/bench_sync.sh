@@ -22,7 +22,19 @@ head_b=$(grep -o 'head [0-9a-f]*' "$work/out.txt")
 "$nocturne" chat --store "$work/a.json" "My sister Ana moved to Porto last spring." > /dev/null
 push=$(secs "$nocturne" sync --store "$work/a.json")
 pull=$(secs "$nocturne" sync --store "$work/b.json")
-applied=$(grep -o 'applied [0-9]* from other devices' "$work/out.txt")
+applied=$(grep -o "applied [0-9]* from other devices" "$work/out.txt"); cp "$work/out.txt" /tmp/pull-out.txt
+# A space of many records: 1,000 chat turns on one store file, then a cold join.
+python3 -c "
+import sys
+for i in range(1000): print(f'My friend number {i} lives in city number {i % 37} and likes tea.')
+" > "$work/turns.txt"
+"$nocturne" sync --store "$work/c.json" --server "ws://127.0.0.1:$port" --space "many-$space" --device-name writer > /dev/null
+t0=$(date +%s.%N); "$nocturne" chat --store "$work/c.json" < "$work/turns.txt" > /dev/null; t1=$(date +%s.%N)
+turns=$(python3 -c "print(f'{$t1-$t0:.1f}')")
+many_push=$(secs "$nocturne" sync --store "$work/c.json")
+many_cold=$(secs "$nocturne" sync --store "$work/d.json" --server "ws://127.0.0.1:$port" --space "many-$space" --device-name reader)
+many_same=$([ "$(grep -o 'head [0-9a-f]*' "$work/out.txt")" = "$("$nocturne" sync --store "$work/c.json" | grep -o 'head [0-9a-f]*')" ] && echo yes || echo NO)
 sleep 3
 server_bytes=$(du -sb "$work/server" | cut -f1)
+echo "sync-bench-records: records=1001 chatTurnsS=$turns sealAndSendS=$many_push coldReplayS=$many_cold sameHead=$many_same"
 echo "sync-bench: facts=$facts storeBytes=$(wc -c < "$work/a.json") serverBytes=$server_bytes publishS=$join coldSyncS=$cold oneTurnPushS=$push oneTurnPullS=$pull ($applied; cold $head_b)"
