@@ -159,7 +159,7 @@ pub async fn sync_now(store: &IdbStore, ask: &Ask, now: i64) -> Result<Synced, S
     if !ask.server.trim().is_empty() {
         joined.server = ask.server.trim().to_string();
     }
-    let url = format!("{}/d/{space}/ws/{space}", joined.server.trim_end_matches('/'), space = joined.space);
+    let url = nocturne_sync::session::url(&joined.server, &joined.space);
     exchange(&url, &replica).await?;
     let key =
         nocturne_sync::open_space(&replica, &ask.passphrase, (KdfParams::DEFAULT, random::<16>()?, random::<12>()?))
@@ -205,15 +205,12 @@ pub async fn sync_now(store: &IdbStore, ask: &Ask, now: i64) -> Result<Synced, S
 pub async fn take_lease(store: &IdbStore, now: i64) -> Result<Option<String>, String> {
     let memory = store.name();
     let Some((joined, replica)) = load(&memory).await? else { return Ok(None) };
-    let url = format!("{}/d/{space}/ws/{space}", joined.server.trim_end_matches('/'), space = joined.space);
+    let url = nocturne_sync::session::url(&joined.server, &joined.space);
     if let Err(e) = exchange(&url, &replica).await {
         return Ok(Some(format!("the Sleep lease could not be checked ({e}); slept anyway")));
     }
     if let Err(held) = nocturne_sync::device::take_lease(&replica, &joined.device, now) {
-        return Err(format!(
-            "{} holds this memory's Sleep lease (only one device sleeps at a time); nothing was written, sleep after that",
-            nocturne_sync::device::lease_text(&joined.device, &held)
-        ));
+        return Err(nocturne_sync::device::lease_refusal(&joined.device, &held));
     }
     save(&memory, &joined, Some(&replica)).await?;
     Ok(exchange(&url, &replica).await.err().map(|e| format!("the Sleep lease was taken here but not sent ({e})")))
@@ -225,7 +222,7 @@ pub async fn release_lease(store: &IdbStore, now: i64) {
     let Ok(Some((joined, replica))) = load(&memory).await else { return };
     nocturne_sync::device::release_lease(&replica, &joined.device, now);
     if save(&memory, &joined, Some(&replica)).await.is_ok() {
-        let url = format!("{}/d/{space}/ws/{space}", joined.server.trim_end_matches('/'), space = joined.space);
+        let url = nocturne_sync::session::url(&joined.server, &joined.space);
         let _ = exchange(&url, &replica).await;
     }
 }

@@ -138,7 +138,7 @@ pub fn sync(req: &SyncRequest<'_>) -> Result<(), String> {
         Ok(bytes) => Replica::load(joined.client_id, &bytes).map_err(|e| e.to_string())?,
         Err(_) => Replica::new(joined.client_id),
     };
-    let url = format!("{}/d/{space}/ws/{space}", joined.server.trim_end_matches('/'), space = joined.space);
+    let url = nocturne_sync::session::url(&joined.server, &joined.space);
     // Fetch what the space holds (its header first of all).
     exchange(&url, &replica)?;
     let salt = random::<16>()?;
@@ -252,15 +252,12 @@ pub fn take_lease(store: &Path, now: i64) -> Result<Option<String>, String> {
         Ok(bytes) => Replica::load(joined.client_id, &bytes).map_err(|e| e.to_string())?,
         Err(_) => Replica::new(joined.client_id),
     };
-    let url = format!("{}/d/{space}/ws/{space}", joined.server.trim_end_matches('/'), space = joined.space);
+    let url = nocturne_sync::session::url(&joined.server, &joined.space);
     if let Err(e) = exchange(&url, &replica) {
         return Ok(Some(format!("the Sleep lease could not be checked ({e}); sleeping anyway")));
     }
     if let Err(held) = nocturne_sync::device::take_lease(&replica, &joined.device, now) {
-        return Err(format!(
-            "{} holds this memory's Sleep lease (only one device sleeps at a time); nothing was written, sleep after that",
-            nocturne_sync::device::lease_text(&joined.device, &held)
-        ));
+        return Err(nocturne_sync::device::lease_refusal(&joined.device, &held));
     }
     joined.save(store, Some(&replica))?;
     exchange(&url, &replica)
@@ -274,7 +271,7 @@ pub fn release_lease(store: &Path, now: i64) {
     let Ok(bytes) = std::fs::read(replica_path(store)) else { return };
     let Ok(replica) = Replica::load(joined.client_id, &bytes) else { return };
     nocturne_sync::device::release_lease(&replica, &joined.device, now);
-    let url = format!("{}/d/{space}/ws/{space}", joined.server.trim_end_matches('/'), space = joined.space);
+    let url = nocturne_sync::session::url(&joined.server, &joined.space);
     if joined.save(store, Some(&replica)).is_ok() {
         let _ = exchange(&url, &replica);
     }

@@ -306,7 +306,7 @@ fn records_holding(server: &Server, space: &str, words: &str) -> Vec<Vec<u8>> {
 /// Another device takes (or, with an empty id, gives back) the Sleep lease until far ahead.
 fn hold_lease(server: &Server, space: &str, device: &str) {
     let replica = Replica::new(0xbeef);
-    let url = format!("{}/d/{space}/ws/{space}", server.url());
+    let url = nocturne_sync::session::url(&server.url(), space);
     exchange(&url, &replica);
     replica.set_lease(&nocturne_sync::engine::Lease {
         device: device.into(),
@@ -318,7 +318,7 @@ fn hold_lease(server: &Server, space: &str, device: &str) {
 /// A hostile peer (or server) writes bytes that are not a sealed record under a record id.
 fn tamper(server: &Server, space: &str) {
     let replica = Replica::new(0xdead);
-    let url = format!("{}/d/{space}/ws/{space}", server.url());
+    let url = nocturne_sync::session::url(&server.url(), space);
     exchange(&url, &replica);
     let (_, mut sealed) = replica.records().into_iter().next().expect("a record to copy");
     let n = sealed.len() / 2;

@@ -323,6 +323,14 @@ pub fn take_lease(replica: &Replica, device: &Device, now: i64) -> Result<(), cr
     Ok(())
 }
 
+/// Why a Sleep is refused while `held` is another device's lease, in words.
+pub fn lease_refusal(device: &Device, held: &crate::engine::Lease) -> String {
+    format!(
+        "{} holds this memory's Sleep lease (only one device sleeps at a time); nothing was written, sleep after that",
+        lease_text(device, held)
+    )
+}
+
 /// Gives the lease back after a Sleep (only this device's own).
 pub fn release_lease(replica: &Replica, device: &Device, now: i64) {
     if replica.lease().is_some_and(|l| l.device == device.id && l.until > now) {

@@ -15,6 +15,12 @@ use yrs::sync::{Message, SyncMessage};
 use yrs::updates::decoder::Decode;
 use yrs::updates::encoder::Encode;
 
+/// The WebSocket address of `space` on the y-sweet server at `server` (`ws://HOST:PORT`):
+/// y-sweet names the document twice, as Yjs's own provider expects.
+pub fn url(server: &str, space: &str) -> String {
+    format!("{}/d/{space}/ws/{space}", server.trim_end_matches('/'))
+}
+
 /// y-sweet's sync-status message tag (echoed back by the server).
 const SYNC_STATUS: u8 = 102;
 
