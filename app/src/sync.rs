@@ -165,6 +165,11 @@ pub async fn sync_now(store: &IdbStore, ask: &Ask, now: i64) -> Result<Synced, S
         nocturne_sync::open_space(&replica, &ask.passphrase, (KdfParams::DEFAULT, random::<16>()?, random::<12>()?))
             .map_err(|e| e.to_string())?;
     let (sealed, merged) = crate::lock::write(async {
+        // What this device recorded while the exchange ran (a chat turn) is in the saved
+        // state, not in the one read before it.
+        if let Some((fresh, _)) = load(&memory).await? {
+            joined.device = fresh.device;
+        }
         let empty = store.meta().await.map_err(|e| e.to_string())?.head == 0 && store.turn_count().await.map_err(|e| e.to_string())? == 0;
         if joined.device.applied.is_empty() && !empty {
             if !replica.is_empty() {
@@ -175,6 +180,7 @@ pub async fn sync_now(store: &IdbStore, ask: &Ask, now: i64) -> Result<Synced, S
             }
             nocturne_sync::checkpoint(&mut joined.device, store, now, "joined with this memory").await.map_err(|e| e.to_string())?;
         }
+        nocturne_sync::adopt_outside_writes(&mut joined.device, store, now).await.map_err(|e| e.to_string())?;
         let mut failed = None;
         let sealed = nocturne_sync::flush(&mut joined.device, &replica, &key, || {
             random::<12>().unwrap_or_else(|e| {
@@ -309,7 +315,7 @@ async fn exchange(url: &str, replica: &Replica) -> Result<(), String> {
         p(Event::Closed(format!("the connection closed (code {})", e.code())))
     });
     let p = push.clone();
-    let on_error = Closure::<dyn FnMut()>::new(move || p(Event::Closed(format!("cannot reach {}", "the server"))));
+    let on_error = Closure::<dyn FnMut()>::new(move || p(Event::Closed("cannot reach the server".into())));
     socket.set_onopen(Some(on_open.as_ref().unchecked_ref()));
     socket.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
     socket.set_onclose(Some(on_close.as_ref().unchecked_ref()));

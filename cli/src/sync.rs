@@ -145,6 +145,11 @@ pub fn sync(req: &SyncRequest<'_>) -> Result<(), String> {
     let check_nonce = random::<12>()?;
     let key =
         nocturne_sync::open_space(&replica, &passphrase, (joined.kdf, salt, check_nonce)).map_err(|e| e.to_string())?;
+    // What another process recorded on this store meanwhile (a chat turn) is in the saved
+    // state, not in the one read before the exchange.
+    if let Some(fresh) = Joined::load(req.store)? {
+        joined.device = fresh.device;
+    }
     let memory = FileStore::open(req.store)?;
     let store_empty = pollster::block_on(memory.meta()).map_err(|e| e.to_string())?.head == 0
         && pollster::block_on(memory.turn_count()).map_err(|e| e.to_string())? == 0;
@@ -158,6 +163,13 @@ pub fn sync(req: &SyncRequest<'_>) -> Result<(), String> {
         }
         pollster::block_on(nocturne_sync::checkpoint(&mut joined.device, &memory, req.now, "joined with this memory"))
             .map_err(|e| e.to_string())?;
+    }
+    if pollster::block_on(nocturne_sync::adopt_outside_writes(&mut joined.device, &memory, req.now))
+        .map_err(|e| e.to_string())?
+    {
+        println!(
+            "  writes made outside sync (an import, a restore, another program) go out as a checkpoint of this memory"
+        );
     }
     let mut nonce_err = None;
     let sealed = nocturne_sync::flush(&mut joined.device, &replica, &key, || {

@@ -36,6 +36,45 @@ pub struct Device {
     /// an id).
     #[serde(default)]
     pub names: std::collections::BTreeMap<String, String>,
+    /// The store's counters when this device last recorded or merged: a store that moved
+    /// since was written outside sync (an import, a restore, another program), and the
+    /// next sync publishes it as a checkpoint rather than lose it.
+    #[serde(default)]
+    pub mark: Option<Mark>,
+}
+
+/// A store's write counters (any commit moves one of them).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Mark {
+    pub head: u64,
+    pub next_mutation: u64,
+    pub turns: u32,
+}
+
+async fn mark_of<S: Store>(store: &S) -> Result<Mark, SyncError> {
+    let meta = store.meta().await?;
+    Ok(Mark { head: meta.head, next_mutation: meta.next_mutation, turns: store.turn_count().await? })
+}
+
+/// Publishes writes made to the memory outside sync since this device last recorded or
+/// merged (an import, a restore, another program) as a pending checkpoint, so no device
+/// loses them and this one's next rebuild does not drop them. Returns whether there were
+/// any.
+pub async fn adopt_outside_writes<S: Store>(device: &mut Device, store: &S, at: i64) -> Result<bool, SyncError> {
+    match device.mark {
+        Some(mark) if mark != mark_of(store).await? => {
+            checkpoint(
+                device,
+                store,
+                at,
+                "writes made on this device outside sync (an import, a restore, another program)",
+            )
+            .await?;
+            Ok(true)
+        }
+        _ => Ok(false),
+    }
 }
 
 /// New records a merge performs on the store one commit each; more are replayed in memory
@@ -68,6 +107,7 @@ impl Device {
             chain: String::new(),
             pending: Vec::new(),
             names: Default::default(),
+            mark: None,
         }
     }
 
@@ -175,6 +215,7 @@ pub async fn act_watched<S: Store, P: Provider>(
     record.calls = recording.calls();
     device.applied(&record.id);
     device.pending.push(record);
+    device.mark = Some(mark_of(store).await?);
     Ok(applied)
 }
 
@@ -192,6 +233,7 @@ pub async fn checkpoint<S: Store>(device: &mut Device, store: &S, at: i64, why: 
     device.chain.clear();
     device.applied(&record.id);
     device.pending.push(record);
+    device.mark = Some(mark_of(store).await?);
     Ok(())
 }
 
@@ -224,6 +266,17 @@ pub fn open_records(replica: &Replica, key: &Key) -> Result<(Vec<Record>, Vec<St
 /// checkpoint in the one order every device uses. Every device that has the same records
 /// ends with the same memory (the same [`head_digest`]).
 pub async fn merge<S: Store>(
+    device: &mut Device,
+    replica: &Replica,
+    key: &Key,
+    store: &S,
+) -> Result<Merged, SyncError> {
+    let merged = merge_records(device, replica, key, store).await?;
+    device.mark = Some(mark_of(store).await?);
+    Ok(merged)
+}
+
+async fn merge_records<S: Store>(
     device: &mut Device,
     replica: &Replica,
     key: &Key,

@@ -16,7 +16,9 @@ pub mod record;
 pub mod replay;
 pub mod session;
 
-pub use device::{act, act_watched, checkpoint, erase, flush, head_digest, merge, open_space, Device, Merged};
+pub use device::{
+    act, act_watched, adopt_outside_writes, checkpoint, erase, flush, head_digest, merge, open_space, Device, Merged,
+};
 
 use nocturne_core::store::StoreError;
 

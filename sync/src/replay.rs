@@ -233,8 +233,7 @@ impl<'a, P: Provider> Recording<'a, P> {
         self.calls.borrow().clone()
     }
 
-    fn keep(&self, c: &Completion, request: &Request) {
-        let _ = request;
+    fn keep(&self, c: &Completion) {
         self.calls.borrow_mut().push(Call {
             text: c.text.clone(),
             truncated: c.truncated,
@@ -261,7 +260,7 @@ impl<P: Provider> Provider for Recording<'_, P> {
     }
     async fn complete(&self, request: &Request) -> Result<Completion, ProviderError> {
         let c = self.inner.complete(request).await?;
-        self.keep(&c, request);
+        self.keep(&c);
         Ok(c)
     }
     async fn complete_streaming(
@@ -270,7 +269,7 @@ impl<P: Provider> Provider for Recording<'_, P> {
         on_delta: &mut dyn FnMut(&str),
     ) -> Result<Completion, ProviderError> {
         let c = self.inner.complete_streaming(request, on_delta).await?;
-        self.keep(&c, request);
+        self.keep(&c);
         Ok(c)
     }
 }

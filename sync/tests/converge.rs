@@ -11,7 +11,7 @@ use nocturne_sync::crypto::KdfParams;
 use nocturne_sync::engine::Replica;
 use nocturne_sync::record::{EditRow, Op};
 use nocturne_sync::session::LoopbackServer;
-use nocturne_sync::{act, flush, head_digest, merge, open_space, Device, SyncError};
+use nocturne_sync::{act, adopt_outside_writes, flush, head_digest, merge, open_space, Device, SyncError};
 use proptest::prelude::*;
 
 const T0: i64 = 1_790_000_000;
@@ -55,6 +55,7 @@ impl Phone {
     }
 
     fn sync(&mut self, server: &LoopbackServer) -> nocturne_sync::Merged {
+        block(adopt_outside_writes(&mut self.device, &self.store, T0 + 999_999)).expect("adopt");
         let mut nonces = Vec::new();
         for _ in 0..self.device.pending.len() {
             nonces.push(self.nonce());
@@ -432,4 +433,37 @@ fn a_late_joiner_replays_many_records_to_the_same_memory() {
     assert_eq!(merged.applied, 17);
     assert!(!merged.rebuilt && merged.notes.is_empty(), "{merged:?}");
     assert_eq!(b.digest(), a.digest());
+}
+
+/// Regression: a history imported (or a version restored) on a device that syncs wrote rows
+/// no record carried, so the other devices never saw them and this device's next rebuild
+/// dropped them. They now go out as a checkpoint of the memory.
+#[test]
+fn regression_writes_made_outside_sync_reach_the_others_and_survive_a_rebuild() {
+    let server = LoopbackServer::new();
+    let mut a = Phone::join(&server, 1, "pass phrase").expect("a");
+    let mut b = Phone::join(&server, 2, "pass phrase").expect("b");
+    a.say("My cat is called Miso.", T0);
+    a.sync(&server);
+    b.sync(&server);
+    // Outside sync on A, as an import writes: a turn straight into the store.
+    block(nocturne_core::flow::chat::remember_by(
+        &a.store,
+        &OfflineProvider,
+        None,
+        "I keep bees on the roof.",
+        T0 + 10,
+    ))
+    .expect("remember");
+    // Meanwhile B says something, so A's next merge is a rebuild.
+    b.say("I work as a nurse at the city hospital.", T0 + 20);
+    b.sync(&server);
+    a.sync(&server);
+    b.sync(&server);
+    a.sync(&server);
+    assert_eq!(a.digest(), b.digest());
+    for p in [&a, &b] {
+        assert!(p.user_turns().iter().any(|t| t.contains("bees")), "the outside write was lost: {:?}", p.user_turns());
+        assert!(p.user_turns().iter().any(|t| t.contains("nurse")));
+    }
 }
