@@ -3,8 +3,8 @@
 // 127.0.0.1, stopped and restarted). (1) a fact told on one appears on the others;
 // (2) with the server stopped, A chats and pins, B chats and sleeps; once it is back all
 // three converge to one head with every user turn, and the log shows B's Sleep refused as
-// stale; (3) a canary said on A is in no byte the server stored; (4) a wrong passphrase is
-// refused with nothing changed; (5) an erase on B leaves the words on no device and in
+// stale; (3) a canary said on A is in no byte the server stored; (4) a wrong passphrase and
+// a forged record are refused with nothing changed; (5) an erase on B leaves the words on no device and in
 // nothing the server stored.
 // usage: node sync.cjs URL OUTDIR YSWEET_BIN NOCTURNE_BIN
 const fs = require('fs');
@@ -64,6 +64,21 @@ class Server {
 function cli(args, passphrase = PASSPHRASE) {
   const r = spawnSync(nocturne, args, { env: { ...process.env, NOCTURNE_SYNC_PASSPHRASE: passphrase }, encoding: 'utf8' });
   return { ok: r.status === 0, text: `${r.stdout}${r.stderr}` };
+}
+
+/** A Yjs v1 update (lib0 encoding) that sets `records[key]` to `bytes`: one client, one
+ * item with no origins, a root parent and a key, binary content, an empty delete set. */
+function forgedUpdate(key, bytes) {
+  const out = [];
+  const uint = (n) => { while (n > 0x7f) { out.push(0x80 | (n & 0x7f)); n = Math.floor(n / 128); } out.push(n); };
+  const str = (t) => { const b = Buffer.from(t, 'utf8'); uint(b.length); out.push(...b); };
+  uint(1); uint(1); uint(0xfeed); uint(0); // one client with one struct at clock 0
+  out.push(0x20 | 3); // has a parent key; content: binary
+  uint(1); str('records'); // the parent is the root type "records"
+  str(key);
+  uint(bytes.length); out.push(...bytes);
+  uint(0); // no deletions
+  return Buffer.from(out);
 }
 
 const headOf = (s) => (s.match(/head ([0-9a-f]{64})/) || [])[1];
@@ -220,6 +235,17 @@ async function everything(page) {
     check(/Not syncing/.test(await stranger.locator('[data-testid="sync-status"]').innerText()), 'and the browser did not join');
     check((await server.held(space)).equals(heldBefore) && (await transcript(stranger)).length === 0, 'and nothing was written, here or on the server');
     await strangerContext.close();
+
+    // A forged record on the server (bytes that are no sealed record, under a record id,
+    // sent as a plain Yjs update through y-sweet's HTTP API): refused by name, nothing applied.
+    const beforeForgery = await syncNow(a.page);
+    const forged = forgedUpdate('r:ffffffff:0000000001', Buffer.from(Array.from({ length: 120 }, (_, i) => (i * 37) % 256)));
+    const posted = await fetch(`http://127.0.0.1:${server.port}/d/${space}/update`, { method: 'POST', body: forged });
+    check(posted.ok, 'the server took the forged update', String(posted.status));
+    const afterForgery = await syncNow(a.page);
+    const refusedLines = await a.page.locator('[data-testid="sync-refused"]').allInnerTexts();
+    check(afterForgery.ok && refusedLines.some((l) => l.includes('refused record r:ffffffff:0000000001')), 'a forged record is refused by name', refusedLines.join(' | '));
+    check(afterForgery.head === beforeForgery.head, 'and changes nothing in the memory', `${beforeForgery.head} ${afterForgery.head}`);
 
     // (5) An erase on B leaves the words on no device and nowhere on the server.
     await tab(b.page, 'Chat, memory & sleep');
