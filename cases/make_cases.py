@@ -392,6 +392,13 @@ talk_case("supersede refuses one speaker's change as another's", "supersede",
 talk_case("supersede accepts a newer fact in scratch over one in a sized human block", "supersede",
           [sup("m_7", "m_8")], [(True, "one-value slot")], items=SPEAKERS)
 talk_case("dedupe accepts across blocks", "dedupe", [drop("m_9", "m_7")], [(True, "")], items=SPEAKERS)
+# Issue 41: a compound whose second statement leaves its subject out is still a compound.
+ELIDED = [item(1, "scratch", "I live in Ghent.", "identity", 3),
+          item(2, "scratch", "I teach chemistry at a secondary school.", "identity", 3),
+          item(3, "scratch", "I live in Ghent and teach chemistry at a secondary school.", "identity", 1)]
+talk_case("dedupe refuses folding statements into a compound with an elided subject", "dedupe",
+          [drop("m_1", "m_3"), drop("m_2", "m_3")], [(False, "one statement of m_3"), (False, "one statement of m_3")],
+          items=ELIDED)
 
 if __name__ == "__main__":
     for n, c in enumerate(CASES, start=17):

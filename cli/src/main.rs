@@ -5,6 +5,7 @@ mod adversarial;
 mod answers;
 mod bench;
 mod conversation;
+mod corpora;
 mod file;
 mod import;
 mod mcp;
@@ -312,8 +313,22 @@ enum Command {
         questions: usize,
     },
     /// The labelled statements through the rule that decides what is worth remembering
-    /// (exit 1 off target: ≥ 90% of the chatter refused, ≤ 3% of the keepers)
-    BenchWorth,
+    /// (≥ 90% of the chatter refused, ≤ 3% of the keepers), then the held-out corpora of
+    /// statements about a person and of chatter through the offline encoder and the Encode
+    /// gate, each half apart (exit 1 off target: ≥ 97% of the person statements kept on
+    /// the test half)
+    BenchWorth {
+        /// Print what the rules got wrong on the tuning and dev halves
+        #[arg(long)]
+        misses: bool,
+    },
+    /// The held-out compound sentences through the one splitter, each half and shape apart
+    /// (exit 1 off target: ≥ 95% split into exactly the expected pieces on the test half)
+    BenchSplit {
+        /// Print what the splitter got wrong on the tuning and dev halves
+        #[arg(long)]
+        misses: bool,
+    },
     /// Performance figures (see README)
     Bench {
         /// The largest memory measured, in facts
@@ -643,16 +658,8 @@ fn run(command: Command) -> Result<ExitCode, String> {
         }
         Command::Bench { max } => bench::run(max),
         Command::BenchCandidates { max, new } => adversarial::run(max, new)?,
-        Command::BenchWorth => {
-            let s = nocturne_core::testkit::worth::score(nocturne_core::testkit::worth::STATEMENTS);
-            println!("{}", s.line());
-            for miss in &s.misses {
-                println!("  miss: {miss}");
-            }
-            if !s.meets_targets() {
-                return Err("the statements worth remembering are off target".into());
-            }
-        }
+        Command::BenchWorth { misses } => corpora::worth(misses)?,
+        Command::BenchSplit { misses } => corpora::split(misses)?,
         Command::BenchConversation { files, budget, policy, check, misses } => {
             let keep = match policy {
                 KeepArg::Keep => conversation::Keep::Everything,
@@ -710,12 +717,7 @@ fn chat(store: &StoreArgs, provider: &ProviderArgs, flags: ChatFlags<'_>, messag
         progress(format!("after turn {} of {}", i + 1, turns.len()));
         println!("{}", turn.reply);
         print_memory_use(&memory, &turn, flags.show_memory)?;
-        for m in &turn.encoded {
-            match &m.rejection_reason {
-                None => println!("  encoded {}", m.item_id),
-                Some(why) => println!("  encoder refused: {why}"),
-            }
-        }
+        print_encoded(&turn.encoded);
         if let Some(err) = turn.encode_error {
             println!("  encoder failed: {err}");
         }
@@ -736,7 +738,6 @@ fn synced_chat(
         let now = store.now() + i as i64;
         let reply =
             pollster::block_on(chat::reply_streaming(memory, p, text, now, &mut |_| {})).map_err(|e| e.to_string())?;
-        println!("{}", reply.text);
         let row = nocturne_sync::record::ReplyRow {
             text: reply.text.clone(),
             memory: reply.memory.clone(),
@@ -748,15 +749,24 @@ fn synced_chat(
             reply: Some(row),
         };
         let done = sync::act(&store.store, memory, p, op, now)?.and_then(|d| d.turn);
-        for m in done.iter().flat_map(|t| &t.encoded) {
-            match &m.rejection_reason {
-                None => println!("  encoded {}", m.item_id),
-                Some(why) => println!("  encoder refused: {why}"),
-            }
-        }
+        println!("{}", done.as_ref().map_or(reply.text.as_str(), |t| t.reply.as_str()));
+        print_encoded(done.iter().flat_map(|t| &t.encoded));
         println!("  recorded for the next sync");
     }
     Ok(())
+}
+
+/// Under a reply: each fact stored, each one the gate refused, and each statement that
+/// stored nothing with the rule that decided.
+fn print_encoded<'a>(verdicts: impl IntoIterator<Item = &'a nocturne_core::model::memory::Mutation>) {
+    use nocturne_core::model::pass::MutationKind;
+    for m in verdicts {
+        match (&m.rejection_reason, m.kind) {
+            (None, _) => println!("  encoded {}", m.item_id),
+            (Some(why), MutationKind::Skip) => println!("  not kept: {why}"),
+            (Some(why), _) => println!("  encoder refused: {why}"),
+        }
+    }
 }
 
 /// Under a reply: what `auto` switched, the citations the gate refused, the facts cited

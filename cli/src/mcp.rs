@@ -18,6 +18,7 @@ use nocturne_core::llm::context::{self, MemoryIndex};
 use nocturne_core::llm::prompt;
 use nocturne_core::llm::provider::estimate_tokens;
 use nocturne_core::model::memory::{Block, Item, Mutation};
+use nocturne_core::model::pass::MutationKind;
 use nocturne_core::store::{replanning, Store};
 use nocturne_core::text::when::Day;
 use rmcp::model::{
@@ -129,7 +130,8 @@ pub fn tools() -> Vec<Tool> {
             "add_memory",
             "Remember what the user said: pass the user's own words (one message). It is stored as a user turn and \
 split into facts that the Encode gate checks against those words; returns the facts stored and the statements \
-refused, each with its reason. Questions and greetings store nothing.",
+refused by the gate, each with its reason, and under not_kept every statement that stored nothing (a greeting, a \
+reaction, a message too long to encode) with the rule that decided. Questions store nothing.",
         ),
         tool::<SearchMemories>(
             "search_memories",
@@ -338,24 +340,40 @@ pub fn call(config: &Config, name: &str, args: Map<String, Value>) -> Result<Val
                 .filter_map(|m| items.iter().find(|i| i.item_id == m.item_id))
                 .map(|i| fact_json(i, now))
                 .collect();
+            let skip = |m: &&Mutation| m.kind == MutationKind::Skip;
+            let not_kept: Vec<Value> = outcome
+                .encoded
+                .iter()
+                .filter(skip)
+                .map(|m| json!({"reason": m.rejection_reason, "rule": m.policy}))
+                .collect();
             let refused: Vec<Value> = outcome
                 .encoded
                 .iter()
-                .filter(|m| !m.accepted)
+                .filter(|m| !m.accepted && !skip(m))
                 .map(|m| {
                     let statement =
                         m.refs.proposal.as_ref().and_then(|p| p.get("text")).cloned().unwrap_or(Value::Null);
                     json!({"statement": statement, "reason": m.rejection_reason})
                 })
                 .collect();
-            let note = match (&outcome.encode_error, stored.is_empty() && refused.is_empty()) {
-                (Some(e), _) => format!("the turn is kept, but the encoder failed ({e}); it is encoded with the next one"),
-                (None, true) => "nothing in this message is worth remembering as a fact (a question, a greeting or a reaction); the turn is kept".into(),
-                (None, false) => format!("{} fact(s) stored, {} statement(s) refused", stored.len(), refused.len()),
+            let note = match (&outcome.encode_error, stored.is_empty() && refused.is_empty() && not_kept.is_empty()) {
+                (Some(e), _) => {
+                    format!("the turn is kept, but the encoder failed ({e}); it is encoded with the next one")
+                }
+                (None, true) => "nothing stored: the message asks, it states nothing; the turn is kept".into(),
+                (None, false) => format!(
+                    "{}{} fact(s) stored, {} refused by the gate, {} statement(s) not kept (see not_kept)",
+                    if stored.is_empty() { "nothing stored: " } else { "" },
+                    stored.len(),
+                    refused.len(),
+                    not_kept.len()
+                ),
             };
             Ok(json!({
                 "stored": stored,
                 "refused": refused,
+                "not_kept": not_kept,
                 "version": outcome.version.map(|v| v.id()),
                 "note": note,
             }))

@@ -561,7 +561,9 @@ fn chat_show_memory_lists_the_facts_the_reply_drew_on() {
     let out = nocturne(&["chat", "--store", s, "--now", "1767139300", "--show-memory", "Where do I live?"]);
     let text = stdout(&out);
     assert!(out.status.success(), "{}", stderr(&out));
-    assert!(text.contains("memory used (1; 0 more stored, left out; free text):"), "{text}");
+    // "I live in Ghent and teach chemistry at the university." is two facts, both carried.
+    assert!(text.contains("memory used (2; 0 more stored, left out; free text):"), "{text}");
+    assert!(text.contains("m_2     scratch  said 2025-12-31 turn 0: I teach chemistry at the university."), "{text}");
     // The cited fact is marked, with its block, the day it was said and its source turn.
     let cited = text.lines().find(|l| l.trim_start().starts_with("cited ")).expect("a cited line");
     assert!(

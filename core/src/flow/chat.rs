@@ -2,6 +2,7 @@
 //! both turns with the memory the reply drew on, encode the new user turns into scratch
 //! through the encode gate (incrementally, with a cursor).
 
+use crate::flow::kept;
 use crate::gate::{Edit, Ground, Judge, Verdict};
 use crate::llm::answer::{self, AnswerStream};
 use crate::llm::context::MemoryIndex;
@@ -68,6 +69,11 @@ pub enum ChatError {
     /// The model could not answer; nothing was stored.
     Provider(ProviderError),
     EmptyMessage,
+    /// A message longer than a memory's turn may be (`store::document::MAX_TURN_CHARS`).
+    TooLong {
+        chars: usize,
+        max: usize,
+    },
 }
 
 impl std::fmt::Display for ChatError {
@@ -76,6 +82,10 @@ impl std::fmt::Display for ChatError {
             ChatError::Store(e) => write!(f, "{e}"),
             ChatError::Provider(e) => write!(f, "{e} (nothing was stored)"),
             ChatError::EmptyMessage => write!(f, "the message is empty"),
+            ChatError::TooLong { chars, max } => write!(
+                f,
+                "the message is {chars} characters long; a turn holds at most {max}: nothing was stored, send it in parts"
+            ),
         }
     }
 }
@@ -247,10 +257,7 @@ pub async fn reply_streaming<S: Store, P: Provider>(
     now: i64,
     on_delta: &mut dyn FnMut(&str),
 ) -> Result<Reply, ChatError> {
-    let text = text.trim();
-    if text.is_empty() {
-        return Err(ChatError::EmptyMessage);
-    }
+    let text = checked(text)?;
     let transcript = store.transcript().await?;
     let mut memory: Vec<Item> = store.items().await?.into_iter().filter(|i| i.active).collect();
     memory.sort_by_key(|i| (i.block, i.ordinal()));
@@ -297,10 +304,20 @@ pub async fn remember_by<S: Store, P: Provider>(
     text: &str,
     now: i64,
 ) -> Result<TurnOutcome, ChatError> {
-    if text.trim().is_empty() {
-        return Err(ChatError::EmptyMessage);
+    record_retrying(store, provider, speaker, checked(text)?, None, now).await
+}
+
+/// `text` trimmed, if a turn may hold it: not empty, and within what a valid memory holds.
+fn checked(text: &str) -> Result<&str, ChatError> {
+    let text = text.trim();
+    let chars = text.chars().count();
+    if text.is_empty() {
+        Err(ChatError::EmptyMessage)
+    } else if chars > crate::store::document::MAX_TURN_CHARS {
+        Err(ChatError::TooLong { chars, max: crate::store::document::MAX_TURN_CHARS })
+    } else {
+        Ok(text)
     }
-    record_retrying(store, provider, speaker, text.trim(), None, now).await
 }
 
 async fn record_retrying<S: Store, P: Provider>(
@@ -342,12 +359,13 @@ async fn record_once<S: Store, P: Provider>(
         refused_citations: reply.map(|r| r.refused.clone()).unwrap_or_default(),
         switched: reply.and_then(|r| r.switched.clone()).into_iter().collect(),
     };
-    let pending: Vec<Turn> = transcript
+    // A pasted page is kept in the conversation but never sent to the encoder whole.
+    let (pending, too_long): (Vec<Turn>, Vec<Turn>) = transcript
         .iter()
         .chain(turns.iter())
         .filter(|t| t.index >= meta.encoded_through && t.role == Role::User)
         .cloned()
-        .collect();
+        .partition(|t| t.text.chars().count() <= kept::ENCODE_MAX_CHARS);
     let mut switched: Vec<String> = reply.and_then(|r| r.switched.clone()).into_iter().collect();
     let encoded = encode(provider, &pending, meta.next_item.max(1), now).await;
     let encoded = match encoded {
@@ -368,13 +386,21 @@ async fn record_once<S: Store, P: Provider>(
     match encoded.map_err(|u| u.why) {
         Ok((items, mutations, offered)) => {
             let label = if items.is_empty() { None } else { Some(format!("turn:{next}")) };
-            let encoded = mutations.clone();
+            // Every statement that stored nothing is logged with the rule that decided, and
+            // a reply that only acknowledged says what was kept.
+            let skipped = kept::unkept(&pending, &too_long, &items, &mutations, now);
+            let encoded: Vec<Mutation> = mutations.iter().cloned().chain(skipped.iter().cloned()).collect();
+            let mut turns = turns;
+            if let Some(reply) = turns.get_mut(1).filter(|r| r.text == answer::NOTED) {
+                reply.text = kept::note(&items, &encoded);
+            }
+            let reply_text = turns.get(1).map(|r| r.text.clone());
             let written = store
                 .commit(Commit {
                     at: now,
                     label,
                     created: items,
-                    mutations: cite_refusals.into_iter().chain(mutations).collect(),
+                    mutations: cite_refusals.into_iter().chain(mutations).chain(skipped).collect(),
                     turns,
                     encoded_through: Some(next + turns_written),
                     base,
@@ -382,7 +408,9 @@ async fn record_once<S: Store, P: Provider>(
                 })
                 .await?;
             let version = written.last().cloned();
-            Ok(outcome(encoded, version, None, offered))
+            let mut out = outcome(encoded, version, None, offered);
+            out.reply = reply_text.unwrap_or(out.reply);
+            Ok(out)
         }
         Err(message) => {
             // Keep the conversation; the cursor stays so these turns are encoded next time.

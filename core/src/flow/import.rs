@@ -79,7 +79,7 @@ impl Default for ImportOptions {
     fn default() -> Self {
         ImportOptions {
             batch: 8,
-            max_encoded_chars: 2_000,
+            max_encoded_chars: super::kept::ENCODE_MAX_CHARS,
             sleep: SleepAfter::End,
             budget: Budget::default(),
             stop: StopToken::default(),

@@ -9,6 +9,7 @@ pub mod edit;
 pub mod engine;
 pub mod focus;
 pub mod import;
+pub mod kept;
 pub mod pass;
 pub mod sleep;
 pub mod stop;

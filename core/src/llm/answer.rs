@@ -28,7 +28,9 @@ pub const MAX_CITED: usize = 5;
 pub const CHOOSE_OPTIONS: usize = 8;
 /// What a choosing model says when no offered line answers.
 pub const NONE: &str = "none";
-/// The reply to a message that asks nothing, in choose style (no model call).
+/// The reply to a message that asks nothing, in choose style (no model call) and from the
+/// offline provider: a placeholder the turn's record replaces with what was really kept
+/// (`flow::kept::note`), so no reply claims to keep what was not stored.
 pub const NOTED: &str = "Noted — I will keep that in mind.";
 /// The reply budget of a choice: the JSON and the whitespace a grammar allows around it.
 pub const CHOOSE_MAX_TOKENS: u32 = 96;

@@ -155,12 +155,9 @@ fn encode(payload: &Value) -> Vec<Value> {
         if str_of(turn, "role") != "user" {
             continue;
         }
-        // One fact per statement: a sentence whose clauses each stand alone is split, and
-        // questions and chatter are left out (`text::candidates`).
+        // One fact per statement, however short (`I'm vegan.`): compounds are split by the
+        // one splitter, and questions and chatter are left out (`text::candidates`).
         for c in candidates::statements(&[str_of(turn, "text")]) {
-            if content_tokens(&c.text).len() < 2 {
-                continue;
-            }
             facts.push(json!({"text": c.text, "category": categorise(&c.text), "block": "scratch"}));
         }
     }

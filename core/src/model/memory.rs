@@ -359,6 +359,10 @@ pub enum Proposer {
     /// The user's own edit.
     #[serde(rename = "user")]
     User,
+    /// The code's own rules at the door of memory: a statement that is chatter, a question,
+    /// or too long to encode stores nothing, for the reason named.
+    #[serde(rename = "engine-encode-rule")]
+    EncodeRule,
 }
 
 impl Proposer {
@@ -369,12 +373,16 @@ impl Proposer {
             Proposer::PromotionRule => "engine-promotion-rule",
             Proposer::PolicyEngine => "policy-engine",
             Proposer::User => "user",
+            Proposer::EncodeRule => "engine-encode-rule",
         }
     }
 
     /// Whether an engine rule (not the model, not the user) proposed it.
     pub fn is_engine(self) -> bool {
-        matches!(self, Proposer::DuplicateRule | Proposer::PromotionRule | Proposer::PolicyEngine)
+        matches!(
+            self,
+            Proposer::DuplicateRule | Proposer::PromotionRule | Proposer::PolicyEngine | Proposer::EncodeRule
+        )
     }
 }
 

@@ -190,6 +190,9 @@ pub enum MutationKind {
     Cite,
     /// A whole Sleep another device ran (logged when it is refused as stale on replay).
     Sleep,
+    /// A statement of the user's that stored no fact, and the rule that decided (so nothing
+    /// said is lost without a word).
+    Skip,
 }
 
 impl MutationKind {
@@ -208,6 +211,7 @@ impl MutationKind {
             MutationKind::Erase => "erase",
             MutationKind::Cite => "cite",
             MutationKind::Sleep => "sleep",
+            MutationKind::Skip => "skip",
         }
     }
 }

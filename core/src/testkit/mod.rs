@@ -4,6 +4,7 @@
 pub mod adversarial;
 pub mod choose;
 pub mod conformance;
+pub mod corpora;
 pub mod dates;
 pub mod documents;
 pub mod exports;

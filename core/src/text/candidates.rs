@@ -1,19 +1,20 @@
 //! Candidate statements: what the user's turns can become as facts, prepared by pure code
-//! so a small model only has to choose. Each sentence is a candidate; a sentence whose
-//! clauses each stand alone (`I don't eat meat and I live in Ghent`) is offered as its
-//! clauses instead. Questions and chatter (greetings, thanks, reactions: `text::worth`)
-//! are never candidates. Because every candidate
-//! is the user's own words, a chosen one cannot invent a token or drop a negation.
+//! so a small model only has to choose. Each statement is a candidate — a sentence, or each
+//! statement of a compound as the one splitter (`text::split`) cuts it, its subject
+//! restored. Questions and chatter (greetings, thanks, reactions: `text::worth`) are never
+//! candidates. Because every candidate is the user's own words, a chosen one cannot invent
+//! a token or drop a negation.
 //!
 //! ```
 //! use nocturne_core::text::candidates::statements;
-//! let c = statements(&["I don't eat meat and I live in Ghent. What is my name? Thanks!"]);
+//! let c = statements(&["I don't eat meat and live in Ghent. What is my name? Thanks!"]);
 //! let texts: Vec<&str> = c.iter().map(|c| c.text.as_str()).collect();
 //! assert_eq!(texts, ["I don't eat meat.", "I live in Ghent."]);
 //! assert!(c[0].negated && !c[1].negated);
 //! ```
 
 use super::polarity;
+use super::split;
 use super::textmath::content_tokens;
 
 /// One statement a fact may be.
@@ -25,12 +26,6 @@ pub struct Candidate {
     pub negated: bool,
 }
 
-/// Words a clause may open with and still stand alone as a statement about someone.
-const SUBJECTS: &[&str] = &[
-    "i", "i'm", "im", "i’m", "i've", "ive", "i’ve", "i'll", "ill", "i’ll", "i'd", "id", "i’d", "my", "we", "our",
-    "she", "he", "they", "their", "his", "her", "the", "it", "its", "nobody", "none", "everyone", "this", "that",
-];
-
 /// Short replies that state nothing.
 const GREETINGS: &[&str] =
     &["hi", "hello", "hey", "thanks", "thank you", "ok", "okay", "yes", "no", "bye", "good morning", "good night"];
@@ -39,30 +34,14 @@ const GREETINGS: &[&str] =
 pub fn statements(texts: &[&str]) -> Vec<Candidate> {
     let mut out: Vec<Candidate> = Vec::new();
     for text in texts {
-        for sentence in sentences(text) {
-            for piece in standalone_clauses(sentence) {
-                let Some(candidate) = candidate(piece) else { continue };
+        for sentence in split::sentences(text) {
+            for piece in standalone(sentence) {
+                let Some(candidate) = candidate(&piece) else { continue };
                 if !out.iter().any(|c| c.text == candidate.text) {
                     out.push(candidate);
                 }
             }
         }
-    }
-    out
-}
-
-/// Sentences with their closing mark kept, so questions can be told apart.
-fn sentences(text: &str) -> Vec<&str> {
-    let mut out = Vec::new();
-    let mut start = 0;
-    for (i, c) in text.char_indices() {
-        if matches!(c, '.' | '!' | '?' | ';' | '\n') {
-            out.push(&text[start..i + c.len_utf8()]);
-            start = i + c.len_utf8();
-        }
-    }
-    if start < text.len() {
-        out.push(&text[start..]);
     }
     out
 }
@@ -87,71 +66,47 @@ const TAGS: &[&str] = &[
     "didnt i",
 ];
 
-/// A sentence split at `and` / `but` when every piece opens with a subject, else whole. A
-/// question is no statement — but a statement with a tag (`…, right?`) is one, and so is
-/// a clause that stands alone before the question it leads to (`The Hobbit is great, but
-/// have you read Dune?`).
-fn standalone_clauses(sentence: &str) -> Vec<&str> {
+/// The statements of one sentence: its pieces (`text::split`). A question is no statement
+/// — but a statement with a tag (`…, right?`) is one, and so is a clause with its own
+/// subject and verb before the question it leads to (`The Hobbit is great, but have you
+/// read Dune?`).
+fn standalone(sentence: &str) -> Vec<String> {
     let body = sentence.trim();
-    let stands_alone =
-        |p: &&str| p.split_whitespace().next().is_some_and(|w| SUBJECTS.contains(&w.to_lowercase().as_str()));
-    if let Some(question) = body.strip_suffix('?') {
-        let lower = question.to_lowercase();
-        if let Some(tag) = TAGS.iter().find(|t| lower.ends_with(&format!(", {t}"))) {
-            let statement = question[..question.len() - tag.len() - 2].trim();
-            return if statement.is_empty() { Vec::new() } else { vec![statement] };
+    let Some(question) = body.strip_suffix('?') else {
+        return split::split(body).into_iter().map(|p| p.text).collect();
+    };
+    let lower = question.to_lowercase();
+    if let Some(tag) = TAGS.iter().find(|t| lower.ends_with(&format!(", {t}"))) {
+        let statement = question[..question.len() - tag.len() - 2].trim();
+        return if statement.is_empty() { Vec::new() } else { vec![statement.to_string()] };
+    }
+    let pieces = polarity::clauses(question);
+    match pieces.split_last() {
+        Some((_, before)) if !before.is_empty() => {
+            before.iter().filter(|p| split::states(p)).map(|p| p.to_string()).collect()
         }
-        let pieces = polarity::clauses(question);
-        return match pieces.split_last() {
-            Some((_, before)) if !before.is_empty() => before.iter().copied().filter(stands_alone).collect(),
-            _ => Vec::new(),
-        };
-    }
-    let pieces = polarity::clauses(body);
-    if pieces.len() > 1 && pieces.iter().all(stands_alone) {
-        pieces
-    } else {
-        vec![body]
+        _ => Vec::new(),
     }
 }
 
-/// The clauses of `sentence` as slices of it when each stands alone (opens with a subject),
-/// so the sentence holds that many statements; `None` when it is one statement.
+/// The statements of `sentence` as slices of it when it holds several (erase redacts
+/// only the ones that hold the erased words); `None` when it is one statement.
 pub fn standalone_spans(sentence: &str) -> Option<Vec<&str>> {
-    let clauses = polarity::clauses(sentence);
-    let stands_alone =
-        |p: &&str| p.split_whitespace().next().is_some_and(|w| SUBJECTS.contains(&w.to_lowercase().as_str()));
-    (clauses.len() > 1 && clauses.iter().all(stands_alone)).then_some(clauses)
+    let pieces = split::split(sentence);
+    (pieces.len() > 1).then(|| pieces.into_iter().map(|p| p.span).collect())
 }
 
-/// The statements `text` holds, each as its own fact would be: every sentence, split into
-/// its clauses where each stands alone (`I live in Ghent and my locker code is 4417` is
-/// two). Nothing is left out — what each piece says is for a gate to judge.
+/// The statements `text` holds, each as its own fact would be (`text::split`): every
+/// sentence, a compound cut into its statements with their subjects restored. Nothing is
+/// left out — what each piece says is for a gate to judge.
 ///
 /// ```
 /// use nocturne_core::text::candidates::pieces;
 /// assert_eq!(pieces("I live in Ghent and my locker code is 4417."), ["I live in Ghent.", "My locker code is 4417."]);
-/// assert_eq!(pieces("I live in Lisbon and work best in the morning."), ["I live in Lisbon and work best in the morning."]);
+/// assert_eq!(pieces("I live in Lisbon and work best in the morning."), ["I live in Lisbon.", "I work best in the morning."]);
 /// ```
 pub fn pieces(text: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    for sentence in sentences(text).into_iter().map(str::trim).filter(|s| !s.is_empty()) {
-        let clauses = polarity::clauses(sentence);
-        let stands_alone =
-            |p: &&str| p.split_whitespace().next().is_some_and(|w| SUBJECTS.contains(&w.to_lowercase().as_str()));
-        if sentence.ends_with('?') || clauses.len() < 2 || !clauses.iter().all(stands_alone) {
-            out.push(sentence.to_string());
-            continue;
-        }
-        for clause in clauses {
-            let words = clause.trim().trim_end_matches(['.', '!', ';', ',']).trim();
-            let mut chars = words.chars();
-            if let Some(first) = chars.next() {
-                out.push(format!("{}{}.", first.to_uppercase(), chars.as_str()));
-            }
-        }
-    }
-    out
+    split::pieces(text)
 }
 
 fn candidate(piece: &str) -> Option<Candidate> {
@@ -182,8 +137,9 @@ mod tests {
         let c = statements(&["I live in Lisbon and work best in the morning. I keep a cat but my sister keeps a dog."]);
         assert_eq!(
             texts(&c),
-            ["I live in Lisbon and work best in the morning.", "I keep a cat.", "My sister keeps a dog."]
+            ["I live in Lisbon.", "I work best in the morning.", "I keep a cat.", "My sister keeps a dog."]
         );
+        assert_eq!(texts(&statements(&["My stack is Airflow and Postgres."])), ["My stack is Airflow and Postgres."]);
     }
 
     #[test]

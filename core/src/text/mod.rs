@@ -5,6 +5,8 @@ pub mod candidates;
 pub mod pairs;
 pub mod polarity;
 pub mod slots;
+pub mod split;
 pub mod textmath;
+pub mod verbs;
 pub mod when;
 pub mod worth;

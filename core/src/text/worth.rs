@@ -91,7 +91,7 @@ pub fn informative(statement: &str) -> Result<(), Chatter> {
 #[rustfmt::skip]
 const GREETING: &[&str] = &[
     "hi", "hello", "hey", "heya", "hiya", "howdy", "morning", "evening", "afternoon", "gm", "dear", "bonjour",
-    "salut", "coucou", "bonsoir", "yo",
+    "salut", "coucou", "bonsoir", "yo", "mubarak", "merry", "shalom", "namaste", "aloha",
 ];
 const THANKS: &[&str] =
     &["thanks", "thank", "thx", "ty", "tysm", "cheers", "appreciate", "appreciated", "grateful", "merci", "remercie"];
@@ -110,7 +110,7 @@ const ACK: &[&str] = &[
 /// Apologies: politeness, not a fact (`Apologies for the confusion.`).
 #[rustfmt::skip]
 const SORRY: &[&str] = &[
-    "apologies", "apology", "apologize", "apologise", "pardon", "excuse", "désolé", "désolée",
+    "apologies", "apology", "apologize", "apologise", "pardon", "excuse", "désolé", "désolée", "sorry",
 ];
 /// Interjections and discourse markers: words that carry a tone, not a fact.
 #[rustfmt::skip]
@@ -122,7 +122,7 @@ const FILLER: &[&str] = &[
     "hun", "dear", "friend", "friends", "folks", "team", "everyone", "all", "ouah", "waouh", "oh là là", "bah", "ben",
     "bon", "alors", "enfin", "vraiment", "trop", "tellement", "très", "tres", "hein", "ouf", "bravo", "félicitations",
     "felicitations", "congrats", "congratulations", "kudos", "also", "again", "back", "still", "even", "much", "many",
-    "lot", "lots", "tons", "beaucoup", "honestly", "seriously", "literally", "absolutely", "omw",
+    "lot", "lots", "tons", "beaucoup", "honestly", "seriously", "literally", "absolutely", "omw", "jeez", "geez", "phew", "crikey", "yikes", "blimey", "dang", "darn", "holy", "goodness", "wowza", "yay", "hooray", "hurray", "woo", "whew", "ooh", "eek", "bummer",
 ];
 /// Praise, blame and feeling: what a reaction says of something.
 #[rustfmt::skip]
@@ -140,7 +140,7 @@ const PRAISE: &[&str] = &[
     "belle", "joli", "jolie", "chouette", "bien", "parfait", "incroyable", "sympa", "content", "contente", "heureux",
     "heureuse", "désolé", "desole", "désolée", "dommage", "courage", "fier", "fière", "mignon", "mignonne",
     "excellente", "formidable", "dingue", "fou", "folle", "journée", "journee", "soirée", "soiree", "week", "end",
-    "chance", "idée", "idee", "travail", "boulot",
+    "chance", "idée", "idee", "travail", "boulot", "legend", "lifesaver", "star", "hero", "gem", "champ", "genius", "saint", "angel", "rockstar", "shame", "pity", "beautifully", "wonderfully", "amazingly", "brilliantly", "perfectly", "incredibly",
 ];
 /// Pointers at something just said or shown.
 #[rustfmt::skip]
@@ -175,7 +175,7 @@ const GENERIC: &[&str] = &[
     "on", "over", "around", "continue", "continuez", "continues", "rock", "rocks", "rocking", "happen", "happened",
     "happens", "sounded", "seemed", "looked", "definitely", "talk", "chat", "speak", "catch", "makes", "means",
     "meant", "hearing", "confirm", "confirming", "confirmed", "deserve", "deserved", "entendre", "dire", "air",
-    "finds",
+    "finds", "believe", "guess", "suppose", "reckon", "imagine",
 ];
 /// Function words, English and French.
 #[rustfmt::skip]
@@ -213,20 +213,30 @@ const FORMULAS: &[&[&str]] = &[
     &["welcome", "aboard"],
     &["welcome", "back"],
     &["long", "time", "no", "see"],
+    &["oh", "my", "god"],
+    &["my", "god"],
+    &["oh", "my"],
+    &["my", "goodness"],
+    &["thank", "god"],
+    &["never", "mind"],
+    &["owe", "you", "one"],
+    &["thinking", "out", "loud"],
+    &["until", "next", "time"],
+    &["that", "s", "life"],
     &["à", "toi"],
     &["à", "vous"],
 ];
 /// Words that open a wish for the other person (`Enjoy your day!`, `Bonne chance !`).
 #[rustfmt::skip]
 const WISH: &[&str] = &[
-    "enjoy", "have", "happy", "good", "bonne", "bon", "profite", "profitez", "joyeux", "joyeuse",
+    "enjoy", "have", "happy", "merry", "good", "bonne", "bon", "profite", "profitez", "joyeux", "joyeuse",
 ];
 /// Nouns of the conversation itself, not of anyone's life (`sure thing`, `no problem`).
 #[rustfmt::skip]
 const TALK: &[&str] = &[
     "thing", "things", "stuff", "plan", "sense", "lot", "deal", "question", "questions", "help", "reply", "response",
     "message", "email", "note", "pleasure", "problem", "problems", "prob", "worries", "worry", "advance", "luck",
-    "job", "work", "idea", "air", "entretien",
+    "job", "work", "idea", "air", "entretien", "story", "stories", "news",
 ];
 /// Words that name a time: a reaction that names one is an event (`Loved the concert last night`).
 #[rustfmt::skip]
@@ -237,7 +247,26 @@ const TIME: &[&str] = &[
 ];
 
 fn words(clause: &str) -> Vec<String> {
-    clause.to_lowercase().split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()).map(String::from).collect()
+    words_at(clause).0
+}
+
+/// The words of `clause`, lowercase, and the byte offset each starts at.
+fn words_at(clause: &str) -> (Vec<String>, Vec<usize>) {
+    let mut words = Vec::new();
+    let mut offsets = Vec::new();
+    let mut start = None;
+    for (i, c) in clause.char_indices().chain(std::iter::once((clause.len(), ' '))) {
+        match (c.is_alphanumeric(), start) {
+            (true, None) => start = Some(i),
+            (false, Some(s)) => {
+                words.push(clause[s..i].to_lowercase());
+                offsets.push(s);
+                start = None;
+            }
+            _ => {}
+        }
+    }
+    (words, offsets)
 }
 
 /// Which words belong to a set phrase of [`FORMULAS`].
@@ -285,13 +314,21 @@ fn is(list: &[&str], w: &str) -> bool {
 }
 
 fn clause_worth(clause: &str) -> Result<(), Chatter> {
-    let words = words(clause);
+    let (words, offsets) = words_at(clause);
     let formula = in_formula(&words);
     let names = vocatives(clause);
+    // A statement about the speaker or someone (a subject with a verb): past its subject,
+    // `morning`, `best`, `later` are what it is about, not a greeting or a sign-off
+    // (`I work best in the morning`).
+    let statement = super::split::about(clause)
+        .filter(|(who, _)| matches!(who, super::split::About::Speaker | super::split::About::Someone))
+        .map(|(_, at)| offsets.iter().position(|o| *o >= at).unwrap_or(words.len()));
+    let said = |i: usize| statement.is_some_and(|from| i >= from);
     let chatter = |i: usize| {
         let w = words[i].as_str();
         formula[i]
-            || [GREETING, THANKS, SORRY, FAREWELL, ACK, FILLER].iter().any(|l| is(l, w))
+            || [THANKS, SORRY, ACK, FILLER].iter().any(|l| is(l, w))
+            || (!said(i) && (is(GREETING, w) || is(FAREWELL, w)))
             || names.iter().any(|n| n == w)
     };
     let has = |list: &[&str]| (0..words.len()).any(|i| !formula[i] && is(list, &words[i]));
@@ -303,33 +340,16 @@ fn clause_worth(clause: &str) -> Result<(), Chatter> {
     });
     let plain = |i: usize| {
         let w = words[i].as_str();
-        chatter(i) || [POINTER, SECOND, GENERIC, FUNCTION, SPEAKER, TALK].iter().any(|l| is(l, w))
+        chatter(i)
+            || (statement.is_none() && is(TIME, w))
+            || [POINTER, SECOND, GENERIC, FUNCTION, SPEAKER, TALK].iter().any(|l| is(l, w))
     };
     let substance: Vec<usize> = (0..words.len()).filter(|i| !plain(*i)).collect();
     // The first word that is not chatter: what the clause opens with.
     let first = (0..words.len()).find(|i| !chatter(*i)).map_or("", |i| words[i].as_str());
-    let wish = is(WISH, first) && !speaker && (has(SECOND) || has(PRAISE) || has(TALK));
-    let kind = || {
-        if wish {
-            Chatter::Wish
-        } else if has(GREETING) {
-            Chatter::Greeting
-        } else if has(THANKS) {
-            Chatter::Thanks
-        } else if has(SORRY) {
-            Chatter::Apology
-        } else if has(FAREWELL) || formula.iter().any(|f| *f) {
-            Chatter::Farewell
-        } else if has(SECOND) {
-            Chatter::ToThem
-        } else if has(POINTER) || has(PRAISE) {
-            Chatter::Reaction
-        } else if has(ACK) {
-            Chatter::Acknowledgement
-        } else {
-            Chatter::Exclamation
-        }
-    };
+    // `Happy Diwali!`, `Merry Christmas`: a short wish names only the day.
+    let wish = is(WISH, first) && !speaker && (has(SECOND) || has(PRAISE) || has(TALK) || words.len() <= 3);
+    let kind = || chatter_kind(&words, &formula, wish);
     let opens_with = |list: &[&str]| words.first().is_some_and(|w| is(list, w));
     let time = names_a_time(clause, &words);
     // 1. Nothing of its own.
@@ -353,6 +373,14 @@ fn clause_worth(clause: &str) -> Result<(), Chatter> {
     if is(SECOND, opener) && !speaker && has(PRAISE) {
         return Err(Chatter::ToThem);
     }
+    // … or says what the other person is (`You're so clever.`, `You're very patient with
+    // me.`): a judgement of them, not a fact about the speaker or anyone's life.
+    let judged = (0..words.len().saturating_sub(1))
+        .find(|i| !chatter(*i))
+        .is_some_and(|i| words[i] == "you" && matches!(words[i + 1].as_str(), "re" | "are" | "were" | "was"));
+    if judged && !names_a_time(clause, &words) && !speaker {
+        return Err(Chatter::ToThem);
+    }
     // 5. Praise of something pointed at (`that photo is great`, `j'adore cette photo`).
     let pointed_noun = |i: usize| i > 0 && is(POINTER, &words[i - 1]);
     if has(POINTER) && !time && substance.iter().all(|i| pointed_noun(*i) || is(PRAISE, &words[*i])) {
@@ -369,6 +397,30 @@ fn clause_worth(clause: &str) -> Result<(), Chatter> {
         return Err(Chatter::Reaction);
     }
     Ok(())
+}
+
+/// What a clause that states nothing is, by the first class of chatter it holds.
+fn chatter_kind(words: &[String], formula: &[bool], wish: bool) -> Chatter {
+    let has = |list: &[&str]| (0..words.len()).any(|i| !formula[i] && is(list, &words[i]));
+    if wish {
+        Chatter::Wish
+    } else if has(GREETING) {
+        Chatter::Greeting
+    } else if has(THANKS) {
+        Chatter::Thanks
+    } else if has(SORRY) {
+        Chatter::Apology
+    } else if has(FAREWELL) || formula.iter().any(|f| *f) {
+        Chatter::Farewell
+    } else if has(SECOND) {
+        Chatter::ToThem
+    } else if has(POINTER) || has(PRAISE) {
+        Chatter::Reaction
+    } else if has(ACK) {
+        Chatter::Acknowledgement
+    } else {
+        Chatter::Exclamation
+    }
 }
 
 fn names_a_time(clause: &str, words: &[String]) -> bool {

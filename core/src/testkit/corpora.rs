@@ -1,0 +1,276 @@
+//! The held-out corpora (`corpora/README.md`): statements about a person a memory must
+//! keep, chatter it must not, and compound sentences with the atomic statements a splitter
+//! must make of them — written fresh by someone who did not read the rules. Each line
+//! belongs to a *tuning* half or a *test* half, fixed by a seeded hash of its statement:
+//! rules are written against the tuning half; the test half's figure is the one reported.
+//! A second writer's development lines (`*-dev.tsv`, [`Half::Dev`]) add to the tuning
+//! material; any that repeats a held-out line is left out.
+//!
+//! ```
+//! use nocturne_core::testkit::corpora::{self, Half};
+//! let (tuning, test): (Vec<_>, Vec<_>) = corpora::compounds().into_iter().partition(|c| c.half == Half::Tuning);
+//! assert!(tuning.len() > 100 && test.len() > 100);
+//! ```
+
+/// Which half of a corpus a line belongs to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Half {
+    /// Rules may be written against these lines.
+    Tuning,
+    /// Held out: only measured.
+    Test,
+    /// A second writer's lines (`*-dev.tsv`), for tuning only, never the reported figure.
+    Dev,
+}
+
+impl Half {
+    pub fn name(self) -> &'static str {
+        match self {
+            Half::Tuning => "tuning",
+            Half::Test => "test",
+            Half::Dev => "dev",
+        }
+    }
+}
+
+/// The seed of the split. Changing it reshuffles the halves: never change it to move a
+/// line the rules get wrong.
+pub const SEED: u64 = 0x6e6f_6374_7572_6e65; // "nocturne"
+
+/// The half `statement` belongs to: FNV-1a over the seed's bytes and the statement's.
+pub fn half_of(statement: &str) -> Half {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in SEED.to_le_bytes().iter().chain(statement.as_bytes()) {
+        h ^= u64::from(*b);
+        h = h.wrapping_mul(0x0100_0000_01b3);
+    }
+    if (h >> 17) & 1 == 0 {
+        Half::Tuning
+    } else {
+        Half::Test
+    }
+}
+
+/// A statement about a person that a memory must keep.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Person {
+    pub category: &'static str,
+    /// `true`: about the speaker; `false`: about someone in the speaker's life.
+    pub first: bool,
+    pub statement: &'static str,
+    pub half: Half,
+}
+
+/// A line a memory must not keep, and what kind of chatter it is.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Chatter {
+    pub kind: &'static str,
+    pub statement: &'static str,
+    pub half: Half,
+}
+
+/// A sentence and the atomic statements a splitter must make of it (one: keep it whole).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Compound {
+    pub shape: &'static str,
+    pub sentence: &'static str,
+    pub pieces: Vec<&'static str>,
+    pub half: Half,
+}
+
+const PERSON: &str = include_str!("corpora/person.tsv");
+const CHATTER: &str = include_str!("corpora/chatter.tsv");
+const COMPOUNDS: &str = include_str!("corpora/compounds.tsv");
+const PERSON_DEV: &str = include_str!("corpora/person-dev.tsv");
+const CHATTER_DEV: &str = include_str!("corpora/chatter-dev.tsv");
+const COMPOUNDS_DEV: &str = include_str!("corpora/compounds-dev.tsv");
+
+/// The records of a TSV corpus: every line but the `#` header, split at tabs.
+fn records(tsv: &'static str) -> impl Iterator<Item = Vec<&'static str>> {
+    tsv.lines().filter(|l| !l.starts_with('#') && !l.trim().is_empty()).map(|l| l.split('\t').collect())
+}
+
+/// `person.tsv`: 478 statements in 18 categories, then the dev lines.
+pub fn person() -> Vec<Person> {
+    let held =
+        |f: &[&'static str]| Person { category: f[0], first: f[1] == "first", statement: f[2], half: half_of(f[2]) };
+    let mut out: Vec<Person> = records(PERSON).map(|f| held(&f)).collect();
+    let dev = records(PERSON_DEV).map(|f| Person { half: Half::Dev, ..held(&f) });
+    let dev: Vec<_> = dev.filter(|d| !out.iter().any(|h| same(h.statement, d.statement))).collect();
+    out.extend(dev);
+    out
+}
+
+/// `chatter.tsv`: 188 lines of ten kinds, then the dev lines.
+pub fn chatter() -> Vec<Chatter> {
+    let held = |f: &[&'static str]| Chatter { kind: f[0], statement: f[1], half: half_of(f[1]) };
+    let mut out: Vec<Chatter> = records(CHATTER).map(|f| held(&f)).collect();
+    let dev = records(CHATTER_DEV).map(|f| Chatter { half: Half::Dev, ..held(&f) });
+    let dev: Vec<_> = dev.filter(|d| !out.iter().any(|h| same(h.statement, d.statement))).collect();
+    out.extend(dev);
+    out
+}
+
+/// `compounds.tsv`: 309 sentences of 13 shapes, then the dev lines.
+pub fn compounds() -> Vec<Compound> {
+    let held = |f: &[&'static str]| Compound {
+        shape: f[0],
+        sentence: f[1],
+        pieces: f[2].split(" | ").collect(),
+        half: half_of(f[1]),
+    };
+    let mut out: Vec<Compound> = records(COMPOUNDS).map(|f| held(&f)).collect();
+    let dev = records(COMPOUNDS_DEV).map(|f| Compound { half: Half::Dev, ..held(&f) });
+    let dev: Vec<_> = dev.filter(|d| !out.iter().any(|h| same(h.sentence, d.sentence))).collect();
+    out.extend(dev);
+    out
+}
+
+/// Two lines that are the same statement (a dev line that repeats a held-out one is
+/// left out, so nothing held out is tuned on by the back door).
+fn same(a: &str, b: &str) -> bool {
+    a.trim().eq_ignore_ascii_case(b.trim())
+}
+
+/// Right answers out of lines, for one group of a corpus.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Tally {
+    pub lines: usize,
+    pub right: usize,
+}
+
+impl Tally {
+    pub fn share(&self) -> f64 {
+        self.right as f64 / self.lines.max(1) as f64
+    }
+}
+
+/// A corpus's results by half and by group (category, kind or shape), with what went wrong.
+#[derive(Clone, Debug, Default)]
+pub struct Score {
+    pub groups: std::collections::BTreeMap<(Half, &'static str), Tally>,
+    /// `(half, line)`: what the rule got wrong, for reading (the test half's only counted).
+    pub misses: Vec<(Half, String)>,
+}
+
+impl Score {
+    fn add(&mut self, half: Half, group: &'static str, right: bool, miss: impl FnOnce() -> String) {
+        let t = self.groups.entry((half, group)).or_default();
+        t.lines += 1;
+        t.right += right as usize;
+        if !right {
+            self.misses.push((half, miss()));
+        }
+    }
+
+    /// Every group of one half together.
+    pub fn total(&self, half: Half) -> Tally {
+        let mut out = Tally::default();
+        for t in self.groups.iter().filter(|((h, _), _)| *h == half).map(|(_, t)| t) {
+            out.lines += t.lines;
+            out.right += t.right;
+        }
+        out
+    }
+
+    /// `name: half=test lines=… right=… share=…` and one line per group.
+    pub fn lines(&self, name: &str) -> Vec<String> {
+        let mut out = Vec::new();
+        for half in [Half::Tuning, Half::Test, Half::Dev] {
+            let t = self.total(half);
+            out.push(format!(
+                "{name}: half={} lines={} right={} share={:.3}",
+                half.name(),
+                t.lines,
+                t.right,
+                t.share()
+            ));
+        }
+        for ((half, group), t) in &self.groups {
+            out.push(format!("{name}-group: half={} group={group} lines={} right={}", half.name(), t.lines, t.right));
+        }
+        out
+    }
+}
+
+/// The statements the offline encoder and the Encode gate keep from `text` said alone as
+/// a user turn — the same request, reply and gate as a chat turn.
+pub fn kept_from(text: &str) -> Vec<String> {
+    use crate::llm::{offline, prompt, provider};
+    use crate::model::memory::{Role, Turn};
+    let turn = Turn { index: 0, role: Role::User, text: text.into(), at: 0, speaker: None, memory: None, source: None };
+    let turns = [turn];
+    let reply = offline::respond(&prompt::encode_request(&turns));
+    let proposals = provider::extract_json(&reply)
+        .and_then(|json| provider::proposals(&json, crate::model::pass::PassKind::Encode.proposal_key()))
+        .unwrap_or_default();
+    let (items, _) = crate::flow::chat::judge_facts(&turns, &proposals, 1, 0);
+    items.into_iter().map(|i| i.text).collect()
+}
+
+/// Compounds through the one splitter: right when it makes exactly the expected pieces.
+pub fn split_score() -> Score {
+    split_score_by(crate::text::split::pieces)
+}
+
+/// [`split_score`] with another splitter (a test plants a broken one).
+pub fn split_score_by(splitter: impl Fn(&str) -> Vec<String>) -> Score {
+    let mut score = Score::default();
+    for c in compounds() {
+        let got = splitter(c.sentence);
+        let right = got.iter().map(String::as_str).eq(c.pieces.iter().copied());
+        score.add(c.half, c.shape, right, || format!("{} {:?}: want {:?}, got {got:?}", c.shape, c.sentence, c.pieces));
+    }
+    score
+}
+
+/// Statements about a person through the offline encoder and the Encode gate: right when
+/// every statement the splitter finds in it is kept as a fact.
+pub fn person_score() -> Score {
+    person_score_by(kept_from)
+}
+
+/// [`person_score`] with another way of keeping (a test plants a forgetful one).
+pub fn person_score_by(keep: impl Fn(&str) -> Vec<String>) -> Score {
+    let mut score = Score::default();
+    for p in person() {
+        let kept = keep(p.statement);
+        let wanted = crate::text::split::pieces(p.statement);
+        let right = !kept.is_empty() && wanted.iter().all(|w| kept.contains(w));
+        score.add(p.half, p.category, right, || format!("{} {:?}: kept {kept:?}", p.category, p.statement));
+    }
+    score
+}
+
+/// Chatter through the same path: right when nothing is kept.
+pub fn chatter_score() -> Score {
+    let mut score = Score::default();
+    for c in chatter() {
+        let kept = kept_from(c.statement);
+        score.add(c.half, c.kind, kept.is_empty(), || format!("{} {:?}: kept {kept:?}", c.kind, c.statement));
+    }
+    score
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_record_has_its_fields_and_the_halves_are_even_enough() {
+        let held = |h: Half| h != Half::Dev;
+        let p: Vec<Person> = person().into_iter().filter(|x| held(x.half)).collect();
+        let c: Vec<Chatter> = chatter().into_iter().filter(|x| held(x.half)).collect();
+        let k: Vec<Compound> = compounds().into_iter().filter(|x| held(x.half)).collect();
+        assert_eq!((p.len(), c.len(), k.len()), (478, 188, 309));
+        assert!(p.iter().all(|x| !x.statement.is_empty() && !x.category.is_empty()));
+        assert!(k.iter().all(|x| !x.pieces.is_empty() && x.pieces.iter().all(|p| p.ends_with('.'))));
+        for share in [
+            p.iter().filter(|x| x.half == Half::Test).count() as f64 / p.len() as f64,
+            c.iter().filter(|x| x.half == Half::Test).count() as f64 / c.len() as f64,
+            k.iter().filter(|x| x.half == Half::Test).count() as f64 / k.len() as f64,
+        ] {
+            assert!((0.4..=0.6).contains(&share), "{share}");
+        }
+    }
+}
