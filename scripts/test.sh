@@ -50,8 +50,11 @@ echo "$(wc -l < "$LOG/gate.jsonl") case files judged as expected"
 step "nocturne bench-gates (the meaning corpus)"
 cargo run --locked -q -p nocturne-cli -- bench-gates || failed_steps+=("nocturne bench-gates")
 
-step "nocturne bench-worth (statements worth remembering, labelled)"
-cargo run --locked -q -p nocturne-cli -- bench-worth || failed_steps+=("nocturne bench-worth")
+step "nocturne bench-worth (statements worth remembering, labelled; held-out person and chatter corpora)"
+cargo run --locked -q -p nocturne-cli -- bench-worth | grep -v -- '-group:' || failed_steps+=("nocturne bench-worth")
+
+step "nocturne bench-split (held-out compound sentences through the one splitter)"
+cargo run --locked -q -p nocturne-cli -- bench-split | grep -v -- '-group:' || failed_steps+=("nocturne bench-split")
 
 step "nocturne bench-conversation: a real long conversation (LoCoMo) through chat and Sleep, against BM25"
 # Benchmark data outside this repository (never shipped): the steering repo's shared/locomo.
