@@ -37,13 +37,30 @@ struct Tally {
     questions: usize,
     all: usize,
     any: usize,
+    /// Questions whose prompt holds every content word of the gold answer.
+    words: usize,
+    /// Characters and tokens of what the method put in the prompt (one counter for all).
+    chars: usize,
+    tokens: u64,
 }
 
 impl Tally {
-    fn add(&mut self, all: bool, any: bool) {
+    fn add(&mut self, hit: Hit) {
         self.questions += 1;
-        self.all += all as usize;
-        self.any += any as usize;
+        self.all += hit.all as usize;
+        self.any += hit.any as usize;
+        self.words += hit.words as usize;
+        self.chars += hit.chars;
+        self.tokens += hit.tokens;
+    }
+
+    fn absorb(&mut self, t: &Tally) {
+        self.questions += t.questions;
+        self.all += t.all;
+        self.any += t.any;
+        self.words += t.words;
+        self.chars += t.chars;
+        self.tokens += t.tokens;
     }
     fn share(n: usize, of: usize) -> String {
         format!("{:.3}", n as f64 / of.max(1) as f64)
@@ -71,22 +88,26 @@ pub struct Figures {
     missed_unreached: usize,
 }
 
+/// What one method's prompt did for one question.
+#[derive(Clone, Copy, Debug, Default)]
+struct Hit {
+    all: bool,
+    any: bool,
+    words: bool,
+    chars: usize,
+    tokens: u64,
+}
+
 impl Figures {
     fn merge(&mut self, other: Figures) {
-        for (cat, t) in other.memory {
-            let e = self.memory.entry(cat).or_default();
-            e.questions += t.questions;
-            e.all += t.all;
-            e.any += t.any;
-        }
-        for (mine, theirs) in
-            [(&mut self.bm25, other.bm25), (&mut self.bm25_rooted, other.bm25_rooted), (&mut self.recent, other.recent)]
-        {
+        for (mine, theirs) in [
+            (&mut self.memory, other.memory),
+            (&mut self.bm25, other.bm25),
+            (&mut self.bm25_rooted, other.bm25_rooted),
+            (&mut self.recent, other.recent),
+        ] {
             for (cat, t) in theirs {
-                let e = mine.entry(cat).or_default();
-                e.questions += t.questions;
-                e.all += t.all;
-                e.any += t.any;
+                mine.entry(cat).or_default().absorb(&t);
             }
         }
         self.lines += other.lines;
@@ -104,9 +125,7 @@ impl Figures {
     fn headline(t: &BTreeMap<u8, Tally>) -> Tally {
         let mut out = Tally::default();
         for (_, x) in t.iter().filter(|(c, _)| (1..=4).contains(*c)) {
-            out.questions += x.questions;
-            out.all += x.all;
-            out.any += x.any;
+            out.absorb(x);
         }
         out
     }
@@ -116,7 +135,7 @@ impl Figures {
         let (m, b, r) = (Self::headline(&self.memory), Self::headline(&self.bm25), Self::headline(&self.recent));
         let rooted = Self::headline(&self.bm25_rooted);
         format!(
-            "conversation: name={name} n={} evidenceAll={} evidenceAny={} bm25All={} bm25Any={} recentAll={} informative={} pinnedShare={} facts={} active={} skippedEvidence={} missedRetired={} missedUnreached={} bm25RootsAll={} bm25RootsAny={}",
+            "conversation: name={name} n={} evidenceAll={} evidenceAny={} bm25All={} bm25Any={} recentAll={} informative={} pinnedShare={} facts={} active={} skippedEvidence={} missedRetired={} missedUnreached={} bm25RootsAll={} bm25RootsAny={} answerWords={} bm25AnswerWords={} memoryChars={} bm25Chars={} memoryTokens={} bm25Tokens={}",
             m.questions,
             Tally::share(m.all, m.questions),
             Tally::share(m.any, m.questions),
@@ -131,7 +150,13 @@ impl Figures {
             self.missed_retired,
             self.missed_unreached,
             Tally::share(rooted.all, rooted.questions),
-            Tally::share(rooted.any, rooted.questions)
+            Tally::share(rooted.any, rooted.questions),
+            Tally::share(m.words, m.questions),
+            Tally::share(b.words, b.questions),
+            m.chars / m.questions.max(1),
+            b.chars / b.questions.max(1),
+            m.tokens / m.questions.max(1) as u64,
+            b.tokens / b.questions.max(1) as u64
         )
     }
 
@@ -249,12 +274,23 @@ pub fn measure(conversation: &Conversation, budget: u64, keep: Keep, misses: boo
                 reached.extend(dia_of.get(&t).cloned());
             }
         }
-        let hits = |got: &HashSet<String>| {
+        // The answer's words in the prompt, counted alike on every side.
+        let answer = content_tokens(&q.answer);
+        let hits = |got: &HashSet<String>, text: &str| {
             let n = wanted.iter().filter(|e| got.contains(**e)).count();
-            (n == wanted.len(), n > 0)
+            let held = content_tokens(text);
+            Hit {
+                all: n == wanted.len(),
+                any: n > 0,
+                words: answer.iter().all(|w| held.contains(w)),
+                chars: text.chars().count(),
+                tokens: nocturne_core::llm::provider::estimate_tokens(text),
+            }
         };
-        let (all, any) = hits(&reached);
-        out.memory.entry(q.category).or_default().add(all, any);
+        let memory_text = system.split_once(prompt::MEMORY_HEADER).map_or("", |(_, m)| m);
+        let hit = hits(&reached, memory_text);
+        let all = hit.all;
+        out.memory.entry(q.category).or_default().add(hit);
         if (1..=4).contains(&q.category) {
             for e in q.evidence.iter().filter(|e| !reached.contains(*e)) {
                 let turn = dia_of.iter().find(|(_, d)| *d == e).map(|(t, _)| *t);
@@ -294,19 +330,26 @@ pub fn measure(conversation: &Conversation, budget: u64, keep: Keep, misses: boo
         let empty = Selection { facts: Vec::new(), left_out: 0, tokens: 0, now: Some(now) };
         let rest = nocturne_core::llm::answer::free_request(&empty, history, &q.question);
         let room = budget.saturating_sub(prompt::prompt_tokens(&rest));
-        let (all, any) = hits(&raw.bm25(&q.question, room));
-        out.bm25.entry(q.category).or_default().add(all, any);
-        let (all, any) = hits(&raw.bm25_rooted(&q.question, room));
-        out.bm25_rooted.entry(q.category).or_default().add(all, any);
-        let (all, any) = hits(&raw.recent(room));
-        out.recent.entry(q.category).or_default().add(all, any);
+        let shown = raw.bm25(&q.question, room);
+        out.bm25.entry(q.category).or_default().add(hits(&shown.ids, &shown.text));
+        let shown = raw.bm25_rooted(&q.question, room);
+        out.bm25_rooted.entry(q.category).or_default().add(hits(&shown.ids, &shown.text));
+        let shown = raw.recent(room);
+        out.recent.entry(q.category).or_default().add(hits(&shown.ids, &shown.text));
     }
     Ok(out)
 }
 
+/// The raw turns a baseline put in its prompt: their dialog ids and the lines themselves.
+struct Shown {
+    ids: HashSet<String>,
+    text: String,
+}
+
 /// The raw dated turns, for the baselines: each as the line a prompt would carry.
 struct RawTurns {
-    lines: Vec<(String, String, u64)>,
+    /// (dialog id, what it is searched by, the line shown, its tokens).
+    lines: Vec<(String, String, String, u64)>,
     plain: Bm25,
     rooted: Bm25,
 }
@@ -362,38 +405,39 @@ impl RawTurns {
                 // Searched by everything its line says: its date (month and year, as the
                 // memory's facts are), its speaker and its words.
                 let searched = format!("{} {}: {}", day.month_and_year().join(" "), t.speaker, t.text);
-                lines.push((t.dia_id.clone(), searched, cost));
+                lines.push((t.dia_id.clone(), searched, line, cost));
             }
         }
-        let texts: Vec<&str> = lines.iter().map(|(_, text, _)| text.as_str()).collect();
+        let texts: Vec<&str> = lines.iter().map(|(_, text, _, _)| text.as_str()).collect();
         RawTurns { plain: Bm25::new(&texts, content_tokens), rooted: Bm25::new(&texts, roots), lines }
     }
 
     /// The turns plain BM25 (the spec's content tokens) ranks first for `query`, within `room`.
-    fn bm25(&self, query: &str, room: u64) -> HashSet<String> {
+    fn bm25(&self, query: &str, room: u64) -> Shown {
         self.fill(self.plain.ranked(query).into_iter(), room)
     }
 
     /// The same with the word roots the memory is searched by.
-    fn bm25_rooted(&self, query: &str, room: u64) -> HashSet<String> {
+    fn bm25_rooted(&self, query: &str, room: u64) -> Shown {
         self.fill(self.rooted.ranked(query).into_iter(), room)
     }
 
     /// The most recent turns within `room`.
-    fn recent(&self, room: u64) -> HashSet<String> {
+    fn recent(&self, room: u64) -> Shown {
         self.fill((0..self.lines.len()).rev(), room)
     }
 
-    fn fill(&self, order: impl Iterator<Item = usize>, room: u64) -> HashSet<String> {
+    fn fill(&self, order: impl Iterator<Item = usize>, room: u64) -> Shown {
         let mut used = 0;
-        let mut out = HashSet::new();
+        let mut out = Shown { ids: HashSet::new(), text: String::new() };
         for d in order {
-            let (id, _, cost) = &self.lines[d];
+            let (id, _, line, cost) = &self.lines[d];
             if used + cost > room {
                 continue;
             }
             used += cost;
-            out.insert(id.clone());
+            out.ids.insert(id.clone());
+            out.text.push_str(line);
         }
         out
     }

@@ -223,6 +223,8 @@ const FORMULAS: &[&[&str]] = &[
     &["thinking", "out", "loud"],
     &["until", "next", "time"],
     &["that", "s", "life"],
+    &["no", "doubt"],
+    &["no", "doubts"],
     &["à", "toi"],
     &["à", "vous"],
 ];
@@ -358,7 +360,8 @@ fn clause_worth(clause: &str) -> Result<(), Chatter> {
     }
     // 2. A wish, thanks, apology, greeting, farewell or exclamation (`What a view!`),
     //    whatever it is about.
-    let exclaims = matches!(words.first().map(String::as_str), Some("what" | "how" | "quel" | "quelle" | "such"));
+    let exclaims =
+        matches!(first, "what" | "how" | "quel" | "quelle" | "such") && super::split::about(clause).is_none();
     if wish || (!speaker && (exclaims || [THANKS, SORRY, GREETING, FAREWELL].iter().any(|l| opens_with(l)))) {
         return Err(kind());
     }
@@ -386,8 +389,10 @@ fn clause_worth(clause: &str) -> Result<(), Chatter> {
     if has(POINTER) && !time && substance.iter().all(|i| pointed_noun(*i) || is(PRAISE, &words[*i])) {
         return Err(Chatter::Reaction);
     }
-    // 6. A reaction with no subject, to something pointed at or shown (`Love the red and blue`).
-    let subjectless = is(GENERIC, first) || is(PRAISE, first);
+    // 6. A reaction with no subject, to something pointed at or shown (`Love the red and
+    //    blue`, `Missed you`).
+    let subjectless =
+        is(GENERIC, first) || is(PRAISE, first) || super::verbs::forms(first).is_some_and(|f| is(GENERIC, f.lemma));
     let points = words.iter().skip_while(|w| w.as_str() != first).skip(1).take(2).any(|w| {
         is(POINTER, w)
             || is(SECOND, w)
