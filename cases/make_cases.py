@@ -400,6 +400,24 @@ talk_case("dedupe refuses folding statements into a compound with an elided subj
           [drop("m_1", "m_3"), drop("m_2", "m_3")], [(False, "one statement of m_3"), (False, "one statement of m_3")],
           items=ELIDED)
 
+# Issue 47: forget by value. A passing state goes after its while; a durable fact called
+# passing, or an old one under a policy that does not forget by age, is refused with why.
+BY_VALUE = {"similarityThreshold": 0.9, "staleAfterDays": None, "maxActiveFacts": None,
+            "protectedCategories": ["identity", "preferences", "commitments"],
+            "transientGraceDays": 1, "commitmentGraceDays": 7}
+PASSING = [item(1, "scratch", "I'm exhausted today.", "context", 3),
+           item(2, "scratch", "I keep bees.", "context", 400),
+           item(3, "episodes", "I went to Japan last year.", "event", 400)]
+talk_case("forget accepts a passing state after its while", "forget",
+          [forget("m_1", "transient", "that day is over")], [(True, "passing state whose while ended")],
+          items=PASSING, policy=BY_VALUE)
+talk_case("forget refuses a durable fact called passing", "forget",
+          [forget("m_2", "transient", "probably over")], [(False, "was called a passing state")],
+          items=PASSING, policy=BY_VALUE)
+talk_case("forget refuses an old event where forgetting by age is off", "forget",
+          [forget("m_3", "stale", "a year old")], [(False, "forgetting by age is off")],
+          items=PASSING, policy=BY_VALUE)
+
 if __name__ == "__main__":
     for n, c in enumerate(CASES, start=17):
         slug = c["pass"]

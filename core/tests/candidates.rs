@@ -52,7 +52,7 @@ fn one_statement_said_thousands_of_times_still_yields_its_duplicates_and_its_cha
     moved.source_turn = None;
     items.push(moved);
     let active: Vec<&Item> = items.iter().collect();
-    let policy = RetentionPolicy { max_active_facts: 10 * FACTS, ..Default::default() };
+    let policy = RetentionPolicy { max_active_facts: Some(10 * FACTS), ..Default::default() };
     let bounds = Bounds::default();
     let (dups, _) = candidates::duplicates(&active, policy.similarity_threshold, &bounds);
     // "I now live in Ghent." has the same content tokens: one group with the plain copies.

@@ -7,7 +7,7 @@ use nocturne_core::llm::prompt::{self, Budget};
 use nocturne_core::llm::provider::{AutoStyle, ProposalStyle};
 use nocturne_core::model::candidate::{Candidates, DuplicateCandidate};
 use nocturne_core::text::candidates;
-use nocturne_core::{Block, Item, PassKind, RetentionPolicy, DAY};
+use nocturne_core::{Block, Item, PassKind, DAY};
 
 const NOW: i64 = 1_767_225_600;
 
@@ -36,7 +36,7 @@ fn sleep_requests_offer_only_the_engines_candidates_and_skip_empty_passes() {
         fact(3, Block::Scratch, "context", "The kettle is broken.", 90),
     ];
     let refs: Vec<&Item> = items.iter().collect();
-    let policy = RetentionPolicy::default();
+    let policy = nocturne_core::testkit::article_policy(); // forgetting by age: forget has proposals
     let pairs = Candidates::Duplicates(vec![DuplicateCandidate {
         drop_id: "m_2".into(),
         keeper_id: "m_1".into(),

@@ -94,6 +94,7 @@ impl Provider for Careless {
 #[test]
 fn a_pinned_fact_survives_every_sleep_and_a_careless_model_is_refused_with_the_reason() {
     let store = slept("The kitchen tap leaks under the sink. The garden gate squeaks at night.");
+    block(store.set_policy(nocturne_core::testkit::article_policy())).expect("forgetting by age, as the user sets it");
     let tap = find(&store, "kitchen");
     block(edit::apply(&store, &UserEdit::Pin { item_id: tap.item_id.clone() }, NOW + 120)).expect("pin");
     assert!(find(&store, "kitchen").pinned);

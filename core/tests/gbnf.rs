@@ -9,7 +9,7 @@ use nocturne_core::llm::prompt::{self, Budget};
 use nocturne_core::llm::provider::ProposalStyle;
 use nocturne_core::model::candidate::{Candidates, ConflictCandidate, DuplicateCandidate, MergeCandidate};
 use nocturne_core::text::candidates;
-use nocturne_core::{Block, Item, PassKind, RetentionPolicy, DAY};
+use nocturne_core::{Block, Item, PassKind, DAY};
 use serde_json::{json, Value};
 
 const NOW: i64 = 1_767_225_600;
@@ -44,7 +44,7 @@ fn schemas() -> Vec<(String, Value)> {
     let choose = answer::choose_request(&refs[..3], "Where do I live?", NOW);
     out.push(("answer (choose)".into(), choose.json.expect("schema").schema));
     let ask = |pass, c: Candidates| {
-        let policy = RetentionPolicy::default();
+        let policy = nocturne_core::testkit::article_policy(); // forgetting by age: forget has proposals
         prompt::pass_requests(pass, &refs, &c, &policy, NOW, &Budget::default(), ProposalStyle::Candidates)
     };
     let runs = [

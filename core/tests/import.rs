@@ -279,15 +279,25 @@ fn an_import_then_sleeps_once_at_the_end_or_once_per_day() {
     let labels =
         |s: &MemStore| -> Vec<String> { block(s.versions()).expect("reads").into_iter().map(|v| v.label).collect() };
     let sleeps = |s: &MemStore| labels(s).iter().filter(|l| l.as_str() == "consolidation:start").count();
-    // A year and more later, most of this history is past staleAfterDays: the Sleep at the
-    // end would retire most of it, so it is held back and says why...
-    let end = MemStore::new();
+    // By default a memory forgets by value: the old history stays, and the Sleep runs.
+    let kept = MemStore::new();
+    let report = import_all(&kept, &h, &ImportOptions::default());
+    assert_eq!((report.sleeps, sleeps(&kept), report.held.clone()), (1, 1, None));
+    // Where the user forgets by age, a year and more later most of this history is past
+    // staleAfterDays: the Sleep at the end would retire most of it, so it is held back and
+    // says why...
+    let by_age = || {
+        let store = MemStore::new();
+        block(store.set_policy(nocturne_core::testkit::article_policy())).expect("policy");
+        store
+    };
+    let end = by_age();
     let report = import_all(&end, &h, &ImportOptions::default());
     assert_eq!((report.sleeps, sleeps(&end)), (0, 0));
     let held = report.held.expect("held back");
     assert!(held.contains("would retire") && held.contains("staleAfterDays"), "{held}");
     // ...and runs when the user lets it.
-    let end = MemStore::new();
+    let end = by_age();
     let report = import_all(&end, &h, &ImportOptions { retire_a_lot: true, ..Default::default() });
     assert_eq!((report.sleeps, sleeps(&end), report.held), (1, 1, None));
     let active = block(end.items()).expect("reads").iter().filter(|i| i.active).count();

@@ -373,7 +373,7 @@ fn accepted_facts_are_traceable_to_the_transcript() {
 fn accepted_forgets_are_authorised() {
     let strategy = (store(), 1..12usize, prop::collection::vec(proposal(PassKind::Forget), 0..10));
     accepted_property("forget", strategy, 50, |(items, cap, proposals)| {
-        let policy = RetentionPolicy { max_active_facts: cap, ..Default::default() };
+        let policy = RetentionPolicy { max_active_facts: Some(cap), ..Default::default() };
         let overflow = policy.overflow(items.values(), NOW);
         let mut n = 0;
         for v in judge_all(PassKind::Forget, &items, &policy, &[], &proposals) {

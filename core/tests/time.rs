@@ -94,6 +94,7 @@ fn a_commitment_in_a_policy_without_a_grace_is_protected_for_good() {
 #[test]
 fn an_event_mentioned_today_but_held_last_year_is_stale() {
     let store = MemStore::new();
+    block(store.set_policy(nocturne_core::testkit::article_policy())).expect("forgetting by age, as the user sets it");
     block(chat::chat_turn(&store, &OfflineProvider, "I went to Japan last year.", december(2))).expect("turn");
     block(chat::chat_turn(&store, &OfflineProvider, "I went to the dentist yesterday.", december(2))).expect("turn");
     block(sleep::sleep(&store, &OfflineProvider, &sleep::SleepOptions::new(december(3)), &mut |_| {})).expect("sleep");
@@ -102,4 +103,24 @@ fn an_event_mentioned_today_but_held_last_year_is_stale() {
     let dentist = items.iter().find(|i| i.text.contains("dentist")).expect("dentist");
     assert!(!japan.active, "staleness counts from when it happened (2025)");
     assert!(dentist.active, "yesterday is not stale");
+}
+
+#[test]
+fn by_default_a_trip_last_year_is_kept_and_a_state_of_one_day_goes_the_day_after() {
+    let store = MemStore::new();
+    block(chat::chat_turn(&store, &OfflineProvider, "I went to Japan last year.", december(2))).expect("turn");
+    block(chat::chat_turn(&store, &OfflineProvider, "I'm exhausted today.", december(2))).expect("turn");
+    let tired = |s: &MemStore| block(s.items()).expect("items").into_iter().find(|i| i.text.contains("exhausted"));
+    // The day after, within its grace, the passing state stays.
+    block(sleep::sleep(&store, &OfflineProvider, &sleep::SleepOptions::new(december(3)), &mut |_| {})).expect("sleep");
+    assert!(tired(&store).is_some_and(|i| i.active), "kept through its grace day");
+    let later = sleep::SleepOptions::new(december(2) + 400 * 86_400);
+    block(sleep::sleep(&store, &OfflineProvider, &later, &mut |_| {})).expect("sleep");
+    let items = block(store.items()).expect("items");
+    assert!(items.iter().any(|i| i.active && i.text.contains("Japan")), "an event is kept however old");
+    assert!(tired(&store).is_some_and(|i| !i.active), "a passing state goes once its day and grace are over");
+    let log = block(store.mutations()).expect("log");
+    let why = log.iter().find(|m| m.accepted && m.policy.as_deref() == Some("transient")).expect("logged");
+    assert!(why.reason.contains("passing state whose while ended 2026-12-02"), "{}", why.reason);
+    assert!(block(nocturne_core::proof::audit::audit(&store)).expect("audit").problems.is_empty());
 }

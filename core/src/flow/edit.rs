@@ -201,3 +201,66 @@ async fn erase_once<S: Store>(store: &S, item_id: &str, now: i64) -> Result<crat
     store.replace_all(erased_doc, base).await?;
     Ok(erased)
 }
+
+/// The user's retention policy, validated and logged: a `policy` entry by `user` that says
+/// what changed and keeps both policies, so the audit judges every forgetting under the
+/// policy in force when it happened. Returns the entry's wording (`forget by age: off →
+/// 30 days`); a policy that changes nothing writes nothing.
+pub async fn set_policy<S: Store>(
+    store: &S,
+    policy: crate::model::policy::RetentionPolicy,
+    now: i64,
+) -> Result<Option<String>, EditError> {
+    policy.validate().map_err(|why| EditError::NotEditable(format!("the retention policy is not usable: {why}")))?;
+    let meta = store.meta().await?;
+    let changes = describe(&meta.policy, &policy);
+    if changes.is_empty() {
+        return Ok(None);
+    }
+    let reason = format!("the user changed the retention policy: {}", changes.join("; "));
+    let entry = Mutation {
+        id: 0,
+        seq: 0,
+        pass: Stage::User,
+        kind: MutationKind::Policy,
+        item_id: String::new(),
+        refs: Refs { proposal: Some(serde_json::json!({"from": meta.policy, "to": policy})), ..Default::default() },
+        accepted: true,
+        reason: reason.clone(),
+        rejection_reason: None,
+        policy: None,
+        proposer: Proposer::User,
+        at: now,
+    };
+    store.commit(Commit { at: now, mutations: vec![entry], base: Some(meta.head), ..Default::default() }).await?;
+    store.set_policy(policy).await?;
+    Ok(Some(reason))
+}
+
+/// What differs between two policies, a phrase each (`forget by age: off → 30 days`).
+pub fn describe(
+    old: &crate::model::policy::RetentionPolicy,
+    new: &crate::model::policy::RetentionPolicy,
+) -> Vec<String> {
+    let days = |d: Option<f64>| d.map_or("off".to_string(), |d| format!("{d} days"));
+    let count = |n: Option<usize>| n.map_or("no cap".to_string(), |n| format!("{n} facts"));
+    let mut out = Vec::new();
+    let mut note = |what: &str, a: String, b: String| {
+        if a != b {
+            out.push(format!("{what}: {a} → {b}"));
+        }
+    };
+    note("forget by age", days(old.stale_after_days), days(new.stale_after_days));
+    note("at most", count(old.max_active_facts), count(new.max_active_facts));
+    note("passing states kept after their while", days(old.transient_grace_days), days(new.transient_grace_days));
+    note("commitments kept after their date", days(old.commitment_grace_days), days(new.commitment_grace_days));
+    note("similarity threshold", old.similarity_threshold.to_string(), new.similarity_threshold.to_string());
+    note("protected categories", old.protected_categories.join(", "), new.protected_categories.join(", "));
+    note("human block", format!("{:?}", old.human_tokens), format!("{:?}", new.human_tokens));
+    note("persona block", format!("{:?}", old.persona_tokens), format!("{:?}", new.persona_tokens));
+    note("merge at most", format!("{:?}", old.merge_max_words), format!("{:?}", new.merge_max_words));
+    if old.single_valued_slots != new.single_valued_slots {
+        out.push("one-value slots changed".into());
+    }
+    out
+}

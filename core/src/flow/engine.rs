@@ -109,7 +109,7 @@ pub fn staleness_rule(
         .map(|i| {
             (
                 Proposer::PolicyEngine,
-                json!({"itemId": i.item_id, "policy": "stale", "reason": format!("older than staleAfterDays={}", policy.stale_after_days)}),
+                json!({"itemId": i.item_id, "policy": "stale", "reason": format!("older than staleAfterDays={}", policy.stale_after_days.unwrap_or_default())}),
             )
         })
         .collect()
@@ -137,6 +137,28 @@ pub fn due_rule(
         .collect()
 }
 
+/// policy-engine: passing states whose while is over (`text::transient`: `I'm exhausted
+/// today`, said last week) can no longer answer a question truthfully and are forgotten,
+/// with the day their while ended in the reason. Pinned facts stay.
+pub fn transient_rule(
+    judge: &Judge<'_>,
+    items: &BTreeMap<String, Item>,
+    policy: &RetentionPolicy,
+    now: i64,
+) -> Vec<(Proposer, Value)> {
+    items
+        .values()
+        .filter(|i| i.active && !judge.is_consumed(&i.item_id))
+        .filter_map(|i| {
+            let until = policy.passed(i, now)?;
+            Some((
+                Proposer::PolicyEngine,
+                json!({"itemId": i.item_id, "policy": "transient", "reason": format!("a passing state whose while ended {until}")}),
+            ))
+        })
+        .collect()
+}
+
 /// policy-engine: while more than `maxActiveFacts` remain active after the model's
 /// forgettings, forget the lowest-salience unprotected facts.
 pub fn capacity_rule(
@@ -152,7 +174,7 @@ pub fn capacity_rule(
         .map(|id| {
             (
                 Proposer::PolicyEngine,
-                json!({"itemId": id, "policy": "capacity", "reason": format!("active facts exceed maxActiveFacts={}; lowest salience", policy.max_active_facts)}),
+                json!({"itemId": id, "policy": "capacity", "reason": format!("active facts exceed maxActiveFacts={}; lowest salience", policy.max_active_facts.unwrap_or_default())}),
             )
         })
         .collect()

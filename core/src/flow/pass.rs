@@ -177,6 +177,7 @@ pub fn plan(pass: PassKind, input: PassInput<'_>, model: Vec<Value>) -> Plan {
         PassKind::Promote => engine::promotion_rule(&judge, input.items, input.policy),
         PassKind::Forget => {
             let mut first = engine::due_rule(&judge, input.items, input.policy, input.now);
+            first.extend(engine::transient_rule(&judge, input.items, input.policy, input.now));
             first.extend(engine::staleness_rule(&judge, input.items, input.policy, input.now, input.shown));
             let mut out = Vec::new();
             for (proposer, proposal) in first {

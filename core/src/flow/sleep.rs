@@ -10,6 +10,7 @@ use crate::llm::provider::{self, Provider};
 use crate::model::candidate::Candidates;
 use crate::model::memory::{Item, Mutation, Proposer};
 use crate::model::pass::PassKind;
+use crate::model::policy::RetentionPolicy;
 use crate::store::{Commit, Store, StoreError};
 use serde::Serialize;
 use std::collections::{BTreeMap, HashSet};
@@ -145,6 +146,10 @@ pub struct SleepReport {
     pub active_before: usize,
     pub active_after: usize,
     pub passes: Vec<PassReport>,
+    /// The retention policy moved off the old default at the start of this Sleep (or, in a
+    /// dry run, would), and why.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub policy_note: Option<String>,
 }
 
 impl SleepReport {
@@ -219,10 +224,7 @@ pub async fn sleep<S: Store, P: Provider>(
 ) -> Result<SleepReport, SleepError> {
     let now = options.now;
     let meta = store.meta().await?;
-    if options.policy.is_some() && !options.dry_run {
-        return Err(SleepError::Store(StoreError::Invalid("a what-if policy is only allowed in a dry run".into())));
-    }
-    let policy = options.policy.clone().unwrap_or(meta.policy);
+    let (policy, policy_note) = policy_for(store, &meta, options).await?;
     let mut items: BTreeMap<String, Item> = store.items().await?.into_iter().map(|i| (i.item_id.clone(), i)).collect();
     let active_before = items.values().filter(|i| i.active).count();
     // Each pass is planned against this head; a writer that moves it meanwhile makes the
@@ -303,7 +305,73 @@ pub async fn sleep<S: Store, P: Provider>(
         passes.push(PassReport { event, mutations, search, calls, prompt_tokens, completion_tokens, notes });
     }
     let active_after = items.values().filter(|i| i.active).count();
-    Ok(SleepReport { dry_run: options.dry_run, fresh: fresh.map(|f| f.len()), active_before, active_after, passes })
+    Ok(SleepReport {
+        dry_run: options.dry_run,
+        fresh: fresh.map(|f| f.len()),
+        active_before,
+        active_after,
+        passes,
+        policy_note,
+    })
+}
+
+/// The policy a Sleep runs under: the what-if one a dry run was given, else the store's —
+/// moved to forget by value when it is still on the old default, with the note saying so.
+pub fn in_force(stored: &RetentionPolicy, options: &SleepOptions) -> (RetentionPolicy, Option<String>) {
+    match (&options.policy, stored.migrated()) {
+        (Some(what_if), _) => (what_if.clone(), None),
+        (None, Some((new, note))) => (new, Some(note)),
+        (None, None) => (stored.clone(), None),
+    }
+}
+
+/// The policy a Sleep runs under ([`in_force`]), the move off the old default written
+/// first unless this is a dry run; a what-if policy outside a dry run is refused.
+async fn policy_for<S: Store>(
+    store: &S,
+    meta: &crate::store::Meta,
+    options: &SleepOptions,
+) -> Result<(RetentionPolicy, Option<String>), SleepError> {
+    if options.policy.is_some() && !options.dry_run {
+        return Err(SleepError::Store(StoreError::Invalid("a what-if policy is only allowed in a dry run".into())));
+    }
+    let (policy, note) = in_force(&meta.policy, options);
+    if let Some(note) = note.as_deref().filter(|_| options.policy.is_none() && !options.dry_run) {
+        move_policy(store, &meta.policy, &policy, note, meta.head, options.now).await?;
+    }
+    Ok((policy, note))
+}
+
+/// Moves a store off the old default policy: the new policy stored, and a `policy` entry in
+/// the log (by the policy engine) with the note and both policies, so the audit judges
+/// each forgetting under the policy in force when it happened.
+async fn move_policy<S: Store>(
+    store: &S,
+    old: &RetentionPolicy,
+    new: &RetentionPolicy,
+    note: &str,
+    head: u64,
+    now: i64,
+) -> Result<(), StoreError> {
+    let entry = Mutation {
+        id: 0,
+        seq: 0,
+        pass: PassKind::Forget.into(),
+        kind: crate::model::pass::MutationKind::Policy,
+        item_id: String::new(),
+        refs: crate::model::memory::Refs {
+            proposal: Some(serde_json::json!({"from": old, "to": new})),
+            ..Default::default()
+        },
+        accepted: true,
+        reason: note.to_string(),
+        rejection_reason: None,
+        policy: Some("forget-by-value".into()),
+        proposer: Proposer::PolicyEngine,
+        at: now,
+    };
+    store.commit(Commit { at: now, mutations: vec![entry], base: Some(head), ..Default::default() }).await?;
+    store.set_policy(new.clone()).await
 }
 
 /// What a Sleep is expected to ask the model, worked out before anything runs: each
@@ -354,7 +422,7 @@ pub async fn estimate<S: Store>(
     options: &SleepOptions,
 ) -> Result<Estimate, StoreError> {
     let meta = store.meta().await?;
-    let policy = options.policy.clone().unwrap_or(meta.policy);
+    let (policy, _) = in_force(&meta.policy, options);
     let items = store.items().await?;
     let turns = store.transcript().await?;
     let fresh = fresh_ids(store, options.scope, meta.head, items.iter()).await?;
@@ -367,6 +435,7 @@ pub async fn estimate<S: Store>(
         .filter(|i| {
             overflow.contains(&i.item_id)
                 || policy.fell_due(i, options.now).is_some()
+                || policy.passed(i, options.now).is_some()
                 || (!policy.protects(i, options.now) && policy.is_stale(i, options.now))
         })
         .count();

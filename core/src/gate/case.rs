@@ -15,7 +15,7 @@ use std::collections::BTreeMap;
 pub struct Case {
     pub name: String,
     pub now: i64,
-    #[serde(default)]
+    #[serde(default = "case_policy", deserialize_with = "case_policy_from")]
     pub policy: RetentionPolicy,
     #[serde(default)]
     pub transcript: Vec<String>,
@@ -44,6 +44,33 @@ pub struct CaseItem {
     /// Who said it, for a conversation that names its speakers.
     #[serde(default)]
     pub speaker: Option<String>,
+}
+
+/// SPEC §10: a case's policy fields it leaves out take the case format's defaults
+/// (threshold 0.9, stale after 30 days, at most 120 active facts, the three protected
+/// categories) — the rules the public case files were written against — not the product's
+/// forget-by-value default; the newer options stay off unless a case sets them.
+fn case_policy() -> RetentionPolicy {
+    RetentionPolicy {
+        stale_after_days: Some(30.0),
+        max_active_facts: Some(120),
+        commitment_grace_days: None,
+        transient_grace_days: None,
+        persona_tokens: None,
+        human_tokens: None,
+        merge_max_words: None,
+        ..Default::default()
+    }
+}
+
+fn case_policy_from<'de, D: serde::Deserializer<'de>>(d: D) -> Result<RetentionPolicy, D::Error> {
+    let mut given = Value::deserialize(d)?;
+    let Some(fields) = given.as_object_mut() else {
+        return Err(serde::de::Error::custom("policy must be an object"));
+    };
+    fields.entry("staleAfterDays").or_insert(Value::from(30.0));
+    fields.entry("maxActiveFacts").or_insert(Value::from(120));
+    serde_json::from_value(given).map_err(serde::de::Error::custom)
 }
 
 fn context() -> String {

@@ -42,10 +42,14 @@ use std::collections::{BTreeMap, BTreeSet};
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum ForgetRule {
+    /// Forgetting by age, where the policy sets it (`staleAfterDays`).
     Stale,
+    /// Over the cap, where the policy sets one (`maxActiveFacts`).
     Capacity,
     /// A commitment whose date (and grace) has passed: it lost its protection.
     Due(crate::text::when::Day),
+    /// A passing state whose while ended on that day (`I'm exhausted today`).
+    Transient(crate::text::when::Day),
 }
 
 impl ForgetRule {
@@ -54,6 +58,7 @@ impl ForgetRule {
             ForgetRule::Stale => "stale",
             ForgetRule::Capacity => "capacity",
             ForgetRule::Due(_) => "due",
+            ForgetRule::Transient(_) => "transient",
         }
     }
 }
@@ -114,6 +119,9 @@ impl Edit {
             Edit::Promote { item_id, from, to } => format!("{item_id} moves {from} -> {to}"),
             Edit::Forget { item_id, rule: ForgetRule::Due(due), age_days } => {
                 format!("{item_id} forgotten: a commitment due {due}, {age_days:.0} days ago, past its grace")
+            }
+            Edit::Forget { item_id, rule: ForgetRule::Transient(until), .. } => {
+                format!("{item_id} forgotten: a passing state whose while ended {until}")
             }
             Edit::Forget { item_id, rule, age_days } => {
                 format!("{item_id} forgotten under the {} rule ({age_days:.1}d old)", rule.as_str())

@@ -268,12 +268,15 @@ fn promote(payload: &Value) -> Vec<Value> {
         .collect()
 }
 
+/// Forget proposals: facts older than `staleAfterDays` where the policy forgets by age.
+/// Passing states and commitments past their date are the engine's own rules.
 fn forget(payload: &Value) -> Vec<Value> {
     let policy = policy(payload);
+    let Some(days) = policy.stale_after_days else { return Vec::new() };
     items(payload)
         .into_iter()
         .filter(|i| !policy.is_protected(str_of(i, "category")) && i["pinned"] != Value::Bool(true))
-        .filter(|i| i["ageDays"].as_f64().unwrap_or(0.0) > policy.stale_after_days)
+        .filter(|i| i["ageDays"].as_f64().unwrap_or(0.0) > days)
         .map(|i| json!({"itemId": str_of(i, "itemId"), "policy": "stale", "reason": format!("{:.0} days old", i["ageDays"].as_f64().unwrap_or(0.0))}))
         .collect()
 }

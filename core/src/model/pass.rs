@@ -190,6 +190,10 @@ pub enum MutationKind {
     Cite,
     /// A whole Sleep another device ran (logged when it is refused as stale on replay).
     Sleep,
+    /// The retention policy changed under a rule of the code (a store on the old default
+    /// moving to forget by value): what changed and why, the old and new policy in the
+    /// raw proposal.
+    Policy,
     /// A statement of the user's that stored no fact, and the rule that decided (so nothing
     /// said is lost without a word).
     Skip,
@@ -212,6 +216,7 @@ impl MutationKind {
             MutationKind::Cite => "cite",
             MutationKind::Sleep => "sleep",
             MutationKind::Skip => "skip",
+            MutationKind::Policy => "policy",
         }
     }
 }

@@ -1,5 +1,7 @@
 //! The retention policy (user-editable, stored with the memory), salience and the
-//! capacity overflow set.
+//! capacity overflow set. By default a memory forgets by value (SPEC §5): passing states
+//! after their while, commitments past their date, restatements and superseded values;
+//! forgetting by age and a cap on active facts are options the user sets.
 
 use crate::model::memory::Item;
 use serde::{Deserialize, Serialize};
@@ -11,10 +13,16 @@ use std::collections::BTreeSet;
 pub struct RetentionPolicy {
     /// Two facts at or above this similarity are one (Dedupe).
     pub similarity_threshold: f64,
-    /// A fact older than this many days may be forgotten.
-    pub stale_after_days: f64,
-    /// Above this many active facts, the lowest-salience unprotected ones may be forgotten.
-    pub max_active_facts: usize,
+    /// Forgetting by age: a fact older than this many days may be forgotten, whatever it
+    /// says. Off (`None`) by default: age alone never retires a durable fact (SPEC §5,
+    /// forget by value). A memory that sets it keeps the article's rule.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stale_after_days: Option<f64>,
+    /// A cap on active facts: above it the lowest-salience unprotected ones may be
+    /// forgotten. Off (`None`) by default: the chat prompt has its own budget and ranks by
+    /// relevance, so a large memory costs a prompt nothing.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_active_facts: Option<usize>,
     /// Categories that are never forgotten.
     pub protected_categories: Vec<String>,
     /// Predicates that hold one value at a time for one holder (`live in`, `work as`,
@@ -26,6 +34,11 @@ pub struct RetentionPolicy {
     /// due (and in SPEC §10's case files): then they are protected for good, as before.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub commitment_grace_days: Option<f64>,
+    /// Days after its while ends that a passing state (`I'm exhausted today`:
+    /// `text::transient`) is kept; then it is forgotten. Absent: passing states are kept for
+    /// good (a policy written before forget by value, and SPEC §10's case files).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub transient_grace_days: Option<f64>,
     /// The persona block's size in tokens: Promote refuses a fact that would overflow it.
     /// Absent in a policy written before blocks had a size (and in SPEC §10's case files):
     /// then blocks have no size and human admits any category, as before.
@@ -50,15 +63,24 @@ pub const DEFAULT_HUMAN_TOKENS: u64 = 200;
 /// Two statements of twenty words each.
 pub const DEFAULT_MERGE_MAX_WORDS: usize = 40;
 
+/// The horizon of salience's recency term when forgetting by age is off.
+pub const RECENCY_DAYS: f64 = 30.0;
+
+/// What the old default forgot by (SPEC §5 before forget by value): a store still on it
+/// moves to the new default at its next Sleep, with a logged note.
+pub const OLD_STALE_AFTER_DAYS: f64 = 30.0;
+pub const OLD_MAX_ACTIVE_FACTS: usize = 120;
+
 impl Default for RetentionPolicy {
     fn default() -> Self {
         RetentionPolicy {
             similarity_threshold: 0.9,
-            stale_after_days: 30.0,
-            max_active_facts: 120,
+            stale_after_days: None,
+            max_active_facts: None,
             protected_categories: vec!["identity".into(), "preferences".into(), "commitments".into()],
             single_valued_slots: crate::text::slots::DEFAULT_SLOTS.iter().map(|s| s.to_string()).collect(),
             commitment_grace_days: Some(7.0),
+            transient_grace_days: Some(1.0),
             persona_tokens: Some(DEFAULT_PERSONA_TOKENS),
             human_tokens: Some(DEFAULT_HUMAN_TOKENS),
             merge_max_words: Some(DEFAULT_MERGE_MAX_WORDS),
@@ -94,10 +116,33 @@ impl RetentionPolicy {
         self.protected_categories.iter().any(|c| c == category)
     }
 
-    /// Whether `item` is older than `staleAfterDays` at `now`, counted from when what it
-    /// is about happened ([`Item::days_since`]).
+    /// Whether forgetting by age is on and `item` is older than `staleAfterDays` at `now`,
+    /// counted from when what it is about happened ([`Item::days_since`]).
     pub fn is_stale(&self, item: &Item, now: i64) -> bool {
-        item.days_since(now) > self.stale_after_days
+        self.stale_after_days.is_some_and(|days| item.days_since(now) > days)
+    }
+
+    /// A store on the old default (forget what is older than 30 days, at most 120 active
+    /// facts, written before passing states could be forgotten) moves to forgetting by
+    /// value: the new policy, and the note that says so. An explicit setting is kept.
+    pub fn migrated(&self) -> Option<(RetentionPolicy, String)> {
+        // Written before forget by value (no `transientGraceDays`) with the old figures: a
+        // user who sets them since keeps them.
+        let old = self.stale_after_days == Some(OLD_STALE_AFTER_DAYS)
+            && self.max_active_facts == Some(OLD_MAX_ACTIVE_FACTS)
+            && self.transient_grace_days.is_none();
+        old.then(|| {
+            let new = RetentionPolicy {
+                stale_after_days: None,
+                max_active_facts: None,
+                transient_grace_days: self.transient_grace_days.or(Some(1.0)),
+                ..self.clone()
+            };
+            let note = format!(
+                "the retention policy was on the old default (forget what is older than {OLD_STALE_AFTER_DAYS} days, keep at most {OLD_MAX_ACTIVE_FACTS} active facts), which forgets the answers to later questions; it now forgets by value — passing states after their while, commitments past their date, restatements and superseded values — and keeps the rest (set staleAfterDays or maxActiveFacts to bring either rule back)"
+            );
+            (new, note)
+        })
     }
 
     /// The day a commitment fell due, when that day plus `commitmentGraceDays` has passed
@@ -113,29 +158,45 @@ impl RetentionPolicy {
         (days > grace).then_some(due)
     }
 
-    /// Whether `item` may not be forgotten at `now`: pinned by the user, or a protected
-    /// category — except a commitment past its date and grace.
-    pub fn protects(&self, item: &Item, now: i64) -> bool {
-        item.pinned || (self.is_protected(&item.category) && self.fell_due(item, now).is_none())
+    /// The day a passing state's while ended (`text::transient`), when that day plus
+    /// `transientGraceDays` has passed at `now`: from then on it answers nothing truthfully.
+    pub fn passed(&self, item: &Item, now: i64) -> Option<crate::text::when::Day> {
+        let grace = self.transient_grace_days?;
+        if item.pinned {
+            return None;
+        }
+        let until = crate::text::transient::horizon(&item.text, item.created_at).ok()?;
+        let days = (now - until.plus_days(1).start()) as f64 / crate::model::DAY as f64;
+        (days >= grace).then_some(until)
     }
 
-    /// block weight + 40 if protected + max(0, 30 − 30 · ageDays / staleAfterDays).
+    /// Whether `item` may not be forgotten at `now`: pinned by the user, or a protected
+    /// category — except a commitment past its date and grace, or a passing state past its
+    /// while and grace.
+    pub fn protects(&self, item: &Item, now: i64) -> bool {
+        item.pinned
+            || (self.is_protected(&item.category)
+                && self.fell_due(item, now).is_none()
+                && self.passed(item, now).is_none())
+    }
+
+    /// block weight + 40 if protected + max(0, 30 − 30 · ageDays / staleAfterDays)
+    /// (`RECENCY_DAYS` when forgetting by age is off).
     pub fn salience(&self, item: &Item, now: i64) -> f64 {
         let protected = if self.is_protected(&item.category) { 40.0 } else { 0.0 };
-        let recency = if self.stale_after_days > 0.0 {
-            (30.0 - 30.0 * item.days_since(now).max(0.0) / self.stale_after_days).clamp(0.0, 30.0)
-        } else {
-            0.0
-        };
+        let horizon = self.stale_after_days.unwrap_or(RECENCY_DAYS);
+        let recency =
+            if horizon > 0.0 { (30.0 - 30.0 * item.days_since(now).max(0.0) / horizon).clamp(0.0, 30.0) } else { 0.0 };
         item.block.weight() + protected + recency
     }
 
-    /// The capacity overflow set: when more than `maxActiveFacts` items are active, the
-    /// lowest-salience unprotected active items, as many as the excess (or as many as are
-    /// unprotected). Ties go to the older item, then the lower id.
+    /// The capacity overflow set: when a cap is set and more than `maxActiveFacts` items
+    /// are active, the lowest-salience unprotected active items, as many as the excess (or
+    /// as many as are unprotected). Ties go to the older item, then the lower id.
     pub fn overflow<'a>(&self, items: impl IntoIterator<Item = &'a Item>, now: i64) -> BTreeSet<String> {
+        let Some(cap) = self.max_active_facts else { return BTreeSet::new() };
         let active: Vec<&Item> = items.into_iter().filter(|i| i.active).collect();
-        let excess = active.len().saturating_sub(self.max_active_facts);
+        let excess = active.len().saturating_sub(cap);
         if excess == 0 {
             return BTreeSet::new();
         }
@@ -152,14 +213,17 @@ impl RetentionPolicy {
         if !(self.similarity_threshold > 0.0 && self.similarity_threshold <= 1.0) {
             return Err(format!("similarityThreshold must be in (0, 1], got {}", self.similarity_threshold));
         }
-        if !(self.stale_after_days.is_finite() && self.stale_after_days > 0.0) {
-            return Err(format!("staleAfterDays must be a positive number of days, got {}", self.stale_after_days));
+        if let Some(days) = self.stale_after_days.filter(|d| !(d.is_finite() && *d > 0.0)) {
+            return Err(format!("staleAfterDays must be a positive number of days (or absent: off), got {days}"));
         }
         if let Some(grace) = self.commitment_grace_days.filter(|g| !(g.is_finite() && *g >= 0.0)) {
             return Err(format!("commitmentGraceDays must be zero or more days, got {grace}"));
         }
-        if self.max_active_facts == 0 {
-            return Err("maxActiveFacts must be at least 1".into());
+        if let Some(grace) = self.transient_grace_days.filter(|g| !(g.is_finite() && *g >= 0.0)) {
+            return Err(format!("transientGraceDays must be zero or more days, got {grace}"));
+        }
+        if self.max_active_facts == Some(0) {
+            return Err("maxActiveFacts must be at least 1 (or absent: no cap)".into());
         }
         for (name, size) in [("personaTokens", self.persona_tokens), ("humanTokens", self.human_tokens)] {
             if size == Some(0) {
@@ -201,7 +265,7 @@ mod tests {
 
     #[test]
     fn salience_follows_the_formula() {
-        let p = RetentionPolicy::default();
+        let p = RetentionPolicy { stale_after_days: Some(30.0), ..Default::default() };
         let now = 100 * crate::model::DAY;
         assert_eq!(p.salience(&item("m_1", Block::Human, "identity", 0), now), 50.0 + 40.0 + 30.0);
         assert_eq!(p.salience(&item("m_2", Block::Scratch, "context", 15), now), 10.0 + 15.0);
@@ -210,7 +274,7 @@ mod tests {
 
     #[test]
     fn overflow_takes_lowest_salience_unprotected() {
-        let p = RetentionPolicy { max_active_facts: 2, ..Default::default() };
+        let p = RetentionPolicy { max_active_facts: Some(2), ..Default::default() };
         let now = 100 * crate::model::DAY;
         let items = [
             item("m_1", Block::Human, "identity", 80),

@@ -34,7 +34,8 @@ pub struct AuditReport {
 const PROMOTION_BLOCKS: [&str; 3] = ["persona", "human", "episodes"];
 
 /// Salience, recomputed here on purpose rather than borrowed from `policy`.
-fn salience(item: &Item, protected: &[String], stale_after_days: f64, now: i64) -> f64 {
+fn salience(item: &Item, protected: &[String], stale_after_days: Option<f64>, now: i64) -> f64 {
+    let stale_after_days = stale_after_days.unwrap_or(crate::model::policy::RECENCY_DAYS);
     let weight = match item.block.as_str() {
         "persona" => 60.0,
         "human" => 50.0,
@@ -50,8 +51,21 @@ fn salience(item: &Item, protected: &[String], stale_after_days: f64, now: i64) 
 /// side of it.
 pub async fn audit<S: Store>(store: &S) -> Result<AuditReport, StoreError> {
     let meta = store.meta().await?;
-    let policy = meta.policy;
     let log = store.mutations().await?;
+    // The policy in force at each entry: the one the first recorded policy change started
+    // from, switched at each change (a store that moved off the old default was judged by
+    // the old rules until then).
+    let recorded = |m: &Mutation, side: &str| {
+        m.refs
+            .proposal
+            .as_ref()
+            .and_then(|p| serde_json::from_value::<crate::model::policy::RetentionPolicy>(p[side].clone()).ok())
+    };
+    let mut policy = log
+        .iter()
+        .find(|m| m.kind == MutationKind::Policy)
+        .and_then(|m| recorded(m, "from"))
+        .unwrap_or(meta.policy.clone());
     let transcript = store.transcript().await?;
     let mut states: HashMap<u64, BTreeMap<String, Item>> = HashMap::new();
     let mut report = AuditReport::default();
@@ -73,6 +87,13 @@ pub async fn audit<S: Store>(store: &S) -> Result<AuditReport, StoreError> {
                     .any(|id| erased.contains(id.as_str())))
     };
     for m in &log {
+        if m.kind == MutationKind::Policy {
+            match recorded(m, "to") {
+                Some(next) => policy = next,
+                None => report.problems.push(problem(m, "a policy change that does not record the new policy".into())),
+            }
+            continue;
+        }
         if names_erased(m) {
             report.redacted += 1;
             continue;
@@ -287,14 +308,23 @@ fn promoted(e: &Evidence<'_>) -> Result<(), String> {
 fn forgotten(e: &Evidence<'_>) -> Result<(), String> {
     let Evidence { m, before, after, policy, .. } = *e;
     let item = active(before, &m.item_id, "before it was forgotten")?;
-    if policy.protected_categories.contains(&item.category) {
+    // A commitment past its date and grace lost its protection; nothing else protected may go.
+    let due = item.category == "commitments"
+        && policy.commitment_grace_days.is_some_and(|grace| {
+            item.when().is_some_and(|w| (m.at - w.last().plus_days(1).start()) as f64 / 86_400.0 > grace)
+        });
+    let passing = policy.transient_grace_days.is_some_and(|grace| {
+        crate::text::transient::horizon(&item.text, item.created_at)
+            .is_ok_and(|until| (m.at - until.plus_days(1).start()) as f64 / 86_400.0 >= grace)
+    });
+    if policy.protected_categories.contains(&item.category) && !due && !passing {
         return Err(format!("forgot a protected '{}' fact", item.category));
     }
     let age = (m.at - item.created_at) as f64 / 86_400.0;
-    let stale = age > policy.stale_after_days;
+    let stale = policy.stale_after_days.is_some_and(|days| age > days);
     let capacity = {
         let live: Vec<&Item> = before.values().filter(|i| i.active).collect();
-        let excess = live.len().saturating_sub(policy.max_active_facts);
+        let excess = live.len().saturating_sub(policy.max_active_facts.unwrap_or(usize::MAX));
         let mut ranked: Vec<(f64, &Item)> = live
             .into_iter()
             .filter(|i| !policy.protected_categories.contains(&i.category))
@@ -308,6 +338,8 @@ fn forgotten(e: &Evidence<'_>) -> Result<(), String> {
     match m.policy.as_deref() {
         Some("stale") if stale => {}
         Some("capacity") if capacity => {}
+        Some("due") if due => {}
+        Some("transient") if passing => {}
         Some(p) => {
             return Err(format!(
                 "recorded under '{p}' but the item is {age:.1}d old and {}in the overflow set",

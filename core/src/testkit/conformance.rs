@@ -337,7 +337,7 @@ async fn commit_without_label_writes_no_version<S: Store>(store: &S) -> Conforma
 }
 
 async fn policy_round_trips<S: Store>(store: &S) -> Conformance {
-    let p = RetentionPolicy { max_active_facts: 6, stale_after_days: 10.0, ..Default::default() };
+    let p = RetentionPolicy { max_active_facts: Some(6), stale_after_days: Some(10.0), ..Default::default() };
     store.set_policy(p.clone()).await.map_err(e)?;
     ensure!(store.meta().await.map_err(e)?.policy == p, "the policy did not round-trip");
     let bad = RetentionPolicy { similarity_threshold: 1.5, ..Default::default() };

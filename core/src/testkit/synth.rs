@@ -123,5 +123,5 @@ pub fn memory(n: usize, now: i64, seed: u64, profile: Profile) -> Vec<Item> {
 /// at the default of 120 the capacity rule would retire every unprotected fact of a large
 /// memory, which measures nothing useful.
 pub fn bench_policy(facts: usize) -> crate::model::policy::RetentionPolicy {
-    crate::model::policy::RetentionPolicy { max_active_facts: 2 * facts, ..Default::default() }
+    crate::model::policy::RetentionPolicy { max_active_facts: Some(2 * facts), ..Default::default() }
 }

@@ -7,6 +7,7 @@ pub mod polarity;
 pub mod slots;
 pub mod split;
 pub mod textmath;
+pub mod transient;
 pub mod verbs;
 pub mod when;
 pub mod worth;

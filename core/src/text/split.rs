@@ -126,6 +126,33 @@ pub fn about(text: &str) -> Option<(About, usize)> {
     Some((who, first.at))
 }
 
+/// Whether the first clause of `text` says how someone or something is, not what
+/// happened: `be` with no verb after it, or with a verb in `-ing` or a participle that is
+/// no passive of an event (`I'm exhausted`, `I was bored`, `This week has been swamped`; not
+/// `I was promoted`), or a verb of feeling or having in the present (`I feel awful`, `I have
+/// a cold`).
+///
+/// ```
+/// use nocturne_core::text::split::state;
+/// assert!(state("I'm exhausted today."));
+/// assert!(state("This week I'm swamped."));
+/// assert!(state("I was bored today."));
+/// assert!(!state("I went to the store today."));
+/// assert!(!state("I was promoted today."));
+/// ```
+pub fn state(text: &str) -> bool {
+    let toks = tokens(text);
+    let Some(c) = clause_at(&toks, 0, toks.len()) else { return false };
+    let main = c.main_forms(&toks);
+    if c.has_be(&toks) {
+        return main.is_none_or(|f| f.is(Form::Gerund) || (f.is(Form::Participle) && !f.usually_passive()));
+    }
+    c.aux.iter().all(|a| is(NEGATIONS, &toks[*a].lower) || do_negated(&toks[*a].lower) || is(DO, &toks[*a].lower))
+        && main.is_some_and(|f| {
+            matches!(f.lemma, "feel" | "have" | "look" | "seem" | "sound") && (f.is(Form::Base) || f.is(Form::Third))
+        })
+}
+
 /// Whether `text` states something of its own: a subject with a verb (`The Hobbit is
 /// great`), not a fragment (`in the morning`).
 pub fn states(text: &str) -> bool {
