@@ -10,6 +10,7 @@ mod file;
 mod import;
 mod mcp;
 mod openai;
+mod policy;
 mod scale;
 mod sync;
 
@@ -166,6 +167,27 @@ enum Command {
         #[arg(required = true)]
         text: Vec<String>,
     },
+    /// Show the retention policy, or change it (a logged edit by the user), and what the
+    /// next Sleep would retire under it. By default a memory forgets by value; forgetting by
+    /// age and a cap on active facts are off until set here
+    Policy {
+        #[command(flatten)]
+        store: StoreArgs,
+        /// Forget unprotected facts older than this many days (or `off`)
+        #[arg(long, value_name = "DAYS|off")]
+        stale_after_days: Option<policy::Setting>,
+        /// Keep at most this many active facts, forgetting the lowest-salience unprotected
+        /// ones (or `off`)
+        #[arg(long, value_name = "FACTS|off")]
+        max_active_facts: Option<policy::Setting>,
+        /// Days a passing state ("I'm exhausted today") is kept after its while (or `off`:
+        /// kept for good)
+        #[arg(long, value_name = "DAYS|off")]
+        transient_grace_days: Option<policy::Setting>,
+        /// Days a commitment is kept after its date (or `off`: kept for good)
+        #[arg(long, value_name = "DAYS|off")]
+        commitment_grace_days: Option<policy::Setting>,
+    },
     /// Pin a fact: no Sleep forgets, drops, merges away or supersedes it
     Pin {
         #[command(flatten)]
@@ -290,10 +312,13 @@ enum Command {
         #[arg(long, default_value_t = 2000)]
         budget: u64,
         /// `keep` never forgets, so retrieval alone decides; `default` is the product's policy
-        #[arg(long, value_enum, default_value_t = KeepArg::Keep)]
-        policy: KeepArg,
-        /// Exit 1 unless evidence-all ≥ 0.65, evidence-any ≥ 0.85, evidence-all ≥ BM25's + 0.10
-        /// and ≥ 90% of the prompt's memory lines informative
+        /// (forget by value); both, side by side, when not given
+        #[arg(long, value_enum)]
+        policy: Option<KeepArg>,
+        /// Exit 1 unless, under keep, evidence-all ≥ 0.65 and evidence-any ≥ 0.85; under each,
+        /// evidence-all ≥ BM25's + 0.10 and ≥ 90% of the prompt's memory lines informative;
+        /// under the default, evidence-all ≥ 0.95 × keep's, superseded values retired in every
+        /// conversation and passing states or promises past their date in the run
         #[arg(long)]
         check: bool,
         /// Print each question whose prompt missed an evidence turn: the turn, the facts
@@ -587,6 +612,11 @@ fn run(command: Command) -> Result<ExitCode, String> {
         Command::Edit { store, id, text } => {
             user_edit(&store, UserEdit::Correct { item_id: id, text: text.join(" ") })?
         }
+        Command::Policy { store, stale_after_days, max_active_facts, transient_grace_days, commitment_grace_days } => {
+            let changes =
+                policy::Changes { stale_after_days, max_active_facts, transient_grace_days, commitment_grace_days };
+            policy::run(&store.store, store.now(), changes)?
+        }
         Command::Pin { store, id } => user_edit(&store, UserEdit::Pin { item_id: id })?,
         Command::Unpin { store, id } => user_edit(&store, UserEdit::Unpin { item_id: id })?,
         Command::Forget { store, id, reason } => user_edit(&store, UserEdit::Forget { item_id: id, reason })?,
@@ -661,10 +691,10 @@ fn run(command: Command) -> Result<ExitCode, String> {
         Command::BenchWorth { misses } => corpora::worth(misses)?,
         Command::BenchSplit { misses } => corpora::split(misses)?,
         Command::BenchConversation { files, budget, policy, check, misses } => {
-            let keep = match policy {
+            let keep = policy.map(|p| match p {
                 KeepArg::Keep => conversation::Keep::Everything,
                 KeepArg::Default => conversation::Keep::Default,
-            };
+            });
             conversation::run(&files, budget, keep, check, misses)?
         }
         Command::BenchAnswers { file, provider, questions } => {

@@ -414,6 +414,13 @@ fn a_sleep_that_would_retire_most_of_the_memory_asks_for_yes_and_writes_nothing(
     let s = store.to_str().expect("utf8");
     let lines: String = (0..12).map(|n| format!("The parcel number {n} was delivered to the wrong door.\n")).collect();
     assert!(nocturne_stdin(&["chat", "--store", s, "--now", "1767139200"], &lines).status.success());
+    // By default a memory forgets by value and these events stay; the user turns forgetting
+    // by age on, and is shown what the next Sleep would retire under it.
+    let set = nocturne(&["policy", "--store", s, "--now", "1798675200", "--stale-after-days", "30"]);
+    assert!(set.status.success(), "{}", stderr(&set));
+    let said = stdout(&set);
+    assert!(said.contains("changed: the user changed the retention policy: forget by age: off → 30 days"), "{said}");
+    assert!(said.contains("the next Sleep would retire 12 of 12 active facts"), "{said}");
     let before = std::fs::read(&store).expect("store");
     // A year later every one of those events is stale.
     let out = nocturne(&["sleep", "--store", s, "--now", "1798675200"]);
