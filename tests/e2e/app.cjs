@@ -47,8 +47,11 @@ const [url, out = 'out', fake] = process.argv.slice(2);
     const removed = await page.evaluate(() => window.__removed);
     check(removed.length === 0, 'regression: a chat turn redraws the chat, not the whole page', removed.join(','));
     await page.waitForFunction(() => document.querySelectorAll('[data-block="scratch"] .fact').length >= 5, null, { timeout: 10000 });
-    const scratch = await page.locator('[data-block="scratch"] .fact').count();
-    check(scratch === 6, 'chat turns are encoded into scratch facts', `${scratch} facts`);
+    // One fact per clause (the splitter): 3 + 3 (two restated, for Dedupe) + the promise + the markup.
+    const scratchTexts = await page.locator('[data-block="scratch"] .fact').allInnerTexts();
+    const scratch = scratchTexts.length;
+    const split = ['I live in Lisbon', 'I work best in the morning', 'I keep a bearded dragon called Saffron'].every((f) => scratchTexts.some((t) => t.includes(f)));
+    check(scratch === 8 && split, 'chat turns are encoded into scratch facts, one per clause', `${scratch} facts`);
     const turns = await page.locator('.turn:not(.pending)').allInnerTexts();
     check(turns.some((t) => t.includes('<img src=x onerror=alert(1)>')), 'memory text is escaped: the markup shows as text');
     check(dialogs.length === 0 && (await page.locator('.transcript img').count()) === 0, 'no script or element was injected');
@@ -56,17 +59,21 @@ const [url, out = 'out', fake] = process.argv.slice(2);
     const dueText = await page.locator('[data-block] .fact', { hasText: 'thesis' }).first().locator('.when').innerText();
     check(/^said today; due \d{4}-\d{2}-\d{2}, (in \d+ days|tomorrow|today)$/.test(dueText), 'the memory panel shows when the promise was said and the date it is due', dueText);
 
-    // A tight capacity so the Sleep has to forget something (policy editor in Settings).
+    // The default forgets by value, with no cap; a tight cap set here makes the Sleep forget
+    // by count too (policy editor in Settings).
     await page.click('text=Settings');
-    const cap = page.locator('.policy label', { hasText: 'Max active facts' }).locator('input');
+    const noCap = await page.locator('[data-testid="max-active"]').inputValue();
+    const byValue = await page.locator('[data-testid="forget-by-value"]').innerText();
+    check(noCap === '' && byValue.includes('forgets by value'), 'a new memory forgets by value: no cap on active facts until one is set', `cap reads '${noCap}'`);
+    const cap = page.locator('[data-testid="max-active"]');
     await cap.fill('3');
     await page.click('text=Save policy');
     await page.waitForSelector('.policy .ok');
     // Saved means stored with the memory: it comes back when the panel is drawn anew.
     await page.click('text=Chat, memory & sleep');
     await page.click('text=Settings');
-    await page.waitForFunction(() => [...document.querySelectorAll('.policy label')].some((l) => l.textContent.includes('Max active facts') && l.querySelector('input')?.value === '3'));
-    const savedCap = await page.locator('.policy label', { hasText: 'Max active facts' }).locator('input').inputValue();
+    await page.waitForFunction(() => document.querySelector('[data-testid="max-active"]')?.value === '3');
+    const savedCap = await page.locator('[data-testid="max-active"]').inputValue();
     check(savedCap === '3', 'the retention policy is saved from Settings', `reads back ${savedCap}`);
     await page.click('text=Chat, memory & sleep');
 
@@ -76,18 +83,18 @@ const [url, out = 'out', fake] = process.argv.slice(2);
     await page.waitForSelector('[data-testid="sleep-summary"]', { timeout: 20000 });
     const dry = await page.locator('[data-testid="sleep-summary"]').innerText();
     check(dry.startsWith('Dry run'), 'a dry run says it wrote nothing', dry);
-    check((await page.locator('[data-block="scratch"] .fact').count()) === 6, 'a dry run leaves memory as it was');
+    check((await page.locator('[data-block="scratch"] .fact').count()) === 8, 'a dry run leaves memory as it was');
     await page.uncheck('.sleep input[type=checkbox]');
     await page.click('[data-testid="sleep"]');
     await page.waitForFunction(() => (document.querySelector('[data-testid="sleep-summary"]')?.innerText || '').startsWith('Sleep complete'), null, { timeout: 20000 });
     const rows = await page.locator('[data-testid="passes"] tbody tr').allInnerTexts();
     check(rows.length === 5 && rows.every((r) => r.includes('done')), 'all five passes report done', rows.join(' | '));
     const summary = await page.locator('[data-testid="sleep-summary"]').innerText();
-    check(/active 6 → \d/.test(summary), 'the Sleep summary shows the active counts', summary);
+    check(/active 8 → \d/.test(summary), 'the Sleep summary shows the active counts', summary);
     const human = await page.locator('[data-block="human"] .fact').allInnerTexts();
     const promise = await page.locator('[data-block="episodes"] .fact', { hasText: 'thesis' }).count();
     check(human.some((t) => t.includes('Lisbon')) && promise === 1, 'a durable fact was pinned in human, the promise went to episodes', `${human.length} in human, ${promise} promise in episodes`);
-    check(/active 6 → 3/.test(summary) && /[1-9]\d* enforced/.test(summary), 'the capacity rule forgot down to maxActiveFacts, labelled as enforced', summary);
+    check(/active 8 → 3/.test(summary) && /[1-9]\d* enforced/.test(summary), 'the capacity rule forgot down to maxActiveFacts, labelled as enforced', summary);
     await page.screenshot({ path: `${out}/03-sleep.png`, fullPage: true });
 
     // Versions: a diff of the Sleep, then restore the pre-Sleep version.
@@ -121,7 +128,7 @@ const [url, out = 'out', fake] = process.argv.slice(2);
     check(restoredLabel === `restore:v${startSeq}`, 'the restore is itself a version', restoredLabel);
     await page.click('text=Chat, memory & sleep');
     const scratchAfter = await page.locator('[data-block="scratch"] .fact').count();
-    check(scratchAfter === 6, 'restore brings the pre-Sleep memory back', `${scratchAfter} in scratch`);
+    check(scratchAfter === 8, 'restore brings the pre-Sleep memory back', `${scratchAfter} in scratch`);
     await page.screenshot({ path: `${out}/05-restored.png`, fullPage: true });
 
     // Undo the undo: restore the post-Sleep version, then wake.
@@ -196,7 +203,7 @@ const [url, out = 'out', fake] = process.argv.slice(2);
     const file = `${out}/export.json`;
     await download.saveAs(file);
     const exported = JSON.parse(require('fs').readFileSync(file, 'utf8'));
-    check(exported.format === 'nocturne-memory' && exported.items.length === 6 && exported.mutations.length > 0, 'export writes the whole memory as one JSON document');
+    check(exported.format === 'nocturne-memory' && exported.items.length === 8 && exported.mutations.length > 0, 'export writes the whole memory as one JSON document');
     const exportedText = require('fs').readFileSync(file, 'utf8');
     check(!exportedText.includes(secret) && !exportedText.toLowerCase().includes('apikey'), 'the export holds no API key');
     await page.fill('input[type=password]', '');
@@ -218,10 +225,10 @@ const [url, out = 'out', fake] = process.argv.slice(2);
     check(importedFacts === 3, 'the imported memory shows the same active facts', `${importedFacts} facts`);
 
     // Erase: a secret said twice (once beside an unrelated fact), quoted back by the
-    // assistant, slept on — then erased from every store and every export. The capacity is
-    // roomy again, so the Sleep keeps the secret for erase to find.
+    // assistant, slept on — then erased from every store and every export. The cap is taken
+    // off again (an empty field), so the Sleep keeps the secret for erase to find.
     await page.click('text=Settings');
-    await page.locator('.policy label', { hasText: 'Max active facts' }).locator('input').fill('120');
+    await page.locator('[data-testid="max-active"]').fill('');
     await page.click('text=Save policy');
     await page.waitForSelector('.policy .ok');
     await page.click('text=Chat, memory & sleep');
@@ -230,7 +237,7 @@ const [url, out = 'out', fake] = process.argv.slice(2);
     await say('What is my door code?');
     const quoted = (await page.locator('.turn.assistant .said').last().innerText());
     check(quoted.includes('4417'), 'the setup: the assistant quotes the secret back', quoted);
-    // Pinned, so the tight capacity set earlier cannot retire it in this Sleep.
+    // Pinned from the memory panel: no pass of the next Sleep may touch it.
     await page.locator('[data-block] .fact', { hasText: 'tortoise' }).first().locator('[data-testid="pin-fact"]').click();
     await page.waitForSelector('[data-block] .fact.pinned', { timeout: 30000 });
     await page.click('[data-testid="sleep"]');

@@ -254,8 +254,9 @@ fn PolicyEditor() -> impl IntoView {
         let p = p.clone();
         let store = c.store.get_value();
         async move {
-            let r = match crate::lock::write(store.set_policy(p)).await {
-                Ok(r) => r.map_err(|e| e.to_string()),
+            // A logged edit by the user, so every forgetting is judged by the policy of its day.
+            let r = match crate::lock::write(nocturne_core::flow::edit::set_policy(&store, p, super::now())).await {
+                Ok(r) => r.map(|_| ()).map_err(|e| e.to_string()),
                 Err(e) => Err(e.to_string()),
             };
             c.bump();
@@ -269,12 +270,19 @@ fn PolicyEditor() -> impl IntoView {
             <label>"Similarity threshold " <input type="number" step="0.01" min="0.01" max="1"
                 prop:value=move || policy.get().similarity_threshold.to_string()
                 on:input=move |ev| policy.update(|p| p.similarity_threshold = event_target_value(&ev).parse().unwrap_or(p.similarity_threshold)) /></label>
-            <label>"Stale after (days) " <input type="number" min="1"
-                prop:value=move || policy.get().stale_after_days.to_string()
-                on:input=move |ev| policy.update(|p| p.stale_after_days = event_target_value(&ev).parse().unwrap_or(p.stale_after_days)) /></label>
-            <label>"Max active facts " <input type="number" min="1"
-                prop:value=move || policy.get().max_active_facts.to_string()
-                on:input=move |ev| policy.update(|p| p.max_active_facts = event_target_value(&ev).parse().unwrap_or(p.max_active_facts)) /></label>
+            <p class="hint" data-testid="forget-by-value">"By default the memory forgets by value: a passing state once its while is over (\"I'm exhausted today\", a day later), a commitment past its date, a fact a fuller newer one restates (Dedupe), a value a newer one replaces (Supersede). It keeps every other fact however old it is and however many there are: the chat prompt has its own budget and picks what is relevant, so a long memory costs a prompt nothing. The two rules below bring back forgetting by age and by count; a dry-run Sleep shows what they would retire."</p>
+            <label title="Forget unprotected facts older than this many days, whatever they say. Empty: off (the default).">"Forget by age after (days) " <input type="number" min="1" data-testid="stale-days" placeholder="off"
+                prop:value=move || policy.get().stale_after_days.map_or(String::new(), |d| d.to_string())
+                on:input=move |ev| policy.update(|p| {
+                    let v = event_target_value(&ev);
+                    p.stale_after_days = if v.trim().is_empty() { None } else { v.parse().ok().or(p.stale_after_days) };
+                }) /></label>
+            <label title="Above this many active facts, forget the lowest-salience unprotected ones. Empty: no cap (the default).">"At most (active facts) " <input type="number" min="1" data-testid="max-active" placeholder="no cap"
+                prop:value=move || policy.get().max_active_facts.map_or(String::new(), |n| n.to_string())
+                on:input=move |ev| policy.update(|p| {
+                    let v = event_target_value(&ev);
+                    p.max_active_facts = if v.trim().is_empty() { None } else { v.parse().ok().or(p.max_active_facts) };
+                }) /></label>
             <label title="Days after its date that a commitment stays protected; then it is forgotten like an event. Empty: commitments are protected for good.">"Commitment grace (days) " <input type="number" min="0" data-testid="grace"
                 prop:value=move || policy.get().commitment_grace_days.map_or(String::new(), |g| g.to_string())
                 on:input=move |ev| policy.update(|p| {
