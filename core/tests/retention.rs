@@ -134,3 +134,27 @@ fn the_audit_judges_each_forgetting_under_the_policy_of_its_day() {
     let problems = block(audit::audit(&store)).expect("audit").problems;
     assert!(problems.iter().any(|p| p.problem.contains("recorded under 'stale'")), "{problems:?}");
 }
+
+/// LoCoMo conversation 42: `I'm hiking with some buddies this weekend.` was retired as a
+/// passing state, and a later "when did he go hiking?" lost its evidence. A progressive
+/// names an activity — a plan, then history — unless it is a condition (`feeling`, `doing
+/// well`).
+#[test]
+fn regression_an_activity_this_weekend_is_not_a_passing_state() {
+    let policy = RetentionPolicy::default();
+    let items = [
+        fact("m_1", "I'm hiking with some buddies this weekend.", "context", 10),
+        fact("m_2", "I'm taking some time off this weekend to chill with my pets.", "context", 10),
+        fact("m_3", "I'm feeling awful this weekend.", "context", 10),
+        fact("m_4", "I'm doing well today.", "context", 10),
+    ];
+    let claim = |id: &str| json!({"itemId": id, "reason": "over", "policy": "transient"});
+    for id in ["m_1", "m_2"] {
+        let v = forget(&items, &policy, claim(id));
+        assert!(refusal(&v).contains("says no passing state"), "{id}: {}", refusal(&v));
+    }
+    for id in ["m_3", "m_4"] {
+        let v = forget(&items, &policy, claim(id));
+        assert!(v.is_accepted(), "{id}: {}", refusal(&v));
+    }
+}

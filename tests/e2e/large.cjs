@@ -130,7 +130,13 @@ const [url, file, out = 'out', model] = process.argv.slice(2);
     await page.uncheck('[data-testid="deep-sleep"]');
     await page.screenshot({ path: `${out}/20-large-memory.png` });
 
-    // Nearly every event in it is stale by now: a Sleep asks before retiring that much.
+    // Forgetting by age, turned on in Settings, makes nearly every event in it stale by
+    // now: a Sleep asks before retiring that much.
+    await page.click('text=Settings');
+    await page.locator('[data-testid="stale-days"]').fill('30');
+    await page.click('text=Save policy');
+    await page.waitForSelector('.policy .ok');
+    await page.click('text=Chat, memory & sleep');
     await page.waitForFunction(() => /retire \d+ fact/.test(document.querySelector('[data-testid="sleep-estimate"]')?.innerText || ''), null, { timeout: 60000 });
     const asked = [];
     page.once('dialog', async (d) => { asked.push(d.message()); await d.dismiss(); });

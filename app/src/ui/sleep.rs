@@ -94,7 +94,7 @@ pub fn SleepPanel() -> impl IntoView {
                         let heavy = estimate.get_untracked().and_then(|e| e.ok()).filter(|e| e.retires_a_lot());
                         if let (false, Some(e)) = (dry, heavy) {
                             let ask = format!(
-                                "This Sleep would retire {} of {} active facts (stale, past due or over capacity). Run a dry run first to see which.\n\nGo ahead?",
+                                "This Sleep would retire {} of {} active facts (passing states and commitments past their time, and stale or over-capacity facts where those rules are set). Run a dry run first to see which.\n\nGo ahead?",
                                 e.retire, e.active
                             );
                             if !window().confirm_with_message(&ask).unwrap_or(false) {
