@@ -531,8 +531,24 @@ fn on_interrupt() {
     });
 }
 
+/// A closed standard output (`nocturne versions | head`) ends the command quietly with the
+/// shell's code for it (128 + SIGPIPE), instead of a panic on the next `println!`.
+fn quiet_on_closed_stdout() {
+    let default = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        let payload = info.payload();
+        let message =
+            payload.downcast_ref::<String>().map(String::as_str).or_else(|| payload.downcast_ref::<&str>().copied());
+        if message.is_some_and(|m| m.starts_with("failed printing to stdout") && m.contains("Broken pipe")) {
+            std::process::exit(141);
+        }
+        default(info)
+    }));
+}
+
 fn main() -> ExitCode {
     on_interrupt();
+    quiet_on_closed_stdout();
     let cli = Cli::parse();
     match run(cli.command) {
         Ok(code) => code,
@@ -873,8 +889,25 @@ struct SleepFlags {
 fn sleep_command(store: &StoreArgs, provider: &ProviderArgs, flags: SleepFlags) -> Result<(), String> {
     let dry_run = flags.dry_run;
     let memory = FileStore::open_existing(&store.store)?;
+    let mut options = sleep::SleepOptions::new(store.now());
+    options.dry_run = dry_run;
+    if flags.deep {
+        options = options.deep();
+    }
+    let p = provider.build()?;
+    // The estimate and the guard come first whether the memory syncs or not: a synced
+    // Sleep once retired 14 of 14 facts without asking.
+    let estimate =
+        pollster::block_on(sleep::estimate(&memory, p.proposal_style(), &options)).map_err(|e| e.to_string())?;
+    println!("{}", estimate.line());
+    if estimate.retires_a_lot() && !dry_run && !flags.yes {
+        return Err(format!(
+            "this Sleep would retire {} of {} active facts (more than a quarter); nothing was written. \
+See which with --dry-run, or run it with --yes",
+            estimate.retire, estimate.active
+        ));
+    }
     if !dry_run && sync::Joined::load(&store.store)?.is_some() {
-        let p = provider.build()?;
         if let Some(note) = sync::take_lease(&store.store, store.now())? {
             println!("note: {note}");
         }
@@ -887,22 +920,6 @@ fn sleep_command(store: &StoreArgs, provider: &ProviderArgs, flags: SleepFlags) 
         }
         println!("sleep recorded for the next sync{}", done.map(|d| format!(" ({})", d.applied)).unwrap_or_default());
         return Ok(());
-    }
-    let mut options = sleep::SleepOptions::new(store.now());
-    options.dry_run = dry_run;
-    if flags.deep {
-        options = options.deep();
-    }
-    let p = provider.build()?;
-    let estimate =
-        pollster::block_on(sleep::estimate(&memory, p.proposal_style(), &options)).map_err(|e| e.to_string())?;
-    println!("{}", estimate.line());
-    if estimate.retires_a_lot() && !dry_run && !flags.yes {
-        return Err(format!(
-            "this Sleep would retire {} of {} active facts (more than a quarter); nothing was written. \
-See which with --dry-run, or run it with --yes",
-            estimate.retire, estimate.active
-        ));
     }
     // Each pass is in the file as soon as it is committed (written aside, then renamed), so
     // the file is always the memory after the last completed pass.

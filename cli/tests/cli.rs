@@ -596,3 +596,28 @@ fn regression_a_first_turn_that_stores_no_fact_leaves_a_readable_store_file() {
     assert!(second.status.success(), "the store file of a turn with no fact must stay readable: {}", stderr(&second));
     assert!(stdout(&second).contains("encoded m_1"), "{}", stdout(&second));
 }
+
+/// Issue 42: `nocturne versions | head` panicked ("failed printing to stdout: Broken
+/// pipe"). A reader that goes away ends any command quietly, with the shell's code for it.
+#[test]
+fn regression_a_closed_stdout_ends_a_command_quietly_not_with_a_panic() {
+    // Far more output than a pipe holds, so the command is still writing when its reader is gone.
+    let names: Vec<String> = (0..18_000u32)
+        .map(|i| format!("Q{}", (0..4).map(|k| char::from(b'a' + ((i / 26u32.pow(k)) % 26) as u8)).collect::<String>()))
+        .collect();
+    let text = format!("met {}", names.join(" "));
+    let mut child = Command::new(env!("CARGO_BIN_EXE_nocturne"))
+        .args(["proper-nouns", &text])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("nocturne runs");
+    let mut out = child.stdout.take().expect("stdout");
+    let mut first = [0u8; 16];
+    std::io::Read::read_exact(&mut out, &mut first).expect("the command starts printing");
+    drop(out);
+    let done = child.wait_with_output().expect("it ends");
+    let err = String::from_utf8_lossy(&done.stderr);
+    assert!(!err.contains("panicked") && err.is_empty(), "{err}");
+    assert_eq!(done.status.code(), Some(141), "{:?}", done.status);
+}

@@ -339,3 +339,44 @@ fn exchange(url: &str, replica: &Replica) {
         }
     }
 }
+
+/// Issue 42: on a store that syncs, `nocturne sleep` without `--yes` retired 14 of 14
+/// active facts — the synced path returned before the estimate and the guard that the
+/// same memory not synced goes through.
+#[test]
+fn regression_a_synced_sleep_asks_before_retiring_most_of_the_memory() {
+    let d = std::env::temp_dir().join(format!("nocturne-sync-guard-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).expect("temp dir");
+    let server = Server::start(&d.join("server"), free_port());
+    let a = d.join("laptop.json");
+    let sa = a.to_str().expect("utf8");
+    let days = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"];
+    for (did, day) in
+        ["I painted the fence", "I fixed my bike"].iter().flat_map(|did| days.iter().map(move |day| (did, day)))
+    {
+        ok(&["chat", "--store", sa, "--now", "1790000000", &format!("{did} on {day}.")]);
+    }
+    ok(&[
+        "sync",
+        "--store",
+        sa,
+        "--server",
+        &server.url(),
+        "--device-name",
+        "laptop",
+        "--test-kdf",
+        "--now",
+        "1790000001",
+    ]);
+    ok(&["policy", "--store", sa, "--stale-after-days", "1", "--now", "1790000002"]);
+    let before = std::fs::read(&a).expect("store file");
+    let later = "1799000000";
+    let refused = nocturne(&["sleep", "--store", sa, "--now", later], PASSPHRASE);
+    let t = text(&refused);
+    assert!(!refused.status.success() && t.contains("estimate:") && t.contains("would retire 14 of 14"), "{t}");
+    assert!(std::fs::read(&a).expect("store file") == before, "a refused synced Sleep changed the store file");
+    // The planted fault's mirror: with --yes it runs, as a Sleep recorded for the next sync.
+    let done = ok(&["sleep", "--store", sa, "--now", later, "--yes"]);
+    assert!(done.contains("sleep recorded for the next sync") && done.contains("active 14 -> "), "{done}");
+}
