@@ -283,6 +283,12 @@ fn PolicyEditor() -> impl IntoView {
                     let v = event_target_value(&ev);
                     p.max_active_facts = if v.trim().is_empty() { None } else { v.parse().ok().or(p.max_active_facts) };
                 }) /></label>
+            <label title="Days after its while (today, this week, right now …) that a passing state such as \"I'm exhausted today\" is kept; then it is forgotten. Empty: passing states are kept for good.">"Passing states kept (days after) " <input type="number" min="0" data-testid="transient-grace" placeholder="kept for good"
+                prop:value=move || policy.get().transient_grace_days.map_or(String::new(), |g| g.to_string())
+                on:input=move |ev| policy.update(|p| {
+                    let v = event_target_value(&ev);
+                    p.transient_grace_days = if v.trim().is_empty() { None } else { v.parse().ok().or(p.transient_grace_days) };
+                }) /></label>
             <label title="Days after its date that a commitment stays protected; then it is forgotten like an event. Empty: commitments are protected for good.">"Commitment grace (days) " <input type="number" min="0" data-testid="grace"
                 prop:value=move || policy.get().commitment_grace_days.map_or(String::new(), |g| g.to_string())
                 on:input=move |ev| policy.update(|p| {
