@@ -7,6 +7,8 @@ const CACHE = 'nocturne-v3';
 // This build's hashed files (scripts/precache.py writes them in), cached on install so the
 // first visit is enough to start offline.
 const PRECACHE = [];
+// What makes the app installable, cached with it so an installed app opens offline.
+const INSTALL = ['manifest.webmanifest', 'icons/icon-192.png', 'icons/icon-512.png', 'icons/maskable-512.png'];
 
 self.addEventListener('install', (event) => {
   // The gate case files (for the Verify panel) are precached so Verify works offline.
@@ -15,7 +17,7 @@ self.addEventListener('install', (event) => {
     .then((names) => c.addAll(['cases/index.json', ...names.map((n) => 'cases/' + n)]));
   event.waitUntil(
     caches.open(CACHE)
-      .then((c) => c.addAll(['/', '/index.html', ...PRECACHE]).then(() => cases(c).catch(() => undefined)))
+      .then((c) => c.addAll(['/', '/index.html', ...INSTALL, ...PRECACHE]).then(() => cases(c).catch(() => undefined)))
       .then(() => self.skipWaiting()),
   );
 });

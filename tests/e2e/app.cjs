@@ -67,6 +67,7 @@ const [url, out = 'out', fake] = process.argv.slice(2);
     check(noCap === '' && byValue.includes('forgets by value'), 'a new memory forgets by value: no cap on active facts until one is set', `cap reads '${noCap}'`);
     const cap = page.locator('[data-testid="max-active"]');
     await cap.fill('3');
+    await page.fill('[data-testid="transient-grace"]', '2');
     await page.click('text=Save policy');
     await page.waitForSelector('.policy .ok');
     // Saved means stored with the memory: it comes back when the panel is drawn anew.
@@ -74,7 +75,8 @@ const [url, out = 'out', fake] = process.argv.slice(2);
     await page.click('text=Settings');
     await page.waitForFunction(() => document.querySelector('[data-testid="max-active"]')?.value === '3');
     const savedCap = await page.locator('[data-testid="max-active"]').inputValue();
-    check(savedCap === '3', 'the retention policy is saved from Settings', `reads back ${savedCap}`);
+    const savedGrace = await page.locator('[data-testid="transient-grace"]').inputValue();
+    check(savedCap === '3' && savedGrace === '2', 'the retention policy is saved from Settings', `reads back cap ${savedCap}, passing states ${savedGrace} days`);
     await page.click('text=Chat, memory & sleep');
 
     // Dry run first: it reports and writes nothing.
@@ -384,10 +386,38 @@ const [url, out = 'out', fake] = process.argv.slice(2);
     await page.evaluate(() => navigator.serviceWorker.ready);
     await page.reload();
     await page.waitForSelector('[data-block="scratch"]', { timeout: 30000 });
+    // Installable: Chromium's own check finds nothing missing (manifest, icons, a service
+    // worker that answers fetches). The same check on a page with no manifest must report
+    // errors, or this one proves nothing.
+    const installability = async (p) => {
+      const cdp = await p.context().newCDPSession(p);
+      const { installabilityErrors } = await cdp.send('Page.getInstallabilityErrors');
+      await cdp.detach();
+      // A test browser's context is incognito, which Chromium names as an error of its own:
+      // a property of the browser, not of the app.
+      return installabilityErrors.map((e) => e.errorId).filter((id) => id !== 'in-incognito');
+    };
+    const installErrors = await installability(page);
+    const bareContext = await browser.newContext();
+    const bare = await bareContext.newPage();
+    await bare.goto(new URL('cases/index.json', url).href);
+    const bareErrors = await installability(bare);
+    await bareContext.close();
+    const manifest = await page.evaluate(async () => {
+      const href = document.querySelector('link[rel="manifest"]')?.href;
+      return href ? (await fetch(href)).json() : null;
+    });
+    check(installErrors.length === 0 && bareErrors.includes('no-manifest') && manifest?.display === 'standalone' && manifest.icons.some((i) => i.sizes === '512x512'),
+      'Chromium finds the app installable (a page without the manifest is not)', `app: [${installErrors.join(', ')}]; bare page: [${bareErrors.join(', ')}]`);
     await page.context().setOffline(true);
     await page.reload();
     const offlineOk = await page.waitForSelector('[data-block="scratch"]', { timeout: 30000 }).then(() => true, () => false);
     check(offlineOk, 'the app loads with no network after the first visit');
+    const offlineInstall = await page.evaluate(async () => {
+      const get = async (u) => { try { return (await fetch(u)).ok; } catch { return false; } };
+      return [await get('manifest.webmanifest'), await get('icons/icon-192.png'), await get('icons/maskable-512.png')];
+    });
+    check(offlineInstall.every(Boolean), 'offline, the manifest and its icons come from the cache (an installed app opens with no network)', offlineInstall.join(','));
     await page.context().setOffline(false);
 
     check(errors.length === 0, 'no console errors', errors.join(' | '));
@@ -421,14 +451,22 @@ const [url, out = 'out', fake] = process.argv.slice(2);
       db.close();
       return out;
     });
-    const storesBefore = await dump();
-    // Words that do not compress (IndexedDB compresses what it stores), 8 MB of them.
-    const noise = await qpage.evaluate(() => { let n = ''; while (n.length < 8e6) n += Math.random().toString(36).slice(2) + ' '; return n; });
-    await qpage.fill('#message', `I keep notes about ${noise}`);
-    await qpage.click('.composer button[type=submit]');
-    await qpage.waitForSelector('.chat p.error', { timeout: 60000 }).catch(() => {});
-    const quotaMessage = await qpage.locator('.chat p.error').innerText().catch(() => '');
-    check(quotaMessage.includes('storage is full') && quotaMessage.includes('nothing was changed'), 'a full disk gets a clear message', quotaMessage.slice(0, 200));
+    // Words that do not compress (IndexedDB compresses what it stores), in messages just
+    // under the longest a turn may be, until one no longer fits.
+    let storesBefore = null;
+    let quotaMessage = '';
+    let sent = 0;
+    while (!quotaMessage && sent < 80) {
+      storesBefore = await dump();
+      const noise = await qpage.evaluate(() => { let n = ''; while (n.length < 199000) n += Math.random().toString(36).slice(2) + ' '; return n.slice(0, 199000); });
+      const turnsBefore = await qpage.locator('.turn:not(.pending)').count();
+      await qpage.fill('#message', `I keep notes about ${noise}`);
+      await qpage.click('.composer button[type=submit]');
+      await qpage.waitForFunction((b) => document.querySelector('.chat p.error') || document.querySelectorAll('.turn:not(.pending)').length >= b + 2, turnsBefore, { timeout: 60000 });
+      quotaMessage = await qpage.locator('.chat p.error').innerText().catch(() => '');
+      sent += 1;
+    }
+    check(quotaMessage.includes('storage is full') && quotaMessage.includes('nothing was changed'), 'a full disk gets a clear message', `after ${sent} long messages: ${quotaMessage.slice(0, 200)}`);
     const storesAfter = await dump();
     const names = Object.keys(storesBefore);
     const unchanged = names.filter((k) => JSON.stringify(storesBefore[k]) === JSON.stringify(storesAfter[k]));
