@@ -124,17 +124,10 @@ pub fn due_rule(
     policy: &RetentionPolicy,
     now: i64,
 ) -> Vec<(Proposer, Value)> {
-    items
-        .values()
-        .filter(|i| i.active && !judge.is_consumed(&i.item_id))
-        .filter_map(|i| {
-            let due = policy.fell_due(i, now)?;
-            Some((
-                Proposer::PolicyEngine,
-                json!({"itemId": i.item_id, "policy": "due", "reason": format!("due {due}, {:.0} days ago", i.days_since(now).floor() + 1.0)}),
-            ))
-        })
-        .collect()
+    retire_each(judge, items, "due", |i| {
+        let due = policy.fell_due(i, now)?;
+        Some(format!("due {due}, {:.0} days ago", i.days_since(now).floor() + 1.0))
+    })
 }
 
 /// policy-engine: passing states whose while is over (`text::transient`: `I'm exhausted
@@ -146,15 +139,25 @@ pub fn transient_rule(
     policy: &RetentionPolicy,
     now: i64,
 ) -> Vec<(Proposer, Value)> {
+    retire_each(judge, items, "transient", |i| {
+        policy.passed(i, now).map(|until| format!("a passing state whose while ended {until}"))
+    })
+}
+
+/// A policy-engine forgetting under `rule` for each active fact not yet consumed that
+/// `why` gives a reason for.
+fn retire_each(
+    judge: &Judge<'_>,
+    items: &BTreeMap<String, Item>,
+    rule: &str,
+    why: impl Fn(&Item) -> Option<String>,
+) -> Vec<(Proposer, Value)> {
     items
         .values()
         .filter(|i| i.active && !judge.is_consumed(&i.item_id))
         .filter_map(|i| {
-            let until = policy.passed(i, now)?;
-            Some((
-                Proposer::PolicyEngine,
-                json!({"itemId": i.item_id, "policy": "transient", "reason": format!("a passing state whose while ended {until}")}),
-            ))
+            let reason = why(i)?;
+            Some((Proposer::PolicyEngine, json!({"itemId": i.item_id, "policy": rule, "reason": reason})))
         })
         .collect()
 }
