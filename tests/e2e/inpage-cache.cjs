@@ -40,6 +40,23 @@ async function measure(page, module) {
   }, { module, first, changed });
 }
 
+/** `measure`, bounded: a run that has not ended in `minutes` (once seen: the runtime's
+ * worker never answered, the machine idle) is given up, and tried once more in a fresh
+ * page of the same origin (the model file stays in its private files). */
+async function bounded(context, page, module, minutes = 6) {
+  const within = (p) => Promise.race([p, new Promise((_, no) => setTimeout(() => no(new Error(`no answer in ${minutes} min`)), minutes * 60000))]);
+  try {
+    return { page, m: await within(measure(page, module)) };
+  } catch (e) {
+    console.log(`# ${module}: ${e.message}; trying once more in a fresh page`);
+    await page.close().catch(() => {});
+    const fresh = await context.newPage();
+    await fresh.goto(url);
+    await fresh.waitForSelector('[data-block="scratch"]', { timeout: 30000 });
+    return { page: fresh, m: await within(measure(fresh, module)) };
+  }
+}
+
 /** The checks: true when every one held. `say(cond, what, detail)` records each. */
 function judge(m, say) {
   let all = true;
@@ -59,7 +76,7 @@ function judge(m, say) {
 (async () => {
   const browser = await launch();
   const context = await browser.newContext();
-  const page = await context.newPage();
+  let page = await context.newPage();
   try {
     await page.goto(url);
     await page.waitForSelector('[data-block="scratch"]', { timeout: 30000 });
@@ -71,7 +88,8 @@ function judge(m, say) {
       await m.keep(document.getElementById('gguf').files[0]);
     });
 
-    const m = await measure(page, 'inpage/runtime.js');
+    let m;
+    ({ page, m } = await bounded(context, page, 'inpage/runtime.js'));
     judge(m, check);
     console.log(`cache: promptTokens=${m.cold.promptTokens} coldFirstTokenS=${(m.cold.firstTokenMs / 1000).toFixed(2)} followupDecoded=${m.followup.decoded} followupFirstTokenS=${(m.followup.firstTokenMs / 1000).toFixed(2)} followupColdFirstTokenS=${(m.followupCold.firstTokenMs / 1000).toFixed(2)} changedDecoded=${m.changed.decoded}`);
 
@@ -80,7 +98,9 @@ function judge(m, say) {
     const faulty = source.replace('cached[n] === tokens[n]', 'true');
     check(faulty !== source, 'the fault is planted in a copy of the runtime');
     await context.route('**/inpage/runtime-planted-fault.js', (r) => r.fulfill({ body: faulty, contentType: 'text/javascript' }));
-    const f = await measure(page, 'inpage/runtime-planted-fault.js');
+    const planted = await bounded(context, page, 'inpage/runtime-planted-fault.js');
+    page = planted.page;
+    const f = planted.m;
     const failed = [];
     judge(f, (cond, what) => { if (!cond) failed.push(what); });
     console.log(`# the planted fault fails: ${failed.join('; ') || 'nothing'}`);
