@@ -41,7 +41,7 @@ async function measure(page, module) {
 }
 
 /** `measure`, bounded: a run that has not ended in `minutes` (once seen: the runtime's
- * worker never answered, the machine idle) is given up, and tried once more in a fresh
+ * machine idle, the cause not found) is given up, and tried once more in a fresh
  * page of the same origin (the model file stays in its private files). */
 async function bounded(context, page, module, minutes = 6) {
   const within = (p) => Promise.race([p, new Promise((_, no) => setTimeout(() => no(new Error(`no answer in ${minutes} min`)), minutes * 60000))]);
