@@ -64,12 +64,14 @@ impl ForgetGate {
         // Counted from when what the fact is about happened (an event held last year is a
         // year old however recently it was mentioned).
         let age = item.days_since(now);
-        let passing = transient::horizon(&item.text, item.created_at);
         let over = policy.max_active_facts.is_some_and(|cap| self.active_now > cap);
-        let rule = match &passing {
-            _ if policy.is_stale(item, now) => ForgetRule::Stale,
-            _ if over && self.overflow.contains(item_id) => ForgetRule::Capacity,
-            _ => return Err(self.why_kept(item_id, claimed, &passing, age, policy)),
+        let rule = if policy.is_stale(item, now) {
+            ForgetRule::Stale
+        } else if over && self.overflow.contains(item_id) {
+            ForgetRule::Capacity
+        } else {
+            let passing = transient::horizon(&item.text, item.created_at);
+            return Err(self.why_kept(item_id, claimed, &passing, age, policy));
         };
         require_reason(reason)?;
         Ok(Edit::Forget { item_id: item_id.into(), rule, age_days: age })

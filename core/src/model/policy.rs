@@ -135,7 +135,7 @@ impl RetentionPolicy {
             let new = RetentionPolicy {
                 stale_after_days: None,
                 max_active_facts: None,
-                transient_grace_days: self.transient_grace_days.or(Some(1.0)),
+                transient_grace_days: RetentionPolicy::default().transient_grace_days,
                 ..self.clone()
             };
             let note = format!(
