@@ -94,7 +94,10 @@ pub fn incremental(facts: usize, new: usize) -> Result<(), String> {
     let deep_copy = store.fork();
     let inc = run(&store, SleepOptions::new(day_at))?;
     let deep = run(&deep_copy, SleepOptions::new(day_at).deep())?;
-    let after = run(&store, SleepOptions::new(day_at).deep())?;
+    let after = run(&store.fork(), SleepOptions::new(day_at).deep())?;
+    // What a deep Sleep right after would still do, the next incremental Sleep does.
+    let next = run(&store, SleepOptions::new(day_at + 3600))?;
+    let left = run(&store, SleepOptions::new(day_at + 7200).deep())?;
     let (inc_edits, deep_edits) = (edits(&inc), edits(&deep));
     let more: Vec<&Mutation> =
         after.passes.iter().flat_map(|p| &p.mutations).filter(|m| m.accepted && touches(m, &fresh)).collect();
@@ -109,7 +112,7 @@ pub fn incremental(facts: usize, new: usize) -> Result<(), String> {
         r.passes.iter().map(|p| format!("{}={}", p.event.pass.name(), p.calls)).collect::<Vec<_>>().join(",")
     };
     println!(
-        "day: settleSleeps={rounds} duplicates={} contradictions={} partners={} fresh={} edits={} newEdits={} deepEdits={} afterEdits={} callsByPass={} fullCallsByPass={}",
+        "day: settleSleeps={rounds} duplicates={} contradictions={} partners={} fresh={} edits={} newEdits={} deepEdits={} afterEdits={} nextEdits={} leftAfterNext={} callsByPass={} fullCallsByPass={}",
         day.duplicates,
         day.contradictions,
         day.partners,
@@ -118,6 +121,8 @@ pub fn incremental(facts: usize, new: usize) -> Result<(), String> {
         inc.passes.iter().flat_map(|p| &p.mutations).filter(|m| m.accepted && touches(m, &fresh)).count(),
         deep_edits.len(),
         more.len(),
+        edits(&next).len(),
+        left.passes.iter().flat_map(|p| &p.mutations).filter(|m| m.accepted && touches(m, &fresh)).count(),
         by_pass(&inc),
         by_pass(&deep)
     );
@@ -127,6 +132,47 @@ pub fn incremental(facts: usize, new: usize) -> Result<(), String> {
         deep.calls(),
         inc.prompt_tokens(),
         deep.prompt_tokens()
+    );
+    after_deep(facts, new)
+}
+
+/// The day after a deep Sleep that moved most of the memory (a history just imported, all
+/// of it in scratch, slept once): the incremental Sleep asks about the new facts and their
+/// partners, not about the facts that deep Sleep promoted — they met in scratch, and meet
+/// only their new block's older facts again. `missed`: edits touching a new fact that a
+/// deep Sleep right after still makes.
+fn after_deep(facts: usize, new: usize) -> Result<(), String> {
+    let store = MemStore::new();
+    let mut items = lifetime::memory(facts, NOW, 21);
+    for item in &mut items {
+        item.block = nocturne_core::model::memory::Block::Scratch;
+    }
+    block(store.commit(Commit { at: NOW, label: Some("bench:import".into()), items, ..Default::default() }))
+        .map_err(|e| e.to_string())?;
+    block(store.set_policy(synth::bench_policy(facts))).map_err(|e| e.to_string())?;
+    let deep = run(&store, SleepOptions::new(NOW).deep())?;
+    let moved =
+        deep.passes.iter().flat_map(|p| &p.mutations).filter(|m| m.accepted && m.refs.to_block.is_some()).count();
+    let day_at = NOW + DAY;
+    let (fresh, _) = add_day(&store, new, day_at)?;
+    let inc = run(&store, SleepOptions::new(day_at))?;
+    let next = run(&store, SleepOptions::new(day_at + 3600))?;
+    let after = run(&store, SleepOptions::new(day_at + 7200).deep())?;
+    let touching = |r: &SleepReport| {
+        r.passes.iter().flat_map(|p| &p.mutations).filter(|m| m.accepted && touches(m, &fresh)).count()
+    };
+    println!(
+        "afterDeep: facts={facts} moved={moved} new={new} fresh={} calls={} deepCalls={} promptTokens={} deepPromptTokens={} newEdits={} nextFresh={} nextCalls={} nextEdits={} missed={}",
+        inc.fresh.unwrap_or(0),
+        inc.calls(),
+        deep.calls(),
+        inc.prompt_tokens(),
+        deep.prompt_tokens(),
+        touching(&inc),
+        next.fresh.unwrap_or(0),
+        next.calls(),
+        touching(&next),
+        touching(&after),
     );
     Ok(())
 }

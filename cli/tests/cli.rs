@@ -390,6 +390,35 @@ fn bench_incremental_makes_the_deep_sleeps_edits_for_a_twentieth_of_its_calls() 
 }
 
 #[test]
+fn regression_the_day_after_a_deep_sleep_costs_the_day_not_the_deep_sleeps_edits_again() {
+    // A deep Sleep that promoted most of a just-imported memory, then a day of 100 facts:
+    // the incremental Sleep once counted every promoted fact as fresh (919 requests against
+    // the deep Sleep's 2,291 at 10,000 facts).
+    let out = nocturne(&["bench-incremental", "--facts", "3000", "--new", "100"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let out = stdout(&out);
+    let n = |k: &str| figure(&out, "afterDeep:", k).parse::<u64>().expect(k);
+    assert!(n("moved") >= 1000, "the deep Sleep must promote most of the memory: {out}");
+    assert_eq!(n("fresh"), 100, "{out}");
+    assert!(n("calls") > 0 && n("calls") * 20 <= n("deepCalls"), "{out}");
+    assert!(n("newEdits") >= 30 && n("missed") == 0, "{out}");
+}
+
+#[test]
+fn what_one_sleep_leaves_for_the_next_the_next_incremental_sleep_does() {
+    // At 1,000 facts a Sleep leaves a few follow-up edits (one edit per fact per pass):
+    // the pairs of a fact it promoted with its new block's facts. The next incremental
+    // Sleep makes them, after a day and after a deep Sleep alike.
+    let out = nocturne(&["bench-incremental", "--facts", "1000", "--new", "100"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let out = stdout(&out);
+    let n = |line: &str, k: &str| figure(&out, line, k).parse::<u64>().expect(k);
+    assert!(n("day:", "afterEdits") > 0, "nothing left to follow up: {out}");
+    assert_eq!(n("day:", "leftAfterNext"), 0, "{out}");
+    assert_eq!(n("afterDeep:", "missed"), 0, "{out}");
+}
+
+#[test]
 fn bench_recall_brings_every_planted_fact_into_a_prompt_within_its_budget() {
     let out = nocturne(&["bench-recall", "--facts", "3000"]);
     assert!(out.status.success(), "{}", stderr(&out));

@@ -711,3 +711,28 @@ fn a_chat_over_thousands_of_facts_carries_a_bounded_memory_with_the_relevant_fac
     assert!(section.contains("said on "), "under the heading of the day it was said");
     assert!(turn.reply.contains("Bolt"), "the reply: {}", turn.reply);
 }
+
+#[test]
+fn regression_a_fact_promoted_by_one_sleep_meets_its_new_blocks_facts_in_the_next() {
+    let store = MemStore::new();
+    // Unsized blocks: a supersession stays within one block.
+    block(store.set_policy(RetentionPolicy { human_tokens: None, ..Default::default() })).expect("policy");
+    let sleep_at = |at: i64| block(sleep::sleep(&store, &OfflineProvider, &SleepOptions::new(at), &mut |_| {}));
+    block(chat::chat_turn(&store, &OfflineProvider, "I live in Lisbon.", NOW - 40 * DAY)).expect("turn");
+    sleep_at(NOW - 40 * DAY + 60).expect("first sleep");
+    block(chat::chat_turn(&store, &OfflineProvider, "I live in Porto.", NOW - 2 * DAY)).expect("turn");
+    let second = sleep_at(NOW - 2 * DAY + 60).expect("second sleep");
+    let row = |text: &str| block(store.items()).expect("items").into_iter().find(|i| i.text == text).expect(text);
+    // Porto was said into scratch and promoted to human after Supersede had run, so it
+    // has not met Lisbon in the block they now share.
+    assert_eq!(second.fresh, Some(1));
+    assert!(row("I live in Lisbon.").active, "{second:?}");
+    assert_eq!(row("I live in Porto.").block, Block::Human);
+    let third = sleep_at(NOW).expect("third sleep");
+    assert_eq!(third.fresh, Some(0), "the second Sleep's own edits are not new to the third");
+    let lisbon = row("I live in Lisbon.");
+    assert!(!lisbon.active, "the promoted fact was not compared in its new block: {third:?}");
+    assert_eq!(lisbon.superseded_by, Some(row("I live in Porto.").item_id));
+    let supersede = third.passes.iter().find(|p| p.event.pass == PassKind::Supersede).expect("supersede");
+    assert_eq!(supersede.calls, 1, "one pair, one call");
+}

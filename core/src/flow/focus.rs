@@ -1,9 +1,9 @@
 //! What an incremental Sleep sends the model: the facts added or changed since the last
-//! completed Sleep, with their partners found by the engine anywhere in memory — the
-//! other side of a duplicate or conflict candidate, and merge neighbours (same block and
-//! category, unprotected, sharing at least two content tokens). A deep Sleep sends
-//! everything. Engine rules (duplicates, promotion, capacity) always cover the whole
-//! memory; they need no model call.
+//! completed Sleep ([`Fresh`]), with their partners found by the engine anywhere in
+//! memory — the other side of a duplicate or conflict candidate, and merge neighbours
+//! (same block and category, unprotected, sharing at least two content tokens). A deep
+//! Sleep sends everything. Engine rules (duplicates, promotion, capacity) always cover
+//! the whole memory; they need no model call.
 //!
 //! ```
 //! use nocturne_core::flow::focus::last_completed_sleep;
@@ -11,11 +11,11 @@
 //! let v = |seq: u64, label: &str| Version { seq, label: label.into(), at: 0, active_count: 0, changed: 0 };
 //! let versions = [v(1, "consolidation:start"), v(2, "pass:forget:after"), v(3, "chat"),
 //!     v(4, "consolidation:start"), v(5, "pass:dedupe:after")];
-//! assert_eq!(last_completed_sleep(&versions), Some(1), "v4 began a Sleep that did not finish");
+//! assert_eq!(last_completed_sleep(&versions), Some((1, 2)), "v4 began a Sleep that did not finish");
 //! ```
 
 use crate::model::candidate::Candidates;
-use crate::model::memory::{Item, Version};
+use crate::model::memory::{Block, Item, Version};
 use crate::model::pass::PassKind;
 use std::collections::{HashMap, HashSet};
 
@@ -29,14 +29,60 @@ pub enum Scope {
     Deep,
 }
 
-/// Where the last completed Sleep began (its `consolidation:start` marker): facts changed
-/// after it are fresh for the next Sleep — including those that Sleep promoted or merged,
-/// which the next must compare in their new block (a supersession stays within one).
-pub fn last_completed_sleep(versions: &[Version]) -> Option<u64> {
+/// Where the last completed Sleep began and ended: the seqs of its `consolidation:start`
+/// marker and of its last pass's version.
+pub fn last_completed_sleep(versions: &[Version]) -> Option<(u64, u64)> {
     let last = PassKind::SLEEP[PassKind::SLEEP.len() - 1];
     let label = format!("pass:{}:after", last.name());
     let end = versions.iter().rposition(|v| v.label == label)?;
-    versions[..end].iter().rev().find(|v| v.label == "consolidation:start").map(|v| v.seq)
+    let start = versions[..end].iter().rev().find(|v| v.label == "consolidation:start")?;
+    Some((start.seq, versions[end].seq))
+}
+
+/// What is new to an incremental Sleep since the last completed one. Not that Sleep's own
+/// edits — it judged them — but what every other writer did, before or while it ran, and
+/// the two kinds of its edits it could not judge: the text its merges wrote, and the facts
+/// its Promote moved into a block whose facts they have not met.
+///
+/// ```
+/// use nocturne_core::flow::focus::Fresh;
+/// use nocturne_core::model::memory::{Block, Item};
+/// let fact = |n, block| Item::new_fact(n, block, "identity", "I live in Ghent.", 0);
+/// let (kept, promoted, met) = (fact(1, Block::Human), fact(2, Block::Human), fact(3, Block::Human));
+/// let fresh = Fresh { ids: Default::default(), moved: [("m_2".into(), Block::Scratch), ("m_3".into(), Block::Scratch)].into() };
+/// assert!(fresh.is_new_pair(&kept, &promoted), "m_2 was in scratch when m_1 was judged");
+/// assert!(!fresh.is_new_pair(&promoted, &met), "both were compared in scratch");
+/// ```
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Fresh {
+    /// Facts added or changed by a turn, an edit, an import or another device, and the
+    /// facts whose words the last Sleep wrote.
+    pub ids: HashSet<String>,
+    /// Facts the last Sleep moved to another block, with the block they were judged in.
+    pub moved: HashMap<String, Block>,
+}
+
+impl Fresh {
+    /// Where the candidate search starts: every fact with something new to meet.
+    pub fn seeds(&self) -> HashSet<String> {
+        self.ids.iter().chain(self.moved.keys()).cloned().collect()
+    }
+
+    /// Whether a candidate pair has not been judged: one of them is fresh, or they sat in
+    /// different blocks when the last Sleep judged them.
+    pub fn is_new_pair(&self, a: &Item, b: &Item) -> bool {
+        let was = |i: &Item| self.moved.get(&i.item_id).copied().unwrap_or(i.block);
+        self.ids.contains(&a.item_id) || self.ids.contains(&b.item_id) || was(a) != was(b)
+    }
+
+    /// How many facts are fresh (moved ones are counted apart).
+    pub fn len(&self) -> usize {
+        self.ids.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.ids.is_empty()
+    }
 }
 
 /// What one pass sends the model: `items`, ordered so that facts the engine linked (a
@@ -49,20 +95,19 @@ pub struct Focus<'a> {
 }
 
 /// The part of `active` that pass `kind` sends the model. With `fresh: None` (a deep
-/// Sleep) that is every fact; with the ids added or changed since the last Sleep, it is
-/// the fresh facts that have something to decide and their partners: for Dedupe and
-/// Supersede and Merge the candidate pairs touching a fresh fact (a fresh fact in no pair
-/// has nothing to adjudicate), for Promote and Forget
-/// the fresh facts themselves. Either way a linked group is in memory order, so the
-/// two scopes put the same group in front of the model.
-pub fn focus<'a>(
-    kind: PassKind,
-    active: &[&'a Item],
-    fresh: Option<&HashSet<String>>,
-    candidates: &Candidates,
-) -> Focus<'a> {
-    let is_fresh = |id: &str| fresh.is_none_or(|f| f.contains(id));
-    let touches = |a: &str, b: &str| is_fresh(a) || is_fresh(b);
+/// Sleep) that is every fact; else it is the fresh facts that have something to decide
+/// and their partners: for Dedupe and Supersede and Merge the candidate pairs not yet
+/// judged ([`Fresh::is_new_pair`]; a fresh fact in no pair has nothing to adjudicate), for
+/// Promote and Forget the fresh facts themselves. Either way a linked group is in memory
+/// order, so the two scopes put the same group in front of the model.
+pub fn focus<'a>(kind: PassKind, active: &[&'a Item], fresh: Option<&Fresh>, candidates: &Candidates) -> Focus<'a> {
+    let is_fresh = |id: &str| fresh.is_none_or(|f| f.ids.contains(id));
+    let position: HashMap<&str, usize> = active.iter().enumerate().map(|(n, i)| (i.item_id.as_str(), n)).collect();
+    let touches = |a: &str, b: &str| match (fresh, position.get(a), position.get(b)) {
+        (None, ..) => true,
+        (Some(f), Some(a), Some(b)) => f.is_new_pair(active[*a], active[*b]),
+        (Some(_), ..) => is_fresh(a) || is_fresh(b),
+    };
     let candidates = match candidates {
         Candidates::None => Candidates::None,
         Candidates::Duplicates(pairs) => {
@@ -75,7 +120,6 @@ pub fn focus<'a>(
             Candidates::Merges(pairs.iter().filter(|p| touches(&p.into_id, &p.from_id)).cloned().collect())
         }
     };
-    let position: HashMap<&str, usize> = active.iter().enumerate().map(|(n, i)| (i.item_id.as_str(), n)).collect();
     let mut links: Vec<(usize, usize)> = Vec::new();
     let mut link = |a: &str, b: &str| {
         if let (Some(a), Some(b)) = (position.get(a), position.get(b)) {
@@ -98,11 +142,8 @@ pub fn focus<'a>(
     for (a, b) in &links {
         groups.join(*a, *b);
     }
-    let linked: HashSet<usize> = links.iter().flat_map(|(a, b)| [*a, *b]).collect();
-    let roots: HashSet<usize> = (0..active.len())
-        .filter(|n| linked.contains(n) && is_fresh(&active[*n].item_id))
-        .map(|n| groups.root(n))
-        .collect();
+    // Every link left is a pair not yet judged, so its whole group goes.
+    let roots: HashSet<usize> = links.iter().map(|(a, _)| groups.root(*a)).collect();
     let mut order: Vec<(usize, usize)> = Vec::new();
     for (n, item) in active.iter().enumerate() {
         let root = groups.root(n);
@@ -155,6 +196,10 @@ mod tests {
         items.iter().map(|i| i.item_id.clone()).collect()
     }
 
+    fn fresh_ids(ids: &[&str]) -> Fresh {
+        Fresh { ids: ids.iter().map(|s| s.to_string()).collect(), moved: HashMap::new() }
+    }
+
     #[test]
     fn dedupe_sends_only_pairs_that_touch_a_fresh_fact() {
         let items = [
@@ -167,7 +212,7 @@ mod tests {
         let active: Vec<&Item> = items.iter().collect();
         let pair = |d: &str, k: &str| DuplicateCandidate { drop_id: d.into(), keeper_id: k.into(), similarity: 1.0 };
         let all = Candidates::Duplicates(vec![pair("m_2", "m_1"), pair("m_4", "m_3")]);
-        let fresh: HashSet<String> = ["m_4".to_string(), "m_5".to_string()].into();
+        let fresh = fresh_ids(&["m_4", "m_5"]);
         let f = focus(PassKind::Dedupe, &active, Some(&fresh), &all);
         assert_eq!(ids(&f.items), ["m_3", "m_4"], "the old pair m_1/m_2 already slept; m_5 has no pair");
         assert_eq!(f.candidates.len(), 1);
@@ -184,7 +229,7 @@ mod tests {
             new_id: "m_9".into(),
             similarity: 0.6,
         }]);
-        let fresh: HashSet<String> = ["m_9".to_string()].into();
+        let fresh = fresh_ids(&["m_9"]);
         let f = focus(PassKind::Supersede, &active, Some(&fresh), &all);
         assert_eq!(ids(&f.items), ["m_1", "m_9"]);
     }
@@ -204,6 +249,28 @@ mod tests {
         let near = crate::flow::candidates::merge_neighbours(&active, Some(&fresh), &RetentionPolicy::default());
         assert_eq!(near.get("m_2").cloned(), Some(vec!["m_1"]), "other block, other category, one shared token");
         assert!(!near.contains_key("m_6"), "protected facts are never merged");
+    }
+
+    #[test]
+    fn facts_promoted_together_are_not_compared_again_but_meet_their_new_block() {
+        let items = [
+            fact(1, Block::Human, "identity", "I live in Ghent."),
+            fact(2, Block::Human, "identity", "I live in Antwerp."),
+            fact(3, Block::Human, "identity", "I live in Bruges."),
+            fact(4, Block::Human, "identity", "I live in Leuven."),
+        ];
+        let active: Vec<&Item> = items.iter().collect();
+        let pair = |old: &str, new: &str| ConflictCandidate { old_id: old.into(), new_id: new.into(), similarity: 0.6 };
+        let all = Candidates::Conflicts(vec![pair("m_1", "m_2"), pair("m_2", "m_3"), pair("m_3", "m_4")]);
+        // The last Sleep promoted m_2 and m_3 out of scratch, where they had met; m_1 and
+        // m_4 were in the human block all along and met there.
+        let moved = [("m_2".to_string(), Block::Scratch), ("m_3".to_string(), Block::Scratch)].into();
+        let fresh = Fresh { ids: HashSet::new(), moved };
+        let f = focus(PassKind::Supersede, &active, Some(&fresh), &all);
+        let pairs: Vec<_> = f.candidates.conflicts().iter().map(|p| (p.old_id.as_str(), p.new_id.as_str())).collect();
+        assert_eq!(pairs, [("m_1", "m_2"), ("m_3", "m_4")], "m_2/m_3 were judged in scratch");
+        let f = focus(PassKind::Forget, &active, Some(&fresh), &Candidates::None);
+        assert!(f.items.is_empty(), "a moved fact was judged by the Forget pass that ran after its Promote");
     }
 
     #[test]

@@ -2,7 +2,7 @@
 //! Provider. The only async part of a Sleep; each pass itself is [`crate::flow::pass::plan`].
 
 use crate::flow::candidates::{self, Work};
-use crate::flow::focus::{self, Scope};
+use crate::flow::focus::{self, Fresh, Scope};
 use crate::flow::pass::{self, PassInput};
 use crate::flow::stop::StopToken;
 use crate::llm::prompt::{self, Budget};
@@ -13,7 +13,7 @@ use crate::model::pass::PassKind;
 use crate::model::policy::RetentionPolicy;
 use crate::store::{Commit, Store, StoreError};
 use serde::Serialize;
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 
 /// How to run a Sleep.
 #[derive(Clone, Debug, PartialEq)]
@@ -232,7 +232,8 @@ pub async fn sleep<S: Store, P: Provider>(
     let mut head = meta.head;
     // Supersede looks for a change the user stated in a newer fact's source turn.
     let turns = store.transcript().await?;
-    let fresh = fresh_ids(store, options.scope, head, items.values()).await?;
+    let fresh = fresh_since(store, options.scope, head, items.values()).await?;
+    let seeds = fresh.as_ref().map(Fresh::seeds);
     let mut passes = Vec::new();
     for kind in PassKind::SLEEP {
         if options.stop.is_stopped() {
@@ -242,7 +243,7 @@ pub async fn sleep<S: Store, P: Provider>(
         active.sort_by_key(|i| i.ordinal());
         let mut event = PassEvent::start(kind, options.dry_run, active.len());
         on_event(&event);
-        let (candidates, search) = candidates(kind, &active, &policy, &turns, fresh.as_ref(), &options.bounds);
+        let (candidates, search) = candidates(kind, &active, &policy, &turns, seeds.as_ref(), &options.bounds);
         let ask_about = Asking { policy: &policy, now, budget: &options.budget, style: provider.proposal_style() };
         let (asked, shown, notes) =
             ask_pass(provider, &ask_about, kind, &active, &candidates, fresh.as_ref(), &options.stop).await;
@@ -425,7 +426,8 @@ pub async fn estimate<S: Store>(
     let (policy, _) = in_force(&meta.policy, options);
     let items = store.items().await?;
     let turns = store.transcript().await?;
-    let fresh = fresh_ids(store, options.scope, meta.head, items.iter()).await?;
+    let fresh = fresh_since(store, options.scope, meta.head, items.iter()).await?;
+    let seeds = fresh.as_ref().map(Fresh::seeds);
     let mut active: Vec<&Item> = items.iter().filter(|i| i.active).collect();
     active.sort_by_key(|i| i.ordinal());
     let asking = Asking { policy: &policy, now: options.now, budget: &options.budget, style };
@@ -442,14 +444,14 @@ pub async fn estimate<S: Store>(
     let mut out = Estimate {
         retire,
         scope: if fresh.is_some() { "incremental" } else { "deep" },
-        fresh: fresh.as_ref().map(HashSet::len),
+        fresh: fresh.as_ref().map(Fresh::len),
         active: active.len(),
         calls: 0,
         prompt_tokens: 0,
         by_pass: Vec::new(),
     };
     for kind in PassKind::SLEEP {
-        let (candidates, _) = candidates(kind, &active, &policy, &turns, fresh.as_ref(), &options.bounds);
+        let (candidates, _) = candidates(kind, &active, &policy, &turns, seeds.as_ref(), &options.bounds);
         let (requests, _) = asking.requests(kind, &active, &candidates, fresh.as_ref());
         out.calls += requests.len();
         out.prompt_tokens +=
@@ -460,13 +462,13 @@ pub async fn estimate<S: Store>(
 }
 
 /// The engine's candidate pairs for pass `kind` over the active facts (those touching
-/// `fresh` where only they are sent), and what finding them took.
+/// `seeds` where only new pairs are sent), and what finding them took.
 fn candidates(
     kind: PassKind,
     active: &[&Item],
     policy: &crate::model::policy::RetentionPolicy,
     turns: &[crate::model::memory::Turn],
-    fresh: Option<&HashSet<String>>,
+    seeds: Option<&HashSet<String>>,
     bounds: &candidates::Bounds,
 ) -> (Candidates, Work) {
     match kind {
@@ -475,11 +477,11 @@ fn candidates(
             (Candidates::Duplicates(pairs), work)
         }
         PassKind::Supersede => {
-            let (pairs, work) = candidates::conflicts(active, policy, turns, fresh, bounds);
+            let (pairs, work) = candidates::conflicts(active, policy, turns, seeds, bounds);
             (Candidates::Conflicts(pairs), work)
         }
         PassKind::Merge => {
-            let (pairs, work) = candidates::merges(active, policy, fresh, bounds);
+            let (pairs, work) = candidates::merges(active, policy, seeds, bounds);
             (Candidates::Merges(pairs), work)
         }
         PassKind::Encode | PassKind::Promote | PassKind::Forget => (Candidates::None, Work::default()),
@@ -503,7 +505,7 @@ impl Asking<'_> {
         kind: PassKind,
         active: &[&Item],
         candidates: &Candidates,
-        fresh: Option<&HashSet<String>>,
+        fresh: Option<&Fresh>,
     ) -> (Vec<provider::Request>, Option<HashSet<String>>) {
         let f = focus::focus(kind, active, fresh, candidates);
         let requests =
@@ -513,21 +515,55 @@ impl Asking<'_> {
     }
 }
 
-/// The ids of active facts added or changed since the last completed Sleep, or `None`
-/// when the Sleep is deep: asked for, or no Sleep has completed yet.
-async fn fresh_ids<'i, S: Store>(
+/// What is new since the last completed Sleep ([`Fresh`]), or `None` when the Sleep is
+/// deep: asked for, or no Sleep has completed yet.
+async fn fresh_since<'i, S: Store>(
     store: &S,
     scope: Scope,
     head: u64,
     items: impl Iterator<Item = &'i Item>,
-) -> Result<Option<HashSet<String>>, StoreError> {
+) -> Result<Option<Fresh>, StoreError> {
     if scope == Scope::Deep {
         return Ok(None);
     }
-    let active: HashSet<&str> = items.filter(|i| i.active).map(|i| i.item_id.as_str()).collect();
-    let Some(since) = focus::last_completed_sleep(&store.versions().await?) else { return Ok(None) };
-    let changed = store.changes(since, head).await?.into_iter().map(|(_, item)| item.item_id);
-    Ok(Some(changed.filter(|id| active.contains(id.as_str())).collect()))
+    let active: HashMap<&str, &Item> = items.filter(|i| i.active).map(|i| (i.item_id.as_str(), i)).collect();
+    let versions = store.versions().await?;
+    let Some((start, end)) = focus::last_completed_sleep(&versions) else { return Ok(None) };
+    // The last Sleep's own versions: its passes' (another writer's commits between them
+    // carry their own labels).
+    let own: HashSet<u64> = versions
+        .iter()
+        .filter(|v| v.seq > start && v.seq <= end && v.label.starts_with("pass:"))
+        .map(|v| v.seq)
+        .collect();
+    let mut fresh = Fresh::default();
+    let mut judged: HashSet<String> = HashSet::new();
+    for (seq, item) in store.changes(start, head).await? {
+        if !active.contains_key(item.item_id.as_str()) {
+            continue;
+        }
+        if own.contains(&seq) {
+            judged.insert(item.item_id);
+        } else {
+            fresh.ids.insert(item.item_id);
+        }
+    }
+    judged.retain(|id| !fresh.ids.contains(id));
+    let ids: Vec<String> = judged.iter().cloned().collect();
+    let before: HashMap<String, Item> =
+        store.item_states(&ids, start).await?.into_iter().map(|i| (i.item_id.clone(), i)).collect();
+    for id in ids {
+        let (Some(was), Some(is)) = (before.get(&id), active.get(id.as_str())) else {
+            fresh.ids.insert(id); // written by the Sleep (a merge's fact)
+            continue;
+        };
+        if was.text != is.text || was.category != is.category || was.speaker != is.speaker {
+            fresh.ids.insert(id);
+        } else if was.block != is.block {
+            fresh.moved.insert(id, was.block);
+        }
+    }
+    Ok(Some(fresh))
 }
 
 /// Writes one pass atomically: its markers, changed rows and every verdict, planned
@@ -583,7 +619,7 @@ async fn ask_pass<P: Provider>(
     kind: PassKind,
     active: &[&Item],
     candidates: &Candidates,
-    fresh: Option<&HashSet<String>>,
+    fresh: Option<&Fresh>,
     stop: &StopToken,
 ) -> (Asked, Option<HashSet<String>>, Vec<String>) {
     let (requests, shown) = about.requests(kind, active, candidates, fresh);
