@@ -4,7 +4,7 @@
 //! aborts every request in flight — streamed, so the server stops generating too.
 
 use nocturne_core::flow::stop::StopToken;
-use nocturne_core::llm::provider::{Completion, ProposalStyle, Provider, ProviderError, Request};
+use nocturne_core::llm::provider::{Layer, Provider, ProviderError};
 use std::cell::RefCell;
 use std::rc::Rc;
 
@@ -49,42 +49,18 @@ pub struct Stoppable<P> {
     pub memory_tokens: u64,
 }
 
-impl<P: Provider> Provider for Stoppable<P> {
-    fn label(&self) -> String {
-        self.inner.label()
+impl<P: Provider> Layer for Stoppable<P> {
+    type Inner = P;
+    fn inner(&self) -> &P {
+        &self.inner
     }
-
-    fn proposal_style(&self) -> ProposalStyle {
-        self.inner.proposal_style()
-    }
-
-    fn observe_refusals(&self, proposed: usize, refused: usize) {
-        self.inner.observe_refusals(proposed, refused)
-    }
-
-    fn observe_unusable(&self, why: &str) -> Option<String> {
-        self.inner.observe_unusable(why)
-    }
-
-    fn memory_tokens(&self) -> u64 {
-        self.memory_tokens
-    }
-
-    async fn complete(&self, request: &Request) -> Result<Completion, ProviderError> {
+    fn before_call(&self) -> Result<(), ProviderError> {
         if self.stop.is_stopped() {
             return Err(ProviderError::Stopped);
         }
-        self.inner.complete(request).await
+        Ok(())
     }
-
-    async fn complete_streaming(
-        &self,
-        request: &Request,
-        on_delta: &mut dyn FnMut(&str),
-    ) -> Result<Completion, ProviderError> {
-        if self.stop.is_stopped() {
-            return Err(ProviderError::Stopped);
-        }
-        self.inner.complete_streaming(request, on_delta).await
+    fn memory_budget(&self) -> Option<u64> {
+        Some(self.memory_tokens)
     }
 }

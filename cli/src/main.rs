@@ -23,7 +23,7 @@ use nocturne_core::flow::{chat, sleep};
 use nocturne_core::gate::case;
 use nocturne_core::import::Format;
 use nocturne_core::llm::offline::OfflineProvider;
-use nocturne_core::llm::provider::{Completion, ProposalStyle, Provider, ProviderError, Request, StyleSetting};
+use nocturne_core::llm::provider::{Provider, StyleSetting};
 use nocturne_core::proof::{compare, quiz, verify};
 use nocturne_core::store::diff;
 use nocturne_core::store::{MemStore, Store};
@@ -457,38 +457,7 @@ enum AnyProvider {
     Remote(openai::OpenAi),
 }
 
-impl Provider for AnyProvider {
-    fn label(&self) -> String {
-        match self {
-            AnyProvider::Offline(p) => p.label(),
-            AnyProvider::Remote(p) => p.label(),
-        }
-    }
-    fn proposal_style(&self) -> ProposalStyle {
-        match self {
-            AnyProvider::Offline(p) => p.proposal_style(),
-            AnyProvider::Remote(p) => p.proposal_style(),
-        }
-    }
-    fn observe_refusals(&self, proposed: usize, refused: usize) {
-        match self {
-            AnyProvider::Offline(p) => p.observe_refusals(proposed, refused),
-            AnyProvider::Remote(p) => p.observe_refusals(proposed, refused),
-        }
-    }
-    fn observe_unusable(&self, why: &str) -> Option<String> {
-        match self {
-            AnyProvider::Offline(p) => p.observe_unusable(why),
-            AnyProvider::Remote(p) => p.observe_unusable(why),
-        }
-    }
-    async fn complete(&self, request: &Request) -> Result<Completion, ProviderError> {
-        match self {
-            AnyProvider::Offline(p) => p.complete(request).await,
-            AnyProvider::Remote(p) => p.complete(request).await,
-        }
-    }
-}
+nocturne_core::forward_provider!(AnyProvider { Offline, Remote });
 
 impl ProviderArgs {
     fn build(&self) -> Result<AnyProvider, String> {

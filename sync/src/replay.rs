@@ -15,7 +15,7 @@ use nocturne_core::flow::chat::{self, Reply};
 use nocturne_core::flow::edit;
 use nocturne_core::flow::sleep::{self, PassEvent, SleepOptions, SleepReport};
 use nocturne_core::flow::stop::StopToken;
-use nocturne_core::llm::provider::{Completion, ProposalStyle, Provider, ProviderError, Request};
+use nocturne_core::llm::provider::{Completion, Layer, ProposalStyle, Provider, ProviderError, Request};
 use nocturne_core::model::memory::{Mutation, Proposer, Refs};
 use nocturne_core::model::pass::{MutationKind, Stage};
 use nocturne_core::store::{Commit, Store, StoreError};
@@ -242,35 +242,13 @@ impl<'a, P: Provider> Recording<'a, P> {
     }
 }
 
-impl<P: Provider> Provider for Recording<'_, P> {
-    fn label(&self) -> String {
-        self.inner.label()
+impl<P: Provider> Layer for Recording<'_, P> {
+    type Inner = P;
+    fn inner(&self) -> &P {
+        self.inner
     }
-    fn proposal_style(&self) -> ProposalStyle {
-        self.inner.proposal_style()
-    }
-    fn observe_refusals(&self, proposed: usize, refused: usize) {
-        self.inner.observe_refusals(proposed, refused)
-    }
-    fn observe_unusable(&self, why: &str) -> Option<String> {
-        self.inner.observe_unusable(why)
-    }
-    fn memory_tokens(&self) -> u64 {
-        self.inner.memory_tokens()
-    }
-    async fn complete(&self, request: &Request) -> Result<Completion, ProviderError> {
-        let c = self.inner.complete(request).await?;
-        self.keep(&c);
-        Ok(c)
-    }
-    async fn complete_streaming(
-        &self,
-        request: &Request,
-        on_delta: &mut dyn FnMut(&str),
-    ) -> Result<Completion, ProviderError> {
-        let c = self.inner.complete_streaming(request, on_delta).await?;
-        self.keep(&c);
-        Ok(c)
+    fn after_call(&self, c: &Completion) {
+        self.keep(c);
     }
 }
 

@@ -312,6 +312,118 @@ pub trait Provider {
     }
 }
 
+/// A provider around another one — a stop check, a meter, a recorder. Every [`Provider`]
+/// method is forwarded to [`Layer::inner`] once, here, so no wrapper can drop one; the
+/// layer only says what it adds around each call.
+///
+/// ```
+/// use nocturne_core::llm::offline::OfflineProvider;
+/// use nocturne_core::llm::provider::{Completion, Layer, Provider, Request};
+/// use std::cell::Cell;
+/// struct Counted { inner: OfflineProvider, calls: Cell<u32> }
+/// impl Layer for Counted {
+///     type Inner = OfflineProvider;
+///     fn inner(&self) -> &OfflineProvider { &self.inner }
+///     fn after_call(&self, _: &Completion) { self.calls.set(self.calls.get() + 1) }
+/// }
+/// let p = Counted { inner: OfflineProvider, calls: Cell::new(0) };
+/// assert_eq!(p.label(), OfflineProvider.label());
+/// ```
+pub trait Layer {
+    type Inner: Provider;
+    fn inner(&self) -> &Self::Inner;
+    /// Asked before each call; an error ends the call there (a stopped action).
+    fn before_call(&self) -> Result<(), ProviderError> {
+        Ok(())
+    }
+    /// Given each completion the inner provider returned.
+    fn after_call(&self, _completion: &Completion) {}
+    /// The chat prompt's memory budget, when the layer sets its own.
+    fn memory_budget(&self) -> Option<u64> {
+        None
+    }
+}
+
+impl<L: Layer> Provider for L {
+    fn label(&self) -> String {
+        self.inner().label()
+    }
+    fn proposal_style(&self) -> ProposalStyle {
+        self.inner().proposal_style()
+    }
+    fn observe_refusals(&self, proposed: usize, refused: usize) {
+        self.inner().observe_refusals(proposed, refused)
+    }
+    fn observe_unusable(&self, why: &str) -> Option<String> {
+        self.inner().observe_unusable(why)
+    }
+    fn memory_tokens(&self) -> u64 {
+        self.memory_budget().unwrap_or_else(|| self.inner().memory_tokens())
+    }
+    async fn complete(&self, request: &Request) -> Result<Completion, ProviderError> {
+        self.before_call()?;
+        let completion = self.inner().complete(request).await?;
+        self.after_call(&completion);
+        Ok(completion)
+    }
+    async fn complete_streaming(
+        &self,
+        request: &Request,
+        on_delta: &mut dyn FnMut(&str),
+    ) -> Result<Completion, ProviderError> {
+        self.before_call()?;
+        let completion = self.inner().complete_streaming(request, on_delta).await?;
+        self.after_call(&completion);
+        Ok(completion)
+    }
+}
+
+/// Implements [`Provider`] for an enum whose variants each hold one provider, forwarding
+/// every method to the variant's (the app's and the command line's choice of provider).
+///
+/// ```
+/// use nocturne_core::llm::offline::OfflineProvider;
+/// use nocturne_core::llm::provider::Provider;
+/// enum Chosen { Offline(OfflineProvider), AlsoOffline(OfflineProvider) }
+/// nocturne_core::forward_provider!(Chosen { Offline, AlsoOffline });
+/// assert_eq!(Chosen::AlsoOffline(OfflineProvider).label(), OfflineProvider.label());
+/// ```
+#[macro_export]
+macro_rules! forward_provider {
+    ($name:ident { $($variant:ident),+ $(,)? }) => {
+        impl $crate::llm::provider::Provider for $name {
+            fn label(&self) -> String {
+                match self { $($name::$variant(p) => p.label(),)+ }
+            }
+            fn proposal_style(&self) -> $crate::llm::provider::ProposalStyle {
+                match self { $($name::$variant(p) => p.proposal_style(),)+ }
+            }
+            fn observe_refusals(&self, proposed: usize, refused: usize) {
+                match self { $($name::$variant(p) => p.observe_refusals(proposed, refused),)+ }
+            }
+            fn observe_unusable(&self, why: &str) -> Option<String> {
+                match self { $($name::$variant(p) => p.observe_unusable(why),)+ }
+            }
+            fn memory_tokens(&self) -> u64 {
+                match self { $($name::$variant(p) => p.memory_tokens(),)+ }
+            }
+            async fn complete(
+                &self,
+                request: &$crate::llm::provider::Request,
+            ) -> Result<$crate::llm::provider::Completion, $crate::llm::provider::ProviderError> {
+                match self { $($name::$variant(p) => p.complete(request).await,)+ }
+            }
+            async fn complete_streaming(
+                &self,
+                request: &$crate::llm::provider::Request,
+                on_delta: &mut dyn FnMut(&str),
+            ) -> Result<$crate::llm::provider::Completion, $crate::llm::provider::ProviderError> {
+                match self { $($name::$variant(p) => p.complete_streaming(request, on_delta).await,)+ }
+            }
+        }
+    };
+}
+
 /// Finds the JSON object in a model reply: the whole text, a fenced code block, or the
 /// first balanced `{…}` inside prose. Errors say what was wrong, for the pass error event.
 pub fn extract_json(text: &str) -> Result<Value, String> {
@@ -400,6 +512,88 @@ pub fn estimate_tokens(text: &str) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::cell::{Cell, RefCell};
+
+    /// A provider whose every method answers something no default would.
+    #[derive(Default)]
+    struct Marked {
+        refusals: Cell<(usize, usize)>,
+        unusable: RefCell<String>,
+    }
+
+    impl Provider for Marked {
+        fn label(&self) -> String {
+            "marked".into()
+        }
+        fn proposal_style(&self) -> ProposalStyle {
+            ProposalStyle::Candidates
+        }
+        fn observe_refusals(&self, proposed: usize, refused: usize) {
+            self.refusals.set((proposed, refused));
+        }
+        fn observe_unusable(&self, why: &str) -> Option<String> {
+            *self.unusable.borrow_mut() = why.into();
+            Some("switched".into())
+        }
+        fn memory_tokens(&self) -> u64 {
+            777
+        }
+        async fn complete(&self, _: &Request) -> Result<Completion, ProviderError> {
+            Ok(Completion { text: "whole".into(), ..Default::default() })
+        }
+        async fn complete_streaming(
+            &self,
+            _: &Request,
+            on_delta: &mut dyn FnMut(&str),
+        ) -> Result<Completion, ProviderError> {
+            on_delta("piece");
+            Ok(Completion { text: "streamed".into(), ..Default::default() })
+        }
+    }
+
+    struct Around(Marked);
+
+    impl Layer for Around {
+        type Inner = Marked;
+        fn inner(&self) -> &Marked {
+            &self.0
+        }
+    }
+
+    enum Either {
+        Marked(Marked),
+        Around(Around),
+    }
+    crate::forward_provider!(Either { Marked, Around });
+
+    /// Every method of `p` reaches the marked provider inside it.
+    fn forwards_everything(p: &impl Provider, inner: &Marked) {
+        assert_eq!(p.label(), "marked");
+        assert_eq!(p.proposal_style(), ProposalStyle::Candidates);
+        p.observe_refusals(5, 3);
+        assert_eq!(inner.refusals.get(), (5, 3));
+        assert_eq!(p.observe_unusable("cut off").as_deref(), Some("switched"));
+        assert_eq!(*inner.unusable.borrow(), "cut off");
+        assert_eq!(p.memory_tokens(), 777);
+        let request = Request { task: Task::Chat, messages: vec![], json: None, max_tokens: 8 };
+        let whole = pollster::block_on(p.complete(&request)).expect("complete");
+        assert_eq!(whole.text, "whole");
+        let mut pieces = String::new();
+        let streamed = pollster::block_on(p.complete_streaming(&request, &mut |d| pieces.push_str(d))).expect("stream");
+        assert_eq!((streamed.text.as_str(), pieces.as_str()), ("streamed", "piece"));
+    }
+
+    #[test]
+    fn a_layer_and_a_forwarded_enum_pass_on_every_provider_method() {
+        let around = Around(Marked::default());
+        forwards_everything(&around, &around.0);
+        let either = Either::Around(Around(Marked::default()));
+        let Either::Around(inner) = &either else { unreachable!() };
+        forwards_everything(&either, &inner.0);
+        let either = Either::Marked(Marked::default());
+        let Either::Marked(inner) = &either else { unreachable!() };
+        forwards_everything(&either, inner);
+    }
 
     #[test]
     fn extracts_json_from_fences_and_prose() {

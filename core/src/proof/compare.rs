@@ -4,7 +4,7 @@
 
 use crate::flow::chat;
 use crate::flow::sleep::{self, SleepOptions};
-use crate::llm::provider::{Completion, Provider, ProviderError, Request};
+use crate::llm::provider::{Completion, Layer, Provider};
 use crate::model::memory::Mutation;
 use crate::model::pass::PassKind;
 use crate::model::DAY;
@@ -29,26 +29,15 @@ impl<P> Metered<P> {
     }
 }
 
-impl<P: Provider> Provider for Metered<P> {
-    fn proposal_style(&self) -> crate::llm::provider::ProposalStyle {
-        self.inner.proposal_style()
+impl<P: Provider> Layer for Metered<P> {
+    type Inner = P;
+    fn inner(&self) -> &P {
+        &self.inner
     }
-    fn observe_refusals(&self, proposed: usize, refused: usize) {
-        self.inner.observe_refusals(proposed, refused)
-    }
-    fn observe_unusable(&self, why: &str) -> Option<String> {
-        self.inner.observe_unusable(why)
-    }
-    fn label(&self) -> String {
-        self.inner.label()
-    }
-
-    async fn complete(&self, request: &Request) -> Result<Completion, ProviderError> {
-        let out = self.inner.complete(request).await?;
+    fn after_call(&self, out: &Completion) {
         self.calls.set(self.calls.get() + 1);
         self.prompt_tokens.set(self.prompt_tokens.get() + out.prompt_tokens);
         self.completion_tokens.set(self.completion_tokens.get() + out.completion_tokens);
-        Ok(out)
     }
 }
 
