@@ -74,7 +74,8 @@ async fn run(profile: synth::Profile) {
 /// selection per question (the recall benchmark's planted questions).
 #[wasm_bindgen_test]
 async fn bench_chat_selection_over_10000_facts_in_wasm() {
-    use nocturne_core::llm::context::{MemoryIndex, DEFAULT_MEMORY_TOKENS};
+    use nocturne_core::llm::context::MemoryIndex;
+    use nocturne_core::llm::provider::DEFAULT_MEMORY_TOKENS;
     use nocturne_core::testkit::lifetime;
     let n = 10_000;
     let planted = lifetime::plant(25, n as u64 + 1, NOW);

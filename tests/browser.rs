@@ -307,5 +307,5 @@ fn the_in_page_model_has_a_budget_of_its_own_and_an_expected_first_token() {
     s.prompt_tokens.insert("inpage".into(), 600);
     assert_eq!(s.prompt_budget(), 600, "the user's choice wins");
     s.provider = "openai".into();
-    assert_eq!(s.prompt_budget(), nocturne_core::llm::context::DEFAULT_MEMORY_TOKENS);
+    assert_eq!(s.prompt_budget(), nocturne_core::llm::provider::DEFAULT_MEMORY_TOKENS);
 }

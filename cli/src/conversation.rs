@@ -312,7 +312,7 @@ pub fn measure(conversation: &Conversation, budget: u64, keep: Keep, misses: boo
         ..Default::default()
     };
     for q in conversation.questions.iter().filter(|q| !q.evidence.is_empty()) {
-        let request = prompt::chat_request_indexed(&index, history, &q.question, budget);
+        let request = nocturne_core::llm::answer::chat_request_indexed(&index, history, &q.question, budget);
         let system = &request.messages[0].content;
         let wanted: HashSet<&str> = q.evidence.iter().map(String::as_str).collect();
         let mut reached: HashSet<String> = HashSet::new();

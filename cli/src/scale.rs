@@ -200,7 +200,7 @@ fn transcript(items: &[nocturne_core::model::memory::Item]) -> (Vec<nocturne_cor
 }
 
 /// The prompt budget the recall benchmark measures (the default for every provider).
-const BUDGET: u64 = nocturne_core::llm::context::DEFAULT_MEMORY_TOKENS;
+const BUDGET: u64 = nocturne_core::llm::provider::DEFAULT_MEMORY_TOKENS;
 
 pub fn recall(facts: usize, export: Option<&std::path::Path>) -> Result<(), String> {
     use nocturne_core::llm::context::MemoryIndex;
@@ -249,7 +249,7 @@ pub fn recall(facts: usize, export: Option<&std::path::Path>) -> Result<(), Stri
     let mut times = Vec::new();
     for probe in &planted.probes {
         let t = Instant::now();
-        let request = prompt::chat_request_indexed(&index, &[], &probe.question, BUDGET);
+        let request = nocturne_core::llm::answer::chat_request_indexed(&index, &[], &probe.question, BUDGET);
         times.push(t.elapsed().as_secs_f64() * 1000.0);
         max_tokens = max_tokens.max(prompt::prompt_tokens(&request));
         let system = &request.messages[0].content;

@@ -2,6 +2,7 @@
 //! lower one. Re-exports (`pub use`) and comments do not count. The order is the one
 //! `lib.rs` and ARCHITECTURE.md give.
 
+use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
 use std::path::Path;
 
@@ -70,6 +71,100 @@ fn the_check_catches_a_lower_layer_naming_a_higher_one() {
     assert_eq!(violations("model", "use crate::{Item, DAY};").len(), 1, "a braced import hides its layer");
     assert!(violations("proof", "use crate::store::Store;\nuse crate::text::textmath;").is_empty());
     assert!(violations("text", "pub use crate::proof::audit;\n// crate::flow in a comment").is_empty());
+}
+
+/// The modules of one layer that a file of it names (`crate::<layer>::<module>`, or
+/// `super::<module>` for a sibling), itself left out; comments and re-exports do not count.
+fn named_siblings(layer: &str, own: &str, source: &str, siblings: &BTreeSet<String>) -> BTreeSet<String> {
+    let mut out = BTreeSet::new();
+    for line in source.lines() {
+        let code = line.trim_start();
+        if code.starts_with("//") || code.starts_with("pub use") {
+            continue;
+        }
+        let prefix = format!("crate::{layer}::");
+        for lead in [prefix.as_str(), "super::"] {
+            for (at, _) in code.match_indices(lead) {
+                let rest = &code[at + lead.len()..];
+                let name: String = rest.chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect();
+                if name != own && siblings.contains(&name) {
+                    out.insert(name);
+                }
+            }
+        }
+    }
+    out
+}
+
+/// A cycle among `edges` (module → modules it names), as the modules along it.
+fn a_cycle(edges: &BTreeMap<String, BTreeSet<String>>) -> Option<Vec<String>> {
+    fn visit(
+        at: &str,
+        edges: &BTreeMap<String, BTreeSet<String>>,
+        path: &mut Vec<String>,
+        done: &mut BTreeSet<String>,
+    ) -> Option<Vec<String>> {
+        if let Some(from) = path.iter().position(|m| m == at) {
+            let mut cycle = path[from..].to_vec();
+            cycle.push(at.to_string());
+            return Some(cycle);
+        }
+        if done.contains(at) {
+            return None;
+        }
+        path.push(at.to_string());
+        for next in edges.get(at).into_iter().flatten() {
+            if let Some(cycle) = visit(next, edges, path, done) {
+                return Some(cycle);
+            }
+        }
+        path.pop();
+        done.insert(at.to_string());
+        None
+    }
+    let mut done = BTreeSet::new();
+    edges.keys().find_map(|m| visit(m, edges, &mut Vec::new(), &mut done))
+}
+
+#[test]
+fn no_two_modules_of_one_layer_name_each_other() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut problems = Vec::new();
+    for layer in LAYERS {
+        let mut sources = BTreeMap::new();
+        for entry in fs::read_dir(src.join(layer)).expect("layer folder") {
+            let path = entry.expect("entry").path();
+            if path.extension().is_some_and(|x| x == "rs") {
+                let stem = path.file_stem().expect("stem").to_string_lossy().to_string();
+                sources.insert(stem, fs::read_to_string(&path).expect("readable source"));
+            }
+        }
+        let siblings: BTreeSet<String> = sources.keys().filter(|m| *m != "mod").cloned().collect();
+        let edges = sources.iter().map(|(m, text)| (m.clone(), named_siblings(layer, m, text, &siblings))).collect();
+        if let Some(cycle) = a_cycle(&edges) {
+            problems.push(format!("{layer}: {}", cycle.join(" → ")));
+        }
+    }
+    assert!(
+        problems.is_empty(),
+        "modules that name each other (one of them should own what both need):\n{}",
+        problems.join("\n")
+    );
+}
+
+#[test]
+fn the_cycle_check_catches_two_modules_naming_each_other() {
+    let siblings: BTreeSet<String> = ["prompt", "answer", "provider"].map(String::from).into();
+    let prompt =
+        named_siblings("llm", "prompt", "use crate::llm::answer::free_request;\nuse super::provider;", &siblings);
+    assert_eq!(prompt, ["answer", "provider"].map(String::from).into());
+    let answer =
+        named_siblings("llm", "answer", "// crate::llm::prompt\nlet r = crate::llm::prompt::chat(x);", &siblings);
+    let mut edges: BTreeMap<String, BTreeSet<String>> =
+        [("prompt".to_string(), prompt), ("answer".to_string(), answer)].into();
+    assert_eq!(a_cycle(&edges), Some(["answer", "prompt", "answer"].map(String::from).to_vec()));
+    edges.insert("answer".into(), BTreeSet::new());
+    assert_eq!(a_cycle(&edges), None);
 }
 
 #[test]

@@ -705,7 +705,7 @@ fn a_chat_over_thousands_of_facts_carries_a_bounded_memory_with_the_relevant_fac
     let lines = nocturne_core::llm::prompt::memory_lines(&system);
     let section = &system[system.find(nocturne_core::llm::prompt::MEMORY_HEADER).expect("a memory section")..];
     let tokens = nocturne_core::llm::provider::estimate_tokens(section);
-    assert!(tokens <= nocturne_core::llm::context::DEFAULT_MEMORY_TOKENS + 60, "{tokens} tokens of memory");
+    assert!(tokens <= nocturne_core::llm::provider::DEFAULT_MEMORY_TOKENS + 60, "{tokens} tokens of memory");
     assert!(lines.len() < 3001 && system.contains("more facts are stored"), "the prompt says facts were left out");
     assert!(lines.iter().any(|(_, t)| t == "My dog is called Bolt."), "the relevant fact was selected");
     assert!(section.contains("said on "), "under the heading of the day it was said");

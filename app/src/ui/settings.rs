@@ -76,7 +76,7 @@ impl Settings {
         let default = if self.provider == "inpage" {
             INPAGE_DEFAULT_BUDGET
         } else {
-            nocturne_core::llm::context::DEFAULT_MEMORY_TOKENS
+            nocturne_core::llm::provider::DEFAULT_MEMORY_TOKENS
         };
         self.prompt_tokens.get(&self.provider).copied().unwrap_or(default)
     }

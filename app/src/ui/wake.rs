@@ -146,7 +146,7 @@ pub fn ComparePanel() -> impl IntoView {
             let offline = Stoppable {
                 inner: AnyProvider::Offline(OfflineProvider),
                 stop: handle,
-                memory_tokens: nocturne_core::llm::context::DEFAULT_MEMORY_TOKENS,
+                memory_tokens: nocturne_core::llm::provider::DEFAULT_MEMORY_TOKENS,
             };
             let mut rows = vec![compare::run(offline, now(), &clock).await];
             if matches!(provider.inner, AnyProvider::Http(_)) {

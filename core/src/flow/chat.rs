@@ -138,7 +138,7 @@ pub async fn answer<P: Provider>(
 ) -> Result<Reply, ProviderError> {
     let mut switched = None;
     if provider.proposal_style() == ProposalStyle::FreeText {
-        let selection = prompt::chat_selection(index, history, text, provider.memory_tokens());
+        let selection = answer::chat_selection(index, history, text, provider.memory_tokens());
         let shown: Vec<String> = selection.facts.iter().map(|i| i.item_id.clone()).collect();
         let request = answer::free_request(&selection, history, text);
         let mut stream = AnswerStream::default();

@@ -12,11 +12,42 @@
 //! assert_eq!(a, FreeAnswer { text: "You live in Faro.".into(), cited: vec!["m_17".into(), "m_4".into()] });
 //! ```
 
-use crate::llm::context::{shown_id, stored_id, Selection};
+use crate::llm::context::{shown_id, stored_id, MemoryIndex, Selection};
 use crate::llm::prompt::{self, NOT_IN_MEMORY};
 use crate::llm::provider::{self, JsonContract, Message, Request, Task};
 use crate::model::memory::{Item, Turn};
+use crate::model::policy::RetentionPolicy;
 use serde_json::{json, Value};
+
+/// A chat request carrying the facts `select`ed for the message, the whole prompt within
+/// `budget` tokens, and saying how many were left out.
+pub fn chat_request_within(
+    memory: &[&Item],
+    history: &[Turn],
+    user_text: &str,
+    policy: &RetentionPolicy,
+    now: i64,
+    budget: u64,
+) -> Request {
+    let index = MemoryIndex::new(memory, policy, now);
+    chat_request_indexed(&index, history, user_text, budget)
+}
+
+/// [`chat_request_within`] over a prebuilt index: the instructions, recent turns and the
+/// message are counted first, the memory gets what remains of `budget`.
+pub fn chat_request_indexed(index: &MemoryIndex<'_>, history: &[Turn], user_text: &str, budget: u64) -> Request {
+    prompt::chat_request_with(&chat_selection(index, history, user_text, budget), history, user_text)
+}
+
+/// The facts a chat prompt about `user_text` carries: what remains of `budget` once the
+/// instructions, recent turns and the message are counted.
+pub fn chat_selection<'a>(index: &MemoryIndex<'a>, history: &[Turn], user_text: &str, budget: u64) -> Selection<'a> {
+    let empty = Selection { facts: Vec::new(), left_out: index.len(), tokens: 0, now: Some(index.now()) };
+    // The headings are counted by the selection, with the facts under them; the answer
+    // contract's instruction line is counted too.
+    let fixed = prompt::prompt_tokens(&free_request(&empty, history, user_text));
+    index.select(user_text, budget.saturating_sub(fixed))
+}
 
 /// The JSON contract name of a free-text answer.
 pub const FREE_CONTRACT: &str = "answer";

@@ -29,10 +29,6 @@ pub const FEEDBACK_WEIGHT: f64 = 0.3;
 /// What a word of the conversation around a fact weighs against one of its own.
 pub const CONTEXT_WEIGHT: f64 = 0.3;
 
-/// Tokens a chat prompt may carry by default — instructions, recent turns, the message
-/// and as much memory as fits the rest: with a 200-token reply it fits a 4k-context model.
-pub const DEFAULT_MEMORY_TOKENS: u64 = 2000;
-
 /// The facts a prompt carries, in display order, and how many were left out.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Selection<'a> {

@@ -218,7 +218,7 @@ fn merge(payload: &Value) -> Vec<Value> {
         {
             continue;
         }
-        let merged = joined(str_of(a, "text"), str_of(b, "text"));
+        let merged = prompt::joined(str_of(a, "text"), str_of(b, "text"));
         // A merge stays within the policy's word bound, and one speaker's.
         if policy.merge_max_words.is_some_and(|bound| textmath::words(&merged).count() > bound)
             || a["speaker"] != b["speaker"]
@@ -230,11 +230,6 @@ fn merge(payload: &Value) -> Vec<Value> {
         out.push(json!({"intoId": ia, "fromIds": [ib], "mergedText": merged, "reason": format!("both describe the same {category}")}));
     }
     out
-}
-
-/// Two facts as one: the first without its full stop, a semicolon, the second.
-pub(crate) fn joined(a: &str, b: &str) -> String {
-    format!("{}; {}", a.trim_end_matches('.'), b)
 }
 
 fn supersede(payload: &Value) -> Vec<Value> {

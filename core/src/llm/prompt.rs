@@ -303,7 +303,7 @@ pub fn choices(
                 .merges()
                 .iter()
                 .filter(|p| both(&p.into_id, &p.from_id))
-                .map(|p| json!({"intoId": p.into_id, "fromIds": [p.from_id], "mergedText": crate::llm::offline::joined(texts[p.into_id.as_str()], texts[p.from_id.as_str()])}))
+                .map(|p| json!({"intoId": p.into_id, "fromIds": [p.from_id], "mergedText": joined(texts[p.into_id.as_str()], texts[p.from_id.as_str()])}))
                 .collect()
         }
         PassKind::Encode => Vec::new(),
@@ -423,45 +423,10 @@ fn memory_for<'a>(memory: &[&'a Item]) -> crate::llm::context::Selection<'a> {
     crate::llm::context::Selection { facts: memory.to_vec(), left_out: 0, tokens: 0, now: None }
 }
 
-/// A chat request carrying the facts `select`ed for the message, the whole prompt within
-/// `budget` tokens, and saying how many were left out.
-pub fn chat_request_within(
-    memory: &[&Item],
-    history: &[Turn],
-    user_text: &str,
-    policy: &RetentionPolicy,
-    now: i64,
-    budget: u64,
-) -> Request {
-    let index = crate::llm::context::MemoryIndex::new(memory, policy, now);
-    chat_request_indexed(&index, history, user_text, budget)
-}
-
-/// [`chat_request_within`] over a prebuilt index: the instructions, recent turns and the
-/// message are counted first, the memory gets what remains of `budget`.
-pub fn chat_request_indexed(
-    index: &crate::llm::context::MemoryIndex<'_>,
-    history: &[Turn],
-    user_text: &str,
-    budget: u64,
-) -> Request {
-    chat_request_with(&chat_selection(index, history, user_text, budget), history, user_text)
-}
-
-/// The facts a chat prompt about `user_text` carries: what remains of `budget` once the
-/// instructions, recent turns and the message are counted.
-pub fn chat_selection<'a>(
-    index: &crate::llm::context::MemoryIndex<'a>,
-    history: &[Turn],
-    user_text: &str,
-    budget: u64,
-) -> crate::llm::context::Selection<'a> {
-    let empty =
-        crate::llm::context::Selection { facts: Vec::new(), left_out: index.len(), tokens: 0, now: Some(index.now()) };
-    // The headings are counted by the selection, with the facts under them; the answer
-    // contract's instruction line is counted too.
-    let fixed = prompt_tokens(&crate::llm::answer::free_request(&empty, history, user_text));
-    index.select(user_text, budget.saturating_sub(fixed))
+/// Two facts as one: the first without its full stop, a semicolon, the second (the
+/// merged text offered to a choosing model, and the offline proposer's).
+pub fn joined(a: &str, b: &str) -> String {
+    format!("{}; {}", a.trim_end_matches('.'), b)
 }
 
 /// The estimated tokens of a request's messages.

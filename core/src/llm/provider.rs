@@ -267,6 +267,10 @@ impl std::fmt::Display for ProviderError {
 
 impl std::error::Error for ProviderError {}
 
+/// Tokens a chat prompt may carry by default — instructions, recent turns, the message
+/// and as much memory as fits the rest: with a 200-token reply it fits a 4k-context model.
+pub const DEFAULT_MEMORY_TOKENS: u64 = 2000;
+
 /// A language model behind any transport. No `Send` bound: the browser's fetch is not.
 #[allow(async_fn_in_trait)]
 pub trait Provider {
@@ -294,7 +298,7 @@ pub trait Provider {
     /// Tokens of memory a chat prompt to this provider may carry (set per provider in
     /// Settings: a model with a small context window gets a smaller budget).
     fn memory_tokens(&self) -> u64 {
-        crate::llm::context::DEFAULT_MEMORY_TOKENS
+        DEFAULT_MEMORY_TOKENS
     }
 
     async fn complete(&self, request: &Request) -> Result<Completion, ProviderError>;
@@ -564,7 +568,7 @@ mod tests {
         Marked(Marked),
         Around(Around),
     }
-    crate::forward_provider!(Either { Marked, Around });
+    forward_provider!(Either { Marked, Around });
 
     /// Every method of `p` reaches the marked provider inside it.
     fn forwards_everything(p: &impl Provider, inner: &Marked) {
