@@ -650,3 +650,22 @@ fn regression_a_closed_stdout_ends_a_command_quietly_not_with_a_panic() {
     assert!(!err.contains("panicked") && err.is_empty(), "{err}");
     assert_eq!(done.status.code(), Some(141), "{:?}", done.status);
 }
+
+#[test]
+fn regression_a_correction_longer_than_a_fact_may_be_is_refused_and_the_file_stays_readable() {
+    // The writer once stored a 24,021-character correction that the reader then refused:
+    // every later command on the file failed.
+    let store = temp("long-correction.json");
+    let _ = std::fs::remove_file(&store);
+    let s = store.to_str().expect("utf8");
+    assert!(nocturne(&["chat", "--store", s, "I live in Ghent."]).status.success());
+    let before = std::fs::read(&store).expect("store file");
+    let long = "I live in Ghent and ".repeat(1_200);
+    let out = nocturne(&["edit", "--store", s, "m_1", &long]);
+    assert!(!out.status.success(), "{}", stdout(&out));
+    let why = stderr(&out);
+    assert!(why.contains("a fact holds at most 20000") && why.contains("nothing was written"), "{why}");
+    assert_eq!(std::fs::read(&store).expect("store file"), before, "the file changed");
+    let search = nocturne(&["search", "--store", s, "Ghent"]);
+    assert!(search.status.success() && stdout(&search).contains("I live in Ghent."), "{}", stderr(&search));
+}

@@ -11,10 +11,7 @@ pub const FORMAT: &str = "nocturne-memory";
 /// The document schema this build writes and reads.
 pub const SCHEMA_VERSION: u32 = 1;
 
-/// The longest fact a document may hold, in characters.
-pub const MAX_FACT_CHARS: usize = 20_000;
-/// The longest transcript turn a document may hold, in characters.
-pub const MAX_TURN_CHARS: usize = 200_000;
+pub use crate::store::rows::{item_problem, turn_problem, MAX_FACT_CHARS, MAX_TURN_CHARS};
 
 /// A change row: the state of one item as of one version.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -128,12 +125,8 @@ impl Document {
             if !ids.insert(item.item_id.as_str()) {
                 return Err(format!("items: {} appears twice", item.item_id));
             }
-            if item.text.chars().count() > MAX_FACT_CHARS {
-                return Err(format!(
-                    "items: {} holds {} characters; a fact holds at most {MAX_FACT_CHARS}",
-                    item.item_id,
-                    item.text.chars().count()
-                ));
+            if let Some(problem) = item_problem(item) {
+                return Err(format!("items: {problem}"));
             }
         }
         // Links may point forward (a newer fact supersedes an older one): checked once every
@@ -218,8 +211,8 @@ impl Document {
             if t.index as usize != n {
                 return Err(format!("transcript: turn {n} says it is turn {}", t.index));
             }
-            if t.text.chars().count() > MAX_TURN_CHARS {
-                return Err(format!("transcript: turn {n} holds more than {MAX_TURN_CHARS} characters"));
+            if let Some(problem) = turn_problem(t) {
+                return Err(format!("transcript: {problem}"));
             }
         }
         if self.meta.encoded_through as usize > self.transcript.len() {

@@ -6,6 +6,27 @@ use super::{Commit, Meta, StoreError};
 use crate::model::memory::{Item, Mutation, Turn, Version};
 use std::collections::HashMap;
 
+/// The longest fact a document may hold, in characters.
+pub const MAX_FACT_CHARS: usize = 20_000;
+/// The longest transcript turn a document may hold, in characters.
+pub const MAX_TURN_CHARS: usize = 200_000;
+
+/// Why a fact row is not one a memory may hold, or `None`. The reader of a document and
+/// every commit ([`plan_rows`]) ask the same question, so nothing is written that
+/// the memory could not read back.
+pub fn item_problem(item: &Item) -> Option<String> {
+    let chars = item.text.chars().count();
+    (chars > MAX_FACT_CHARS)
+        .then(|| format!("{} holds {chars} characters; a fact holds at most {MAX_FACT_CHARS}", item.item_id))
+}
+
+/// Why a transcript turn is not one a memory may hold, or `None` (see [`item_problem`]).
+pub fn turn_problem(turn: &Turn) -> Option<String> {
+    let chars = turn.text.chars().count();
+    (chars > MAX_TURN_CHARS)
+        .then(|| format!("turn {} holds {chars} characters; a turn holds at most {MAX_TURN_CHARS}", turn.index))
+}
+
 /// The rows one commit writes, planned before any write so a backend can open its
 /// transaction, write them all and close it with nothing else in between.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -56,6 +77,11 @@ pub fn plan_rows(meta: &Meta, previous: &HashMap<String, Item>, mut commit: Comm
         )));
     }
     commit.items.append(&mut commit.created);
+    // What the reader of a memory refuses, no commit writes.
+    let problem = commit.items.iter().find_map(item_problem);
+    if let Some(problem) = problem.or_else(|| commit.turns.iter().find_map(turn_problem)) {
+        return Err(StoreError::Invalid(format!("{problem}; nothing was written")));
+    }
     if commit.label.is_none() && !commit.items.is_empty() {
         return Err(StoreError::Invalid(format!("{} changed item(s) without a version label", commit.items.len())));
     }

@@ -33,6 +33,7 @@ pub const CHECKS: &[&str] = &[
     "creating_an_item_that_exists_is_refused",
     "erase_rewrites_every_row_that_holds_the_words",
     "a_turn_written_where_another_writer_wrote_is_refused",
+    "a_row_the_reader_refuses_is_never_written",
 ];
 
 /// A conformance check's result: `Err` names what broke.
@@ -132,6 +133,7 @@ pub async fn check<S: Store>(name: &str, store: &S) -> Conformance {
         "a_turn_written_where_another_writer_wrote_is_refused" => {
             a_turn_written_where_another_writer_wrote_is_refused(store).await
         }
+        "a_row_the_reader_refuses_is_never_written" => a_row_the_reader_refuses_is_never_written(store).await,
         other => Err(format!("no conformance check is called {other}")),
     }
 }
@@ -475,5 +477,36 @@ async fn a_turn_written_where_another_writer_wrote_is_refused<S: Store>(store: &
     let next = Commit { turns: vec![turn(1, "Hello again.")], base: Some(head), ..Default::default() };
     ensure!(store.commit(next).await.is_ok(), "a turn that continues the transcript was refused");
     ensure!(store.turn_count().await.map_err(e)? == 2, "the turn count is not 2");
+    Ok(())
+}
+
+/// A fact or a turn longer than a memory may hold is refused by the commit, which writes
+/// nothing: the writer checks what the reader of the memory checks.
+async fn a_row_the_reader_refuses_is_never_written<S: Store>(store: &S) -> Conformance {
+    use crate::model::memory::{Role, Turn};
+    use crate::store::document::{MAX_FACT_CHARS, MAX_TURN_CHARS};
+    seed(store).await?;
+    let before = store.document().await.map_err(e)?;
+    let long = "a long pasted email ".repeat(MAX_FACT_CHARS / 19);
+    let mut corrected = fact(1, Block::Scratch, &long, 100);
+    corrected.updated_at = 2000;
+    let result = store.commit(commit("user:correct", vec![corrected])).await;
+    ensure!(matches!(&result, Err(crate::store::StoreError::Invalid(m)) if m.contains("m_1 holds")), "{result:?}");
+    let turn = Turn {
+        index: 0,
+        role: Role::User,
+        text: "é".repeat(MAX_TURN_CHARS + 1),
+        at: 100,
+        speaker: None,
+        memory: None,
+        source: None,
+    };
+    let result = store.commit(Commit { turns: vec![turn], ..Default::default() }).await;
+    ensure!(matches!(&result, Err(crate::store::StoreError::Invalid(m)) if m.contains("turn 0 holds")), "{result:?}");
+    let after = store.document().await.map_err(e)?;
+    ensure!(after == before, "a refused commit changed the memory");
+    ensure!(after.check().is_ok(), "the memory no longer reads back: {:?}", after.check());
+    let fits = fact(4, Block::Scratch, &"x".repeat(MAX_FACT_CHARS), 100);
+    ensure!(store.commit(commit("turn:1", vec![fits])).await.is_ok(), "a fact of exactly the limit was refused");
     Ok(())
 }
