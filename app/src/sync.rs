@@ -10,37 +10,25 @@
 
 use crate::idb::IdbStore;
 use nocturne_core::llm::provider::Provider;
-use nocturne_core::store::Store;
 use nocturne_sync::crypto::KdfParams;
 use nocturne_sync::engine::Replica;
+use nocturne_sync::procedure::{self, Exchange, Keeper, Random, WriteLock};
 use nocturne_sync::record::Op;
 use nocturne_sync::replay::{Performed, Watch};
 use nocturne_sync::session::Session;
-use nocturne_sync::{Device, Merged};
 use rexie::{ObjectStore, Rexie, TransactionMode};
-use serde::{Deserialize, Serialize};
 use std::cell::RefCell;
 use std::collections::VecDeque;
+use std::future::Future;
 use std::rc::Rc;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
+pub use nocturne_sync::procedure::{Joined, Synced};
+
 const STATE: &str = "state";
 /// How long one exchange may take before the connection counts as dropped.
 const EXCHANGE_TIMEOUT_MS: u32 = 30_000;
-
-/// This device's side of a space, as kept in IndexedDB.
-#[derive(Clone, Debug, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Joined {
-    pub server: String,
-    pub space: String,
-    pub client_id: u64,
-    pub device: Device,
-    /// When the last sync completed (Unix seconds), and what it said.
-    #[serde(default)]
-    pub last_sync: Option<(i64, String)>,
-}
 
 fn db_name(memory: &str) -> String {
     format!("nocturne-sync:{memory}")
@@ -93,16 +81,45 @@ pub async fn leave(memory: &str) -> Result<(), String> {
     Rexie::delete(&db_name(memory)).await.map_err(|e| format!("cannot remove the sync state ({e:?})"))
 }
 
-/// Random bytes from WebCrypto.
-pub fn random<const N: usize>() -> Result<[u8; N], String> {
-    let mut b = [0u8; N];
-    let crypto = web_sys::window().and_then(|w| w.crypto().ok()).ok_or("this browser has no WebCrypto")?;
-    crypto.get_random_values_with_u8_array(&mut b).map_err(|e| format!("no randomness from WebCrypto ({e:?})"))?;
-    Ok(b)
+/// This memory's sync state in IndexedDB.
+struct Idb<'a>(&'a str);
+
+impl Keeper for Idb<'_> {
+    async fn load(&self) -> Result<Option<(Joined, Replica)>, String> {
+        load(self.0).await
+    }
+    async fn save(&self, joined: &Joined, replica: Option<&Replica>) -> Result<(), String> {
+        save(self.0, joined, replica).await
+    }
 }
 
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
+/// WebCrypto's randomness.
+struct WebCrypto;
+
+impl Random for WebCrypto {
+    fn fill(&self, bytes: &mut [u8]) -> Result<(), String> {
+        let crypto = web_sys::window().and_then(|w| w.crypto().ok()).ok_or("this browser has no WebCrypto")?;
+        crypto.get_random_values_with_u8_array(bytes).map_err(|e| format!("no randomness from WebCrypto ({e:?})"))?;
+        Ok(())
+    }
+}
+
+/// The browser's WebSocket.
+struct Socket;
+
+impl Exchange for Socket {
+    async fn exchange(&self, url: &str, replica: &Replica, nonce: [u8; 8]) -> Result<(), String> {
+        exchange(url, replica, nonce).await
+    }
+}
+
+/// The write lock every tab of this memory shares.
+struct Tabs;
+
+impl WriteLock for Tabs {
+    async fn hold<T>(&self, work: impl Future<Output = Result<T, String>>) -> Result<T, String> {
+        crate::lock::write(work).await.map_err(|e| e.to_string())?
+    }
 }
 
 /// What the user typed to sync.
@@ -115,122 +132,37 @@ pub struct Ask {
     pub passphrase: String,
 }
 
-/// What one sync did, for the panel.
-#[derive(Clone, Debug)]
-pub struct Synced {
-    pub joined: Joined,
-    pub sealed: usize,
-    pub merged: Merged,
-    pub records: usize,
-    pub head: String,
-}
-
-/// One sync: join (the first time), fetch, seal what waits, merge under the write lock,
-/// send. Fails with a message a person can act on; a failure loses nothing.
+/// One sync ([`procedure::sync`]): join (the first time), fetch, seal what waits, merge
+/// under the write lock, send. Fails with a message a person can act on; a failure loses
+/// nothing.
 pub async fn sync_now(store: &IdbStore, ask: &Ask, now: i64) -> Result<Synced, String> {
     if ask.passphrase.is_empty() {
         return Err("type the space's passphrase (it is never stored)".into());
     }
     let memory = store.name();
-    let (mut joined, replica) = match load(&memory).await? {
-        Some(found) => found,
-        None => {
-            if ask.server.trim().is_empty() {
-                return Err("the first sync needs the server's address (ws://HOST:PORT)".into());
-            }
-            let id = hex(&random::<4>()?);
-            let name = if ask.device_name.trim().is_empty() {
-                format!("browser {id}")
-            } else {
-                ask.device_name.trim().to_string()
-            };
-            let space = if ask.space.trim().is_empty() { hex(&random::<8>()?) } else { ask.space.trim().to_string() };
-            let client_id = u64::from(u32::from_le_bytes(random::<4>()?));
-            let joined = Joined {
-                server: ask.server.trim().into(),
-                space,
-                client_id,
-                device: Device::new(&id, &name),
-                last_sync: None,
-            };
-            (joined, Replica::new(client_id))
-        }
+    let given = |s: &str| Some(s.trim()).filter(|s| !s.is_empty()).map(String::from);
+    let (server, space, name) = (given(&ask.server), given(&ask.space), given(&ask.device_name));
+    let ask = procedure::Ask {
+        server: server.as_deref(),
+        space: space.as_deref(),
+        device_name: name.as_deref(),
+        passphrase: &ask.passphrase,
+        kdf: KdfParams::DEFAULT,
+        kind: "browser",
+        empty_hint: "join with an empty memory (Settings → memories)",
     };
-    if !ask.server.trim().is_empty() {
-        joined.server = ask.server.trim().to_string();
-    }
-    let url = nocturne_sync::session::url(&joined.server, &joined.space);
-    exchange(&url, &replica).await?;
-    let key =
-        nocturne_sync::open_space(&replica, &ask.passphrase, (KdfParams::DEFAULT, random::<16>()?, random::<12>()?))
-            .map_err(|e| e.to_string())?;
-    let (sealed, merged) = crate::lock::write(async {
-        // What this device recorded while the exchange ran (a chat turn) is in the saved
-        // state, not in the one read before it.
-        if let Some((fresh, _)) = load(&memory).await? {
-            joined.device = fresh.device;
-        }
-        let empty = store.meta().await.map_err(|e| e.to_string())?.head == 0 && store.turn_count().await.map_err(|e| e.to_string())? == 0;
-        if joined.device.applied.is_empty() && !empty {
-            if !replica.is_empty() {
-                return Err(format!(
-                    "this browser already holds a memory and space {} holds one too; join with an empty memory (Settings → memories), nothing was changed",
-                    joined.space
-                ));
-            }
-            nocturne_sync::checkpoint(&mut joined.device, store, now, "joined with this memory").await.map_err(|e| e.to_string())?;
-        }
-        nocturne_sync::adopt_outside_writes(&mut joined.device, store, now).await.map_err(|e| e.to_string())?;
-        let mut failed = None;
-        let sealed = nocturne_sync::flush(&mut joined.device, &replica, &key, || {
-            random::<12>().unwrap_or_else(|e| {
-                failed = Some(e);
-                [0; 12]
-            })
-        });
-        if let Some(e) = failed {
-            return Err(e);
-        }
-        let merged = nocturne_sync::merge(&mut joined.device, &replica, &key, store).await.map_err(|e| e.to_string())?;
-        Ok((sealed, merged))
-    })
-    .await
-    .map_err(|e| e.to_string())??;
-    save(&memory, &joined, Some(&replica)).await?;
-    exchange(&url, &replica).await?;
-    let head = nocturne_sync::head_digest(store).await.map_err(|e| e.to_string())?;
-    joined.last_sync = Some((now, format!("sealed {sealed}, applied {} from other devices", merged.applied)));
-    save(&memory, &joined, Some(&replica)).await?;
-    Ok(Synced { records: replica.len(), joined, sealed, merged, head })
+    procedure::sync(&Idb(&memory), &Socket, &WebCrypto, &Tabs, store, &ask, now).await
 }
 
-/// Before a Sleep of a memory that syncs: takes the space's Sleep lease. `Err` when another
-/// device holds it (nothing was written); `Ok(Some(note))` when the server could not be
-/// asked (the Sleep goes ahead; one planned on a moved head is refused as stale at the next
-/// sync); `Ok(None)` when taken or when the memory does not sync.
+/// Before a Sleep of a memory that syncs: takes the space's Sleep lease
+/// ([`procedure::take_lease`]); `Ok(Some(note))` says why it could not be asked.
 pub async fn take_lease(store: &IdbStore, now: i64) -> Result<Option<String>, String> {
-    let memory = store.name();
-    let Some((joined, replica)) = load(&memory).await? else { return Ok(None) };
-    let url = nocturne_sync::session::url(&joined.server, &joined.space);
-    if let Err(e) = exchange(&url, &replica).await {
-        return Ok(Some(format!("the Sleep lease could not be checked ({e}); slept anyway")));
-    }
-    if let Err(held) = nocturne_sync::device::take_lease(&replica, &joined.device, now) {
-        return Err(nocturne_sync::device::lease_refusal(&joined.device, &held));
-    }
-    save(&memory, &joined, Some(&replica)).await?;
-    Ok(exchange(&url, &replica).await.err().map(|e| format!("the Sleep lease was taken here but not sent ({e})")))
+    procedure::take_lease(&Idb(&store.name()), &Socket, &WebCrypto, now).await
 }
 
 /// After a Sleep: gives the lease back (best effort: it expires by itself).
 pub async fn release_lease(store: &IdbStore, now: i64) {
-    let memory = store.name();
-    let Ok(Some((joined, replica))) = load(&memory).await else { return };
-    nocturne_sync::device::release_lease(&replica, &joined.device, now);
-    if save(&memory, &joined, Some(&replica)).await.is_ok() {
-        let url = nocturne_sync::session::url(&joined.server, &joined.space);
-        let _ = exchange(&url, &replica).await;
-    }
+    procedure::release_lease(&Idb(&store.name()), &Socket, &WebCrypto, now).await
 }
 
 /// Does `op` as this device when the memory syncs (kept for the next sync, under the
@@ -242,20 +174,7 @@ pub async fn act<P: Provider>(
     at: i64,
     watch: &mut Watch<'_>,
 ) -> Option<Result<Performed, String>> {
-    let memory = store.name();
-    let (mut joined, _) = match load(&memory).await {
-        Ok(Some(found)) => found,
-        Ok(None) => return None,
-        Err(e) => return Some(Err(e)),
-    };
-    let done =
-        nocturne_sync::act_watched(&mut joined.device, store, provider, op, at, watch).await.map_err(|e| e.to_string());
-    if done.is_ok() {
-        if let Err(e) = save(&memory, &joined, None).await {
-            return Some(Err(e));
-        }
-    }
-    Some(done)
+    procedure::act(&Idb(&store.name()), store, provider, op, at, watch).await.transpose()
 }
 
 /// Erases as this device when the memory syncs; `None` when it does not.
@@ -264,19 +183,7 @@ pub async fn erase(
     item_id: &str,
     at: i64,
 ) -> Option<Result<nocturne_core::store::erase::Erased, String>> {
-    let memory = store.name();
-    let (mut joined, _) = match load(&memory).await {
-        Ok(Some(found)) => found,
-        Ok(None) => return None,
-        Err(e) => return Some(Err(e)),
-    };
-    let done = nocturne_sync::erase(&mut joined.device, store, item_id, at).await.map_err(|e| e.to_string());
-    if done.is_ok() {
-        if let Err(e) = save(&memory, &joined, None).await {
-            return Some(Err(e));
-        }
-    }
-    Some(done)
+    procedure::erase(&Idb(&store.name()), store, item_id, at).await.transpose()
 }
 
 /// What the socket delivered.
@@ -287,7 +194,7 @@ enum Event {
 }
 
 /// One y-sync exchange over a browser WebSocket.
-async fn exchange(url: &str, replica: &Replica) -> Result<(), String> {
+async fn exchange(url: &str, replica: &Replica, nonce: [u8; 8]) -> Result<(), String> {
     let server = |m: String| nocturne_sync::SyncError::Server(m).to_string();
     let socket = web_sys::WebSocket::new(url).map_err(|e| server(format!("cannot open {url} ({e:?})")))?;
     socket.set_binary_type(web_sys::BinaryType::Arraybuffer);
@@ -326,7 +233,7 @@ async fn exchange(url: &str, replica: &Replica) -> Result<(), String> {
         std::time::Duration::from_millis(EXCHANGE_TIMEOUT_MS.into()),
     )
     .ok();
-    let result = drive(&socket, replica, &events, &wake).await;
+    let result = drive(&socket, replica, nonce, &events, &wake).await;
     if let Some(t) = timer {
         t.clear();
     }
@@ -341,6 +248,7 @@ async fn exchange(url: &str, replica: &Replica) -> Result<(), String> {
 async fn drive(
     socket: &web_sys::WebSocket,
     replica: &Replica,
+    nonce: [u8; 8],
     events: &Rc<RefCell<VecDeque<Event>>>,
     wake: &Rc<RefCell<Option<js_sys::Function>>>,
 ) -> Result<(), String> {
@@ -356,7 +264,7 @@ async fn drive(
         };
         match event {
             Event::Open => {
-                let (s, first) = Session::start(replica, random::<8>()?);
+                let (s, first) = Session::start(replica, nonce);
                 socket.send_with_u8_array(&first).map_err(|e| format!("the connection dropped ({e:?})"))?;
                 session = Some(s);
             }

@@ -721,7 +721,7 @@ fn chat(store: &StoreArgs, provider: &ProviderArgs, flags: ChatFlags<'_>, messag
     }
     let memory = FileStore::open(&store.store)?;
     let p = provider.build()?;
-    if sync::Joined::load(&store.store)?.is_some() {
+    if sync::syncs(&store.store)? {
         return synced_chat(store, &memory, &p, speaker, &turns);
     }
     for (i, text) in turns.iter().enumerate() {
@@ -827,7 +827,7 @@ fn print_memory_use(memory: &FileStore, turn: &chat::TurnOutcome, all: bool) -> 
 /// Makes one user edit in the store file and saves it; prints the version it wrote.
 fn user_edit(store: &StoreArgs, edit: UserEdit) -> Result<(), String> {
     let memory = FileStore::open_existing(&store.store)?;
-    if sync::Joined::load(&store.store)?.is_some() {
+    if sync::syncs(&store.store)? {
         let items = pollster::block_on(memory.items()).map_err(|e| e.to_string())?;
         let fact = items
             .iter()
@@ -876,7 +876,7 @@ See which with --dry-run, or run it with --yes",
             estimate.retire, estimate.active
         ));
     }
-    if !dry_run && sync::Joined::load(&store.store)?.is_some() {
+    if !dry_run && sync::syncs(&store.store)? {
         if let Some(note) = sync::take_lease(&store.store, store.now())? {
             println!("note: {note}");
         }

@@ -7,11 +7,13 @@
 //! that names the engine's types besides `session`), `session` (the y-sync exchange with
 //! the server), `record` (what a device did, and the one order every device replays
 //! records in), `replay` (doing an operation, and doing it again from its record), `device`
-//! (record, merge, checkpoint).
+//! (record, merge, checkpoint), `procedure` (one sync, the Sleep lease and a synced write,
+//! the steps once over the device's own IO).
 
 pub mod crypto;
 pub mod device;
 pub mod engine;
+pub mod procedure;
 pub mod record;
 pub mod replay;
 pub mod session;

@@ -9,10 +9,12 @@ use nocturne_core::model::memory::Role;
 use nocturne_core::store::{MemStore, Store};
 use nocturne_sync::crypto::KdfParams;
 use nocturne_sync::engine::Replica;
+use nocturne_sync::procedure::{self, Ask, Exchange, Joined, Keeper, Random, StoreLocks};
 use nocturne_sync::record::{EditRow, Op};
 use nocturne_sync::session::LoopbackServer;
-use nocturne_sync::{act, adopt_outside_writes, flush, head_digest, merge, open_space, Device, SyncError};
+use nocturne_sync::{act, flush, head_digest, merge, open_space, Device, SyncError};
 use proptest::prelude::*;
+use std::cell::{Cell, RefCell};
 
 const T0: i64 = 1_790_000_000;
 
@@ -22,6 +24,51 @@ struct Phone {
     key: nocturne_sync::crypto::Key,
     store: MemStore,
     nonce: u64,
+    passphrase: String,
+    client_id: u64,
+}
+
+/// A phone's sync state as the one sync procedure keeps it: in memory.
+struct Kept(RefCell<Option<(Joined, Vec<u8>)>>);
+
+impl Keeper for Kept {
+    async fn load(&self) -> Result<Option<(Joined, Replica)>, String> {
+        let kept = self.0.borrow().clone();
+        kept.map(|(j, state)| Ok((j.clone(), Replica::load(j.client_id, &state).map_err(|e| e.to_string())?)))
+            .transpose()
+    }
+    async fn save(&self, joined: &Joined, replica: Option<&Replica>) -> Result<(), String> {
+        let mut kept = self.0.borrow_mut();
+        let state = match (replica, kept.take()) {
+            (Some(r), _) => r.state(),
+            (None, Some((_, state))) => state,
+            (None, None) => Vec::new(),
+        };
+        *kept = Some((joined.clone(), state));
+        Ok(())
+    }
+}
+
+/// The in-memory server, as the procedure's exchange.
+struct Loop<'a>(&'a LoopbackServer);
+
+impl Exchange for Loop<'_> {
+    async fn exchange(&self, _url: &str, replica: &Replica, nonce: [u8; 8]) -> Result<(), String> {
+        self.0.exchange(replica, nonce).map_err(|e| e.to_string())
+    }
+}
+
+/// Counted bytes: unique per phone, the same on every run.
+struct Counter(Cell<u64>);
+
+impl Random for Counter {
+    fn fill(&self, bytes: &mut [u8]) -> Result<(), String> {
+        for chunk in bytes.chunks_mut(8) {
+            self.0.set(self.0.get() + 1);
+            chunk.copy_from_slice(&self.0.get().to_le_bytes()[..chunk.len()]);
+        }
+        Ok(())
+    }
 }
 
 impl Phone {
@@ -35,14 +82,9 @@ impl Phone {
             key,
             store: MemStore::new(),
             nonce: n << 32,
+            passphrase: passphrase.into(),
+            client_id: 100 + n,
         })
-    }
-
-    fn nonce(&mut self) -> [u8; 12] {
-        self.nonce += 1;
-        let mut n = [0u8; 12];
-        n[..8].copy_from_slice(&self.nonce.to_le_bytes());
-        n
     }
 
     fn say(&mut self, text: &str, at: i64) {
@@ -54,16 +96,39 @@ impl Phone {
         block(act(&mut self.device, &self.store, &OfflineProvider, op, at)).map(|p| p.applied)
     }
 
+    /// One sync, through the procedure every device runs.
     fn sync(&mut self, server: &LoopbackServer) -> nocturne_sync::Merged {
-        block(adopt_outside_writes(&mut self.device, &self.store, T0 + 999_999)).expect("adopt");
-        let mut nonces = Vec::new();
-        for _ in 0..self.device.pending.len() {
-            nonces.push(self.nonce());
-        }
-        let mut nonces = nonces.into_iter();
-        flush(&mut self.device, &self.replica, &self.key, || nonces.next().unwrap_or_default());
-        server.exchange(&self.replica, [7; 8]).expect("exchange");
-        block(merge(&mut self.device, &self.replica, &self.key, &self.store)).expect("merge")
+        self.try_sync(server, None).expect("sync")
+    }
+
+    /// [`Phone::sync`], asking for `space`; a refusal leaves the phone as it was.
+    fn try_sync(&mut self, server: &LoopbackServer, space: Option<&str>) -> Result<nocturne_sync::Merged, String> {
+        let joined = Joined {
+            server: "ws://loopback".into(),
+            space: "space".into(),
+            client_id: self.client_id,
+            kdf: KdfParams::TEST,
+            device: self.device.clone(),
+            last_sync: None,
+        };
+        let kept = Kept(RefCell::new(Some((joined, self.replica.state()))));
+        let ask = Ask {
+            server: None,
+            space,
+            device_name: None,
+            passphrase: &self.passphrase,
+            kdf: KdfParams::TEST,
+            kind: "phone",
+            empty_hint: "start empty",
+        };
+        let random = Counter(Cell::new(self.nonce));
+        let synced =
+            block(procedure::sync(&kept, &Loop(server), &random, &StoreLocks, &self.store, &ask, T0 + 999_999))?;
+        self.nonce = random.0.get();
+        let (joined, state) = kept.0.into_inner().expect("kept");
+        self.device = joined.device;
+        self.replica = Replica::load(joined.client_id, &state).expect("replica");
+        Ok(synced.merged)
     }
 
     fn user_turns(&self) -> Vec<String> {
@@ -466,4 +531,25 @@ fn regression_writes_made_outside_sync_reach_the_others_and_survive_a_rebuild() 
         assert!(p.user_turns().iter().any(|t| t.contains("bees")), "the outside write was lost: {:?}", p.user_turns());
         assert!(p.user_turns().iter().any(|t| t.contains("nurse")));
     }
+}
+
+#[test]
+fn the_sync_procedure_refuses_a_second_memory_another_space_or_no_passphrase_and_changes_nothing() {
+    let server = LoopbackServer::new();
+    let mut a = Phone::join(&server, 1, "pw").expect("a");
+    a.say("My sister Ana lives in Porto.", T0);
+    a.sync(&server);
+    // A memory of its own, written before it ever synced.
+    let mut c = Phone::join(&server, 3, "pw").expect("c");
+    block(nocturne_core::flow::chat::chat_turn(&c.store, &OfflineProvider, "I keep a bearded dragon.", T0 + 1))
+        .expect("turn");
+    let before = c.store.document();
+    let err = c.try_sync(&server, None).expect_err("two memories");
+    assert!(err.contains("holds one too") && err.contains("nothing was changed"), "{err}");
+    assert_eq!(c.store.document(), before);
+    let err = a.try_sync(&server, Some("another")).expect_err("another space");
+    assert!(err.contains("already syncs with space space"), "{err}");
+    a.passphrase.clear();
+    let err = a.try_sync(&server, None).expect_err("no passphrase");
+    assert!(err.contains("passphrase is empty"), "{err}");
 }

@@ -186,6 +186,10 @@ async function everything(page) {
     await b.page.check('[data-testid="deep-sleep"]');
     await b.page.click('[data-testid="sleep"]');
     await b.page.waitForSelector('[data-testid="sleep-summary"]', { timeout: 60000 });
+    const leaseNote = await b.page.locator('[data-testid="lease-note"]').allInnerTexts();
+    check(leaseNote.length === 1 && /Sleep lease could not be checked/.test(leaseNote[0]) && /sleeping anyway/.test(leaseNote[0]),
+      'with the server down, the Sleep panel says the lease could not be checked and the Sleep went on', leaseNote.join(' | '));
+    await b.page.locator('.sleep').screenshot({ path: `${out}/sync-2-lease-note.png` });
     const offline = await syncNow(a.page);
     check(!offline.ok && /the sync server/.test(offline.text) && /nothing was lost/.test(offline.text), 'with the server down, Sync now says so and loses nothing', offline.text);
     await a.page.screenshot({ path: `${out}/sync-2-offline.png`, fullPage: true });

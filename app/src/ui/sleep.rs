@@ -24,6 +24,8 @@ pub fn SleepPanel() -> impl IntoView {
         }
     });
     let events: RwSignal<Vec<PassEvent>> = RwSignal::new(Vec::new());
+    // Why the space's Sleep lease could not be asked, when it could not (the Sleep went on).
+    let lease_note: RwSignal<Option<String>> = RwSignal::new(None);
     let stop = StoredValue::new_local(StopHandle::default());
     let run = Action::new_local(move |dry: &bool| {
         let dry = *dry;
@@ -32,6 +34,7 @@ pub fn SleepPanel() -> impl IntoView {
         stop.set_value(handle.clone());
         let provider = c.provider_for(&handle);
         events.set(Vec::new());
+        lease_note.set(None);
         async move {
             let scope = if deep.get_untracked() { Scope::Deep } else { Scope::Incremental };
             let options = SleepOptions { dry_run: dry, stop: handle.token.clone(), scope, ..SleepOptions::new(now()) };
@@ -50,7 +53,7 @@ pub fn SleepPanel() -> impl IntoView {
                 let work = async {
                     // A memory that syncs takes the space's Sleep lease first, and records the
                     // Sleep for the next sync.
-                    crate::sync::take_lease(&store, options.now).await?;
+                    lease_note.set(crate::sync::take_lease(&store, options.now).await?);
                     let op = nocturne_sync::record::Op::Sleep { deep: options.scope == Scope::Deep };
                     let mut watch =
                         nocturne_sync::replay::Watch { stop: options.stop.clone(), on_event: &mut on_event };
@@ -149,6 +152,7 @@ pub fn SleepPanel() -> impl IntoView {
                     // What changed in how the model was asked, and passes that ended on an
                     // unusable reply (they changed nothing; the Sleep went on).
                     <ul class="notes" data-testid="sleep-notes">
+                        {lease_note.get().map(|n| view! { <li data-testid="lease-note">{n}</li> })}
                         {rep.passes.iter().flat_map(|p| p.notes.clone()).map(|n| view! { <li class="switched">{n}</li> }).collect_view()}
                         {rep.failed().map(|e| view! { <li class="error">{format!(
                             "The {} pass ended on an unusable model reply and changed nothing ({}); the Sleep went on.",

@@ -129,7 +129,13 @@ fn result_view(s: &Synced) -> impl IntoView {
         s.records,
         &s.head
     );
-    let notes = s.merged.notes.clone();
+    let mut notes = s.merged.notes.clone();
+    if s.outside_writes {
+        notes.insert(
+            0,
+            "Writes made outside sync (an import, a restore) went out as a checkpoint of this memory.".into(),
+        );
+    }
     let refused = s.merged.unauthentic.clone();
     view! {
         <p class="ok" data-testid="sync-result" data-space=s.joined.space.clone() data-head=s.head.clone()>{line}</p>
