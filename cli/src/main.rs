@@ -13,6 +13,7 @@ mod openai;
 mod policy;
 mod scale;
 mod sync;
+mod write;
 
 use nocturne_core::flow::edit::UserEdit;
 
@@ -622,11 +623,7 @@ fn run(command: Command) -> Result<ExitCode, String> {
         }
         Command::Erase { store, id } => {
             let memory = FileStore::open_existing(&store.store)?;
-            let erased = match sync::erase(&store.store, &memory, &id, store.now())? {
-                Some(erased) => erased,
-                None => pollster::block_on(nocturne_core::flow::edit::erase(&memory, &id, store.now()))
-                    .map_err(|e| e.to_string())?,
-            };
+            let erased = write::Writer { path: &store.store, memory: &memory }.erase(&id, store.now())?.done;
             println!(
                 "erased {} fact(s): {}; {} row(s) rewritten; {} word(s) removed; a tombstone remains",
                 erased.item_ids.len(),
@@ -827,23 +824,12 @@ fn print_memory_use(memory: &FileStore, turn: &chat::TurnOutcome, all: bool) -> 
 /// Makes one user edit in the store file and saves it; prints the version it wrote.
 fn user_edit(store: &StoreArgs, edit: UserEdit) -> Result<(), String> {
     let memory = FileStore::open_existing(&store.store)?;
-    if sync::syncs(&store.store)? {
-        let items = pollster::block_on(memory.items()).map_err(|e| e.to_string())?;
-        let fact = items
-            .iter()
-            .find(|i| i.item_id == edit.item_id() && i.active)
-            .ok_or_else(|| format!("there is no active fact {}; nothing was changed", edit.item_id()))?;
-        let op = nocturne_sync::record::Op::Edit { edit: nocturne_sync::record::EditRow::from_edit(&edit, &fact.text) };
-        let done = sync::act(&store.store, &memory, &OfflineProvider, op, store.now())?;
-        println!(
-            "edit made and recorded for the next sync{}",
-            done.map(|d| format!(" ({})", d.applied)).unwrap_or_default()
-        );
-        return Ok(());
-    }
-    let v =
-        pollster::block_on(nocturne_core::flow::edit::apply(&memory, &edit, store.now())).map_err(|e| e.to_string())?;
+    let written = write::Writer { path: &store.store, memory: &memory }.edit(&edit, store.now())?;
+    let v = &written.done;
     println!("{} {} active={}", v.id(), v.label, v.active_count);
+    if let Some(what) = written.recorded {
+        println!("edit made and recorded for the next sync ({what})");
+    }
     Ok(())
 }
 
@@ -876,30 +862,32 @@ See which with --dry-run, or run it with --yes",
             estimate.retire, estimate.active
         ));
     }
-    if !dry_run && sync::syncs(&store.store)? {
-        if let Some(note) = sync::take_lease(&store.store, store.now())? {
-            println!("note: {note}");
-        }
-        let op = nocturne_sync::record::Op::Sleep { deep: flags.deep };
-        let done = sync::act(&store.store, &memory, &p, op, store.now());
-        sync::release_lease(&store.store, store.now());
-        let done = done?;
-        if let Some(report) = done.as_ref().and_then(|d| d.sleep.as_ref()) {
-            println!("sleep: active {} -> {}", report.active_before, report.active_after);
-        }
-        println!("sleep recorded for the next sync{}", done.map(|d| format!(" ({})", d.applied)).unwrap_or_default());
-        return Ok(());
-    }
     // Each pass is in the file as soon as it is committed (written aside, then renamed), so
     // the file is always the memory after the last completed pass.
     progress("before the first pass; nothing was written");
-    let result = pollster::block_on(sleep::sleep(&memory, &p, &options, &mut |ev| {
+    let mut on_event = |ev: &sleep::PassEvent| {
         println!("{}", ev.event_line());
         if ev.phase == sleep::Phase::Done && !dry_run {
             progress(format!("after pass {}", ev.pass.name()));
         }
-    }));
-    let report = result.map_err(|e| format!("{e}; the store file holds the passes that completed"))?;
+    };
+    let result = if dry_run {
+        pollster::block_on(sleep::sleep(&memory, &p, &options, &mut on_event)).map_err(|e| e.to_string())
+    } else {
+        let mut notes = Vec::new();
+        let written =
+            write::Writer { path: &store.store, memory: &memory }.sleep(&p, &options, &mut notes, &mut on_event);
+        for note in notes {
+            println!("note: {note}");
+        }
+        written.map(|w| {
+            if let Some(what) = &w.recorded {
+                println!("sleep recorded for the next sync ({what})");
+            }
+            w.done
+        })
+    };
+    let report = result?;
     println!(
         "{}: active {} -> {}; proposed {} accepted {} rejected {} enforced {}; {} model call(s)",
         if report.dry_run { "dry run (nothing written)" } else { "sleep" },

@@ -12,14 +12,14 @@
 
 use crate::file::FileStore;
 use crate::ProviderArgs;
-use nocturne_core::flow::edit::{self, UserEdit};
-use nocturne_core::flow::{chat, sleep};
+use nocturne_core::flow::edit::UserEdit;
+use nocturne_core::flow::sleep;
 use nocturne_core::llm::context::{self, MemoryIndex};
 use nocturne_core::llm::prompt;
 use nocturne_core::llm::provider::estimate_tokens;
 use nocturne_core::model::memory::{Block, Item, Mutation};
 use nocturne_core::model::pass::MutationKind;
-use nocturne_core::store::{replanning, Store};
+use nocturne_core::store::Store;
 use nocturne_core::text::when::Day;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, ListToolsResult, PaginatedRequestParams,
@@ -330,8 +330,7 @@ pub fn call(config: &Config, name: &str, args: Map<String, Value>) -> Result<Val
                 None => now,
             };
             let provider = config.provider.build()?;
-            let outcome = pollster::block_on(chat::remember_by(&store, &provider, None, &a.text, at))
-                .map_err(|e| format!("{e}; nothing was stored"))?;
+            let outcome = writer(config, &store).remember(&provider, &a.text, at)?.done;
             let items = pollster::block_on(store.items()).map_err(|e| e.to_string())?;
             let stored: Vec<Value> = outcome
                 .encoded
@@ -444,16 +443,16 @@ pub fn call(config: &Config, name: &str, args: Map<String, Value>) -> Result<Val
         "correct_memory" => {
             let a: CorrectMemory = parse(name, args)?;
             check_text(&a.text)?;
-            user_edit(&store, UserEdit::Correct { item_id: a.id, text: a.text.trim().to_string() }, now)
+            user_edit(config, &store, UserEdit::Correct { item_id: a.id, text: a.text.trim().to_string() }, now)
         }
         "pin_memory" => {
             let a: PinMemory = parse(name, args)?;
-            user_edit(&store, UserEdit::Pin { item_id: a.id }, now)
+            user_edit(config, &store, UserEdit::Pin { item_id: a.id }, now)
         }
         "forget_memory" => {
             let a: ForgetMemory = parse(name, args)?;
             let reason = a.reason.unwrap_or_else(|| "the user asked to forget it".into());
-            user_edit(&store, UserEdit::Forget { item_id: a.id, reason }, now)
+            user_edit(config, &store, UserEdit::Forget { item_id: a.id, reason }, now)
         }
         "erase_memory" => {
             let a: EraseMemory = parse(name, args)?;
@@ -463,7 +462,7 @@ pub fn call(config: &Config, name: &str, args: Map<String, Value>) -> Result<Val
                     a.id
                 ));
             }
-            let erased = pollster::block_on(edit::erase(&store, &a.id, now)).map_err(|e| e.to_string())?;
+            let erased = writer(config, &store).erase(&a.id, now)?.done;
             Ok(json!({
                 "erased": erased.item_ids,
                 "rows_rewritten": erased.rows,
@@ -478,10 +477,12 @@ pub fn call(config: &Config, name: &str, args: Map<String, Value>) -> Result<Val
             options.dry_run = a.dry_run.unwrap_or(false);
             // A pass planned on a head another writer moved is refused; the Sleep runs again
             // on the new memory (the passes already done find nothing new to do).
-            let report = pollster::block_on(replanning(
-                |e| matches!(e, sleep::SleepError::Store(e) if e.is_conflict()),
-                async || sleep::sleep(&store, &provider, &options, &mut |_| {}).await,
-            ))
+            let mut notes = Vec::new();
+            let report = if options.dry_run {
+                pollster::block_on(sleep::sleep(&store, &provider, &options, &mut |_| {})).map_err(|e| e.to_string())
+            } else {
+                writer(config, &store).sleep(&provider, &options, &mut notes, &mut |_| {}).map(|w| w.done)
+            }
             .map_err(|e| format!("the Sleep stopped: {e}; the passes that completed are kept"))?;
             let passes: Vec<Value> = report
                 .passes
@@ -503,6 +504,7 @@ pub fn call(config: &Config, name: &str, args: Map<String, Value>) -> Result<Val
                 "active_after": report.active_after,
                 "model_calls": report.calls(),
                 "passes": passes,
+                "notes": notes,
             }))
         }
         "memory_history" => {
@@ -582,8 +584,14 @@ fn active_in_order(items: &[Item]) -> Vec<&Item> {
     active
 }
 
-fn user_edit(store: &FileStore, edit: UserEdit, now: i64) -> Result<Value, String> {
-    let version = pollster::block_on(edit::apply(store, &edit, now)).map_err(|e| e.to_string())?;
+/// Writes to the store through the command line's one write path (recorded for the next
+/// sync when the store syncs).
+fn writer<'a>(config: &'a Config, store: &'a FileStore) -> crate::write::Writer<'a> {
+    crate::write::Writer { path: &config.store, memory: store }
+}
+
+fn user_edit(config: &Config, store: &FileStore, edit: UserEdit, now: i64) -> Result<Value, String> {
+    let version = writer(config, store).edit(&edit, now)?.done;
     let items = pollster::block_on(store.items()).map_err(|e| e.to_string())?;
     let fact = |id: &str| items.iter().find(|i| i.item_id == id).map(|i| fact_json(i, now));
     // A correction closes the old fact and stores a new one that supersedes it.

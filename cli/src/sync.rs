@@ -197,6 +197,19 @@ pub fn act<P: Provider>(
     pollster::block_on(procedure::act(&Files(store), memory, provider, op, now, &mut watch))
 }
 
+/// [`act`] for a Sleep, its passes shown to `on_event` and its Stop read from `options`.
+pub fn act_watched<P: Provider>(
+    store: &Path,
+    memory: &FileStore,
+    provider: &P,
+    op: Op,
+    options: &nocturne_core::flow::sleep::SleepOptions,
+    on_event: &mut dyn FnMut(&nocturne_core::flow::sleep::PassEvent),
+) -> Result<Option<nocturne_sync::replay::Performed>, String> {
+    let mut watch = Watch { stop: options.stop.clone(), on_event };
+    pollster::block_on(procedure::act(&Files(store), memory, provider, op, options.now, &mut watch))
+}
+
 /// Erases on a store file that syncs: the words leave this store now and every copy at the
 /// next sync. `None` when the store does not sync.
 pub fn erase(

@@ -380,3 +380,44 @@ fn regression_a_synced_sleep_asks_before_retiring_most_of_the_memory() {
     let done = ok(&["sleep", "--store", sa, "--now", later, "--yes"]);
     assert!(done.contains("sleep recorded for the next sync") && done.contains("active 14 -> "), "{done}");
 }
+
+/// An MCP host's `add_memory` on a store that syncs once went out, at the next sync, as a
+/// checkpoint of the whole memory ("writes made outside sync"); it is now a record of the
+/// turn, which another device replays.
+#[test]
+fn regression_an_mcp_write_on_a_synced_store_reaches_another_device_as_a_record() {
+    use rmcp::model::CallToolRequestParams;
+    use rmcp::transport::{ConfigureCommandExt, TokioChildProcess};
+    use rmcp::ServiceExt;
+    let d = std::env::temp_dir().join(format!("nocturne-sync-mcp-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).expect("temp dir");
+    let server = Server::start(&d.join("server"), free_port());
+    let url = server.url();
+    let (a, b) = (d.join("desktop.json"), d.join("phone.json"));
+    let (sa, sb) = (a.to_str().expect("utf8"), b.to_str().expect("utf8"));
+    let out = ok(&["sync", "--store", sa, "--server", &url, "--test-kdf", "--now", "1790000000"]);
+    let space = out.split("space ").nth(1).and_then(|s| s.split(';').next()).expect(&out).to_string();
+    ok(&["sync", "--store", sb, "--server", &url, "--space", &space, "--now", "1790000001"]);
+    // A turn on the command line: the memory is now made of records.
+    ok(&["chat", "--store", sa, "--now", "1790000002", "I work as a nurse."]);
+    assert!(ok(&["sync", "--store", sa, "--now", "1790000003"]).contains("sealed 1 record(s)"));
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("runtime");
+    let added = runtime.block_on(async {
+        let command = tokio::process::Command::new(env!("CARGO_BIN_EXE_nocturne")).configure(|cmd| {
+            cmd.args(["mcp", "--store", sa, "--now", "1790000100"]);
+        });
+        let client = ().serve(TokioChildProcess::new(command).expect("starts")).await.expect("handshake");
+        let args = serde_json::json!({"text": "My sister Ana lives in Porto."});
+        let serde_json::Value::Object(args) = args else { unreachable!() };
+        let r = client.call_tool(CallToolRequestParams::new("add_memory").with_arguments(args)).await.expect("call");
+        let _ = client.cancel().await;
+        r
+    });
+    assert_ne!(added.is_error, Some(true), "{added:?}");
+    let sent = ok(&["sync", "--store", sa, "--now", "1790000200"]);
+    assert!(sent.contains("sealed 1 record(s)") && !sent.contains("outside sync"), "{sent}");
+    let got = ok(&["sync", "--store", sb, "--now", "1790000300"]);
+    assert!(got.contains("applied 2 from other devices") && head(&got) == head(&sent), "{sent}\n{got}");
+    assert!(ok(&["search", "--store", sb, "Porto"]).contains("My sister Ana lives in Porto."));
+}
