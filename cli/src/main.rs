@@ -718,14 +718,12 @@ fn chat(store: &StoreArgs, provider: &ProviderArgs, flags: ChatFlags<'_>, messag
     }
     let memory = FileStore::open(&store.store)?;
     let p = provider.build()?;
-    if sync::syncs(&store.store)? {
-        return synced_chat(store, &memory, &p, speaker, &turns);
-    }
+    let writer = write::Writer { path: &store.store, memory: &memory };
     for (i, text) in turns.iter().enumerate() {
-        let turn = pollster::block_on(chat::chat_turn_by(&memory, &p, speaker, text, store.now() + i as i64))
-            .map_err(|e| format!("{e}; the store file holds the turns before this one"))?;
         // Each turn is in the file as soon as it is committed, so Ctrl-C or an error loses
         // no earlier turn.
+        let written = writer.say(&p, speaker, text, store.now() + i as i64)?;
+        let turn = written.done;
         progress(format!("after turn {} of {}", i + 1, turns.len()));
         println!("{}", turn.reply);
         print_memory_use(&memory, &turn, flags.show_memory)?;
@@ -733,37 +731,9 @@ fn chat(store: &StoreArgs, provider: &ProviderArgs, flags: ChatFlags<'_>, messag
         if let Some(err) = turn.encode_error {
             println!("  encoder failed: {err}");
         }
-    }
-    Ok(())
-}
-
-/// `nocturne chat` on a store that syncs: each turn is replied to, then recorded through
-/// the sync journal (the same core functions), kept for the next `nocturne sync`.
-fn synced_chat(
-    store: &StoreArgs,
-    memory: &FileStore,
-    p: &AnyProvider,
-    speaker: Option<&str>,
-    turns: &[String],
-) -> Result<(), String> {
-    for (i, text) in turns.iter().enumerate() {
-        let now = store.now() + i as i64;
-        let reply =
-            pollster::block_on(chat::reply_streaming(memory, p, text, now, &mut |_| {})).map_err(|e| e.to_string())?;
-        let row = nocturne_sync::record::ReplyRow {
-            text: reply.text.clone(),
-            memory: reply.memory.clone(),
-            refused: reply.refused.clone(),
-        };
-        let op = nocturne_sync::record::Op::Say {
-            text: text.trim().to_string(),
-            speaker: speaker.map(String::from),
-            reply: Some(row),
-        };
-        let done = sync::act(&store.store, memory, p, op, now)?.and_then(|d| d.turn);
-        println!("{}", done.as_ref().map_or(reply.text.as_str(), |t| t.reply.as_str()));
-        print_encoded(done.iter().flat_map(|t| &t.encoded));
-        println!("  recorded for the next sync");
+        if written.recorded.is_some() {
+            println!("  recorded for the next sync");
+        }
     }
     Ok(())
 }

@@ -12,7 +12,7 @@ use nocturne_core::llm::provider::Provider;
 use nocturne_core::model::memory::Version;
 use nocturne_core::store::erase::Erased;
 use nocturne_core::store::{replanning, Store};
-use nocturne_sync::record::{EditRow, Op};
+use nocturne_sync::record::{EditRow, Op, ReplyRow};
 use std::path::Path;
 
 /// A store file and where it lives (its sync state sits beside it).
@@ -30,6 +30,30 @@ pub struct Written<T> {
 }
 
 impl Writer<'_> {
+    /// A chat turn: the reply from the memory, then the user's words and the reply stored
+    /// and encoded.
+    pub fn say<P: Provider>(
+        &self,
+        provider: &P,
+        speaker: Option<&str>,
+        text: &str,
+        at: i64,
+    ) -> Result<Written<TurnOutcome>, String> {
+        if sync::syncs(self.path)? {
+            let reply = pollster::block_on(chat::reply_streaming(self.memory, provider, text, at, &mut |_| {}))
+                .map_err(|e| e.to_string())?;
+            let row =
+                ReplyRow { text: reply.text.clone(), memory: reply.memory.clone(), refused: reply.refused.clone() };
+            let op = Op::Say { text: text.trim().to_string(), speaker: speaker.map(String::from), reply: Some(row) };
+            let done = sync::act(self.path, self.memory, provider, op, at)?.ok_or("the store stopped syncing")?;
+            let turn = done.turn.clone().ok_or_else(|| format!("the turn was not stored: {}", done.applied))?;
+            return Ok(Written { done: turn, recorded: Some(done.applied.to_string()) });
+        }
+        let turn = pollster::block_on(chat::chat_turn_by(self.memory, provider, speaker, text, at))
+            .map_err(|e| format!("{e}; the store file holds the turns before this one"))?;
+        Ok(Written { done: turn, recorded: None })
+    }
+
     /// Stores what the user said (no reply: an MCP host's `add_memory`), encoded.
     pub fn remember<P: Provider>(&self, provider: &P, text: &str, at: i64) -> Result<Written<TurnOutcome>, String> {
         if sync::syncs(self.path)? {
