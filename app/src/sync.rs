@@ -12,9 +12,8 @@ use crate::idb::IdbStore;
 use nocturne_core::llm::provider::Provider;
 use nocturne_sync::crypto::KdfParams;
 use nocturne_sync::engine::Replica;
+use nocturne_sync::journal::Journal;
 use nocturne_sync::procedure::{self, Exchange, Keeper, Random, WriteLock};
-use nocturne_sync::record::Op;
-use nocturne_sync::replay::{Performed, Watch};
 use nocturne_sync::session::Session;
 use rexie::{ObjectStore, Rexie, TransactionMode};
 use std::cell::RefCell;
@@ -82,14 +81,14 @@ pub async fn leave(memory: &str) -> Result<(), String> {
 }
 
 /// This memory's sync state in IndexedDB.
-struct Idb<'a>(&'a str);
+pub struct Idb(String);
 
-impl Keeper for Idb<'_> {
+impl Keeper for Idb {
     async fn load(&self) -> Result<Option<(Joined, Replica)>, String> {
-        load(self.0).await
+        load(&self.0).await
     }
     async fn save(&self, joined: &Joined, replica: Option<&Replica>) -> Result<(), String> {
-        save(self.0, joined, replica).await
+        save(&self.0, joined, replica).await
     }
 }
 
@@ -151,39 +150,30 @@ pub async fn sync_now(store: &IdbStore, ask: &Ask, now: i64) -> Result<Synced, S
         kind: "browser",
         empty_hint: "join with an empty memory (Settings → memories)",
     };
-    procedure::sync(&Idb(&memory), &Socket, &WebCrypto, &Tabs, store, &ask, now).await
+    procedure::sync(&Idb(memory), &Socket, &WebCrypto, &Tabs, store, &ask, now).await
 }
 
-/// Before a Sleep of a memory that syncs: takes the space's Sleep lease
-/// ([`procedure::take_lease`]); `Ok(Some(note))` says why it could not be asked.
-pub async fn take_lease(store: &IdbStore, now: i64) -> Result<Option<String>, String> {
-    procedure::take_lease(&Idb(&store.name()), &Socket, &WebCrypto, now).await
+/// The one write path over this memory (`nocturne_sync::journal`): every write of the
+/// page goes through it, recorded for the next sync when the memory syncs.
+pub fn journal<'a>(store: &'a IdbStore, keeper: &'a Idb) -> Journal<'a, Idb, IdbStore> {
+    Journal { keeper, store }
 }
 
-/// After a Sleep: gives the lease back (best effort: it expires by itself).
-pub async fn release_lease(store: &IdbStore, now: i64) {
-    procedure::release_lease(&Idb(&store.name()), &Socket, &WebCrypto, now).await
+/// This memory's sync state, for [`journal`].
+pub fn keeper(store: &IdbStore) -> Idb {
+    Idb(store.name())
 }
 
-/// Does `op` as this device when the memory syncs (kept for the next sync, under the
-/// write lock); `None` when it does not, and the caller writes as usual.
-pub async fn act<P: Provider>(
+/// A Sleep through the journal, with the space's lease over the browser's WebSocket.
+pub async fn sleep<P: Provider>(
     store: &IdbStore,
     provider: &P,
-    op: Op,
-    at: i64,
-    watch: &mut Watch<'_>,
-) -> Option<Result<Performed, String>> {
-    procedure::act(&Idb(&store.name()), store, provider, op, at, watch).await.transpose()
-}
-
-/// Erases as this device when the memory syncs; `None` when it does not.
-pub async fn erase(
-    store: &IdbStore,
-    item_id: &str,
-    at: i64,
-) -> Option<Result<nocturne_core::store::erase::Erased, String>> {
-    procedure::erase(&Idb(&store.name()), store, item_id, at).await.transpose()
+    options: &nocturne_core::flow::sleep::SleepOptions,
+    notes: &mut Vec<String>,
+    on_event: &mut dyn FnMut(&nocturne_core::flow::sleep::PassEvent),
+) -> Result<nocturne_core::flow::sleep::SleepReport, String> {
+    let keeper = keeper(store);
+    journal(store, &keeper).sleep(provider, (&Socket, &WebCrypto), options, notes, on_event).await.map(|j| j.done)
 }
 
 /// What the socket delivered.

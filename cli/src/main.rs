@@ -623,7 +623,7 @@ fn run(command: Command) -> Result<ExitCode, String> {
         }
         Command::Erase { store, id } => {
             let memory = FileStore::open_existing(&store.store)?;
-            let erased = write::Writer { path: &store.store, memory: &memory }.erase(&id, store.now())?.done;
+            let erased = write::Writer::new(&store.store, &memory).erase(&id, store.now())?.done;
             println!(
                 "erased {} fact(s): {}; {} row(s) rewritten; {} word(s) removed; a tombstone remains",
                 erased.item_ids.len(),
@@ -718,7 +718,7 @@ fn chat(store: &StoreArgs, provider: &ProviderArgs, flags: ChatFlags<'_>, messag
     }
     let memory = FileStore::open(&store.store)?;
     let p = provider.build()?;
-    let writer = write::Writer { path: &store.store, memory: &memory };
+    let writer = write::Writer::new(&store.store, &memory);
     for (i, text) in turns.iter().enumerate() {
         // Each turn is in the file as soon as it is committed, so Ctrl-C or an error loses
         // no earlier turn.
@@ -794,7 +794,7 @@ fn print_memory_use(memory: &FileStore, turn: &chat::TurnOutcome, all: bool) -> 
 /// Makes one user edit in the store file and saves it; prints the version it wrote.
 fn user_edit(store: &StoreArgs, edit: UserEdit) -> Result<(), String> {
     let memory = FileStore::open_existing(&store.store)?;
-    let written = write::Writer { path: &store.store, memory: &memory }.edit(&edit, store.now())?;
+    let written = write::Writer::new(&store.store, &memory).edit(&edit, store.now())?;
     let v = &written.done;
     println!("{} {} active={}", v.id(), v.label, v.active_count);
     if let Some(what) = written.recorded {
@@ -845,8 +845,7 @@ See which with --dry-run, or run it with --yes",
         pollster::block_on(sleep::sleep(&memory, &p, &options, &mut on_event)).map_err(|e| e.to_string())
     } else {
         let mut notes = Vec::new();
-        let written =
-            write::Writer { path: &store.store, memory: &memory }.sleep(&p, &options, &mut notes, &mut on_event);
+        let written = write::Writer::new(&store.store, &memory).sleep(&p, &options, &mut notes, &mut on_event);
         for note in notes {
             println!("note: {note}");
         }

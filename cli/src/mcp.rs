@@ -587,7 +587,7 @@ fn active_in_order(items: &[Item]) -> Vec<&Item> {
 /// Writes to the store through the command line's one write path (recorded for the next
 /// sync when the store syncs).
 fn writer<'a>(config: &'a Config, store: &'a FileStore) -> crate::write::Writer<'a> {
-    crate::write::Writer { path: &config.store, memory: store }
+    crate::write::Writer::new(&config.store, store)
 }
 
 fn user_edit(config: &Config, store: &FileStore, edit: UserEdit, now: i64) -> Result<Value, String> {

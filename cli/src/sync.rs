@@ -9,12 +9,9 @@
 //! next `nocturne sync` seals and sends them.
 
 use crate::file::FileStore;
-use nocturne_core::llm::provider::Provider;
 use nocturne_sync::crypto::KdfParams;
 use nocturne_sync::engine::Replica;
 use nocturne_sync::procedure::{self, Ask, Exchange, Keeper, Random, StoreLocks};
-use nocturne_sync::record::Op;
-use nocturne_sync::replay::Watch;
 use nocturne_sync::session::Session;
 use nocturne_sync::SyncError;
 use std::path::{Path, PathBuf};
@@ -70,11 +67,6 @@ impl Keeper for Files<'_> {
     }
 }
 
-/// Whether the store at `store` syncs.
-pub fn syncs(store: &Path) -> Result<bool, String> {
-    Ok(Files(store).joined()?.is_some())
-}
-
 /// Writes `bytes` to a file beside `path`, then renames it over `path`.
 fn write_aside(path: &Path, bytes: &[u8]) -> Result<(), String> {
     let tmp = PathBuf::from(format!("{}.tmp", path.display()));
@@ -83,7 +75,7 @@ fn write_aside(path: &Path, bytes: &[u8]) -> Result<(), String> {
 }
 
 /// Random bytes from the operating system.
-struct Os;
+pub struct Os;
 
 impl Random for Os {
     fn fill(&self, bytes: &mut [u8]) -> Result<(), String> {
@@ -92,7 +84,7 @@ impl Random for Os {
 }
 
 /// The y-sync exchange over a blocking WebSocket (`tungstenite`, ws:// only).
-struct Socket;
+pub struct Socket;
 
 impl Exchange for Socket {
     async fn exchange(&self, url: &str, replica: &Replica, nonce: [u8; 8]) -> Result<(), String> {
@@ -171,52 +163,4 @@ fn exchange(url: &str, replica: &Replica, nonce: [u8; 8]) -> Result<(), String> 
     }
     let _ = socket.close(None);
     Ok(())
-}
-
-/// Before a Sleep on a store that syncs: takes the space's Sleep lease
-/// ([`procedure::take_lease`]).
-pub fn take_lease(store: &Path, now: i64) -> Result<Option<String>, String> {
-    pollster::block_on(procedure::take_lease(&Files(store), &Socket, &Os, now))
-}
-
-/// After a Sleep: gives the lease back (best effort: it expires by itself).
-pub fn release_lease(store: &Path, now: i64) {
-    pollster::block_on(procedure::release_lease(&Files(store), &Socket, &Os, now))
-}
-
-/// Does `op` on a store file that syncs, as this device, and keeps it for the next sync.
-/// Returns `None` when the store does not sync (the caller writes as usual).
-pub fn act<P: Provider>(
-    store: &Path,
-    memory: &FileStore,
-    provider: &P,
-    op: Op,
-    now: i64,
-) -> Result<Option<nocturne_sync::replay::Performed>, String> {
-    let mut watch = Watch { stop: Default::default(), on_event: &mut |_| {} };
-    pollster::block_on(procedure::act(&Files(store), memory, provider, op, now, &mut watch))
-}
-
-/// [`act`] for a Sleep, its passes shown to `on_event` and its Stop read from `options`.
-pub fn act_watched<P: Provider>(
-    store: &Path,
-    memory: &FileStore,
-    provider: &P,
-    op: Op,
-    options: &nocturne_core::flow::sleep::SleepOptions,
-    on_event: &mut dyn FnMut(&nocturne_core::flow::sleep::PassEvent),
-) -> Result<Option<nocturne_sync::replay::Performed>, String> {
-    let mut watch = Watch { stop: options.stop.clone(), on_event };
-    pollster::block_on(procedure::act(&Files(store), memory, provider, op, options.now, &mut watch))
-}
-
-/// Erases on a store file that syncs: the words leave this store now and every copy at the
-/// next sync. `None` when the store does not sync.
-pub fn erase(
-    store: &Path,
-    memory: &FileStore,
-    item_id: &str,
-    now: i64,
-) -> Result<Option<nocturne_core::store::erase::Erased>, String> {
-    pollster::block_on(procedure::erase(&Files(store), memory, item_id, now))
 }

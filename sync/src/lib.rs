@@ -8,11 +8,13 @@
 //! the server), `record` (what a device did, and the one order every device replays
 //! records in), `replay` (doing an operation, and doing it again from its record), `device`
 //! (record, merge, checkpoint), `procedure` (one sync, the Sleep lease and a synced write,
-//! the steps once over the device's own IO).
+//! the steps once over the device's own IO), `journal` (the one write path: every write,
+//! recorded when the memory syncs, made directly when it does not).
 
 pub mod crypto;
 pub mod device;
 pub mod engine;
+pub mod journal;
 pub mod procedure;
 pub mod record;
 pub mod replay;

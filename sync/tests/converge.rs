@@ -553,3 +553,45 @@ fn the_sync_procedure_refuses_a_second_memory_another_space_or_no_passphrase_and
     let err = a.try_sync(&server, None).expect_err("no passphrase");
     assert!(err.contains("passphrase is empty"), "{err}");
 }
+
+/// The one write path decides synced or plain: over a memory that does not sync, a write
+/// is made directly; over one that does, it is made through the same core function and
+/// recorded for the next sync, and another device replays it.
+#[test]
+fn a_journal_records_a_write_when_the_memory_syncs_and_makes_it_directly_when_not() {
+    use nocturne_sync::journal::Journal;
+    let plain_store = MemStore::new();
+    let none = Kept(RefCell::new(None));
+    let plain = Journal { keeper: &none, store: &plain_store };
+    let said = block(plain.say(&OfflineProvider, None, "My cat is called Miso.", None, T0)).expect("say");
+    assert_eq!(said.recorded, None);
+    assert!(said.done.encoded.iter().any(|m| m.accepted), "{:?}", said.done.encoded);
+    assert!(none.0.borrow().is_none(), "a memory that does not sync got a sync state");
+
+    let server = LoopbackServer::new();
+    let mut a = Phone::join(&server, 1, "pw").expect("a");
+    let mut b = Phone::join(&server, 2, "pw").expect("b");
+    a.sync(&server);
+    b.sync(&server);
+    let joined = Joined {
+        server: "ws://loopback".into(),
+        space: "space".into(),
+        client_id: a.client_id,
+        kdf: KdfParams::TEST,
+        device: a.device.clone(),
+        last_sync: None,
+    };
+    let kept = Kept(RefCell::new(Some((joined, a.replica.state()))));
+    let synced = Journal { keeper: &kept, store: &a.store };
+    let said = block(synced.say(&OfflineProvider, None, "My cat is called Miso.", None, T0 + 1)).expect("say");
+    assert_eq!(said.recorded.as_deref(), Some("done"));
+    let id = said.done.encoded.iter().find(|m| m.accepted).expect("a fact").item_id.clone();
+    let pinned = block(synced.edit(&UserEdit::Pin { item_id: id }, T0 + 2)).expect("pin");
+    assert!(pinned.recorded.is_some() && pinned.done.label.contains("pin"), "{pinned:?}");
+    a.device = kept.0.borrow().as_ref().expect("state").0.device.clone();
+    assert_eq!(a.device.pending.len(), 2, "the turn and the pin wait for the next sync");
+    a.sync(&server);
+    b.sync(&server);
+    assert_eq!(a.digest(), b.digest());
+    assert!(block(b.store.items()).expect("items").iter().any(|i| i.pinned && i.text == "My cat is called Miso."));
+}

@@ -74,21 +74,12 @@ pub fn ChatPanel() -> impl IntoView {
             // the chat code is compiled once).
             let provider = c.provider_for(&StopHandle::default());
             let at = now();
+            // Through the one write path: a memory that syncs records the turn for the next
+            // sync, through the same core function.
+            let keeper = crate::sync::keeper(&store);
             let record = async {
-                // A memory that syncs records the turn for the next sync, through the same
-                // core function.
-                let row = nocturne_sync::record::ReplyRow {
-                    text: reply.text.clone(),
-                    memory: reply.memory.clone(),
-                    refused: reply.refused.clone(),
-                };
-                let op =
-                    nocturne_sync::record::Op::Say { text: text.trim().to_string(), speaker: None, reply: Some(row) };
-                let mut watch = nocturne_sync::replay::Watch { stop: Default::default(), on_event: &mut |_| {} };
-                match crate::sync::act(&store, &provider, op, at, &mut watch).await {
-                    Some(done) => done?.turn.ok_or_else(|| "the turn was not recorded".to_string()),
-                    None => chat::record(&store, &provider, text.trim(), &reply, at).await.map_err(|e| e.to_string()),
-                }
+                let journal = crate::sync::journal(&store, &keeper);
+                journal.say(&provider, None, &text, Some(&reply), at).await.map(|j| j.done)
             };
             let result: Result<TurnOutcome, String> = match lock::write(record).await {
                 Ok(r) => r,

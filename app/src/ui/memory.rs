@@ -24,26 +24,22 @@ struct Edits {
     action: EditAction,
 }
 
-/// Makes a user's edit; a memory that syncs records it (naming the fact by its words).
+/// Makes a user's edit through the one write path (a memory that syncs records it,
+/// naming the fact by its words).
 async fn edit_synced(store: &crate::idb::IdbStore, e: edit::UserEdit) -> Result<String, String> {
-    let items = store.items().await.map_err(|x| x.to_string())?;
-    if let Some(fact) = items.iter().find(|i| i.active && i.item_id == e.item_id()) {
-        let op = nocturne_sync::record::Op::Edit { edit: nocturne_sync::record::EditRow::from_edit(&e, &fact.text) };
-        let provider = nocturne_core::llm::offline::OfflineProvider;
-        let mut watch = nocturne_sync::replay::Watch { stop: Default::default(), on_event: &mut |_| {} };
-        if let Some(done) = crate::sync::act(store, &provider, op, now(), &mut watch).await {
-            return done.map(|d| format!("Edit made and kept for the next sync ({}).", d.applied));
-        }
-    }
-    edit::apply(store, &e, now()).await.map(|v| format!("{} written ({}).", v.id(), v.label)).map_err(|x| x.to_string())
+    let keeper = crate::sync::keeper(store);
+    let j = crate::sync::journal(store, &keeper).edit(&e, now()).await?;
+    Ok(match j.recorded {
+        Some(what) => format!("Edit made and kept for the next sync ({what})."),
+        None => format!("{} written ({}).", j.done.id(), j.done.label),
+    })
 }
 
-/// Erases; a memory that syncs also compacts the space at the next sync.
+/// Erases through the one write path; a memory that syncs also compacts the space at the
+/// next sync.
 async fn erase_synced(store: &crate::idb::IdbStore, id: String) -> Result<nocturne_core::store::erase::Erased, String> {
-    match crate::sync::erase(store, &id, now()).await {
-        Some(done) => done,
-        None => edit::erase(store, &id, now()).await.map_err(|x| x.to_string()),
-    }
+    let keeper = crate::sync::keeper(store);
+    crate::sync::journal(store, &keeper).erase(&id, now()).await.map(|j| j.done)
 }
 
 /// The four blocks of active memory.

@@ -51,22 +51,13 @@ pub fn SleepPanel() -> impl IntoView {
             } else {
                 crate::storage::persist_once().await;
                 let work = async {
-                    // A memory that syncs takes the space's Sleep lease first, and records the
-                    // Sleep for the next sync.
-                    lease_note.set(crate::sync::take_lease(&store, options.now).await?);
-                    let op = nocturne_sync::record::Op::Sleep { deep: options.scope == Scope::Deep };
-                    let mut watch =
-                        nocturne_sync::replay::Watch { stop: options.stop.clone(), on_event: &mut on_event };
-                    match crate::sync::act(&store, &provider, op, options.now, &mut watch).await {
-                        Some(done) => {
-                            crate::sync::release_lease(&store, now()).await;
-                            let done = done?;
-                            done.sleep.ok_or_else(|| done.applied.to_string())
-                        }
-                        None => {
-                            sleep::sleep(&store, &provider, &options, watch.on_event).await.map_err(|e| e.to_string())
-                        }
-                    }
+                    // Through the one write path: a memory that syncs takes the space's Sleep
+                    // lease first (saying so when the server cannot be asked) and records
+                    // the Sleep for the next sync.
+                    let mut notes = Vec::new();
+                    let report = crate::sync::sleep(&store, &provider, &options, &mut notes, &mut on_event).await;
+                    lease_note.set(notes.into_iter().next());
+                    report
                 };
                 match lock::exclusive(lock::WRITE_LOCK, lock::Wait::IfAvailable, work).await {
                     Ok(r) => r,

@@ -1,0 +1,130 @@
+//! The one write path: every write a device makes — a turn, an edit, an erase, a Sleep —
+//! goes through [`Journal`], which records it for the next sync when the memory syncs (a
+//! record other devices replay, never a copy of the whole memory) and makes it directly,
+//! through the same core function, when it does not. The page, the command line and the
+//! MCP server hold a journal over their own store and keeper and only do IO; none of them
+//! decides "synced or plain".
+
+use crate::procedure::{self, Exchange, Keeper, Random};
+use crate::record::{EditRow, Op, ReplyRow};
+use crate::replay::{Applied, Watch};
+use nocturne_core::flow::chat::{self, Reply, TurnOutcome};
+use nocturne_core::flow::edit::{self, UserEdit};
+use nocturne_core::flow::focus::Scope;
+use nocturne_core::flow::sleep::{self, PassEvent, SleepOptions, SleepReport};
+use nocturne_core::llm::offline::OfflineProvider;
+use nocturne_core::llm::provider::Provider;
+use nocturne_core::model::memory::Version;
+use nocturne_core::store::erase::Erased;
+use nocturne_core::store::{replanning, Store};
+
+/// A memory and where its sync state is kept.
+pub struct Journal<'a, K, S> {
+    pub keeper: &'a K,
+    pub store: &'a S,
+}
+
+/// What a write did, and, when the memory syncs, what its record did (kept for the next
+/// sync).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Journaled<T> {
+    pub done: T,
+    pub recorded: Option<String>,
+}
+
+impl<T> Journaled<T> {
+    fn plain(done: T) -> Self {
+        Journaled { done, recorded: None }
+    }
+}
+
+impl<K: Keeper, S: Store> Journal<'_, K, S> {
+    /// Stores a turn of the user's, encoded: with the reply it got (a chat turn), or none
+    /// (an MCP host's `add_memory`).
+    pub async fn say<P: Provider>(
+        &self,
+        provider: &P,
+        speaker: Option<&str>,
+        text: &str,
+        reply: Option<&Reply>,
+        at: i64,
+    ) -> Result<Journaled<TurnOutcome>, String> {
+        let row =
+            reply.map(|r| ReplyRow { text: r.text.clone(), memory: r.memory.clone(), refused: r.refused.clone() });
+        let op = Op::Say { text: text.trim().to_string(), speaker: speaker.map(String::from), reply: row };
+        let mut watch = Watch { stop: Default::default(), on_event: &mut |_| {} };
+        if let Some(done) = procedure::act(self.keeper, self.store, provider, op, at, &mut watch).await? {
+            let turn = done.turn.ok_or_else(|| format!("the turn was not stored: {}", done.applied))?;
+            return Ok(Journaled { done: turn, recorded: Some(done.applied.to_string()) });
+        }
+        let turn = match reply {
+            Some(r) => chat::record_by(self.store, provider, speaker, text.trim(), r, at).await,
+            None => chat::remember_by(self.store, provider, speaker, text, at).await,
+        };
+        turn.map(Journaled::plain).map_err(|e| format!("{e}; nothing was stored"))
+    }
+
+    /// The user's correction, pin, unpin or forget of one active fact; the version it wrote.
+    pub async fn edit(&self, edit: &UserEdit, at: i64) -> Result<Journaled<Version>, String> {
+        if self.keeper.load().await?.is_some() {
+            let items = self.store.items().await.map_err(|e| e.to_string())?;
+            let fact = items
+                .iter()
+                .find(|i| i.item_id == edit.item_id() && i.active)
+                .ok_or_else(|| format!("there is no active fact {}; nothing was changed", edit.item_id()))?;
+            let op = Op::Edit { edit: EditRow::from_edit(edit, &fact.text) };
+            let mut watch = Watch { stop: Default::default(), on_event: &mut |_| {} };
+            let done = procedure::act(self.keeper, self.store, &OfflineProvider, op, at, &mut watch)
+                .await?
+                .ok_or("the memory stopped syncing; nothing was changed")?;
+            if let Applied::Refused(why) = &done.applied {
+                return Err(why.clone());
+            }
+            let versions = self.store.versions().await.map_err(|e| e.to_string())?;
+            let version = versions.last().cloned().ok_or("the edit wrote no version")?;
+            return Ok(Journaled { done: version, recorded: Some(done.applied.to_string()) });
+        }
+        edit::apply(self.store, edit, at).await.map(Journaled::plain).map_err(|e| e.to_string())
+    }
+
+    /// Erases a fact's words from every version (and, when the memory syncs, from every
+    /// copy at the next sync).
+    pub async fn erase(&self, item_id: &str, at: i64) -> Result<Journaled<Erased>, String> {
+        if let Some(erased) = procedure::erase(self.keeper, self.store, item_id, at).await? {
+            return Ok(Journaled { done: erased, recorded: Some("done".into()) });
+        }
+        edit::erase(self.store, item_id, at).await.map(Journaled::plain).map_err(|e| e.to_string())
+    }
+
+    /// A Sleep that is not a dry run. When the memory syncs it takes the space's Sleep
+    /// lease first (`notes` gets why the server could not be asked, when it could not),
+    /// is recorded, and gives the lease back; otherwise a pass planned on a head another
+    /// writer moved makes the Sleep run again on the new memory.
+    pub async fn sleep<P: Provider>(
+        &self,
+        provider: &P,
+        server: (&impl Exchange, &impl Random),
+        options: &SleepOptions,
+        notes: &mut Vec<String>,
+        on_event: &mut dyn FnMut(&PassEvent),
+    ) -> Result<Journaled<SleepReport>, String> {
+        if self.keeper.load().await?.is_some() {
+            let (exchange, random) = server;
+            notes.extend(procedure::take_lease(self.keeper, exchange, random, options.now).await?);
+            let op = Op::Sleep { deep: options.scope == Scope::Deep };
+            let mut watch = Watch { stop: options.stop.clone(), on_event };
+            let done = procedure::act(self.keeper, self.store, provider, op, options.now, &mut watch).await;
+            procedure::release_lease(self.keeper, exchange, random, options.now).await;
+            let done = done?.ok_or("the memory stopped syncing; nothing was changed")?;
+            let report = done.sleep.ok_or_else(|| done.applied.to_string())?;
+            return Ok(Journaled { done: report, recorded: Some(done.applied.to_string()) });
+        }
+        replanning(
+            |e| matches!(e, sleep::SleepError::Store(e) if e.is_conflict()),
+            async || sleep::sleep(self.store, provider, options, on_event).await,
+        )
+        .await
+        .map(Journaled::plain)
+        .map_err(|e| e.to_string())
+    }
+}
