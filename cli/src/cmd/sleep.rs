@@ -1,0 +1,94 @@
+//! `nocturne sleep`: the estimate, the guard, the passes as they go, and the report.
+
+use crate::args::{ProviderArgs, StoreArgs};
+use crate::file::FileStore;
+use crate::{progress, write};
+use nocturne_core::flow::sleep;
+use nocturne_core::llm::provider::Provider;
+
+/// How `nocturne sleep` was asked to run.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct SleepFlags {
+    pub(crate) dry_run: bool,
+    pub(crate) deep: bool,
+    pub(crate) yes: bool,
+}
+
+pub(crate) fn sleep_command(store: &StoreArgs, provider: &ProviderArgs, flags: SleepFlags) -> Result<(), String> {
+    let dry_run = flags.dry_run;
+    let memory = FileStore::open_existing(&store.store)?;
+    let mut options = sleep::SleepOptions::new(store.now());
+    options.dry_run = dry_run;
+    if flags.deep {
+        options = options.deep();
+    }
+    let p = provider.build()?;
+    // The estimate and the guard come first whether the memory syncs or not: a synced
+    // Sleep once retired 14 of 14 facts without asking.
+    let estimate =
+        pollster::block_on(sleep::estimate(&memory, p.proposal_style(), &options)).map_err(|e| e.to_string())?;
+    println!("{}", estimate.line());
+    if estimate.retires_a_lot() && !dry_run && !flags.yes {
+        return Err(format!(
+            "this Sleep would retire {} of {} active facts (more than a quarter); nothing was written. \
+See which with --dry-run, or run it with --yes",
+            estimate.retire, estimate.active
+        ));
+    }
+    // Each pass is in the file as soon as it is committed (written aside, then renamed), so
+    // the file is always the memory after the last completed pass.
+    progress("before the first pass; nothing was written");
+    let mut on_event = |ev: &sleep::PassEvent| {
+        println!("{}", ev.event_line());
+        if ev.phase == sleep::Phase::Done && !dry_run {
+            progress(format!("after pass {}", ev.pass.name()));
+        }
+    };
+    let result = if dry_run {
+        pollster::block_on(sleep::sleep(&memory, &p, &options, &mut on_event)).map_err(|e| e.to_string())
+    } else {
+        let mut notes = Vec::new();
+        let written = write::Writer::new(&store.store, &memory).sleep(&p, &options, &mut notes, &mut on_event);
+        for note in notes {
+            println!("note: {note}");
+        }
+        written.map(|w| {
+            if let Some(what) = &w.recorded {
+                println!("sleep recorded for the next sync ({what})");
+            }
+            w.done
+        })
+    };
+    let report = result?;
+    println!(
+        "{}: active {} -> {}; proposed {} accepted {} rejected {} enforced {}; {} model call(s)",
+        if report.dry_run { "dry run (nothing written)" } else { "sleep" },
+        report.active_before,
+        report.active_after,
+        report.total(|p| p.proposed),
+        report.total(|p| p.accepted),
+        report.total(|p| p.rejected),
+        report.total(|p| p.enforced),
+        report.passes.iter().map(|p| p.calls).sum::<usize>()
+    );
+    for line in report.passes.iter().flat_map(|p| &p.notes) {
+        println!("note: {line}");
+    }
+    for e in report.failed() {
+        println!(
+            "note: the {} pass ended on an unusable model reply and changed nothing ({}); the Sleep went on",
+            e.pass.name(),
+            e.error.as_deref().unwrap_or("")
+        );
+    }
+    for p in report.passes.iter().filter(|p| p.search.left > 0) {
+        println!(
+            "note: the {} candidate search reached its bound per fact and left {} pairs or index entries unexamined ({} examined, {} found)",
+            p.event.pass.name(),
+            p.search.left,
+            p.search.examined,
+            p.search.found
+        );
+    }
+    Ok(())
+}
