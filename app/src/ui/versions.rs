@@ -3,6 +3,7 @@
 
 use super::{ctx, now};
 use leptos::prelude::*;
+use nocturne_core::model::label::Label;
 use nocturne_core::model::memory::{Mutation, Version};
 use nocturne_core::store::diff::{self, Diff};
 use nocturne_core::store::Store;
@@ -147,11 +148,8 @@ fn diff_view(d: Diff) -> impl IntoView {
 
 /// The versions the last Sleep spans: from its `consolidation:start` to its last pass.
 fn last_sleep(versions: &[Version]) -> Option<(u64, u64)> {
-    let start = versions.iter().rposition(|v| v.label == "consolidation:start")?;
-    let end = versions[start..]
-        .iter()
-        .take_while(|v| v.label == "consolidation:start" || v.label.starts_with("pass:"))
-        .last()?;
+    let start = versions.iter().rposition(|v| v.kind() == Label::SleepStart)?;
+    let end = versions[start..].iter().take_while(|v| v.kind().is_sleep()).last()?;
     (end.seq > versions[start].seq).then_some((versions[start].seq, end.seq))
 }
 

@@ -385,7 +385,7 @@ async fn record_once<S: Store, P: Provider>(
     };
     match encoded.map_err(|u| u.why) {
         Ok((items, mutations, offered)) => {
-            let label = if items.is_empty() { None } else { Some(format!("turn:{next}")) };
+            let label = if items.is_empty() { None } else { Some(crate::model::label::Label::Turn(next).to_string()) };
             // Every statement that stored nothing is logged with the rule that decided, and
             // a reply that only acknowledged says what was kept.
             let skipped = kept::unkept(&pending, &too_long, &items, &mutations, now);

@@ -171,7 +171,7 @@ async fn apply_once<S: Store>(
     let meta = store.meta().await?;
     let items = store.items().await?;
     let (changed, created, mutation) = plan(&items, edit, meta.next_item, now)?;
-    let label = format!("user:{}", edit.kind().as_str());
+    let label = crate::model::label::Label::User(edit.kind().as_str().to_string()).to_string();
     let mut written = store
         .commit(Commit {
             at: now,

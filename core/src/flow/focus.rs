@@ -15,6 +15,7 @@
 //! ```
 
 use crate::model::candidate::Candidates;
+use crate::model::label::Label;
 use crate::model::memory::{Block, Item, Version};
 use crate::model::pass::PassKind;
 use std::collections::{HashMap, HashSet};
@@ -32,10 +33,9 @@ pub enum Scope {
 /// Where the last completed Sleep began and ended: the seqs of its `consolidation:start`
 /// marker and of its last pass's version.
 pub fn last_completed_sleep(versions: &[Version]) -> Option<(u64, u64)> {
-    let last = PassKind::SLEEP[PassKind::SLEEP.len() - 1];
-    let label = format!("pass:{}:after", last.name());
-    let end = versions.iter().rposition(|v| v.label == label)?;
-    let start = versions[..end].iter().rev().find(|v| v.label == "consolidation:start")?;
+    let last = Label::PassAfter(PassKind::SLEEP[PassKind::SLEEP.len() - 1]);
+    let end = versions.iter().rposition(|v| v.kind() == last)?;
+    let start = versions[..end].iter().rev().find(|v| v.kind() == Label::SleepStart)?;
     Some((start.seq, versions[end].seq))
 }
 

@@ -8,6 +8,7 @@ use crate::flow::stop::StopToken;
 use crate::llm::prompt::{self, Budget};
 use crate::llm::provider::{self, Provider};
 use crate::model::candidate::Candidates;
+use crate::model::label::Label;
 use crate::model::memory::{Item, Mutation, Proposer};
 use crate::model::pass::PassKind;
 use crate::model::policy::RetentionPolicy;
@@ -531,11 +532,8 @@ async fn fresh_since<'i, S: Store>(
     let Some((start, end)) = focus::last_completed_sleep(&versions) else { return Ok(None) };
     // The last Sleep's own versions: its passes' (another writer's commits between them
     // carry their own labels).
-    let own: HashSet<u64> = versions
-        .iter()
-        .filter(|v| v.seq > start && v.seq <= end && v.label.starts_with("pass:"))
-        .map(|v| v.seq)
-        .collect();
+    let own: HashSet<u64> =
+        versions.iter().filter(|v| v.seq > start && v.seq <= end && v.kind().is_sleep()).map(|v| v.seq).collect();
     let mut fresh = Fresh::default();
     let mut judged: HashSet<String> = HashSet::new();
     for (seq, item) in store.changes(start, head).await? {
@@ -579,14 +577,14 @@ async fn commit_pass<S: Store>(
 ) -> Result<Vec<crate::model::memory::Version>, StoreError> {
     let mut markers = Vec::new();
     if first {
-        markers.push("consolidation:start".to_string());
+        markers.push(Label::SleepStart.to_string());
     }
-    markers.push(format!("pass:{}:before", kind.name()));
+    markers.push(Label::PassBefore(kind).to_string());
     store
         .commit(Commit {
             at: now,
             markers,
-            label: Some(format!("pass:{}:after", kind.name())),
+            label: Some(Label::PassAfter(kind).to_string()),
             items: plan.changed.clone(),
             mutations: mutations.to_vec(),
             base: Some(head),

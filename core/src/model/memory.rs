@@ -339,6 +339,11 @@ pub struct Version {
 }
 
 impl Version {
+    /// What the version is, read from its label.
+    pub fn kind(&self) -> crate::model::label::Label {
+        crate::model::label::Label::parse(&self.label)
+    }
+
     /// The id shown to people: `v12`.
     pub fn id(&self) -> String {
         format!("v{}", self.seq)

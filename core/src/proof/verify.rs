@@ -7,6 +7,7 @@ use crate::flow::chat;
 use crate::flow::sleep::{self, SleepOptions};
 use crate::gate::case;
 use crate::llm::provider::Provider;
+use crate::model::label::Label;
 use crate::model::pass::PassKind;
 use crate::model::policy::RetentionPolicy;
 use crate::model::DAY;
@@ -339,10 +340,10 @@ async fn real_sleep<S: Store, P: Provider>(
     let versions = store.versions().await.map_err(|x| e(&x))?;
     let markers = 1 + 2 * PassKind::SLEEP.len();
     let labels: Vec<&str> = versions.iter().rev().take(markers).rev().map(|v| v.label.as_str()).collect();
-    let mut want = vec!["consolidation:start".to_string()];
+    let mut want = vec![Label::SleepStart.to_string()];
     for p in PassKind::SLEEP {
-        want.push(format!("pass:{}:before", p.name()));
-        want.push(format!("pass:{}:after", p.name()));
+        want.push(Label::PassBefore(p).to_string());
+        want.push(Label::PassAfter(p).to_string());
     }
     let per_pass: Vec<String> = report
         .passes

@@ -185,7 +185,7 @@ fn tombstone(doc: &mut Document, target: &str, ids: &[String], changed_live: Vec
     let active = doc.items.iter().filter(|i| i.active).count();
     doc.versions.push(Version {
         seq,
-        label: "user:erase".into(),
+        label: crate::model::label::Label::User("erase".into()).to_string(),
         at: now,
         active_count: active,
         changed: changed_live.len(),

@@ -217,7 +217,7 @@ pub trait Store {
             }
         }
         changed.sort_by_key(Item::ordinal);
-        let label = format!("restore:v{seq}");
+        let label = crate::model::label::Label::Restore(seq).to_string();
         let base = Some(meta.head);
         let mut written =
             self.commit(Commit { at, label: Some(label), items: changed, base, ..Default::default() }).await?;
