@@ -602,7 +602,12 @@ async fn wake<S: Store, P: Provider>(store: &S, provider: &P, now: i64, r: &mut 
                 "forgotten absent from store",
                 p.absent_from_store,
                 false,
-                format!("{} \"{}\" has no active match >= 0.9", p.item_id, p.fact),
+                // The line says what was found: a failing run once read "has no active match".
+                if p.absent_from_store {
+                    format!("{} \"{}\" has no active match >= 0.9", p.item_id, p.fact)
+                } else {
+                    format!("{} \"{}\" was forgotten, but an active fact still matches it >= 0.9", p.item_id, p.fact)
+                },
             );
             r.check(
                 "forgotten probe",
