@@ -3,17 +3,21 @@
 //! user turn is lost; a wrong passphrase and a tampered record change nothing; an erase
 //! leaves the words in no device and in nothing the server's document holds.
 
+mod common;
+
+use common::{Counter, Kept, Loop};
 use nocturne_core::flow::edit::UserEdit;
 use nocturne_core::llm::offline::OfflineProvider;
 use nocturne_core::model::memory::Role;
 use nocturne_core::store::{MemStore, Store};
 use nocturne_sync::crypto::KdfParams;
 use nocturne_sync::engine::Replica;
-use nocturne_sync::procedure::{self, Ask, Exchange, Joined, Keeper, Random, StoreLocks};
+use nocturne_sync::procedure::{self, Ask, Joined, StoreLocks};
 use nocturne_sync::record::{EditRow, Op};
 use nocturne_sync::session::LoopbackServer;
 use nocturne_sync::{act, flush, head_digest, merge, open_space, Device, SyncError};
 use proptest::prelude::*;
+
 use std::cell::{Cell, RefCell};
 
 const T0: i64 = 1_790_000_000;
@@ -26,49 +30,6 @@ struct Phone {
     nonce: u64,
     passphrase: String,
     client_id: u64,
-}
-
-/// A phone's sync state as the one sync procedure keeps it: in memory.
-struct Kept(RefCell<Option<(Joined, Vec<u8>)>>);
-
-impl Keeper for Kept {
-    async fn load(&self) -> Result<Option<(Joined, Replica)>, String> {
-        let kept = self.0.borrow().clone();
-        kept.map(|(j, state)| Ok((j.clone(), Replica::load(j.client_id, &state).map_err(|e| e.to_string())?)))
-            .transpose()
-    }
-    async fn save(&self, joined: &Joined, replica: Option<&Replica>) -> Result<(), String> {
-        let mut kept = self.0.borrow_mut();
-        let state = match (replica, kept.take()) {
-            (Some(r), _) => r.state(),
-            (None, Some((_, state))) => state,
-            (None, None) => Vec::new(),
-        };
-        *kept = Some((joined.clone(), state));
-        Ok(())
-    }
-}
-
-/// The in-memory server, as the procedure's exchange.
-struct Loop<'a>(&'a LoopbackServer);
-
-impl Exchange for Loop<'_> {
-    async fn exchange(&self, _url: &str, replica: &Replica, nonce: [u8; 8]) -> Result<(), String> {
-        self.0.exchange(replica, nonce).map_err(|e| e.to_string())
-    }
-}
-
-/// Counted bytes: unique per phone, the same on every run.
-struct Counter(Cell<u64>);
-
-impl Random for Counter {
-    fn fill(&self, bytes: &mut [u8]) -> Result<(), String> {
-        for chunk in bytes.chunks_mut(8) {
-            self.0.set(self.0.get() + 1);
-            chunk.copy_from_slice(&self.0.get().to_le_bytes()[..chunk.len()]);
-        }
-        Ok(())
-    }
 }
 
 impl Phone {

@@ -4,6 +4,9 @@
 //! own reader accepts, whose export imports again; the synced one reaches another device,
 //! which ends on the same memory.
 
+mod common;
+
+use common::{Counter, Kept, Loop};
 use nocturne_core::flow::edit::UserEdit;
 use nocturne_core::flow::sleep::SleepOptions;
 use nocturne_core::llm::offline::OfflineProvider;
@@ -11,57 +14,14 @@ use nocturne_core::store::document::{Document, MAX_FACT_CHARS};
 use nocturne_core::store::{MemStore, Store};
 use nocturne_core::DAY;
 use nocturne_sync::crypto::KdfParams;
-use nocturne_sync::engine::Replica;
 use nocturne_sync::journal::Journal;
-use nocturne_sync::procedure::{self, Ask, Exchange, Joined, Keeper, Random, StoreLocks};
+use nocturne_sync::procedure::{self, Ask, StoreLocks};
 use nocturne_sync::session::LoopbackServer;
 use pollster::block_on as block;
 use proptest::prelude::*;
 use std::cell::{Cell, RefCell};
 
 const T0: i64 = 1_790_000_000;
-
-/// A device's sync state, kept in memory (`None`: the memory does not sync).
-struct Kept(RefCell<Option<(Joined, Vec<u8>)>>);
-
-impl Keeper for Kept {
-    async fn load(&self) -> Result<Option<(Joined, Replica)>, String> {
-        let kept = self.0.borrow().clone();
-        kept.map(|(j, state)| Ok((j.clone(), Replica::load(j.client_id, &state).map_err(|e| e.to_string())?)))
-            .transpose()
-    }
-    async fn save(&self, joined: &Joined, replica: Option<&Replica>) -> Result<(), String> {
-        let mut kept = self.0.borrow_mut();
-        let state = match (replica, kept.take()) {
-            (Some(r), _) => r.state(),
-            (None, Some((_, state))) => state,
-            (None, None) => Vec::new(),
-        };
-        *kept = Some((joined.clone(), state));
-        Ok(())
-    }
-}
-
-struct Loop<'a>(&'a LoopbackServer);
-
-impl Exchange for Loop<'_> {
-    async fn exchange(&self, _url: &str, replica: &Replica, nonce: [u8; 8]) -> Result<(), String> {
-        self.0.exchange(replica, nonce).map_err(|e| e.to_string())
-    }
-}
-
-/// Counted bytes, unique per device.
-struct Counter(Cell<u64>);
-
-impl Random for Counter {
-    fn fill(&self, bytes: &mut [u8]) -> Result<(), String> {
-        for chunk in bytes.chunks_mut(8) {
-            self.0.set(self.0.get() + 1);
-            chunk.copy_from_slice(&self.0.get().to_le_bytes()[..chunk.len()]);
-        }
-        Ok(())
-    }
-}
 
 /// One device: a memory, its keeper and its randomness.
 struct Device {
