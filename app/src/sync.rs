@@ -139,12 +139,11 @@ pub async fn sync_now(store: &IdbStore, ask: &Ask, now: i64) -> Result<Synced, S
         return Err("type the space's passphrase (it is never stored)".into());
     }
     let memory = store.name();
-    let given = |s: &str| Some(s.trim()).filter(|s| !s.is_empty()).map(String::from);
-    let (server, space, name) = (given(&ask.server), given(&ask.space), given(&ask.device_name));
+    // The procedure trims each field and reads an empty one as not given.
     let ask = procedure::Ask {
-        server: server.as_deref(),
-        space: space.as_deref(),
-        device_name: name.as_deref(),
+        server: Some(&ask.server),
+        space: Some(&ask.space),
+        device_name: Some(&ask.device_name),
         passphrase: &ask.passphrase,
         kdf: KdfParams::DEFAULT,
         kind: "browser",
