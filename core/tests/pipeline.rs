@@ -736,3 +736,54 @@ fn regression_a_fact_promoted_by_one_sleep_meets_its_new_blocks_facts_in_the_nex
     let supersede = third.passes.iter().find(|p| p.event.pass == PassKind::Supersede).expect("supersede");
     assert_eq!(supersede.calls, 1, "one pair, one call");
 }
+
+/// Files every promise the user states twice, as Gemma 3 270M did in the verifier (the
+/// drill promise as `commitments` and again as `event`), and every other statement as an
+/// `event`.
+fn files_promises_twice(req: &Request) -> Option<String> {
+    if req.task != Task::Propose(PassKind::Encode) {
+        return None;
+    }
+    let payload: Value = serde_json::from_str(&req.messages.last()?.content).ok()?;
+    let mut facts = Vec::new();
+    for turn in payload["turns"].as_array()? {
+        for sentence in turn["text"].as_str()?.split(". ") {
+            let text = format!("{}.", sentence.trim_end_matches('.'));
+            if text.contains("promised") {
+                facts.push(json!({"text": text, "category": "commitments"}));
+            }
+            facts.push(json!({"text": text, "category": "event"}));
+        }
+    }
+    Some(json!({ "facts": facts }).to_string())
+}
+
+/// Gemma 3 270M in `scripts/test.sh`: a promise stored under two categories fell due only
+/// as `commitments`, and the forgotten probe found the other copy; a promise filed only as
+/// an `event` never fell due at all. A commitment is read from its words as well.
+#[test]
+fn regression_a_promise_stored_under_two_categories_falls_due_as_one() {
+    let store = MemStore::new();
+    let said = NOW - 45 * DAY;
+    for text in [
+        "I promised Marco I would return his drill by Monday.",
+        "I have to renew my passport by 20 November 2025. I will move to Porto in December 2025.",
+    ] {
+        block(chat::chat_turn(&store, &Scripted::new(files_promises_twice), text, said)).expect("chat turn");
+    }
+    let stored = block(store.items()).expect("items");
+    let drill: Vec<_> = stored.iter().filter(|i| i.text.contains("drill")).map(|i| i.category.as_str()).collect();
+    assert_eq!(drill, ["commitments", "event"], "the encoder stored the promise twice");
+    block(sleep::sleep(&store, &OfflineProvider, &SleepOptions::new(NOW), &mut |_| {})).expect("sleep");
+    let items = block(store.items()).expect("items");
+    let active: Vec<&str> = items.iter().filter(|i| i.active).map(|i| i.text.as_str()).collect();
+    assert!(!active.iter().any(|t| t.contains("drill") || t.contains("passport")), "past their date: {active:?}");
+    assert!(
+        active.iter().any(|t| t.contains("Porto")),
+        "a plan is no promise, and what it was about stays: {active:?}"
+    );
+    let log = block(store.mutations()).expect("log");
+    let due = log.iter().filter(|m| m.accepted && m.policy.as_deref() == Some("due")).count();
+    assert!(due >= 2, "the drill and the passport fell due: {due}");
+    assert!(block(audit::audit(&store)).expect("audit").problems.is_empty());
+}

@@ -49,7 +49,7 @@ impl ForgetGate {
             return Ok(Edit::Forget { item_id: item_id.into(), rule: ForgetRule::Transient(until), age_days });
         }
         if policy.is_protected(&item.category) {
-            let due = match (item.category == "commitments", item.when(), policy.commitment_grace_days) {
+            let due = match (item.is_commitment(), item.when(), policy.commitment_grace_days) {
                 (true, Some(when), Some(grace)) => {
                     format!("; it is due {}, and keeps its protection until {grace} days after", when.last())
                 }

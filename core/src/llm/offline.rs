@@ -93,7 +93,7 @@ fn str_of<'a>(v: &'a Value, field: &str) -> &'a str {
 pub fn categorise(sentence: &str) -> &'static str {
     let s = format!(" {} ", textmath::normalize(sentence));
     let has = |words: &[&str]| words.iter().any(|w| s.contains(&format!(" {w} ")));
-    if has(&["promised", "promise", "will", "ill", "must", "need to", "have to", "deadline", "committed"]) {
+    if crate::text::promise::binds(sentence) || has(&["will", "ill"]) {
         "commitments"
     } else if has(&["like", "love", "prefer", "enjoy", "hate", "favorite", "favourite", "best", "rather"]) {
         "preferences"

@@ -160,6 +160,13 @@ impl Item {
 
     /// When the fact is about, from the date expression in its text resolved against the
     /// moment it was said (`text::when`); `None` when it names no date or an ambiguous one.
+    /// Whether the fact is a commitment: filed as one, or saying a promise, an agreement,
+    /// an obligation or a deadline in its words (`text::promise`), whatever category a
+    /// model gave it.
+    pub fn is_commitment(&self) -> bool {
+        self.category == "commitments" || crate::text::promise::binds(&self.text)
+    }
+
     pub fn when(&self) -> Option<crate::text::when::When> {
         crate::text::when::resolve(&self.text, self.created_at).when()
     }
@@ -194,7 +201,7 @@ impl Item {
         } else {
             0
         };
-        let due = if item.category == "commitments" { "due " } else { "" };
+        let due = if item.is_commitment() { "due " } else { "" };
         format!("{said}; {due}{when}, {}", relative(offset))
     }
 
@@ -216,7 +223,7 @@ impl Item {
         } else {
             0
         };
-        let due = if self.category == "commitments" { "due " } else { "" };
+        let due = if self.is_commitment() { "due " } else { "" };
         let near = if offset.abs() <= 7 { format!(", {}", relative(offset)) } else { String::new() };
         Some(format!("{due}{when}{near}"))
     }

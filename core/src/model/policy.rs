@@ -145,11 +145,12 @@ impl RetentionPolicy {
         })
     }
 
-    /// The day a commitment fell due, when that day plus `commitmentGraceDays` has passed
-    /// at `now`: from then on it has lost its protection.
+    /// The day a commitment ([`Item::is_commitment`]: by category or by its words) fell due,
+    /// when that day plus `commitmentGraceDays` has passed at `now`: from then on it has
+    /// lost its protection.
     pub fn fell_due(&self, item: &Item, now: i64) -> Option<crate::text::when::Day> {
         let grace = self.commitment_grace_days?;
-        if item.category != "commitments" || item.pinned {
+        if !item.is_commitment() || item.pinned {
             return None;
         }
         // `days_since` would resolve the date a second time.

@@ -309,7 +309,7 @@ fn forgotten(e: &Evidence<'_>) -> Result<(), String> {
     let Evidence { m, before, after, policy, .. } = *e;
     let item = active(before, &m.item_id, "before it was forgotten")?;
     // A commitment past its date and grace lost its protection; nothing else protected may go.
-    let due = item.category == "commitments"
+    let due = item.is_commitment()
         && policy.commitment_grace_days.is_some_and(|grace| {
             item.when().is_some_and(|w| (m.at - w.last().plus_days(1).start()) as f64 / 86_400.0 > grace)
         });

@@ -693,7 +693,7 @@ async fn falls_due<S: Store, P: Provider>(
     let items = store.items().await.map_err(|x| e(&x))?;
     let mut active: Vec<&crate::model::memory::Item> = items.iter().filter(|i| i.active).collect();
     active.sort_by_key(|i| (i.block, i.ordinal()));
-    let promise = active.iter().find(|i| i.category == "commitments" && i.text.contains("thesis"));
+    let promise = active.iter().find(|i| i.is_commitment() && i.text.contains("thesis"));
     let (Some(fact), Some(grace)) = (promise.filter(|i| i.when().is_some()), policy.commitment_grace_days) else {
         let why = if policy.commitment_grace_days.is_none() {
             "the policy has no commitmentGraceDays"

@@ -4,6 +4,7 @@
 pub mod candidates;
 pub mod pairs;
 pub mod polarity;
+pub mod promise;
 pub mod slots;
 pub mod split;
 pub mod textmath;
