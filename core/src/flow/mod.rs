@@ -11,5 +11,6 @@ pub mod focus;
 pub mod import;
 pub mod kept;
 pub mod pass;
+pub mod review;
 pub mod sleep;
 pub mod stop;

@@ -197,8 +197,37 @@ pub fn plan(pass: PassKind, input: PassInput<'_>, model: Vec<Value>) -> Plan {
     Plan { pass, outcomes, changed }
 }
 
+/// One proposal of a reviewed plan, applied again (`flow::review`): judged afresh, or
+/// refused with `refusal` unjudged (an edit the user did not approve).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Replay {
+    pub proposer: Proposer,
+    pub proposal: Value,
+    pub refusal: Option<String>,
+}
+
+/// Judges `edits` in order against the memory as it is now — the proposals of a reviewed
+/// plan, no engine rule run again — and applies what was accepted, like [`plan`].
+pub fn replay(pass: PassKind, input: PassInput<'_>, edits: Vec<Replay>) -> Plan {
+    let ground =
+        Ground { items: input.items, policy: input.policy, now: input.now, transcript: &[], turns: input.turns };
+    let mut judge = Judge::new(pass, ground);
+    let outcomes: Vec<Outcome> = edits
+        .into_iter()
+        .map(|e| {
+            let verdict = match e.refusal {
+                Some(why) => Verdict::Refuse(why),
+                None => judge.judge(&e.proposal),
+            };
+            Outcome { proposer: e.proposer, proposal: e.proposal, verdict }
+        })
+        .collect();
+    let changed = apply(input.items, &outcomes, input.now);
+    Plan { pass, outcomes, changed }
+}
+
 /// New rows for every item the accepted edits change.
-fn apply(items: &BTreeMap<String, Item>, outcomes: &[Outcome], now: i64) -> Vec<Item> {
+pub fn apply(items: &BTreeMap<String, Item>, outcomes: &[Outcome], now: i64) -> Vec<Item> {
     let mut changed: BTreeMap<String, Item> = BTreeMap::new();
     let mut edit_row = |id: &str, f: &dyn Fn(&mut Item)| {
         if let Some(mut row) = changed.get(id).cloned().or_else(|| items.get(id).cloned()) {

@@ -90,7 +90,7 @@ pub struct PassEvent {
 
 impl PassEvent {
     /// The event of a pass starting over `input` active facts.
-    fn start(pass: PassKind, dry_run: bool, input: usize) -> PassEvent {
+    pub(crate) fn start(pass: PassKind, dry_run: bool, input: usize) -> PassEvent {
         PassEvent {
             pass,
             phase: Phase::Start,
@@ -104,6 +104,19 @@ impl PassEvent {
             before_version: None,
             after_version: None,
             error: None,
+        }
+    }
+
+    /// The event of this pass done: what its plan decided, and the facts active after.
+    pub(crate) fn done(self, plan: &pass::Plan, active_after: usize) -> PassEvent {
+        PassEvent {
+            phase: Phase::Done,
+            proposed: plan.proposed(),
+            accepted: plan.accepted(),
+            rejected: plan.rejected(),
+            enforced: plan.enforced(),
+            active_after,
+            ..self
         }
     }
 
@@ -134,6 +147,10 @@ pub struct PassReport {
     /// choosing after an unusable reply).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub notes: Vec<String>,
+    /// Every proposal judged, with its verdict, in the order of `mutations` (a review's
+    /// plan is built from them).
+    #[serde(skip)]
+    pub outcomes: Vec<pass::Outcome>,
 }
 
 /// A whole Sleep.
@@ -151,6 +168,9 @@ pub struct SleepReport {
     /// dry run, would), and why.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub policy_note: Option<String>,
+    /// The head the Sleep read (its first pass was planned on it).
+    #[serde(skip)]
+    pub planned_on: u64,
 }
 
 impl SleepReport {
@@ -266,8 +286,10 @@ pub async fn sleep<S: Store, P: Provider>(
                 }
                 // One reply that ran long or came out malformed ends its pass, which
                 // changes nothing; the Sleep goes on with the next pass.
-                let mutations = Vec::new();
-                passes.push(PassReport { event, mutations, search, calls, prompt_tokens, completion_tokens, notes });
+                let (mutations, outcomes) = (Vec::new(), Vec::new());
+                let report =
+                    PassReport { event, mutations, search, calls, prompt_tokens, completion_tokens, notes, outcomes };
+                passes.push(report);
                 continue;
             }
         };
@@ -297,14 +319,10 @@ pub async fn sleep<S: Store, P: Provider>(
         for row in &plan.changed {
             items.insert(row.item_id.clone(), row.clone());
         }
-        event.phase = Phase::Done;
-        event.proposed = plan.proposed();
-        event.accepted = plan.accepted();
-        event.rejected = plan.rejected();
-        event.enforced = plan.enforced();
-        event.active_after = items.values().filter(|i| i.active).count();
+        let event = event.done(&plan, items.values().filter(|i| i.active).count());
         on_event(&event);
-        passes.push(PassReport { event, mutations, search, calls, prompt_tokens, completion_tokens, notes });
+        let outcomes = plan.outcomes;
+        passes.push(PassReport { event, mutations, search, calls, prompt_tokens, completion_tokens, notes, outcomes });
     }
     let active_after = items.values().filter(|i| i.active).count();
     Ok(SleepReport {
@@ -314,6 +332,7 @@ pub async fn sleep<S: Store, P: Provider>(
         active_after,
         passes,
         policy_note,
+        planned_on: meta.head,
     })
 }
 
@@ -329,7 +348,7 @@ pub fn in_force(stored: &RetentionPolicy, options: &SleepOptions) -> (RetentionP
 
 /// The policy a Sleep runs under ([`in_force`]), the move off the old default written
 /// first unless this is a dry run; a what-if policy outside a dry run is refused.
-async fn policy_for<S: Store>(
+pub(crate) async fn policy_for<S: Store>(
     store: &S,
     meta: &crate::store::Meta,
     options: &SleepOptions,
@@ -566,7 +585,7 @@ async fn fresh_since<'i, S: Store>(
 
 /// Writes one pass atomically: its markers, changed rows and every verdict, planned
 /// against `head` (a conflict if the memory moved meanwhile).
-async fn commit_pass<S: Store>(
+pub(crate) async fn commit_pass<S: Store>(
     store: &S,
     kind: PassKind,
     first: bool,

@@ -429,6 +429,10 @@ pub struct Refs {
     /// The raw proposal, kept for refused mutations so the log shows what was asked.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub proposal: Option<serde_json::Value>,
+    /// The reviewed plan's edit this entry applied or refused (`p-3f9a…/r2`,
+    /// `flow::review`): a plan applies at most once.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub review: Option<String>,
 }
 
 /// What makes a newer fact replace an older one (SPEC §11).

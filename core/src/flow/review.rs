@@ -1,0 +1,463 @@
+//! A reviewed Sleep (SPEC §16): [`plan`] runs the passes and the gates as a dry run and
+//! returns a [`Review`] — every proposal with a stable id, the facts it touches before and
+//! after, the model's reason and the gate's verdict — writing nothing; [`apply`] applies
+//! what the user approved, each edit judged again on the memory as it is then, as one
+//! Sleep, and logs every edit not approved as refused by the user. A plan applies at most
+//! once: each log entry names the plan's edit it came from (`Refs::review`).
+//!
+//! ```
+//! use nocturne_core::flow::review::Decisions;
+//! let d = Decisions::only(["r1", "r3"]).reject("r2", "keep both, they differ");
+//! assert!(d.approves("r1") && !d.approves("r2") && !d.approves("r4"));
+//! ```
+
+use crate::flow::pass::{self, Outcome, PassInput, Replay};
+use crate::flow::sleep::{self, PassEvent, PassReport, SleepError, SleepOptions, SleepReport};
+use crate::gate::{Edit, Verdict};
+use crate::model::candidate::Candidates;
+use crate::model::memory::{Block, Item, Proposer};
+use crate::model::pass::{MutationKind, PassKind};
+use crate::store::{Store, StoreError};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use std::collections::{BTreeMap, BTreeSet, HashSet};
+
+/// The format tag every plan file carries.
+pub const FORMAT: &str = "nocturne-review/1";
+
+/// A Sleep's plan, for the user to approve edit by edit.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Review {
+    /// Always [`FORMAT`].
+    pub format: String,
+    /// `p-` and a hash of what was planned: the log names it on every edit applied.
+    pub id: String,
+    /// The memory's head when planned.
+    pub planned_on: u64,
+    /// Unix seconds; the clock the gates judged by.
+    pub planned_at: i64,
+    /// The proposer the model's edits came from (`offline rules`, an endpoint's model).
+    pub provider: String,
+    pub edits: Vec<Proposed>,
+}
+
+/// One proposal of the plan.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Proposed {
+    /// `r1`, `r2`, … in the order the passes judged them.
+    pub id: String,
+    pub pass: PassKind,
+    pub kind: MutationKind,
+    pub proposer: Proposer,
+    /// The proposal as made; applying judges it again.
+    pub proposal: Value,
+    /// The proposer's reason.
+    pub reason: String,
+    /// `None`: the gate accepted it when planned. Otherwise the gate's reason.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub refused: Option<String>,
+    /// The facts it touches, as they were before it and as it leaves them.
+    pub facts: Vec<Change>,
+}
+
+/// A fact before and after one edit.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Change {
+    pub item_id: String,
+    pub before: Fact,
+    pub after: Fact,
+}
+
+/// What a reader of the plan sees of a fact.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Fact {
+    pub text: String,
+    pub block: Block,
+    pub active: bool,
+}
+
+/// What the user decided: the edits approved (all, or only some) and those rejected, each
+/// with a reason.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Decisions {
+    /// `None`: every edit not rejected. `Some`: only these.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub only: Option<BTreeSet<String>>,
+    /// Edit id → the user's reason.
+    #[serde(default)]
+    pub rejected: BTreeMap<String, String>,
+}
+
+impl Decisions {
+    /// Every edit approved.
+    pub fn all() -> Self {
+        Decisions::default()
+    }
+
+    /// Only the edits named approved.
+    pub fn only<'a>(ids: impl IntoIterator<Item = &'a str>) -> Self {
+        Decisions { only: Some(ids.into_iter().map(str::to_string).collect()), ..Default::default() }
+    }
+
+    /// The same decisions with `id` rejected for `reason`.
+    pub fn reject(mut self, id: &str, reason: &str) -> Self {
+        self.rejected.insert(id.to_string(), reason.to_string());
+        self
+    }
+
+    /// Whether edit `id` is approved.
+    pub fn approves(&self, id: &str) -> bool {
+        !self.rejected.contains_key(id) && self.only.as_ref().is_none_or(|only| only.contains(id))
+    }
+
+    /// The log's reason for an edit not approved.
+    fn why_not(&self, id: &str) -> String {
+        match (self.rejected.get(id).map(|r| r.trim()), &self.only) {
+            (Some(reason), _) if !reason.is_empty() => format!("not approved by the user: {reason}"),
+            (Some(_), _) => "not approved by the user (rejected, no reason given)".into(),
+            (None, Some(only)) => format!(
+                "not approved by the user (not among the edits chosen: {})",
+                only.iter().cloned().collect::<Vec<_>>().join(", ")
+            ),
+            (None, None) => "not approved by the user".into(),
+        }
+    }
+}
+
+/// What applying a plan did.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Applied {
+    /// The Sleep it was applied as; `None` when nothing was left to apply.
+    pub report: Option<SleepReport>,
+    /// Edits of this plan the log already holds (applied or refused by an earlier apply),
+    /// skipped.
+    pub already: usize,
+    /// Approved edits applied; approved edits the gates refused on the memory as it is now;
+    /// edits the user did not approve; edits the gates had refused when planned.
+    pub applied: usize,
+    pub refused_now: usize,
+    pub not_approved: usize,
+    pub refused_when_planned: usize,
+    /// The head it was planned on and the head it was applied to, when the memory moved.
+    pub moved: Option<(u64, u64)>,
+}
+
+impl Applied {
+    /// Counts the verdicts on one pass's `edits`.
+    fn count(&mut self, edits: &[&Proposed], outcomes: &[Outcome], decisions: &Decisions) {
+        for (e, o) in edits.iter().zip(outcomes) {
+            match (&e.refused, decisions.approves(&e.id), o.verdict.is_accepted()) {
+                (Some(_), _, _) => self.refused_when_planned += 1,
+                (None, false, _) => self.not_approved += 1,
+                (None, true, true) => self.applied += 1,
+                (None, true, false) => self.refused_now += 1,
+            }
+        }
+    }
+
+    /// One line for the user.
+    pub fn summary(&self, review: &Review) -> String {
+        if self.report.is_none() {
+            return format!(
+                "nothing applied: every edit of plan {} is already in the log ({} edit(s)); a plan applies at most once",
+                review.id, self.already
+            );
+        }
+        let moved = match self.moved {
+            Some((from, to)) => format!(
+                " The memory moved since the plan (v{from} → v{to}); every approved edit was judged again on it."
+            ),
+            None => String::new(),
+        };
+        format!(
+            "plan {} applied as one Sleep: {} applied, {} refused by the gates now, {} not approved by the user, {} refused when planned{}.{moved}",
+            review.id,
+            self.applied,
+            self.refused_now,
+            self.not_approved,
+            self.refused_when_planned,
+            if self.already > 0 { format!(", {} already applied before", self.already) } else { String::new() },
+        )
+    }
+}
+
+/// Why a plan cannot be applied at all (nothing was written).
+#[derive(Debug)]
+pub enum ReviewError {
+    /// The file is not a plan this version reads.
+    Format(String),
+    /// A decision names an edit the plan does not have.
+    UnknownEdit {
+        id: String,
+        plan: String,
+        known: usize,
+    },
+    Sleep(SleepError),
+}
+
+impl std::fmt::Display for ReviewError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ReviewError::Format(why) => write!(f, "not a review plan: {why}"),
+            ReviewError::UnknownEdit { id, plan, known } => {
+                write!(f, "plan {plan} has no edit {id} (it has r1 … r{known}); nothing was applied")
+            }
+            ReviewError::Sleep(e) => e.fmt(f),
+        }
+    }
+}
+
+impl std::error::Error for ReviewError {}
+
+impl From<SleepError> for ReviewError {
+    fn from(e: SleepError) -> Self {
+        ReviewError::Sleep(e)
+    }
+}
+
+impl From<StoreError> for ReviewError {
+    fn from(e: StoreError) -> Self {
+        ReviewError::Sleep(SleepError::Store(e))
+    }
+}
+
+impl Review {
+    /// Reads a plan file's text, refusing one of another format or with repeated ids.
+    pub fn parse(text: &str) -> Result<Review, ReviewError> {
+        let review: Review = serde_json::from_str(text).map_err(|e| ReviewError::Format(e.to_string()))?;
+        if review.format != FORMAT {
+            return Err(ReviewError::Format(format!(
+                "its format is {:?}, this version reads {FORMAT:?}",
+                review.format
+            )));
+        }
+        let mut seen = HashSet::new();
+        if let Some(dup) = review.edits.iter().find(|e| !seen.insert(e.id.as_str())) {
+            return Err(ReviewError::Format(format!("edit id {} appears twice", dup.id)));
+        }
+        Ok(review)
+    }
+
+    /// The plan's edit `id`.
+    pub fn edit(&self, id: &str) -> Option<&Proposed> {
+        self.edits.iter().find(|e| e.id == id)
+    }
+
+    /// Every id `decisions` names that this plan lacks, as an error.
+    pub fn check(&self, decisions: &Decisions) -> Result<(), ReviewError> {
+        let named = decisions.only.iter().flatten().chain(decisions.rejected.keys());
+        match named.into_iter().find(|id| self.edit(id).is_none()) {
+            Some(id) => {
+                Err(ReviewError::UnknownEdit { id: id.clone(), plan: self.id.clone(), known: self.edits.len() })
+            }
+            None => Ok(()),
+        }
+    }
+
+    /// The log's reference for edit `id` of this plan.
+    pub fn reference(&self, id: &str) -> String {
+        format!("{}/{id}", self.id)
+    }
+}
+
+/// Plans a Sleep for review: the passes and gates of `options` run as a dry run (nothing is
+/// written) and every judged proposal becomes an edit of the plan.
+pub async fn plan<S: Store, P: crate::llm::provider::Provider>(
+    store: &S,
+    provider: &P,
+    options: &SleepOptions,
+    on_event: &mut dyn FnMut(&PassEvent),
+) -> Result<Review, SleepError> {
+    let items = store.items().await?;
+    let report = sleep::sleep(store, provider, &options.clone().dry(), on_event).await?;
+    Ok(from_report(&report, items, provider.label(), options.now))
+}
+
+/// The plan of a dry run's `report`, over `items` as they were when it began.
+pub fn from_report(report: &SleepReport, items: Vec<Item>, provider: String, now: i64) -> Review {
+    let mut items: BTreeMap<String, Item> = items.into_iter().map(|i| (i.item_id.clone(), i)).collect();
+    let mut edits = Vec::new();
+    for pass in &report.passes {
+        for (o, m) in pass.outcomes.iter().zip(&pass.mutations) {
+            let ids = touched(o);
+            let before: Vec<Option<Item>> = ids.iter().map(|id| items.get(id).cloned()).collect();
+            for row in pass::apply(&items, std::slice::from_ref(o), now) {
+                items.insert(row.item_id.clone(), row);
+            }
+            let facts = ids
+                .iter()
+                .zip(before)
+                .filter_map(|(id, before)| {
+                    let (before, after) = (before?, items.get(id)?);
+                    Some(Change { item_id: id.clone(), before: fact(&before), after: fact(after) })
+                })
+                .collect();
+            edits.push(Proposed {
+                id: format!("r{}", edits.len() + 1),
+                pass: pass.event.pass,
+                kind: m.kind,
+                proposer: o.proposer,
+                proposal: o.proposal.clone(),
+                reason: m.reason.clone(),
+                refused: o.verdict.refusal().map(str::to_string),
+                facts,
+            });
+        }
+    }
+    let mut review = Review {
+        format: FORMAT.into(),
+        id: String::new(),
+        planned_on: report.planned_on,
+        planned_at: now,
+        provider,
+        edits,
+    };
+    review.id = format!("p-{:016x}", fnv1a(&serde_json::to_string(&review).unwrap_or_default()));
+    review
+}
+
+/// Applies the edits of `review` that `decisions` approve to the memory as it is at `now`,
+/// each judged again, as one Sleep (a version per pass); logs each edit not approved as
+/// refused by the user and each edit refused when planned with that reason. Edits the log
+/// already holds are skipped, so a second apply applies nothing.
+pub async fn apply<S: Store>(
+    store: &S,
+    review: &Review,
+    decisions: &Decisions,
+    now: i64,
+    on_event: &mut dyn FnMut(&PassEvent),
+) -> Result<Applied, ReviewError> {
+    review.check(decisions)?;
+    let logged: HashSet<String> = store.mutations().await?.into_iter().filter_map(|m| m.refs.review).collect();
+    let todo: Vec<&Proposed> = review.edits.iter().filter(|e| !logged.contains(&review.reference(&e.id))).collect();
+    let already = review.edits.len() - todo.len();
+    let mut applied = Applied {
+        report: None,
+        already,
+        applied: 0,
+        refused_now: 0,
+        not_approved: 0,
+        refused_when_planned: 0,
+        moved: None,
+    };
+    if todo.is_empty() {
+        return Ok(applied);
+    }
+    let meta = store.meta().await?;
+    let options = SleepOptions::new(now);
+    let (policy, policy_note) = sleep::policy_for(store, &meta, &options).await?;
+    let meta = store.meta().await?;
+    applied.moved = (meta.head != review.planned_on).then_some((review.planned_on, meta.head));
+    let mut head = meta.head;
+    let mut items: BTreeMap<String, Item> = store.items().await?.into_iter().map(|i| (i.item_id.clone(), i)).collect();
+    let active_before = items.values().filter(|i| i.active).count();
+    let turns = store.transcript().await?;
+    let mut passes = Vec::new();
+    for kind in PassKind::SLEEP {
+        let input = items.values().filter(|i| i.active).count();
+        on_event(&PassEvent::start(kind, false, input));
+        let edits: Vec<&Proposed> = todo.iter().copied().filter(|e| e.pass == kind).collect();
+        let replays = edits
+            .iter()
+            .map(|e| {
+                let refusal = match &e.refused {
+                    Some(why) => Some(format!("refused when planned (v{}): {why}", review.planned_on)),
+                    None if !decisions.approves(&e.id) => Some(decisions.why_not(&e.id)),
+                    None => None,
+                };
+                Replay { proposer: e.proposer, proposal: e.proposal.clone(), refusal }
+            })
+            .collect();
+        let plan = pass::replay(
+            kind,
+            PassInput {
+                items: &items,
+                policy: &policy,
+                now,
+                candidates: &Candidates::None,
+                turns: &turns,
+                shown: None,
+            },
+            replays,
+        );
+        applied.count(&edits, &plan.outcomes, decisions);
+        let mut mutations = plan.mutations(&items, now);
+        for (m, e) in mutations.iter_mut().zip(&edits) {
+            m.refs.review = Some(review.reference(&e.id));
+        }
+        let written = sleep::commit_pass(store, kind, passes.is_empty(), &plan, &mutations, head, now).await?;
+        head = written.last().map_or(head, |v| v.seq);
+        for row in &plan.changed {
+            items.insert(row.item_id.clone(), row.clone());
+        }
+        let event = PassEvent {
+            after_version: written.last().map(|v| v.seq),
+            before_version: written.iter().rev().nth(1).map(|v| v.seq),
+            ..PassEvent::start(kind, false, input)
+        }
+        .done(&plan, items.values().filter(|i| i.active).count());
+        on_event(&event);
+        passes.push(PassReport {
+            event,
+            mutations,
+            search: Default::default(),
+            calls: 0,
+            prompt_tokens: 0,
+            completion_tokens: 0,
+            notes: Vec::new(),
+            outcomes: plan.outcomes,
+        });
+    }
+    applied.report = Some(SleepReport {
+        dry_run: false,
+        fresh: None,
+        active_before,
+        active_after: items.values().filter(|i| i.active).count(),
+        passes,
+        policy_note,
+        planned_on: meta.head,
+    });
+    Ok(applied)
+}
+
+/// The ids an outcome touches: its edit's, or those its refused proposal named.
+fn touched(o: &Outcome) -> Vec<String> {
+    match &o.verdict {
+        Verdict::Accept(edit) => match edit {
+            Edit::Add { .. } => Vec::new(),
+            Edit::Drop { item_id, duplicate_of, .. } => vec![item_id.clone(), duplicate_of.clone()],
+            Edit::Merge { into_id, from_ids, .. } => std::iter::once(into_id).chain(from_ids).cloned().collect(),
+            Edit::Promote { item_id, .. } | Edit::Forget { item_id, .. } | Edit::Cite { item_id } => {
+                vec![item_id.clone()]
+            }
+            Edit::Supersede { old_id, new_id, .. } => vec![old_id.clone(), new_id.clone()],
+        },
+        Verdict::Refuse(_) => {
+            let mut ids = Vec::new();
+            for field in ["itemId", "duplicateOf", "intoId", "oldId", "newId", "fromIds"] {
+                match o.proposal.get(field) {
+                    Some(Value::String(id)) => ids.push(id.clone()),
+                    Some(Value::Array(list)) => ids.extend(list.iter().filter_map(Value::as_str).map(str::to_string)),
+                    _ => {}
+                }
+            }
+            let mut seen = HashSet::new();
+            ids.retain(|id| seen.insert(id.clone()));
+            ids
+        }
+    }
+}
+
+fn fact(item: &Item) -> Fact {
+    Fact { text: item.text.clone(), block: item.block, active: item.active }
+}
+
+/// FNV-1a, 64 bits: a plan's id from its content (no randomness, no clock).
+fn fnv1a(text: &str) -> u64 {
+    text.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3))
+}
