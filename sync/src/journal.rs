@@ -11,6 +11,7 @@ use crate::replay::{Applied, Watch};
 use nocturne_core::flow::chat::{self, Reply, TurnOutcome};
 use nocturne_core::flow::edit::{self, UserEdit};
 use nocturne_core::flow::focus::Scope;
+use nocturne_core::flow::review::{self, Decisions, Review};
 use nocturne_core::flow::sleep::{self, PassEvent, SleepOptions, SleepReport};
 use nocturne_core::llm::offline::OfflineProvider;
 use nocturne_core::llm::provider::Provider;
@@ -122,6 +123,39 @@ impl<K: Keeper, S: Store> Journal<'_, K, S> {
         replanning(
             |e| matches!(e, sleep::SleepError::Store(e) if e.is_conflict()),
             async || sleep::sleep(self.store, provider, options, on_event).await,
+        )
+        .await
+        .map(Journaled::plain)
+        .map_err(|e| e.to_string())
+    }
+
+    /// Applies a reviewed Sleep's `plan` with the user's `decisions` (`flow::review::apply`):
+    /// under the Sleep lease and as a record when the memory syncs. Decisions naming an
+    /// edit the plan lacks change nothing.
+    pub async fn apply(
+        &self,
+        plan: &Review,
+        decisions: &Decisions,
+        server: (&impl Exchange, &impl Random),
+        at: i64,
+        on_event: &mut dyn FnMut(&PassEvent),
+    ) -> Result<Journaled<review::Applied>, String> {
+        plan.check(decisions).map_err(|e| e.to_string())?;
+        if self.keeper.load().await?.is_some() {
+            let (exchange, random) = server;
+            let lease = procedure::take_lease(self.keeper, exchange, random, at).await?;
+            let op = Op::Apply { plan: Box::new(plan.clone()), decisions: decisions.clone() };
+            let mut watch = Watch { stop: Default::default(), on_event };
+            let done = procedure::act(self.keeper, self.store, &OfflineProvider, op, at, &mut watch).await;
+            procedure::release_lease(self.keeper, exchange, random, at).await;
+            let done = done?.ok_or("the memory stopped syncing; nothing was changed")?;
+            let applied = done.review.ok_or_else(|| done.applied.to_string())?;
+            let recorded = lease.into_iter().chain([done.applied.to_string()]).collect::<Vec<_>>().join("; ");
+            return Ok(Journaled { done: applied, recorded: Some(recorded) });
+        }
+        replanning(
+            |e| matches!(e, review::ReviewError::Sleep(sleep::SleepError::Store(e)) if e.is_conflict()),
+            async || review::apply(self.store, plan, decisions, at, on_event).await,
         )
         .await
         .map(Journaled::plain)

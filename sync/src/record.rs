@@ -73,6 +73,9 @@ pub enum Op {
     Edit { edit: EditRow },
     /// A Sleep over the head the device had.
     Sleep { deep: bool },
+    /// A reviewed Sleep's plan applied with the user's decisions (`flow::review`), over the
+    /// head the device had: stale on another head, like a Sleep.
+    Apply { plan: Box<nocturne_core::flow::review::Review>, decisions: nocturne_core::flow::review::Decisions },
     /// The whole memory at a point (a device joining with a memory, or an erase, which
     /// must leave no earlier record holding the erased words): replay starts here, and
     /// the records it `covers` are removed from the space.

@@ -13,6 +13,7 @@
 use crate::record::{Call, EditRow, Op, Record, ReplyRow};
 use nocturne_core::flow::chat::{self, Reply};
 use nocturne_core::flow::edit;
+use nocturne_core::flow::review;
 use nocturne_core::flow::sleep::{self, PassEvent, SleepOptions, SleepReport};
 use nocturne_core::flow::stop::StopToken;
 use nocturne_core::llm::provider::{Completion, Layer, ProposalStyle, Provider, ProviderError, Request};
@@ -40,11 +41,13 @@ pub struct Performed {
     pub applied: Applied,
     pub turn: Option<chat::TurnOutcome>,
     pub sleep: Option<SleepReport>,
+    /// What applying a reviewed plan did (its Sleep is `sleep`).
+    pub review: Option<review::Applied>,
 }
 
 impl From<Applied> for Performed {
     fn from(applied: Applied) -> Self {
-        Performed { applied, turn: None, sleep: None }
+        Performed { applied, turn: None, sleep: None, review: None }
     }
 }
 
@@ -109,7 +112,7 @@ pub async fn perform_watched<S: Store, P: Provider>(
             } else {
                 Applied::AsMade
             };
-            Ok(Performed { applied, turn: Some(outcome), sleep: None })
+            Ok(Performed { applied, turn: Some(outcome), sleep: None, review: None })
         }
         Op::Edit { edit: row } => perform_edit(store, record, row, stale).await.map(Performed::from),
         Op::Sleep { deep } => {
@@ -127,7 +130,7 @@ pub async fn perform_watched<S: Store, P: Provider>(
                 options = options.deep();
             }
             match sleep::sleep(store, provider, &options, watch.on_event).await {
-                Ok(report) => Ok(Performed { applied: Applied::AsMade, turn: None, sleep: Some(report) }),
+                Ok(report) => Ok(Performed { applied: Applied::AsMade, turn: None, sleep: Some(report), review: None }),
                 Err(sleep::SleepError::Store(s)) => Err(s),
                 // Stopped, or the model failed: the passes before stay. Worded without the
                 // cause so the device that stopped and the devices replaying (whose replies
@@ -140,6 +143,26 @@ pub async fn perform_watched<S: Store, P: Provider>(
                     log_refusal(store, record, MutationKind::Sleep, "", &why).await?;
                     Ok(Applied::Refused(why).into())
                 }
+            }
+        }
+        Op::Apply { plan, decisions } => {
+            if stale {
+                let why = format!(
+                    "the reviewed Sleep (plan {}) applied on {} was planned on a memory that has since changed (another device's record came first); refused as stale: review a new plan",
+                    plan.id, record.device_name
+                );
+                log_refusal(store, record, MutationKind::Sleep, "", &why).await?;
+                return Ok(Applied::Refused(why).into());
+            }
+            match review::apply(store, plan, decisions, at, watch.on_event).await {
+                Ok(done) => Ok(Performed {
+                    applied: Applied::AsMade,
+                    turn: None,
+                    sleep: done.report.clone(),
+                    review: Some(done),
+                }),
+                Err(review::ReviewError::Sleep(sleep::SleepError::Store(s))) => Err(s),
+                Err(other) => Err(StoreError::Invalid(other.to_string())),
             }
         }
         Op::Checkpoint { document, .. } => {

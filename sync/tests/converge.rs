@@ -225,6 +225,52 @@ fn a_sleep_planned_on_a_stale_head_is_refused_and_logged() {
     assert_eq!(a.user_turns().len(), 2);
 }
 
+/// A reviewed Sleep's plan applied on one device reaches the other as one record and both
+/// end on the same memory; applied on a head another device's record moved, it is refused
+/// as stale on both, like a Sleep.
+#[test]
+fn an_applied_plan_converges_and_one_planned_on_a_stale_head_is_refused() {
+    use nocturne_core::flow::review::{self, Decisions};
+    use nocturne_core::flow::sleep::SleepOptions;
+    let server = LoopbackServer::new();
+    let mut a = Phone::join(&server, 1, "pass phrase").expect("a");
+    let mut b = Phone::join(&server, 2, "pass phrase").expect("b");
+    a.say("I keep a bearded dragon. I keep a bearded dragon called Saffron.", T0);
+    a.say("I promised Marco I would return his drill by 3 February 2027.", T0 + 30);
+    a.sync(&server);
+    b.sync(&server);
+    let plan = |p: &Phone, at| block(review::plan(&p.store, &OfflineProvider, &SleepOptions::new(at), &mut |_| {}));
+    let first = plan(&a, T0 + 60).expect("plan");
+    let chosen = first.edits.iter().find(|e| e.refused.is_none()).expect("an accepted edit").id.clone();
+    let op = Op::Apply { plan: Box::new(first.clone()), decisions: Decisions::only([chosen.as_str()]) };
+    assert_eq!(a.act(op, T0 + 90).expect("apply"), nocturne_sync::replay::Applied::AsMade);
+    a.sync(&server);
+    b.sync(&server);
+    assert_eq!(a.digest(), b.digest());
+    let applied = |p: &Phone| {
+        let log = block(p.store.mutations()).expect("log");
+        log.iter().filter(|m| m.accepted && m.refs.review.as_deref() == Some(&first.reference(&chosen))).count()
+    };
+    assert_eq!((applied(&a), applied(&b)), (1, 1), "the approved edit, once on each device");
+    // Offline: A says something; B (sorted second) applies a plan made on the head they
+    // shared.
+    let second = plan(&b, T0 + 120).expect("plan");
+    assert!(second.edits.iter().any(|e| e.refused.is_none()), "the second plan has edits to apply");
+    a.say("I work as a nurse at the city hospital.", T0 + 130);
+    b.act(Op::Apply { plan: Box::new(second.clone()), decisions: Decisions::all() }, T0 + 140).expect("apply");
+    a.sync(&server);
+    b.sync(&server);
+    a.sync(&server);
+    assert_eq!(a.digest(), b.digest());
+    let log = block(a.store.mutations()).expect("log");
+    let stale = log
+        .iter()
+        .find(|m| m.rejection_reason.as_deref().is_some_and(|r| r.contains(&second.id)))
+        .expect("the stale apply is logged");
+    assert!(stale.rejection_reason.as_deref().unwrap_or("").contains("refused as stale"), "{stale:?}");
+    assert!(!log.iter().any(|m| m.accepted && m.refs.review.as_deref().is_some_and(|r| r.starts_with(&second.id))));
+}
+
 /// An edit of a fact another device retired meanwhile is refused on replay, with the
 /// reason logged on every device.
 #[test]
