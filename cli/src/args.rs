@@ -66,6 +66,31 @@ pub(crate) enum Command {
         /// Go ahead even when the Sleep would retire more than a quarter of the memory
         #[arg(long)]
         yes: bool,
+        /// Plan the Sleep for review into PLAN.json (every proposal, its facts before and
+        /// after, the gate's verdict), leaving the store file byte-identical; approve it
+        /// with `nocturne apply`
+        #[arg(long, value_name = "PLAN.json", conflicts_with = "dry_run")]
+        review: Option<PathBuf>,
+    },
+    /// List a reviewed Sleep's plan: each edit's id, pass, verdict, reason and facts
+    /// before and after
+    Review { plan: PathBuf },
+    /// Apply a reviewed Sleep's plan: the approved edits (all, or --only these), each
+    /// judged again on the memory as it is now, as one Sleep; the rest logged as not
+    /// approved by the user. A plan applies at most once
+    Apply {
+        plan: PathBuf,
+        #[command(flatten)]
+        store: StoreArgs,
+        /// Approve only these edits (r1,r3); every other is logged as not approved
+        #[arg(long, value_delimiter = ',', value_name = "IDS")]
+        only: Option<Vec<String>>,
+        /// Reject these edits (repeat, or r2,r4), logged with --reason
+        #[arg(long, value_delimiter = ',', value_name = "IDS")]
+        reject: Vec<String>,
+        /// Why the rejected edits were rejected (in the log)
+        #[arg(long, requires = "reject")]
+        reason: Option<String>,
     },
     /// Import a ChatGPT or Claude export (the .zip as downloaded, or conversations.json),
     /// a JSON Lines chat log or a LoCoMo file: each message a turn at the time it was

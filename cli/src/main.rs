@@ -100,8 +100,14 @@ fn run(command: Command) -> Result<ExitCode, String> {
             let flags = cmd::chat::ChatFlags { speaker: speaker.as_deref(), show_memory };
             cmd::chat::chat(&store, &provider, flags, message)?
         }
-        Command::Sleep { store, provider, dry_run, deep, yes } => {
-            cmd::sleep::sleep_command(&store, &provider, cmd::sleep::SleepFlags { dry_run, deep, yes })?
+        Command::Sleep { store, provider, dry_run, deep, yes, review } => match review {
+            // A plan writes nothing, so the guard against retiring a lot has nothing to guard.
+            Some(plan) => cmd::review::plan_command(&store, &provider, deep, &plan)?,
+            None => cmd::sleep::sleep_command(&store, &provider, cmd::sleep::SleepFlags { dry_run, deep, yes })?,
+        },
+        Command::Review { plan } => cmd::review::list_command(&plan)?,
+        Command::Apply { plan, store, only, reject, reason } => {
+            cmd::review::apply_command(&store, &plan, only, &reject, reason.as_deref())?
         }
         Command::Import { file, store, provider, format, dry_run, sleep, yes } => {
             let p = provider.build()?;

@@ -6,6 +6,7 @@ use crate::file::FileStore;
 use crate::sync::{Files, Os, Socket};
 use nocturne_core::flow::chat::{self, TurnOutcome};
 use nocturne_core::flow::edit::UserEdit;
+use nocturne_core::flow::review::{Applied, Decisions, Review};
 use nocturne_core::flow::sleep::{PassEvent, SleepOptions, SleepReport};
 use nocturne_core::llm::provider::Provider;
 use nocturne_core::model::memory::Version;
@@ -66,5 +67,16 @@ impl<'a> Writer<'a> {
     ) -> Result<Journaled<SleepReport>, String> {
         pollster::block_on(self.journal().sleep(provider, (&Socket, &Os), options, notes, on_event))
             .map_err(|e| format!("{e}; the store file holds the passes that completed"))
+    }
+
+    /// A reviewed Sleep's plan applied with the user's decisions.
+    pub fn apply(
+        &self,
+        plan: &Review,
+        decisions: &Decisions,
+        at: i64,
+        on_event: &mut dyn FnMut(&PassEvent),
+    ) -> Result<Journaled<Applied>, String> {
+        pollster::block_on(self.journal().apply(plan, decisions, (&Socket, &Os), at, on_event))
     }
 }

@@ -154,6 +154,65 @@ fn a_dry_run_leaves_the_store_file_byte_identical() {
     assert!(versions.contains("pass:forget:after"), "{versions}");
 }
 
+/// SPEC §16 through the real commands: the plan leaves the store byte-identical, `--only`
+/// applies exactly the chosen edits and logs the rest as not approved, a second apply
+/// applies nothing, and a decision naming an edit the plan lacks writes nothing.
+#[test]
+fn a_reviewed_sleep_applies_exactly_what_was_approved_once() {
+    let store = temp("reviewed.json");
+    let plan = temp("reviewed-plan.json");
+    let _ = std::fs::remove_file(&store);
+    let (s, p) = (store.to_str().expect("utf8"), plan.to_str().expect("utf8"));
+    for msg in [
+        "I keep a bearded dragon.",
+        "I keep a bearded dragon called Saffron.",
+        "I live in Lisbon.",
+        "I moved to Porto, I no longer live in Lisbon.",
+        "This week I'm swamped at work.",
+    ] {
+        assert!(nocturne(&["chat", "--store", s, "--now", "1767000000", msg]).status.success());
+    }
+    let before = std::fs::read(&store).expect("store file");
+    let out = nocturne(&["sleep", "--store", s, "--review", p, "--now", "1767900000"]);
+    assert!(out.status.success() && stdout(&out).contains("the store file is unchanged"), "{}", stderr(&out));
+    assert_eq!(std::fs::read(&store).expect("store file"), before, "a plan writes nothing");
+    let listed = stdout(&nocturne(&["review", p]));
+    for id in ["r1 dedupe drop", "r2 supersede", "r5 forget"] {
+        assert!(listed.contains(id), "{id}:\n{listed}");
+    }
+    assert!(listed.contains("\"I live in Lisbon.\" (scratch) -> \"I live in Lisbon.\" (scratch, retired)"), "{listed}");
+
+    let out = nocturne(&["apply", p, "--store", s, "--only", "r99", "--now", "1767900060"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stderr(&out).contains("has no edit r99"), "{}", stderr(&out));
+    assert_eq!(std::fs::read(&store).expect("store file"), before, "a bad decision writes nothing");
+
+    let args = ["apply", p, "--store", s, "--only", "r1,r2", "--reject", "r3", "--reason", "not yet"];
+    let out = nocturne(&[&args[..], &["--now", "1767900100"]].concat());
+    assert!(
+        stdout(&out).contains("2 applied, 0 refused by the gates now, 3 not approved by the user"),
+        "{}",
+        stdout(&out)
+    );
+    let doc: serde_json::Value = serde_json::from_slice(&std::fs::read(&store).expect("store")).expect("json");
+    let reasons: Vec<&str> =
+        doc["mutations"].as_array().expect("log").iter().filter_map(|m| m["rejectionReason"].as_str()).collect();
+    assert!(reasons.contains(&"not approved by the user: not yet"), "{reasons:?}");
+    let active: Vec<&str> = doc["items"]
+        .as_array()
+        .expect("items")
+        .iter()
+        .filter(|i| i["active"] == true)
+        .filter_map(|i| i["text"].as_str())
+        .collect();
+    assert!(!active.contains(&"I live in Lisbon.") && active.contains(&"This week I'm swamped at work."), "{active:?}");
+
+    let after = std::fs::read(&store).expect("store file");
+    let out = nocturne(&["apply", p, "--store", s, "--now", "1767900200"]);
+    assert!(stdout(&out).contains("a plan applies at most once"), "{}", stdout(&out));
+    assert_eq!(std::fs::read(&store).expect("store file"), after, "a second apply writes nothing");
+}
+
 #[test]
 fn a_corrupt_store_file_is_refused_with_its_name() {
     let store = temp("corrupt.json");
@@ -193,6 +252,8 @@ fn help_lists_every_subcommand() {
         "bench-incremental",
         "bench-recall",
         "bench",
+        "review",
+        "apply",
     ] {
         assert!(help.lines().any(|l| l.trim_start().starts_with(sub)), "--help does not list {sub}:\n{help}");
     }

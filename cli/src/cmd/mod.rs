@@ -3,4 +3,5 @@
 pub(crate) mod chat;
 pub(crate) mod check;
 pub(crate) mod memory;
+pub(crate) mod review;
 pub(crate) mod sleep;

@@ -1,0 +1,111 @@
+//! `nocturne sleep --review`, `nocturne review` and `nocturne apply`: a Sleep planned into
+//! a file the user reads, then applied edit by edit as approved (`flow::review`).
+
+use crate::args::{ProviderArgs, StoreArgs};
+use crate::file::FileStore;
+use crate::write;
+use nocturne_core::flow::review::{self, Decisions, Proposed, Review};
+use nocturne_core::flow::sleep::{PassEvent, SleepOptions};
+use nocturne_core::model::memory::Proposer;
+use std::path::Path;
+
+/// Plans a Sleep for review into `plan_path`; the store file is only read.
+pub(crate) fn plan_command(
+    store: &StoreArgs,
+    provider: &ProviderArgs,
+    deep: bool,
+    plan_path: &Path,
+) -> Result<(), String> {
+    let memory = FileStore::open_existing(&store.store)?;
+    let mut options = SleepOptions::new(store.now());
+    if deep {
+        options = options.deep();
+    }
+    let p = provider.build()?;
+    let mut on_event = |ev: &PassEvent| println!("{}", ev.event_line());
+    let plan = pollster::block_on(review::plan(&memory, &p, &options, &mut on_event)).map_err(|e| e.to_string())?;
+    let text = serde_json::to_string_pretty(&plan).map_err(|e| e.to_string())?;
+    let tmp = plan_path.with_extension("json.tmp");
+    std::fs::write(&tmp, text + "\n")
+        .and_then(|()| std::fs::rename(&tmp, plan_path))
+        .map_err(|e| format!("cannot write the plan to {}: {e}; the store file is unchanged", plan_path.display()))?;
+    let refused = plan.edits.iter().filter(|e| e.refused.is_some()).count();
+    println!(
+        "plan {} written to {}: {} edit(s), {} the gates accept, {} they refuse; the store file is unchanged. \
+See it with `nocturne review {}`, apply it with `nocturne apply {} --store {}`",
+        plan.id,
+        plan_path.display(),
+        plan.edits.len(),
+        plan.edits.len() - refused,
+        refused,
+        plan_path.display(),
+        plan_path.display(),
+        store.store.display()
+    );
+    Ok(())
+}
+
+/// Lists a plan file.
+pub(crate) fn list_command(plan_path: &Path) -> Result<(), String> {
+    let plan = read(plan_path)?;
+    println!("plan {} by {}, planned on v{}: {} edit(s)", plan.id, plan.provider, plan.planned_on, plan.edits.len());
+    for e in &plan.edits {
+        println!("{}", line(e));
+        for c in &e.facts {
+            let state = |f: &review::Fact| {
+                format!("\"{}\" ({}{})", f.text, f.block.as_str(), if f.active { "" } else { ", retired" })
+            };
+            if c.before == c.after {
+                println!("    {} {}", c.item_id, state(&c.before));
+            } else {
+                println!("    {} {} -> {}", c.item_id, state(&c.before), state(&c.after));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Applies a plan file to the store with the user's decisions.
+pub(crate) fn apply_command(
+    store: &StoreArgs,
+    plan_path: &Path,
+    only: Option<Vec<String>>,
+    reject: &[String],
+    reason: Option<&str>,
+) -> Result<(), String> {
+    let plan = read(plan_path)?;
+    let memory = FileStore::open_existing(&store.store)?;
+    let mut decisions = match &only {
+        Some(ids) => Decisions::only(ids.iter().map(String::as_str)),
+        None => Decisions::all(),
+    };
+    for id in reject {
+        decisions = decisions.reject(id, reason.unwrap_or(""));
+    }
+    let mut on_event = |ev: &PassEvent| println!("{}", ev.event_line());
+    let applied = write::Writer::new(&store.store, &memory).apply(&plan, &decisions, store.now(), &mut on_event)?;
+    if let Some(what) = &applied.recorded {
+        println!("recorded for the next sync ({what})");
+    }
+    println!("{}", applied.done.summary(&plan));
+    Ok(())
+}
+
+fn read(path: &Path) -> Result<Review, String> {
+    let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read the plan {}: {e}", path.display()))?;
+    Review::parse(&text).map_err(|e| format!("{}: {e}", path.display()))
+}
+
+/// `r3 dedupe drop (model) accepted: "same fact"`.
+fn line(e: &Proposed) -> String {
+    let by = match e.proposer {
+        Proposer::Model => "model".to_string(),
+        other => serde_json::to_value(other).ok().and_then(|v| v.as_str().map(String::from)).unwrap_or_default(),
+    };
+    let verdict = match &e.refused {
+        None => "accepted".to_string(),
+        Some(why) => format!("REFUSED ({why})"),
+    };
+    let reason = if e.reason.is_empty() { String::new() } else { format!(": \"{}\"", e.reason) };
+    format!("{} {} {} ({by}) {verdict}{reason}", e.id, e.pass.name(), e.kind.as_str())
+}
