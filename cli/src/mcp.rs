@@ -13,6 +13,7 @@
 use crate::file::FileStore;
 use crate::ProviderArgs;
 use nocturne_core::flow::edit::UserEdit;
+use nocturne_core::flow::review;
 use nocturne_core::flow::sleep;
 use nocturne_core::llm::context::{self, MemoryIndex};
 use nocturne_core::llm::prompt;
@@ -171,7 +172,15 @@ be true. Returns what was removed, never the text.",
         tool::<SleepArgs>(
             "sleep",
             "Consolidate the memory: Dedupe, Merge, Supersede, Promote and Forget, each proposed edit checked by a \
-gate and logged, accepted or refused. With dry_run nothing is written.",
+gate and logged, accepted or refused. With dry_run nothing is written. With review nothing is written \
+either: the result is a plan (each edit's id r1, r2, …, pass, facts before and after, reason and the gate's \
+verdict) for the user to approve with apply_plan.",
+        ),
+        tool::<ApplyPlan>(
+            "apply_plan",
+            "Apply a reviewed Sleep's plan (from sleep with review) as the user decided: every edit, or only \
+those named; the rest are logged as not approved by the user. Each approved edit is judged again on the \
+memory as it is now. A plan applies at most once.",
         ),
         tool::<MemoryHistory>(
             "memory_history",
@@ -270,6 +279,26 @@ pub struct SleepArgs {
     /// Plan and report every pass, writing nothing.
     #[serde(default, deserialize_with = "lenient::optional_flag")]
     pub dry_run: Option<bool>,
+    /// Plan for the user's review, writing nothing to the memory: returns the plan.
+    #[serde(default, deserialize_with = "lenient::optional_flag")]
+    pub review: Option<bool>,
+}
+
+/// Arguments of `apply_plan`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ApplyPlan {
+    /// The plan's id, e.g. `p-2a7a81b31aa2727c`.
+    pub plan_id: String,
+    /// Apply only these edits (`r1`, `r3`); absent: every edit not rejected.
+    #[serde(default)]
+    pub only: Option<Vec<String>>,
+    /// Edits the user rejected.
+    #[serde(default)]
+    pub reject: Vec<String>,
+    /// Why the user rejected them (kept in the log).
+    #[serde(default)]
+    pub reason: Option<String>,
 }
 
 /// Arguments of `memory_history`.
@@ -470,8 +499,35 @@ pub fn call(config: &Config, name: &str, args: Map<String, Value>) -> Result<Val
                 "note": "the words are gone from every version; a tombstone remains in the log",
             }))
         }
+        "apply_plan" => {
+            let a: ApplyPlan = parse(name, args)?;
+            let path = plan_path(config, &a.plan_id)?;
+            let text = std::fs::read_to_string(&path).map_err(|_| {
+                format!("no plan {:?} was made for this store (sleep with review makes one)", a.plan_id)
+            })?;
+            let plan = review::Review::parse(&text).map_err(|e| e.to_string())?;
+            let mut decisions = match &a.only {
+                Some(ids) => review::Decisions::only(ids.iter().map(String::as_str)),
+                None => review::Decisions::all(),
+            };
+            for id in &a.reject {
+                decisions = decisions.reject(id, a.reason.as_deref().unwrap_or(""));
+            }
+            let applied = writer(config, &store).apply(&plan, &decisions, now, &mut |_| {})?.done;
+            Ok(json!({
+                "summary": applied.summary(&plan),
+                "applied": applied.applied,
+                "refused_now": applied.refused_now,
+                "not_approved": applied.not_approved,
+                "refused_when_planned": applied.refused_when_planned,
+                "already_applied": applied.already,
+            }))
+        }
         "sleep" => {
             let a: SleepArgs = parse(name, args)?;
+            if a.review == Some(true) {
+                return plan_tool(config, &store, &a, now);
+            }
             let provider = config.provider.build()?;
             let mut options = sleep::SleepOptions::new(now);
             options.dry_run = a.dry_run.unwrap_or(false);
@@ -586,6 +642,37 @@ fn active_in_order(items: &[Item]) -> Vec<&Item> {
 
 /// Writes to the store through the command line's one write path (recorded for the next
 /// sync when the store syncs).
+/// `sleep` with `review`: the plan, kept beside the store for `apply_plan`; the memory is
+/// only read.
+fn plan_tool(config: &Config, store: &FileStore, a: &SleepArgs, now: i64) -> Result<Value, String> {
+    if a.dry_run == Some(true) {
+        return Err("dry_run and review are two ways of writing nothing; ask for one".into());
+    }
+    let provider = config.provider.build()?;
+    let options = sleep::SleepOptions::new(now);
+    let plan = pollster::block_on(review::plan(store, &provider, &options, &mut |_| {}))
+        .map_err(|e| format!("the review stopped: {e}; nothing was written"))?;
+    let path = plan_path(config, &plan.id)?;
+    let text = serde_json::to_string_pretty(&plan).map_err(|e| e.to_string())?;
+    std::fs::write(&path, text).map_err(|e| format!("cannot keep the plan at {}: {e}", path.display()))?;
+    Ok(json!({
+        "plan": plan,
+        "note": "nothing was written to the memory; apply_plan with this plan_id applies what the user approves",
+    }))
+}
+
+/// Where the server keeps plan `id` of its store: `memory.json.plans/p-….json`, beside it.
+fn plan_path(config: &Config, id: &str) -> Result<PathBuf, String> {
+    if !(id.starts_with("p-") && id.len() <= 40 && id[2..].chars().all(|c| c.is_ascii_hexdigit())) {
+        return Err(format!("{id:?} is not a plan id (they look like p-2a7a81b31aa2727c)"));
+    }
+    let mut dir = config.store.clone().into_os_string();
+    dir.push(".plans");
+    let dir = PathBuf::from(dir);
+    std::fs::create_dir_all(&dir).map_err(|e| format!("cannot make {}: {e}", dir.display()))?;
+    Ok(dir.join(format!("{id}.json")))
+}
+
 fn writer<'a>(config: &'a Config, store: &'a FileStore) -> crate::write::Writer<'a> {
     crate::write::Writer::new(&config.store, store)
 }

@@ -86,6 +86,7 @@ fn the_tools_are_listed_with_a_schema_and_a_description_each() {
             names,
             [
                 "add_memory",
+                "apply_plan",
                 "correct_memory",
                 "erase_memory",
                 "forget_memory",
@@ -154,6 +155,39 @@ fn a_conversation_added_through_mcp_is_gated_stored_searched_and_slept_on() {
             stages.contains(&"dedupe") && stages.contains(&"supersede") && stages.contains(&"encode"),
             "{stages:?}"
         );
+        client.cancel().await.expect("close");
+    });
+}
+
+/// SPEC §16 through MCP: `sleep` with `review` returns a plan and writes nothing to the
+/// memory; `apply_plan` applies only the edits named, logs the rest as not approved, and a
+/// second call applies nothing; a plan id the server never made is a tool error.
+#[test]
+fn a_reviewed_sleep_through_mcp_writes_nothing_until_the_user_applies_it() {
+    let store = temp("reviewed.json");
+    runtime().block_on(async {
+        let client = connect(&store, &[]).await;
+        for text in ["I keep a bearded dragon.", "I keep a bearded dragon called Saffron.", "I live in Lisbon."] {
+            ok(&client, "add_memory", json!({"text": text})).await;
+        }
+        ok(&client, "add_memory", json!({"text": "I moved to Porto, I no longer live in Lisbon."})).await;
+        let before = std::fs::read(&store).expect("store");
+        let planned = ok(&client, "sleep", json!({"review": true})).await;
+        assert_eq!(std::fs::read(&store).expect("store"), before, "a plan writes nothing");
+        let plan = &planned["plan"];
+        let id = plan["id"].as_str().expect("plan id").to_string();
+        let accepted: Vec<&str> =
+            each(&plan["edits"]).filter(|e| e["refused"].is_null()).filter_map(|e| e["id"].as_str()).collect();
+        assert!(accepted.len() >= 2, "{planned}");
+        let applied = ok(&client, "apply_plan", json!({"plan_id": id, "only": [accepted[0]]})).await;
+        assert_eq!(applied["applied"], json!(1), "{applied}");
+        assert_eq!(applied["not_approved"], json!(accepted.len() - 1), "{applied}");
+        let again = ok(&client, "apply_plan", json!({"plan_id": id})).await;
+        assert!(again["summary"].as_str().is_some_and(|s| s.contains("at most once")), "{again}");
+        let err = tool_error(&client, "apply_plan", json!({"plan_id": "p-0000000000000000"})).await;
+        assert!(err.contains("no plan"), "{err}");
+        let err = tool_error(&client, "apply_plan", json!({"plan_id": "../memory"})).await;
+        assert!(err.contains("not a plan id"), "{err}");
         client.cancel().await.expect("close");
     });
 }
