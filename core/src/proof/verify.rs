@@ -275,6 +275,7 @@ async fn policy_comparison<S: Store, P: Provider>(
 ) -> Result<(), String> {
     let e = |e: &dyn std::fmt::Display| e.to_string();
     let mut forgotten = Vec::new();
+    let mut unprotected_left = 0;
     for cap in [120, 6] {
         let policy = RetentionPolicy { max_active_facts: Some(cap), ..store.meta().await.map_err(|x| e(&x))?.policy };
         let opts = SleepOptions { policy: Some(policy.clone()), ..SleepOptions::new(now).dry() };
@@ -299,6 +300,7 @@ async fn policy_comparison<S: Store, P: Provider>(
                 .count()
         });
         forgotten.push((cap, n, plan.active_after, protected));
+        unprotected_left = unprotected_after(store, &plan, &policy, now).await.map_err(|x| e(&x))?;
     }
     let protected_active = {
         let items = store.items().await.map_err(|x| e(&x))?;
@@ -311,13 +313,32 @@ async fn policy_comparison<S: Store, P: Provider>(
         "policy comparison",
         f6 > f120 && left6 >= 6.min(left120) && left6 <= left120,
         // With fewer than 7 facts a cap of 6 has nothing to forget, and a cap never forgets a
-        // protected fact: when the model's categories left at most one fact unprotected,
+        // protected fact: when the model's categories left at most one fact unprotected, or
+        // none was left for the cap once the other passes and the value rules had done,
         // that is the model's doing too.
-        active_seeded < 7 || active_seeded.saturating_sub(protected_active) <= 1,
-        format!("maxActiveFacts=120: forgotten={f120}, active left={left120}; maxActiveFacts=6: forgotten={f6}, active left={left6} (protected facts seeded: {protected_active})"),
+        active_seeded < 7 || active_seeded.saturating_sub(protected_active) <= 1 || unprotected_left == 0,
+        format!("maxActiveFacts=120: forgotten={f120}, active left={left120}; maxActiveFacts=6: forgotten={f6}, active left={left6}, of them unprotected {unprotected_left} (protected facts seeded: {protected_active})"),
     );
 
     Ok(())
+}
+
+/// How many facts a dry run's `plan` leaves active that `policy` does not protect: what a
+/// cap could still have forgotten.
+async fn unprotected_after<S: Store>(
+    store: &S,
+    plan: &sleep::SleepReport,
+    policy: &RetentionPolicy,
+    now: i64,
+) -> Result<usize, crate::store::StoreError> {
+    let items = store.items().await?;
+    let review = crate::flow::review::from_report(plan, items.clone(), String::new(), now);
+    let mut active: std::collections::HashMap<&str, bool> =
+        items.iter().map(|i| (i.item_id.as_str(), i.active)).collect();
+    for change in review.edits.iter().flat_map(|e| &e.facts) {
+        active.insert(&change.item_id, change.after.active);
+    }
+    Ok(items.iter().filter(|i| active.get(i.item_id.as_str()) == Some(&true) && !policy.protects(i, now)).count())
 }
 
 /// 4. The real Sleep: every pass, its versions in order.
