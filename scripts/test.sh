@@ -121,6 +121,9 @@ if [ -f dist/index.html ]; then
   for _ in $(seq 1 50); do grep -q ready "$LOG/fake-e2e.log" && break; sleep 0.1; done
   node tests/e2e/app.cjs "http://127.0.0.1:$port/" tests/e2e/out "http://127.0.0.1:$fake_port" 2>&1 | tee "$LOG/e2e.log"
   [ "${PIPESTATUS[0]}" = 0 ] || failed_steps+=("end-to-end")
+  # A Sleep reviewed before it changes: two of five edits approved and applied.
+  node tests/e2e/review.cjs "http://127.0.0.1:$port/" tests/e2e/out 2>&1 | tee -a "$LOG/e2e.log"
+  [ "${PIPESTATUS[0]}" = 0 ] || failed_steps+=("end-to-end (review before applying)")
   # A memory that has lived for years: 10,000 facts imported, then chatted with.
   large_memory=tests/e2e/out/memory-10k.json
   cargo run --locked -q -p nocturne-cli -- bench-recall --facts 10000 --export "$large_memory" \

@@ -175,6 +175,18 @@ pub async fn sleep<P: Provider>(
     journal(store, &keeper).sleep(provider, (&Socket, &WebCrypto), options, notes, on_event).await.map(|j| j.done)
 }
 
+/// A reviewed Sleep's plan applied through the journal (the Sleep lease and a record when
+/// the memory syncs).
+pub async fn apply(
+    store: &IdbStore,
+    plan: &nocturne_core::flow::review::Review,
+    decisions: &nocturne_core::flow::review::Decisions,
+    at: i64,
+) -> Result<nocturne_core::flow::review::Applied, String> {
+    let keeper = keeper(store);
+    journal(store, &keeper).apply(plan, decisions, (&Socket, &WebCrypto), at, &mut |_| {}).await.map(|j| j.done)
+}
+
 /// What the socket delivered.
 enum Event {
     Open,

@@ -52,6 +52,8 @@ pub fn LogPanel() -> impl IntoView {
                                     {rows.into_iter().rev().map(|m| {
                                         let id = m.item_id.clone();
                                         let verdict = if m.accepted { "accepted".to_string() } else { format!("refused: {}", m.rejection_reason.clone().unwrap_or_default()) };
+                                        // An edit of a reviewed plan names it: `(review p-…/r2)`.
+                                        let verdict = match &m.refs.review { Some(r) => format!("{verdict} (review {r})"), None => verdict };
                                         view! {
                                             <tr class:refused=!m.accepted>
                                                 <td>{m.id}</td><td>{format!("v{}", m.seq)}</td><td>{m.pass.name()}</td><td>{m.kind.as_str()}</td>

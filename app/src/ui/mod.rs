@@ -6,6 +6,7 @@ mod history;
 mod inpage;
 mod log;
 mod memory;
+mod review;
 mod settings;
 mod sleep;
 mod sync;

@@ -1,10 +1,13 @@
-//! The Sleep button, the dry-run toggle and live per-pass progress.
+//! The Sleep button, the dry-run toggle, a Sleep planned for review, and live per-pass
+//! progress.
 
+use super::review::{self as review_ui, ReviewPanel, Reviewing};
 use super::{ctx, now};
 use crate::lock;
 use crate::stop::StopHandle;
 use leptos::prelude::*;
 use nocturne_core::flow::focus::Scope;
+use nocturne_core::flow::review;
 use nocturne_core::flow::sleep::{self, PassEvent, Phase, SleepOptions, SleepReport};
 use nocturne_core::PassKind;
 
@@ -27,6 +30,32 @@ pub fn SleepPanel() -> impl IntoView {
     // Why the space's Sleep lease could not be asked, when it could not (the Sleep went on).
     let lease_note: RwSignal<Option<String>> = RwSignal::new(None);
     let stop = StoredValue::new_local(StopHandle::default());
+    // A Sleep planned for review: kept per memory until applied or discarded.
+    let reviewing = Reviewing::new(&c.memory.get_untracked());
+    let plan = Action::new_local(move |_: &()| {
+        let store = c.store.get_value();
+        let memory = c.memory.get_untracked();
+        let handle = StopHandle::default();
+        stop.set_value(handle.clone());
+        let provider = c.provider_for(&handle);
+        events.set(Vec::new());
+        async move {
+            let scope = if deep.get_untracked() { Scope::Deep } else { Scope::Incremental };
+            let options = SleepOptions { stop: handle.token.clone(), scope, ..SleepOptions::new(now()) };
+            let mut on_event = |ev: &PassEvent| {
+                let ev = ev.clone();
+                events.update(|all| {
+                    all.retain(|e| e.pass != ev.pass);
+                    all.push(ev);
+                });
+            };
+            // Writes nothing to the memory: no lock.
+            let made = review::plan(&store, &provider, &options, &mut on_event).await.map_err(|e| e.to_string())?;
+            let kept = review_ui::keep_plan(&memory, Some(&made));
+            reviewing.show(Some(made));
+            Ok::<Option<String>, String>(kept.err())
+        }
+    });
     let run = Action::new_local(move |dry: &bool| {
         let dry = *dry;
         let store = c.store.get_value();
@@ -99,7 +128,12 @@ pub fn SleepPanel() -> impl IntoView {
                     }>
                     {move || if run.pending().get() { "Sleeping…" } else { "Sleep" }}
                 </button>
-                <button data-testid="stop-sleep" hidden=move || !run.pending().get()
+                <button data-testid="review-sleep" disabled=move || run.pending().get() || plan.pending().get()
+                    title="Plan the Sleep without writing anything, then approve its edits one by one"
+                    on:click=move |_| { plan.dispatch(()); }>
+                    {move || if plan.pending().get() { "Planning…" } else { "Review before applying" }}
+                </button>
+                <button data-testid="stop-sleep" hidden=move || !run.pending().get() && !plan.pending().get()
                     on:click=move |_| stop.get_value().stop()>"Stop"</button>
             </div>
             // Its own boundary: re-estimating after a write must not send the whole page
@@ -133,6 +167,12 @@ pub fn SleepPanel() -> impl IntoView {
                     }}
                 </tbody>
             </table>
+            {move || plan.value().get().and_then(|r| match r {
+                Ok(None) => None,
+                Ok(Some(note)) => Some(view! { <p class="hint" data-testid="review-note">{note}</p> }.into_any()),
+                Err(e) => Some(view! { <p class="error" role="alert">{e}</p> }.into_any()),
+            })}
+            <ReviewPanel reviewing=reviewing />
             {move || run.value().get().map(|r| match r {
                 Ok(rep) => view! {
                     <p class="summary" data-testid="sleep-summary">{format!(
