@@ -57,7 +57,7 @@ impl Reviewing {
 
     /// Shows `plan` with every edit the gates accepted approved.
     pub fn show(&self, plan: Option<Review>) {
-        self.approved.set(plan.iter().flat_map(|p| accepted(p)).collect());
+        self.approved.set(plan.iter().flat_map(accepted).collect());
         self.plan.set(plan);
     }
 }
