@@ -177,7 +177,7 @@ fn a_reviewed_sleep_applies_exactly_what_was_approved_once() {
     assert!(out.status.success() && stdout(&out).contains("the store file is unchanged"), "{}", stderr(&out));
     assert_eq!(std::fs::read(&store).expect("store file"), before, "a plan writes nothing");
     let listed = stdout(&nocturne(&["review", p]));
-    for id in ["r1 dedupe drop", "r2 supersede", "r5 forget"] {
+    for id in ["r1 dedupe drop", "r2 supersede", "r6 forget"] {
         assert!(listed.contains(id), "{id}:\n{listed}");
     }
     assert!(listed.contains("\"I live in Lisbon.\" (scratch) -> \"I live in Lisbon.\" (scratch, retired)"), "{listed}");
@@ -190,7 +190,7 @@ fn a_reviewed_sleep_applies_exactly_what_was_approved_once() {
     let args = ["apply", p, "--store", s, "--only", "r1,r2", "--reject", "r3", "--reason", "not yet"];
     let out = nocturne(&[&args[..], &["--now", "1767900100"]].concat());
     assert!(
-        stdout(&out).contains("2 applied, 0 refused by the gates now, 3 not approved by the user"),
+        stdout(&out).contains("2 applied, 0 refused by the gates now, 4 not approved by the user"),
         "{}",
         stdout(&out)
     );

@@ -106,6 +106,25 @@ fn regression_an_elided_subject_compound_is_stored_as_one_fact_per_statement() {
     assert_eq!(active(&store), want);
 }
 
+/// Found while building the review e2e: `I moved to Porto, I no longer live in Lisbon.`
+/// stored only the negative half, and refused `I moved to Porto.` as dropping "no longer":
+/// the polarity check read the comma-joined sentence as one clause, while the splitter cut
+/// it in two.
+#[test]
+fn regression_a_statement_before_a_comma_keeps_its_own_polarity() {
+    use nocturne_core::text::polarity::keeps_polarity;
+    let said = "I moved to Porto, I no longer live in Lisbon.";
+    let store = MemStore::new();
+    block(chat::chat_turn(&store, &OfflineProvider, said, NOW)).expect("turn");
+    assert_eq!(active(&store), ["I moved to Porto.", "I no longer live in Lisbon."]);
+    // The check still guards each half: a dropped "no longer" is refused.
+    let err = keeps_polarity("I live in Lisbon.", &[said], "the user said", "the fact").unwrap_err();
+    assert!(err.contains("drops \"no longer\""), "{err}");
+    // And a negation the splitter restores covers its own piece only.
+    assert!(keeps_polarity("I don't drink.", &["I don't smoke or drink."], "the user said", "the fact").is_ok());
+    assert!(keeps_polarity("I drink.", &["I don't smoke or drink."], "the user said", "the fact").is_err());
+}
+
 #[test]
 fn regression_dedupe_never_folds_atomic_facts_into_a_compound_with_an_elided_subject() {
     // The atomic facts said first, the compound later — kept whole by a user's correction,

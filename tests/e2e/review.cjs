@@ -23,7 +23,7 @@ const [url, out = 'out'] = process.argv.slice(2);
       await page.waitForFunction((b) => document.querySelectorAll('.turn:not(.pending)').length >= b + 2, before, { timeout: 15000 });
     };
     for (const text of ['I keep a bearded dragon.', 'I keep a bearded dragon called Saffron.', 'I live in Lisbon.',
-      'I moved to Porto, I no longer live in Lisbon.', 'I prefer green tea over coffee.', 'I work as a nurse.']) {
+      'I moved to Porto, I no longer live in Lisbon.', 'I prefer green tea over coffee.']) {
       await say(text);
     }
     const versions = async () => {

@@ -204,10 +204,17 @@ pub fn is_cue_token(token: &str) -> bool {
 /// assert!(err.contains("\"not allergic\"") && err.contains("drops \"not\""));
 /// ```
 pub fn keeps_polarity(text: &str, sources: &[&str], whose: &str, what: &str) -> Result<(), String> {
-    let source_clauses: Vec<(&str, BTreeSet<String>)> = sources
+    // Each clause cut further by the one splitter, so a comma between two statements
+    // (`I moved to Porto, I no longer live in Lisbon`) parts their polarities too; a piece
+    // keeps what the splitter restored (`I don't smoke or drink` → `I don't drink.`).
+    let source_clauses: Vec<(String, BTreeSet<String>)> = sources
         .iter()
         .flat_map(|s| clauses(s))
-        .map(|c| (c, tokens(c).into_iter().filter(|t| !is_stopword(t) && !is_cue_token(t)).collect()))
+        .flat_map(|c| super::split::statements(c).into_iter().map(|p| p.text))
+        .map(|c| {
+            let toks = tokens(&c).into_iter().filter(|t| !is_stopword(t) && !is_cue_token(t)).collect();
+            (c, toks)
+        })
         .collect();
     for clause in clauses(text) {
         let own: BTreeSet<String> = content_tokens(clause).into_iter().filter(|t| !is_cue_token(t)).collect();
@@ -216,7 +223,8 @@ pub fn keeps_polarity(text: &str, sources: &[&str], whose: &str, what: &str) -> 
         if best == 0 {
             continue;
         }
-        let covering: Vec<&str> = source_clauses.iter().filter(|(_, t)| overlap(t) == best).map(|(c, _)| *c).collect();
+        let covering: Vec<&str> =
+            source_clauses.iter().filter(|(_, t)| overlap(t) == best).map(|(c, _)| c.as_str()).collect();
         let mine = polarity(clause);
         if covering.iter().any(|c| polarity(c) == mine) {
             continue;
