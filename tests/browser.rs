@@ -1,6 +1,7 @@
 //! Browser suite, run in headless Chromium: the gate case files, the store conformance
 //! suite against IndexedDB, a raw rexie round trip, atomicity of a pass under an aborted
-//! transaction, and the verifier against IndexedDB. One file, so one browser start.
+//! transaction, the verifier and a reviewed Sleep against IndexedDB. One file, so one
+//! browser start.
 #![cfg(target_arch = "wasm32")]
 
 use nocturne_app::idb::IdbStore;
@@ -308,4 +309,32 @@ fn the_in_page_model_has_a_budget_of_its_own_and_an_expected_first_token() {
     assert_eq!(s.prompt_budget(), 600, "the user's choice wins");
     s.provider = "openai".into();
     assert_eq!(s.prompt_budget(), nocturne_core::llm::provider::DEFAULT_MEMORY_TOKENS);
+}
+
+/// SPEC §16 on IndexedDB: a reviewed Sleep's plan leaves every object store as it was;
+/// applying only the first approved edit writes that one and logs the rest as not
+/// approved; a second apply writes nothing.
+#[wasm_bindgen_test]
+async fn a_reviewed_sleep_writes_nothing_to_indexeddb_until_applied() {
+    use nocturne_core::flow::review::{self, Decisions};
+    let store = fresh("review", 0).await;
+    for (days, text) in verify::SCRIPT {
+        chat::chat_turn(&store, &OfflineProvider, text, NOW - (days * 86_400.0) as i64).await.expect("chat");
+    }
+    let before = store.export().await.expect("export").to_json();
+    let plan = review::plan(&store, &OfflineProvider, &SleepOptions::new(NOW), &mut |_| {}).await.expect("plan");
+    assert_eq!(store.export().await.expect("export").to_json(), before, "planning wrote to IndexedDB");
+    let first = plan.edits.iter().find(|e| e.refused.is_none()).expect("an accepted edit").id.clone();
+    let applied =
+        review::apply(&store, &plan, &Decisions::only([first.as_str()]), NOW + 60, &mut |_| {}).await.expect("apply");
+    assert_eq!(applied.applied, 1, "{}", applied.summary(&plan));
+    let accepted = plan.edits.iter().filter(|e| e.refused.is_none()).count();
+    assert_eq!(applied.not_approved, accepted - 1);
+    let log = store.mutations().await.expect("log");
+    let ours = log.iter().filter(|m| m.refs.review.as_deref().is_some_and(|r| r.starts_with(&plan.id))).count();
+    assert_eq!(ours, plan.edits.len(), "every edit of the plan is in the log once");
+    let after = store.export().await.expect("export").to_json();
+    let again = review::apply(&store, &plan, &Decisions::all(), NOW + 120, &mut |_| {}).await.expect("again");
+    assert!(again.report.is_none());
+    assert_eq!(store.export().await.expect("export").to_json(), after, "a second apply wrote");
 }
