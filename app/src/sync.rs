@@ -163,16 +163,15 @@ pub fn keeper(store: &IdbStore) -> Idb {
     Idb(store.name())
 }
 
-/// A Sleep through the journal, with the space's lease over the browser's WebSocket.
+/// A Sleep through the journal (the estimate, the guard against a heavy retirement, the
+/// space's lease over the browser's WebSocket when the memory syncs).
 pub async fn sleep<P: Provider>(
     store: &IdbStore,
     provider: &P,
-    options: &nocturne_core::flow::sleep::SleepOptions,
-    notes: &mut Vec<String>,
-    on_event: &mut dyn FnMut(&nocturne_core::flow::sleep::PassEvent),
-) -> Result<nocturne_core::flow::sleep::SleepReport, String> {
+    call: &mut nocturne_sync::journal::SleepCall<'_>,
+) -> Result<nocturne_core::flow::sleep::SleepReport, nocturne_sync::journal::SleepFailure> {
     let keeper = keeper(store);
-    journal(store, &keeper).sleep(provider, (&Socket, &WebCrypto), options, notes, on_event).await.map(|j| j.done)
+    journal(store, &keeper).sleep(provider, (&Socket, &WebCrypto), call).await.map(|j| j.done)
 }
 
 /// A reviewed Sleep's plan applied through the journal (the Sleep lease and a record when

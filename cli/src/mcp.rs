@@ -22,6 +22,7 @@ use nocturne_core::model::memory::{Block, Item, Mutation};
 use nocturne_core::model::pass::MutationKind;
 use nocturne_core::store::Store;
 use nocturne_core::text::when::Day;
+use nocturne_sync::journal::{Heavy, SleepCall, SleepFailure};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, ListToolsResult, PaginatedRequestParams,
     ServerCapabilities, ServerConfig, Tool,
@@ -282,6 +283,10 @@ pub struct SleepArgs {
     /// Plan for the user's review, writing nothing to the memory: returns the plan.
     #[serde(default, deserialize_with = "lenient::optional_flag")]
     pub review: Option<bool>,
+    /// Must be true for a Sleep that would retire more than a quarter of the memory: the
+    /// user saw what it retires and agreed.
+    #[serde(default, deserialize_with = "lenient::optional_flag")]
+    pub confirm: Option<bool>,
 }
 
 /// Arguments of `apply_plan`.
@@ -534,12 +539,22 @@ pub fn call(config: &Config, name: &str, args: Map<String, Value>) -> Result<Val
             // A pass planned on a head another writer moved is refused; the Sleep runs again
             // on the new memory (the passes already done find nothing new to do).
             let mut notes = Vec::new();
+            let stopped = |e: String| format!("the Sleep stopped: {e}; the passes that completed are kept");
             let report = if options.dry_run {
-                pollster::block_on(sleep::sleep(&store, &provider, &options, &mut |_| {})).map_err(|e| e.to_string())
+                pollster::block_on(sleep::sleep(&store, &provider, &options, &mut |_| {}))
+                    .map_err(|e| stopped(e.to_string()))
             } else {
-                writer(config, &store).sleep(&provider, &options, &mut notes, &mut |_| {}).map(|w| w.done)
-            }
-            .map_err(|e| format!("the Sleep stopped: {e}; the passes that completed are kept"))?;
+                let heavy = if a.confirm == Some(true) { Heavy::GoAhead } else { Heavy::Refuse };
+                let mut call = SleepCall { heavy, ..SleepCall::quiet(&options) };
+                let done = writer(config, &store).sleep(&provider, &mut call).map(|w| w.done);
+                notes = call.notes;
+                done.map_err(|e| match e {
+                    SleepFailure::Heavy(_) => format!(
+                        "{e}. Show the user what it retires (dry_run), and call sleep with confirm true if they agree"
+                    ),
+                    SleepFailure::Failed(why) => stopped(why),
+                })
+            }?;
             let passes: Vec<Value> = report
                 .passes
                 .iter()

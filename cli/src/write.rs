@@ -7,11 +7,11 @@ use crate::sync::{Files, Os, Socket};
 use nocturne_core::flow::chat::{self, TurnOutcome};
 use nocturne_core::flow::edit::UserEdit;
 use nocturne_core::flow::review::{Applied, Decisions, Review};
-use nocturne_core::flow::sleep::{PassEvent, SleepOptions, SleepReport};
+use nocturne_core::flow::sleep::{PassEvent, SleepReport};
 use nocturne_core::llm::provider::Provider;
 use nocturne_core::model::memory::Version;
 use nocturne_core::store::erase::Erased;
-use nocturne_sync::journal::{Journal, Journaled};
+use nocturne_sync::journal::{Journal, Journaled, SleepCall, SleepFailure};
 use std::path::Path;
 
 /// A store file and the sync state beside it.
@@ -57,16 +57,19 @@ impl<'a> Writer<'a> {
         pollster::block_on(self.journal().erase(item_id, at))
     }
 
-    /// A Sleep that is not a dry run; `notes` gets why the Sleep lease could not be asked.
+    /// A Sleep that is not a dry run, through the journal: the estimate first, a heavy
+    /// retirement refused unless `call.heavy` says go ahead.
     pub fn sleep<P: Provider>(
         &self,
         provider: &P,
-        options: &SleepOptions,
-        notes: &mut Vec<String>,
-        on_event: &mut dyn FnMut(&PassEvent),
-    ) -> Result<Journaled<SleepReport>, String> {
-        pollster::block_on(self.journal().sleep(provider, (&Socket, &Os), options, notes, on_event))
-            .map_err(|e| format!("{e}; the store file holds the passes that completed"))
+        call: &mut SleepCall<'_>,
+    ) -> Result<Journaled<SleepReport>, SleepFailure> {
+        pollster::block_on(self.journal().sleep(provider, (&Socket, &Os), call)).map_err(|e| match e {
+            SleepFailure::Failed(why) => {
+                SleepFailure::Failed(format!("{why}; the store file holds the passes that completed"))
+            }
+            heavy => heavy,
+        })
     }
 
     /// A reviewed Sleep's plan applied with the user's decisions.

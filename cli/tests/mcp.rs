@@ -192,6 +192,27 @@ fn a_reviewed_sleep_through_mcp_writes_nothing_until_the_user_applies_it() {
     });
 }
 
+/// The one write path's guard reaches the MCP server too: a Sleep that would retire most of
+/// the memory is a tool error that writes nothing until the host confirms.
+#[test]
+fn an_mcp_sleep_that_would_retire_most_of_the_memory_needs_confirm() {
+    let store = temp("heavy.json");
+    runtime().block_on(async {
+        let client = connect(&store, &[]).await;
+        for day in 1..=12 {
+            let said = format!("2025-03-{day:02}");
+            ok(&client, "add_memory", json!({"text": "I'm exhausted today.", "said_at": said})).await;
+        }
+        let before = std::fs::read(&store).expect("store");
+        let err = tool_error(&client, "sleep", json!({})).await;
+        assert!(err.contains("would retire 12 of 12") && err.contains("confirm"), "{err}");
+        assert_eq!(std::fs::read(&store).expect("store"), before, "a refused Sleep writes nothing");
+        let slept = ok(&client, "sleep", json!({"confirm": true})).await;
+        assert_eq!(slept["active_after"], json!(0), "{slept}");
+        client.cancel().await.expect("close");
+    });
+}
+
 /// A careless model on 127.0.0.1: the encoder drops a "not" and invents a fact beside the
 /// user's own statement; Dedupe calls two different facts duplicates.
 fn careless_model() -> String {

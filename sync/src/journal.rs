@@ -12,12 +12,73 @@ use nocturne_core::flow::chat::{self, Reply, TurnOutcome};
 use nocturne_core::flow::edit::{self, UserEdit};
 use nocturne_core::flow::focus::Scope;
 use nocturne_core::flow::review::{self, Decisions, Review};
-use nocturne_core::flow::sleep::{self, PassEvent, SleepOptions, SleepReport};
+use nocturne_core::flow::sleep::{self, Estimate, PassEvent, SleepOptions, SleepReport};
 use nocturne_core::llm::offline::OfflineProvider;
 use nocturne_core::llm::provider::Provider;
 use nocturne_core::model::memory::Version;
 use nocturne_core::store::erase::Erased;
 use nocturne_core::store::{replanning, Store};
+
+/// How a Sleep through the journal meets a heavy retirement — more than a quarter of the
+/// active facts (`Estimate::retires_a_lot`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Heavy {
+    /// Refuse it, writing nothing: the user has not seen what it retires.
+    Refuse,
+    /// The user said go ahead (`--yes`, a confirmation).
+    GoAhead,
+}
+
+/// A Sleep asked of the journal: how it runs, and what the caller sees as it goes.
+pub struct SleepCall<'a> {
+    pub options: &'a SleepOptions,
+    pub heavy: Heavy,
+    /// The estimate, before anything runs (also before a heavy Sleep is refused).
+    pub on_estimate: Box<dyn FnMut(&Estimate) + 'a>,
+    /// Each pass as it starts and ends.
+    pub on_event: Box<dyn FnMut(&PassEvent) + 'a>,
+    /// Why the space's Sleep lease could not be asked, when it could not.
+    pub notes: Vec<String>,
+}
+
+impl<'a> SleepCall<'a> {
+    /// A Sleep with `options` that refuses a heavy retirement and shows nothing as it goes.
+    pub fn quiet(options: &'a SleepOptions) -> Self {
+        SleepCall {
+            options,
+            heavy: Heavy::Refuse,
+            on_estimate: Box::new(|_| {}),
+            on_event: Box::new(|_| {}),
+            notes: Vec::new(),
+        }
+    }
+}
+
+/// Why a Sleep through the journal did not run to its end.
+#[derive(Clone, Debug, PartialEq)]
+pub enum SleepFailure {
+    /// It would retire more than a quarter of the memory and the user has not said go
+    /// ahead: nothing was written.
+    Heavy(Estimate),
+    /// The store, the model or the sync failed, in words a user can act on; the passes
+    /// that completed are kept.
+    Failed(String),
+}
+
+impl std::fmt::Display for SleepFailure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            SleepFailure::Heavy(e) => write!(
+                f,
+                "this Sleep would retire {} of {} active facts (more than a quarter); nothing was written",
+                e.retire, e.active
+            ),
+            SleepFailure::Failed(why) => f.write_str(why),
+        }
+    }
+}
+
+impl std::error::Error for SleepFailure {}
 
 /// A memory and where its sync state is kept.
 pub struct Journal<'a, K, S> {
@@ -97,23 +158,41 @@ impl<K: Keeper, S: Store> Journal<'_, K, S> {
         edit::erase(self.store, item_id, at).await.map(Journaled::plain).map_err(|e| e.to_string())
     }
 
-    /// A Sleep that is not a dry run. When the memory syncs it takes the space's Sleep
-    /// lease first (`notes` gets why the server could not be asked, when it could not),
-    /// is recorded, and gives the lease back; otherwise a pass planned on a head another
-    /// writer moved makes the Sleep run again on the new memory.
+    /// A Sleep that is not a dry run. The estimate comes first (`call.on_estimate`), synced
+    /// or not, and a Sleep that would retire more than a quarter of the memory is refused,
+    /// writing nothing, unless the user said go ahead (`call.heavy`). When the memory
+    /// syncs it then takes the space's Sleep lease (`call.notes` gets why the server could
+    /// not be asked, when it could not), is recorded, and gives the lease back; otherwise
+    /// a pass planned on a head another writer moved makes the Sleep run again on the new
+    /// memory.
     pub async fn sleep<P: Provider>(
         &self,
         provider: &P,
         server: (&impl Exchange, &impl Random),
-        options: &SleepOptions,
-        notes: &mut Vec<String>,
-        on_event: &mut dyn FnMut(&PassEvent),
+        call: &mut SleepCall<'_>,
+    ) -> Result<Journaled<SleepReport>, SleepFailure> {
+        let style = provider.proposal_style();
+        let estimate =
+            sleep::estimate(self.store, style, call.options).await.map_err(|e| SleepFailure::Failed(e.to_string()))?;
+        (call.on_estimate)(&estimate);
+        if estimate.retires_a_lot() && call.heavy == Heavy::Refuse {
+            return Err(SleepFailure::Heavy(estimate));
+        }
+        self.sleep_now(provider, server, call).await.map_err(SleepFailure::Failed)
+    }
+
+    async fn sleep_now<P: Provider>(
+        &self,
+        provider: &P,
+        server: (&impl Exchange, &impl Random),
+        call: &mut SleepCall<'_>,
     ) -> Result<Journaled<SleepReport>, String> {
+        let options = call.options;
         if self.keeper.load().await?.is_some() {
             let (exchange, random) = server;
-            notes.extend(procedure::take_lease(self.keeper, exchange, random, options.now).await?);
+            call.notes.extend(procedure::take_lease(self.keeper, exchange, random, options.now).await?);
             let op = Op::Sleep { deep: options.scope == Scope::Deep };
-            let mut watch = Watch { stop: options.stop.clone(), on_event };
+            let mut watch = Watch { stop: options.stop.clone(), on_event: &mut *call.on_event };
             let done = procedure::act(self.keeper, self.store, provider, op, options.now, &mut watch).await;
             procedure::release_lease(self.keeper, exchange, random, options.now).await;
             let done = done?.ok_or("the memory stopped syncing; nothing was changed")?;
@@ -122,7 +201,7 @@ impl<K: Keeper, S: Store> Journal<'_, K, S> {
         }
         replanning(
             |e| matches!(e, sleep::SleepError::Store(e) if e.is_conflict()),
-            async || sleep::sleep(self.store, provider, options, on_event).await,
+            async || sleep::sleep(self.store, provider, options, &mut *call.on_event).await,
         )
         .await
         .map(Journaled::plain)

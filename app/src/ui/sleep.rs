@@ -10,6 +10,7 @@ use nocturne_core::flow::focus::Scope;
 use nocturne_core::flow::review;
 use nocturne_core::flow::sleep::{self, PassEvent, Phase, SleepOptions, SleepReport};
 use nocturne_core::PassKind;
+use nocturne_sync::journal::{Heavy, SleepCall, SleepFailure};
 
 /// Runs a Sleep and shows each pass as its events arrive.
 #[component]
@@ -56,8 +57,8 @@ pub fn SleepPanel() -> impl IntoView {
             Ok::<Option<String>, String>(kept.err())
         }
     });
-    let run = Action::new_local(move |dry: &bool| {
-        let dry = *dry;
+    // (dry run, the user confirmed a heavy retirement)
+    let run = Action::new_local(move |&(dry, confirmed): &(bool, bool)| {
         let store = c.store.get_value();
         let handle = StopHandle::default();
         stop.set_value(handle.clone());
@@ -80,13 +81,20 @@ pub fn SleepPanel() -> impl IntoView {
             } else {
                 crate::storage::persist_once().await;
                 let work = async {
-                    // Through the one write path: a memory that syncs takes the space's Sleep
-                    // lease first (saying so when the server cannot be asked) and records
-                    // the Sleep for the next sync.
-                    let mut notes = Vec::new();
-                    let report = crate::sync::sleep(&store, &provider, &options, &mut notes, &mut on_event).await;
-                    lease_note.set(notes.into_iter().next());
-                    report
+                    // Through the one write path: the estimate and the guard against a heavy
+                    // retirement (the user confirmed, or it is refused), then, when the
+                    // memory syncs, the space's Sleep lease (saying so when the server cannot
+                    // be asked) and a record for the next sync.
+                    let heavy = if confirmed { Heavy::GoAhead } else { Heavy::Refuse };
+                    let mut call = SleepCall { heavy, on_event: Box::new(on_event), ..SleepCall::quiet(&options) };
+                    let report = crate::sync::sleep(&store, &provider, &mut call).await;
+                    lease_note.set(call.notes.into_iter().next());
+                    report.map_err(|e| match e {
+                        SleepFailure::Heavy(_) => {
+                            format!("{e}. Run a dry run to see which, then Sleep again and confirm.")
+                        }
+                        SleepFailure::Failed(why) => why,
+                    })
                 };
                 match lock::exclusive(lock::WRITE_LOCK, lock::Wait::IfAvailable, work).await {
                     Ok(r) => r,
@@ -113,8 +121,10 @@ pub fn SleepPanel() -> impl IntoView {
                 <button class="primary" data-testid="sleep" disabled=move || run.pending().get()
                     on:click=move |_| {
                         let dry = dry_run.get_untracked();
-                        // A Sleep that would retire more than a quarter of the memory asks first.
+                        // A Sleep that would retire more than a quarter of the memory asks
+                        // first (the journal refuses it unless the user confirmed).
                         let heavy = estimate.get_untracked().and_then(|e| e.ok()).filter(|e| e.retires_a_lot());
+                        let mut confirmed = false;
                         if let (false, Some(e)) = (dry, heavy) {
                             let ask = format!(
                                 "This Sleep would retire {} of {} active facts (passing states and commitments past their time, and stale or over-capacity facts where those rules are set). Run a dry run first to see which.\n\nGo ahead?",
@@ -123,8 +133,9 @@ pub fn SleepPanel() -> impl IntoView {
                             if !window().confirm_with_message(&ask).unwrap_or(false) {
                                 return;
                             }
+                            confirmed = true;
                         }
-                        run.dispatch(dry);
+                        run.dispatch((dry, confirmed));
                     }>
                     {move || if run.pending().get() { "Sleeping…" } else { "Sleep" }}
                 </button>

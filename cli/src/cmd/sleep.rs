@@ -5,6 +5,7 @@ use crate::file::FileStore;
 use crate::{progress, write};
 use nocturne_core::flow::sleep;
 use nocturne_core::llm::provider::Provider;
+use nocturne_sync::journal::{Heavy, SleepCall, SleepFailure};
 
 /// How `nocturne sleep` was asked to run.
 #[derive(Clone, Copy, Debug)]
@@ -23,18 +24,6 @@ pub(crate) fn sleep_command(store: &StoreArgs, provider: &ProviderArgs, flags: S
         options = options.deep();
     }
     let p = provider.build()?;
-    // The estimate and the guard come first whether the memory syncs or not: a synced
-    // Sleep once retired 14 of 14 facts without asking.
-    let estimate =
-        pollster::block_on(sleep::estimate(&memory, p.proposal_style(), &options)).map_err(|e| e.to_string())?;
-    println!("{}", estimate.line());
-    if estimate.retires_a_lot() && !dry_run && !flags.yes {
-        return Err(format!(
-            "this Sleep would retire {} of {} active facts (more than a quarter); nothing was written. \
-See which with --dry-run, or run it with --yes",
-            estimate.retire, estimate.active
-        ));
-    }
     // Each pass is in the file as soon as it is committed (written aside, then renamed), so
     // the file is always the memory after the last completed pass.
     progress("before the first pass; nothing was written");
@@ -45,19 +34,35 @@ See which with --dry-run, or run it with --yes",
         }
     };
     let result = if dry_run {
+        let estimate =
+            pollster::block_on(sleep::estimate(&memory, p.proposal_style(), &options)).map_err(|e| e.to_string())?;
+        println!("{}", estimate.line());
         pollster::block_on(sleep::sleep(&memory, &p, &options, &mut on_event)).map_err(|e| e.to_string())
     } else {
-        let mut notes = Vec::new();
-        let written = write::Writer::new(&store.store, &memory).sleep(&p, &options, &mut notes, &mut on_event);
-        for note in notes {
+        // The journal estimates and guards first, whether the memory syncs or not: a
+        // synced Sleep once retired 14 of 14 facts without asking.
+        let mut call = SleepCall {
+            options: &options,
+            heavy: if flags.yes { Heavy::GoAhead } else { Heavy::Refuse },
+            on_estimate: Box::new(|e| println!("{}", e.line())),
+            on_event: Box::new(on_event),
+            notes: Vec::new(),
+        };
+        let written = write::Writer::new(&store.store, &memory).sleep(&p, &mut call);
+        for note in &call.notes {
             println!("note: {note}");
         }
-        written.map(|w| {
-            if let Some(what) = &w.recorded {
-                println!("sleep recorded for the next sync ({what})");
-            }
-            w.done
-        })
+        written
+            .map(|w| {
+                if let Some(what) = &w.recorded {
+                    println!("sleep recorded for the next sync ({what})");
+                }
+                w.done
+            })
+            .map_err(|e| match e {
+                SleepFailure::Heavy(_) => format!("{e}. See which with --dry-run, or run it with --yes"),
+                SleepFailure::Failed(why) => why,
+            })
     };
     let report = result?;
     println!(
