@@ -258,7 +258,14 @@ fn promote(payload: &Value) -> Vec<Value> {
         .filter_map(|i| {
             let fact = Item::new_fact(0, Block::Scratch, str_of(i, "category"), str_of(i, "text"), 0);
             let to = policy.promotion_of(&Item { item_id: str_of(i, "itemId").into(), ..fact })?;
-            Some(json!({"itemId": str_of(i, "itemId"), "toBlock": to, "reason": format!("{} facts belong in {to}", str_of(i, "category"))}))
+            let category = str_of(i, "category");
+            // A passing identity (`This week I'm swamped`) goes to episodes: say why.
+            let reason = if crate::model::memory::promotion_target(category) == Some(to) {
+                format!("{category} facts belong in {to}")
+            } else {
+                format!("{category}, but it names a time and does not last: it belongs in {to}")
+            };
+            Some(json!({"itemId": str_of(i, "itemId"), "toBlock": to, "reason": reason}))
         })
         .collect()
 }
