@@ -87,6 +87,19 @@ const [url, out = 'out'] = process.argv.slice(2);
     const human = await page.locator('[data-block="human"] .fact').count();
     const scratch = await page.locator('[data-block="scratch"] .fact').allInnerTexts();
     check(human === 0 && !scratch.some((t) => t.startsWith('I live in Lisbon.')), 'the memory holds only the approved edits', `${human} in human; scratch: ${scratch.join(' | ').slice(0, 200)}`);
+    // A plan belongs to the memory it was made on: a new memory shows none, and keeps
+    // showing none after a reload.
+    await page.click('[data-testid="review-sleep"]');
+    await page.waitForSelector('[data-testid="review"]', { timeout: 20000 });
+    await page.click('text=Settings');
+    await page.click('text=Start an empty memory');
+    await page.waitForFunction(() => (document.querySelector('[data-testid="transfer-status"]')?.innerText || '').includes('Started an empty memory'));
+    await page.click('text=Chat, memory & sleep');
+    const shownOnNew = await page.locator('[data-testid="review"]').count();
+    await page.reload();
+    await page.waitForSelector('[data-block="scratch"]', { timeout: 30000 });
+    const shownAfterReload = await page.locator('[data-testid="review"]').count();
+    check(shownOnNew === 0 && shownAfterReload === 0, "another memory never shows this memory's plan", `${shownOnNew}, ${shownAfterReload} after a reload`);
     check(errors.length === 0, 'no console errors', errors.join(' | ').slice(0, 300));
   } catch (e) {
     check(false, 'the review flow ran to the end', String(e).slice(0, 400));

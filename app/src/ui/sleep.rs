@@ -1,7 +1,7 @@
 //! The Sleep button, the dry-run toggle, a Sleep planned for review, and live per-pass
 //! progress.
 
-use super::review::{self as review_ui, ReviewPanel, Reviewing};
+use super::review::{ReviewPanel, Reviewing};
 use super::{ctx, now};
 use crate::lock;
 use crate::stop::StopHandle;
@@ -32,7 +32,7 @@ pub fn SleepPanel() -> impl IntoView {
     let lease_note: RwSignal<Option<String>> = RwSignal::new(None);
     let stop = StoredValue::new_local(StopHandle::default());
     // A Sleep planned for review: kept per memory until applied or discarded.
-    let reviewing = Reviewing::new(&c.memory.get_untracked());
+    let reviewing = Reviewing::new();
     let plan = Action::new_local(move |_: &()| {
         let store = c.store.get_value();
         let memory = c.memory.get_untracked();
@@ -52,9 +52,7 @@ pub fn SleepPanel() -> impl IntoView {
             };
             // Writes nothing to the memory: no lock.
             let made = review::plan(&store, &provider, &options, &mut on_event).await.map_err(|e| e.to_string())?;
-            let kept = review_ui::keep_plan(&memory, Some(&made));
-            reviewing.show(Some(made));
-            Ok::<Option<String>, String>(kept.err())
+            Ok::<Option<String>, String>(reviewing.show(&memory, Some(made)).err())
         }
     });
     // (dry run, the user confirmed a heavy retirement)
