@@ -8,6 +8,7 @@ mod bench;
 mod cmd;
 mod conversation;
 mod corpora;
+mod error;
 mod file;
 mod import;
 mod mcp;
@@ -20,6 +21,7 @@ mod write;
 
 use args::{Cli, Command, KeepArg, ProviderArgs, ProviderKind};
 use clap::Parser;
+use error::CliError;
 use nocturne_core::flow::edit::UserEdit;
 use nocturne_core::llm::provider::Provider;
 use nocturne_core::text::textmath;
@@ -72,14 +74,17 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     match run(cli.command) {
         Ok(code) => code,
-        Err(message) => {
-            eprintln!("nocturne: {message}");
+        Err(e) => {
+            eprintln!("nocturne: {e}");
+            for cause in e.causes() {
+                eprintln!("  because: {cause}");
+            }
             ExitCode::FAILURE
         }
     }
 }
 
-fn run(command: Command) -> Result<ExitCode, String> {
+fn run(command: Command) -> Result<ExitCode, CliError> {
     match command {
         Command::Similarity { a, b } => {
             let (ta, tb) = (textmath::content_tokens(&a), textmath::content_tokens(&b));

@@ -1,6 +1,7 @@
 //! `nocturne chat`: turns through the one write path, and what each kept and used.
 
 use crate::args::{ProviderArgs, StoreArgs};
+use crate::error::CliError;
 use crate::file::FileStore;
 use crate::{progress, write};
 use nocturne_core::flow::chat;
@@ -20,12 +21,12 @@ pub(crate) fn chat(
     provider: &ProviderArgs,
     flags: ChatFlags<'_>,
     message: Vec<String>,
-) -> Result<(), String> {
+) -> Result<(), CliError> {
     let speaker = flags.speaker;
     let turns: Vec<String> = if message.is_empty() {
         std::io::stdin()
             .lines()
-            .map(|l| l.map_err(|e| format!("cannot read standard input: {e}")))
+            .map(|l| l.map_err(|e| CliError::caused(format!("cannot read standard input: {e}"), e)))
             .collect::<Result<Vec<_>, _>>()?
             .into_iter()
             .filter(|l| !l.trim().is_empty())
@@ -73,7 +74,7 @@ pub(crate) fn print_encoded<'a>(verdicts: impl IntoIterator<Item = &'a nocturne_
 
 /// Under a reply: what `auto` switched, the citations the gate refused, the facts cited
 /// and, with `all`, every fact the prompt carried (block, the day said, source turn).
-pub(crate) fn print_memory_use(memory: &FileStore, turn: &chat::TurnOutcome, all: bool) -> Result<(), String> {
+pub(crate) fn print_memory_use(memory: &FileStore, turn: &chat::TurnOutcome, all: bool) -> Result<(), CliError> {
     for line in &turn.switched {
         println!("  {line}");
     }
@@ -87,8 +88,8 @@ pub(crate) fn print_memory_use(memory: &FileStore, turn: &chat::TurnOutcome, all
         }
         return Ok(());
     }
-    let items = pollster::block_on(memory.items()).map_err(|e| e.to_string())?;
-    let log = pollster::block_on(memory.mutations()).map_err(|e| e.to_string())?;
+    let items = pollster::block_on(memory.items())?;
+    let log = pollster::block_on(memory.mutations())?;
     let style = match used.style {
         nocturne_core::model::memory::AnswerStyle::FreeText => "free text",
         nocturne_core::model::memory::AnswerStyle::Choose => "chosen",

@@ -1,6 +1,7 @@
 //! The checks: the gate case files, the verifier, the Wake quiz and the models compared.
 
 use crate::args::{ProviderArgs, ProviderKind, StoreArgs};
+use crate::error::CliError;
 use crate::file::FileStore;
 use crate::provider::{remote, AnyProvider};
 use nocturne_core::gate::case;
@@ -12,16 +13,16 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 /// `nocturne quiz`: the Wake quiz on the store.
-pub(crate) fn quiz(store: &StoreArgs, provider: &ProviderArgs) -> Result<(), String> {
+pub(crate) fn quiz(store: &StoreArgs, provider: &ProviderArgs) -> Result<(), CliError> {
     let memory = FileStore::open_existing(&store.store)?;
-    let report = pollster::block_on(quiz::wake(&memory, &provider.build()?, store.now())).map_err(|e| e.to_string())?;
+    let report = pollster::block_on(quiz::wake(&memory, &provider.build()?, store.now()))?;
     print_quiz(&report);
     Ok(())
 }
 
 /// `nocturne verify`: the verifier with the provider given; a skill check only for the
 /// offline rules.
-pub(crate) fn verify_command(provider: &ProviderArgs, now: Option<i64>) -> Result<ExitCode, String> {
+pub(crate) fn verify_command(provider: &ProviderArgs, now: Option<i64>) -> Result<ExitCode, CliError> {
     let p = provider.build()?;
     let require_skill = provider.provider == ProviderKind::Offline;
     let code = verify(now.unwrap_or_else(crate::wall_clock), &p, require_skill);
@@ -33,9 +34,9 @@ pub(crate) fn verify_command(provider: &ProviderArgs, now: Option<i64>) -> Resul
 }
 
 /// `nocturne bench-gates`: the meaning corpus through the gates; fails below target.
-pub(crate) fn bench_gates() -> Result<ExitCode, String> {
+pub(crate) fn bench_gates() -> Result<ExitCode, CliError> {
     let corpus = nocturne_core::testkit::meaning::corpus();
-    let score = nocturne_core::testkit::meaning::score(&corpus).map_err(|e| e.to_string())?;
+    let score = nocturne_core::testkit::meaning::score(&corpus)?;
     println!("{}", score.line());
     for miss in &score.misses {
         println!("  miss: {miss}");
@@ -80,7 +81,7 @@ fn print_quiz(report: &quiz::QuizReport) {
     }
 }
 
-pub(crate) fn bench_models(providers: &[String], timeout: u64, now: Option<i64>) -> Result<(), String> {
+pub(crate) fn bench_models(providers: &[String], timeout: u64, now: Option<i64>) -> Result<(), CliError> {
     let now = now.unwrap_or_else(crate::wall_clock);
     let clock =
         || std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0.0, |d| d.as_secs_f64() * 1000.0);
@@ -89,7 +90,7 @@ pub(crate) fn bench_models(providers: &[String], timeout: u64, now: Option<i64>)
         let parts: Vec<&str> = spec.split(',').collect();
         let (url, model) = match parts.as_slice() {
             [url, model, ..] => (*url, *model),
-            _ => return Err(format!("--provider '{spec}': give offline, or BASE_URL,MODEL[,API_KEY_ENV]")),
+            _ => return Err(format!("--provider '{spec}': give offline, or BASE_URL,MODEL[,API_KEY_ENV]").into()),
         };
         eprintln!("bench-models: running {model} @ {url} …");
         let provider = remote(timeout, url, model, parts.get(2).copied(), StyleSetting::Auto)?;

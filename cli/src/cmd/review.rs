@@ -2,6 +2,7 @@
 //! a file the user reads, then applied edit by edit as approved (`flow::review`).
 
 use crate::args::{ProviderArgs, StoreArgs};
+use crate::error::CliError;
 use crate::file::FileStore;
 use crate::write;
 use nocturne_core::flow::review::{self, Decisions, Proposed, Review};
@@ -15,7 +16,7 @@ pub(crate) fn plan_command(
     provider: &ProviderArgs,
     deep: bool,
     plan_path: &Path,
-) -> Result<(), String> {
+) -> Result<(), CliError> {
     let memory = FileStore::open_existing(&store.store)?;
     let mut options = SleepOptions::new(store.now());
     if deep {
@@ -23,12 +24,15 @@ pub(crate) fn plan_command(
     }
     let p = provider.build()?;
     let mut on_event = |ev: &PassEvent| println!("{}", ev.event_line());
-    let plan = pollster::block_on(review::plan(&memory, &p, &options, &mut on_event)).map_err(|e| e.to_string())?;
-    let text = serde_json::to_string_pretty(&plan).map_err(|e| e.to_string())?;
+    let plan = pollster::block_on(review::plan(&memory, &p, &options, &mut on_event))?;
+    let text = serde_json::to_string_pretty(&plan)?;
     let tmp = plan_path.with_extension("json.tmp");
-    std::fs::write(&tmp, text + "\n")
-        .and_then(|()| std::fs::rename(&tmp, plan_path))
-        .map_err(|e| format!("cannot write the plan to {}: {e}; the store file is unchanged", plan_path.display()))?;
+    std::fs::write(&tmp, text + "\n").and_then(|()| std::fs::rename(&tmp, plan_path)).map_err(|e| {
+        CliError::caused(
+            format!("cannot write the plan to {}: {e}; the store file is unchanged", plan_path.display()),
+            e,
+        )
+    })?;
     let refused = plan.edits.iter().filter(|e| e.refused.is_some()).count();
     println!(
         "plan {} written to {}: {} edit(s), {} the gates accept, {} they refuse; the store file is unchanged. \
@@ -46,7 +50,7 @@ See it with `nocturne review {}`, apply it with `nocturne apply {} --store {}`",
 }
 
 /// Lists a plan file.
-pub(crate) fn list_command(plan_path: &Path) -> Result<(), String> {
+pub(crate) fn list_command(plan_path: &Path) -> Result<(), CliError> {
     let plan = read(plan_path)?;
     println!("plan {} by {}, planned on v{}: {} edit(s)", plan.id, plan.provider, plan.planned_on, plan.edits.len());
     for e in &plan.edits {
@@ -72,7 +76,7 @@ pub(crate) fn apply_command(
     only: Option<Vec<String>>,
     reject: &[String],
     reason: Option<&str>,
-) -> Result<(), String> {
+) -> Result<(), CliError> {
     let plan = read(plan_path)?;
     let memory = FileStore::open_existing(&store.store)?;
     let mut decisions = match &only {
@@ -91,9 +95,10 @@ pub(crate) fn apply_command(
     Ok(())
 }
 
-fn read(path: &Path) -> Result<Review, String> {
-    let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read the plan {}: {e}", path.display()))?;
-    Review::parse(&text).map_err(|e| format!("{}: {e}", path.display()))
+fn read(path: &Path) -> Result<Review, CliError> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| CliError::caused(format!("cannot read the plan {}: {e}", path.display()), e))?;
+    Review::parse(&text).map_err(|e| CliError::caused(format!("{}: {e}", path.display()), e))
 }
 
 /// `r3 dedupe drop (model) accepted: "same fact"`.

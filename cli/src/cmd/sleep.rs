@@ -1,6 +1,7 @@
 //! `nocturne sleep`: the estimate, the guard, the passes as they go, and the report.
 
 use crate::args::{ProviderArgs, StoreArgs};
+use crate::error::CliError;
 use crate::file::FileStore;
 use crate::{progress, write};
 use nocturne_core::flow::sleep;
@@ -15,7 +16,7 @@ pub(crate) struct SleepFlags {
     pub(crate) yes: bool,
 }
 
-pub(crate) fn sleep_command(store: &StoreArgs, provider: &ProviderArgs, flags: SleepFlags) -> Result<(), String> {
+pub(crate) fn sleep_command(store: &StoreArgs, provider: &ProviderArgs, flags: SleepFlags) -> Result<(), CliError> {
     let dry_run = flags.dry_run;
     let memory = FileStore::open_existing(&store.store)?;
     let mut options = sleep::SleepOptions::new(store.now());
@@ -34,10 +35,9 @@ pub(crate) fn sleep_command(store: &StoreArgs, provider: &ProviderArgs, flags: S
         }
     };
     let result = if dry_run {
-        let estimate =
-            pollster::block_on(sleep::estimate(&memory, p.proposal_style(), &options)).map_err(|e| e.to_string())?;
+        let estimate = pollster::block_on(sleep::estimate(&memory, p.proposal_style(), &options))?;
         println!("{}", estimate.line());
-        pollster::block_on(sleep::sleep(&memory, &p, &options, &mut on_event)).map_err(|e| e.to_string())
+        pollster::block_on(sleep::sleep(&memory, &p, &options, &mut on_event)).map_err(CliError::from)
     } else {
         // The journal estimates and guards first, whether the memory syncs or not: a
         // synced Sleep once retired 14 of 14 facts without asking.
@@ -60,8 +60,10 @@ pub(crate) fn sleep_command(store: &StoreArgs, provider: &ProviderArgs, flags: S
                 w.done
             })
             .map_err(|e| match e {
-                SleepFailure::Heavy(_) => format!("{e}. See which with --dry-run, or run it with --yes"),
-                SleepFailure::Failed(why) => why,
+                SleepFailure::Heavy(_) => {
+                    CliError::caused(format!("{e}. See which with --dry-run, or run it with --yes"), e)
+                }
+                SleepFailure::Failed(why) => why.into(),
             })
     };
     let report = result?;
