@@ -50,7 +50,7 @@ fn a_commitment_due_friday_is_kept_until_its_grace_ends_and_forgotten_by_the_nex
     // Said on Wednesday 2026-12-02; Friday is 2026-12-04; the grace is 7 days.
     block(chat::chat_turn(&store, &provider, PROMISE, december(2))).expect("turn");
     let fact = promise(&store).expect("the promise is stored");
-    assert_eq!(fact.category, "commitments");
+    assert_eq!(fact.category, nocturne_core::model::category::Category::Commitments);
     assert_eq!(fact.when().map(|w| w.to_string()).as_deref(), Some("2026-12-04"));
     assert_eq!(block(store.meta()).expect("meta").policy.commitment_grace_days, Some(7.0));
 

@@ -184,7 +184,15 @@ fn BlockView(block: Block, visible: Memo<Vec<Item>>, edits: Edits) -> impl IntoV
 
 /// What a row shows: a row is redrawn only when one of these changes.
 fn row_key(i: &Item) -> (String, String, String, bool, Option<u32>, i64, Option<String>) {
-    (i.item_id.clone(), i.text.clone(), i.category.clone(), i.pinned, i.source_turn, i.created_at, i.speaker.clone())
+    (
+        i.item_id.clone(),
+        i.text.clone(),
+        i.category.to_string(),
+        i.pinned,
+        i.source_turn,
+        i.created_at,
+        i.speaker.clone(),
+    )
 }
 
 /// One fact with its category, dates, source turn and the user's edits.
@@ -202,7 +210,7 @@ fn fact_row(i: Item, edits: Edits) -> impl IntoView {
             <span class="text">{i.text.clone()}</span>
             <span class="meta">
                 <span class="id">{id.clone()}</span>
-                <span class="cat">{i.category.clone()}</span>
+                <span class="cat">{i.category.to_string()}</span>
                 <span class="when">{when}</span>
                 <span>{turn}</span>
                 {pinned.then(|| view! { <span class="pin" title="pinned: no Sleep forgets or replaces it">"pinned"</span> })}

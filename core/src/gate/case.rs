@@ -179,7 +179,7 @@ impl Case {
                         item_id: c.item_id.clone(),
                         block: c.block,
                         text: c.text.clone(),
-                        category: c.category.clone(),
+                        category: c.category.as_str().into(),
                         source_turn: c.source_turn,
                         created_at: c.created_at,
                         updated_at: c.created_at,

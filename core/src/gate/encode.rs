@@ -65,6 +65,6 @@ impl EncodeGate {
         }
         let lines: Vec<&str> = self.user_lines.iter().map(String::as_str).collect();
         polarity::keeps_polarity(text, &lines, "the user said", "the fact")?;
-        Ok(Edit::Add { text: text.trim().to_string(), category: category.trim().to_string(), block })
+        Ok(Edit::Add { text: text.trim().to_string(), category: category.trim().into(), block })
     }
 }

@@ -69,7 +69,7 @@ pub enum Edit {
     /// A new fact for scratch (ids are assigned when it is stored).
     Add {
         text: String,
-        category: String,
+        category: crate::model::category::Category,
         block: Block,
     },
     Drop {

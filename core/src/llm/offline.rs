@@ -204,7 +204,7 @@ fn merge(payload: &Value) -> Vec<Value> {
         if used.contains(ia)
             || used.contains(ib)
             || category != str_of(b, "category")
-            || policy.is_protected(category)
+            || policy.is_protected(&category.into())
             || str_of(a, "block") != str_of(b, "block")
         {
             continue;
@@ -260,7 +260,7 @@ fn promote(payload: &Value) -> Vec<Value> {
             let to = policy.promotion_of(&Item { item_id: str_of(i, "itemId").into(), ..fact })?;
             let category = str_of(i, "category");
             // A passing identity (`This week I'm swamped`) goes to episodes: say why.
-            let reason = if crate::model::memory::promotion_target(category) == Some(to) {
+            let reason = if crate::model::memory::promotion_target(&category.into()) == Some(to) {
                 format!("{category} facts belong in {to}")
             } else {
                 format!("{category}, but it names a time and does not last: it belongs in {to}")
@@ -277,7 +277,7 @@ fn forget(payload: &Value) -> Vec<Value> {
     let Some(days) = policy.stale_after_days else { return Vec::new() };
     items(payload)
         .into_iter()
-        .filter(|i| !policy.is_protected(str_of(i, "category")) && i["pinned"] != Value::Bool(true))
+        .filter(|i| !policy.is_protected(&str_of(i, "category").into()) && i["pinned"] != Value::Bool(true))
         .filter(|i| i["ageDays"].as_f64().unwrap_or(0.0) > days)
         .map(|i| json!({"itemId": str_of(i, "itemId"), "policy": "stale", "reason": format!("{:.0} days old", i["ageDays"].as_f64().unwrap_or(0.0))}))
         .collect()

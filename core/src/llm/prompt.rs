@@ -359,7 +359,7 @@ pub const JSON_SPACE: u32 = 21;
 pub fn encode_choice_request(candidates: &[crate::text::candidates::Candidate]) -> Request {
     let texts: Vec<&str> = candidates.iter().map(|c| c.text.as_str()).collect();
     let numbered: String = texts.iter().enumerate().map(|(i, t)| format!("{}. {t}\n", i + 1)).collect();
-    let categories = ["identity", "preferences", "commitments", "event", "context"];
+    let categories = crate::model::category::Category::KNOWN.map(|c| c.as_str().to_string());
     let entry = json!({"type": "object", "properties": {"text": {"type": "string", "enum": texts}, "category": {"type": "string", "enum": categories}}, "required": ["text", "category"]});
     let schema = json!({"type": "object", "properties": {"facts": {"type": "array", "items": entry, "maxItems": texts.len()}}, "required": ["facts"]});
     let longest = texts.iter().map(|t| estimate_tokens(t) as u32).max().unwrap_or(0);

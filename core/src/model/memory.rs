@@ -1,5 +1,6 @@
 //! The memory model: blocks, items (facts), transcript turns, versions and mutations.
 
+use super::category::Category;
 use super::pass::{MutationKind, Stage};
 use serde::{Deserialize, Serialize};
 use std::fmt;
@@ -65,7 +66,7 @@ pub struct Item {
     pub block: Block,
     pub text: String,
     /// `identity | preferences | commitments | event | context | …`
-    pub category: String,
+    pub category: Category,
     /// Index of the transcript turn the fact was encoded from.
     #[serde(default)]
     pub source_turn: Option<u32>,
@@ -132,7 +133,7 @@ impl Item {
         if let Err(chatter) = crate::text::worth::informative(&self.text) {
             return Err(format!("{} {chatter}", self.item_id));
         }
-        if self.category == "commitments" {
+        if self.category == Category::Commitments {
             return Err(format!("{} is a plan (commitments): plans belong in episodes", self.item_id));
         }
         if let Some(expression) = crate::text::when::resolve(&self.text, self.created_at).expression() {
@@ -142,13 +143,13 @@ impl Item {
             ));
         }
         let slot = !crate::text::slots::fills(&self.text, slots).is_empty();
-        if slot || matches!(self.category.as_str(), "identity" | "preferences") {
+        if slot || matches!(self.category, Category::Identity | Category::Preferences) {
             return Ok(());
         }
         Err(format!(
             "{} is a{} {} fact, not an identity, a preference or a one-value slot",
             self.item_id,
-            if self.category.starts_with(['a', 'e', 'i', 'o', 'u']) { "n" } else { "" },
+            if self.category.as_str().starts_with(['a', 'e', 'i', 'o', 'u']) { "n" } else { "" },
             self.category
         ))
     }
@@ -164,7 +165,7 @@ impl Item {
     /// an obligation or a deadline in its words (`text::promise`), whatever category a
     /// model gave it.
     pub fn is_commitment(&self) -> bool {
-        self.category == "commitments" || crate::text::promise::binds(&self.text)
+        self.category == Category::Commitments || crate::text::promise::binds(&self.text)
     }
 
     pub fn when(&self) -> Option<crate::text::when::When> {
@@ -236,19 +237,19 @@ impl Item {
 
 /// Where the promotion rule sends a scratch fact of `category`, if anywhere: identities
 /// and preferences to human, events and plans (commitments) to episodes.
-pub fn promotion_target(category: &str) -> Option<Block> {
+pub fn promotion_target(category: &Category) -> Option<Block> {
     match category {
-        "identity" | "preferences" => Some(Block::Human),
-        "event" | "commitments" => Some(Block::Episodes),
-        _ => None,
+        Category::Identity | Category::Preferences => Some(Block::Human),
+        Category::Event | Category::Commitments => Some(Block::Episodes),
+        Category::Context | Category::Other(_) => None,
     }
 }
 
 /// Identity, preference and commitment facts are promoted first.
-pub fn promotion_priority(category: &str) -> u8 {
+pub fn promotion_priority(category: &Category) -> u8 {
     match category {
-        "identity" | "preferences" | "commitments" => 0,
-        _ => 1,
+        Category::Identity | Category::Preferences | Category::Commitments => 0,
+        Category::Event | Category::Context | Category::Other(_) => 1,
     }
 }
 

@@ -3,6 +3,7 @@
 //! salience and the overflow set. Uses only `text`.
 
 pub mod candidate;
+pub mod category;
 pub mod label;
 pub mod memory;
 pub mod pass;

@@ -3,6 +3,7 @@
 //! after their while, commitments past their date, restatements and superseded values;
 //! forgetting by age and a cap on active facts are options the user sets.
 
+use crate::model::category::Category;
 use crate::model::memory::Item;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeSet;
@@ -77,7 +78,9 @@ impl Default for RetentionPolicy {
             similarity_threshold: 0.9,
             stale_after_days: None,
             max_active_facts: None,
-            protected_categories: vec!["identity".into(), "preferences".into(), "commitments".into()],
+            protected_categories: [Category::Identity, Category::Preferences, Category::Commitments]
+                .map(String::from)
+                .to_vec(),
             single_valued_slots: crate::text::slots::DEFAULT_SLOTS.iter().map(|s| s.to_string()).collect(),
             commitment_grace_days: Some(7.0),
             transient_grace_days: Some(1.0),
@@ -112,8 +115,8 @@ impl RetentionPolicy {
     }
 
     /// Whether `category` is protected from forgetting.
-    pub fn is_protected(&self, category: &str) -> bool {
-        self.protected_categories.iter().any(|c| c == category)
+    pub fn is_protected(&self, category: &Category) -> bool {
+        self.protected_categories.iter().any(|c| c == category.as_str())
     }
 
     /// Whether forgetting by age is on and `item` is older than `staleAfterDays` at `now`,

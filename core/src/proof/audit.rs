@@ -43,7 +43,7 @@ fn salience(item: &Item, protected: &[String], stale_after_days: Option<f64>, no
         _ => 10.0,
     };
     let age = (now - item.created_at) as f64 / 86_400.0;
-    let bonus = if protected.contains(&item.category) { 40.0 } else { 0.0 };
+    let bonus = if protected.iter().any(|c| c == item.category.as_str()) { 40.0 } else { 0.0 };
     weight + bonus + (30.0 - 30.0 * age / stale_after_days).max(0.0)
 }
 
@@ -317,7 +317,7 @@ fn forgotten(e: &Evidence<'_>) -> Result<(), String> {
         crate::text::transient::horizon(&item.text, item.created_at)
             .is_ok_and(|until| (m.at - until.plus_days(1).start()) as f64 / 86_400.0 >= grace)
     });
-    if policy.protected_categories.contains(&item.category) && !due && !passing {
+    if policy.is_protected(&item.category) && !due && !passing {
         return Err(format!("forgot a protected '{}' fact", item.category));
     }
     let age = (m.at - item.created_at) as f64 / 86_400.0;
@@ -327,7 +327,7 @@ fn forgotten(e: &Evidence<'_>) -> Result<(), String> {
         let excess = live.len().saturating_sub(policy.max_active_facts.unwrap_or(usize::MAX));
         let mut ranked: Vec<(f64, &Item)> = live
             .into_iter()
-            .filter(|i| !policy.protected_categories.contains(&i.category))
+            .filter(|i| !policy.is_protected(&i.category))
             .map(|i| (salience(i, &policy.protected_categories, policy.stale_after_days, m.at), i))
             .collect();
         ranked.sort_by(|a, b| {

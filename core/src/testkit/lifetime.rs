@@ -5,6 +5,7 @@
 //! ones, not to a whole block. A day mixes restatements of old facts, contradictions of
 //! them, merge partners and unrelated news, in known numbers.
 
+use crate::model::category::Category;
 use crate::model::memory::{Block, Item};
 use crate::model::DAY;
 use crate::testkit::synth::Rng;
@@ -79,7 +80,7 @@ pub fn day(memory: &[Item], k: usize, now: i64, next_id: u64, seed: u64) -> Day 
     let vocab = (memory.len() as u64 * 4).max(2_000);
     let active: Vec<&Item> = memory.iter().filter(|i| i.active).collect();
     let mut notes: Vec<&Item> =
-        active.iter().copied().filter(|i| i.block == Block::Scratch && i.category == "context").collect();
+        active.iter().copied().filter(|i| i.block == Block::Scratch && i.category == Category::Context).collect();
     let mut out = Day::default();
     let tenth = k / 10;
     for n in 0..k {
@@ -88,7 +89,7 @@ pub fn day(memory: &[Item], k: usize, now: i64, next_id: u64, seed: u64) -> Day 
         let fact = if n < tenth && !active.is_empty() {
             out.duplicates += 1;
             let old = active[rng.below(active.len() as u64) as usize];
-            item(id, Block::Scratch, &old.category, old.text.clone(), at)
+            item(id, Block::Scratch, old.category.as_str(), old.text.clone(), at)
         } else if n < 3 * tenth && !notes.is_empty() {
             let old = notes.swap_remove(rng.below(notes.len() as u64) as usize);
             let words: Vec<&str> = old.text.split(' ').collect();
