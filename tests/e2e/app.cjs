@@ -3,7 +3,7 @@
 // FAKE_MODEL_URL is tests/fake_openai.py, for stopping a Sleep against a slow model.
 // Prints one "ok N - …" or "not ok N - …" line per check and saves a screenshot of each
 // panel in OUTDIR. Exits non-zero if any check failed.
-const { check, launch, finish, until } = require('./harness.cjs');
+const { check, launch, finish, until, say } = require('./harness.cjs');
 
 const [url, out = 'out', fake] = process.argv.slice(2);
 
@@ -26,15 +26,10 @@ const [url, out = 'out', fake] = process.argv.slice(2);
     check(hint.includes('Sleep'), 'an empty chat tells a first-time user what to do', hint);
     await page.screenshot({ path: `${out}/01-empty.png`, fullPage: true });
 
-    const say = async (text) => {
-      const before = await page.locator('.turn:not(.pending)').count();
-      await page.fill('#message', text);
-      await page.click('.composer button[type=submit]');
-      await page.waitForFunction((b) => document.querySelectorAll('.turn:not(.pending)').length >= b + 2, before, { timeout: 15000 });
-    };
-    await say('I live in Lisbon and work best in the morning. I keep a bearded dragon.');
-    await say('I keep a bearded dragon called Saffron. I live in Lisbon and work best in the morning.');
-    await say('I promised Ana I would review her thesis by Friday.');
+    const said = (text) => say(page, text);
+    await said('I live in Lisbon and work best in the morning. I keep a bearded dragon.');
+    await said('I keep a bearded dragon called Saffron. I live in Lisbon and work best in the morning.');
+    await said('I promised Ana I would review her thesis by Friday.');
     // Regression: every write sent the page back to the app's loading state, taking each
     // panel off the page and back (the chat lost its scroll, unsaved inputs their text).
     await page.evaluate(() => {
@@ -43,7 +38,7 @@ const [url, out = 'out', fake] = process.argv.slice(2);
       new MutationObserver((ms) => { for (const m of ms) for (const n of m.removedNodes) if (n.contains && n.contains(chat)) window.__removed.push(n.className || n.tagName); })
         .observe(document.body, { childList: true, subtree: true });
     });
-    await say('<img src=x onerror=alert(1)> is what I typed.');
+    await said('<img src=x onerror=alert(1)> is what I typed.');
     const removed = await page.evaluate(() => window.__removed);
     check(removed.length === 0, 'regression: a chat turn redraws the chat, not the whole page', removed.join(','));
     await page.waitForFunction(() => document.querySelectorAll('[data-block="scratch"] .fact').length >= 5, null, { timeout: 10000 });
@@ -158,7 +153,7 @@ const [url, out = 'out', fake] = process.argv.slice(2);
     // A reply shows the memory it used: the fact it cited as a chip, and every fact its
     // prompt carried under "memory used (N)", each linking to its lineage.
     await page.click('text=Chat, memory & sleep');
-    await say('Where do I live?');
+    await said('Where do I live?');
     const last = page.locator('.turn.assistant:not(.pending)').last();
     const answered = await last.locator('.said').innerText();
     const chips = await last.locator('[data-testid="cite"]').allInnerTexts();
@@ -234,9 +229,9 @@ const [url, out = 'out', fake] = process.argv.slice(2);
     await page.click('text=Save policy');
     await page.waitForSelector('.policy .ok');
     await page.click('text=Chat, memory & sleep');
-    await say('My door code is 4417. I keep a tortoise called Shelby.');
-    await say('Remember that my door code is 4417.');
-    await say('What is my door code?');
+    await said('My door code is 4417. I keep a tortoise called Shelby.');
+    await said('Remember that my door code is 4417.');
+    await said('What is my door code?');
     const quoted = (await page.locator('.turn.assistant .said').last().innerText());
     check(quoted.includes('4417'), 'the setup: the assistant quotes the secret back', quoted);
     // Pinned from the memory panel: no pass of the next Sleep may touch it.
@@ -277,7 +272,7 @@ const [url, out = 'out', fake] = process.argv.slice(2);
     const tortoise = await page.locator('[data-block] .fact', { hasText: 'tortoise' }).count();
     check(tortoise === 1 && erasedText.includes('I keep a tortoise called Shelby.'), 'the unrelated fact said in the same turn stays active and traceable', `${tortoise} active`);
     // Something new for the next Sleep to ask the model about.
-    await say('I grow basil on the balcony.');
+    await said('I grow basil on the balcony.');
 
     // The verifier, in the browser, against a scratch database.
     await page.click('text=Wake & verify');
@@ -433,12 +428,7 @@ const [url, out = 'out', fake] = process.argv.slice(2);
     await cdp.send('Storage.overrideQuotaForOrigin', { origin, quotaSize: 6 * 1024 * 1024 });
     await qpage.goto(url);
     await qpage.waitForSelector('[data-block="scratch"]', { timeout: 30000 });
-    const qsay = async (text) => {
-      const before = await qpage.locator('.turn:not(.pending)').count();
-      await qpage.fill('#message', text);
-      await qpage.click('.composer button[type=submit]');
-      await qpage.waitForFunction((b) => document.querySelectorAll('.turn:not(.pending)').length >= b + 2, before, { timeout: 15000 });
-    };
+    const qsay = (text) => say(qpage, text);
     await qsay('I live in Ghent and I teach chemistry.');
     await qsay('I keep a cat called Miso.');
     const dump = () => qpage.evaluate(async () => {

@@ -30,10 +30,21 @@ async function until(cond, what, timeout = 30000) {
   }
 }
 
+/**
+ * Sends `text` from the chat composer and waits for its turn and the reply (two more
+ * turns, neither pending).
+ */
+async function say(page, text, timeout = 15000) {
+  const before = await page.locator('.turn:not(.pending)').count();
+  await page.fill('#message', text);
+  await page.click('.composer button[type=submit]');
+  await page.waitForFunction((b) => document.querySelectorAll('.turn:not(.pending)').length >= b + 2, before, { timeout });
+}
+
 /** Prints the closing "name: N passed, M failed" line and exits non-zero on a failure. */
 function finish(name) {
   console.log(`${name}: ${n - failed} passed, ${failed} failed`);
   process.exit(failed ? 1 : 0);
 }
 
-module.exports = { check, launch, finish, until };
+module.exports = { check, launch, finish, until, say };

@@ -3,7 +3,7 @@
 // Five statements give a plan of five edits; planning writes no version; the plan survives
 // a reload; two edits approved and three rejected with a reason are applied; the Versions
 // panel shows one Sleep and the log exactly two edits applied and three refused by the user.
-const { check, launch, finish } = require('./harness.cjs');
+const { check, launch, finish, say } = require('./harness.cjs');
 
 const [url, out = 'out'] = process.argv.slice(2);
 
@@ -16,15 +16,9 @@ const [url, out = 'out'] = process.argv.slice(2);
   try {
     await page.goto(url);
     await page.waitForSelector('[data-block="scratch"]', { timeout: 30000 });
-    const say = async (text) => {
-      const before = await page.locator('.turn:not(.pending)').count();
-      await page.fill('#message', text);
-      await page.click('.composer button[type=submit]');
-      await page.waitForFunction((b) => document.querySelectorAll('.turn:not(.pending)').length >= b + 2, before, { timeout: 15000 });
-    };
     for (const text of ['I keep a bearded dragon.', 'I keep a bearded dragon called Saffron.', 'I live in Lisbon.',
       'I moved to Porto, I no longer live in Lisbon.', 'I prefer green tea over coffee.']) {
-      await say(text);
+      await say(page, text);
     }
     const versions = async () => {
       await page.click('text=Versions & diff');
