@@ -18,8 +18,8 @@ check() { # check WHAT PYTHON_EXPRESSION_ON_d OUTPUT_FILE
 run() { timeout 120 "$inspector" --cli "$nocturne" mcp --store "$store" "$@" > "$dir/out.json" 2> "$dir/err.log" || cat "$dir/err.log" >> "$dir/out.json"; }
 
 run --method tools/list
-check "the Inspector lists the ten tools of nocturne mcp, each with an input schema" \
-  "sorted(t['name'] for t in d['tools']) == sorted(['add_memory','search_memories','get_context','list_memories','correct_memory','pin_memory','forget_memory','erase_memory','sleep','memory_history']) and all(t['inputSchema']['type'] == 'object' for t in d['tools'])" "$dir/out.json"
+check "the Inspector lists the eleven tools of nocturne mcp, each with an input schema" \
+  "sorted(t['name'] for t in d['tools']) == sorted(['add_memory','search_memories','get_context','list_memories','correct_memory','pin_memory','forget_memory','erase_memory','sleep','apply_plan','memory_history']) and all(t['inputSchema']['type'] == 'object' for t in d['tools'])" "$dir/out.json"
 run --method tools/call --tool-name add_memory --tool-arg "text=I live in Ghent and I keep a cat called Miso."
 check "the Inspector calls add_memory: two facts stored through the Encode gate" \
   "not d.get('isError') and [f['text'] for f in d['structuredContent']['stored']] == ['I live in Ghent.', 'I keep a cat called Miso.']" "$dir/out.json"
