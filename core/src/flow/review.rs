@@ -273,8 +273,9 @@ pub async fn plan<S: Store, P: crate::llm::provider::Provider>(
     options: &SleepOptions,
     on_event: &mut dyn FnMut(&PassEvent),
 ) -> Result<Review, SleepError> {
-    let items = store.items().await?;
     let report = sleep::sleep(store, provider, &options.clone().dry(), on_event).await?;
+    // The facts as the Sleep read them, though a writer may have moved the memory since.
+    let items = store.items_at(report.planned_on).await?;
     Ok(from_report(&report, items, provider.label(), options.now))
 }
 
