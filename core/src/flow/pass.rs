@@ -143,12 +143,19 @@ pub struct PassInput<'a> {
     pub shown: Option<&'a HashSet<String>>,
 }
 
+impl<'a> PassInput<'a> {
+    /// The judge of pass `pass` over this input's memory, policy and clock.
+    fn judge(&self, pass: PassKind) -> Judge<'a> {
+        let ground =
+            Ground { items: self.items, policy: self.policy, now: self.now, transcript: &[], turns: self.turns };
+        Judge::new(pass, ground)
+    }
+}
+
 /// Judges the model's proposals, then the engine rules, and applies what was accepted
 /// to copies of the affected rows.
 pub fn plan(pass: PassKind, input: PassInput<'_>, model: Vec<Value>) -> Plan {
-    let ground =
-        Ground { items: input.items, policy: input.policy, now: input.now, transcript: &[], turns: input.turns };
-    let mut judge = Judge::new(pass, ground);
+    let mut judge = input.judge(pass);
     let mut model = model;
     if pass == PassKind::Promote {
         // Identity, preference and commitment facts are applied first.
@@ -209,9 +216,7 @@ pub struct Replay {
 /// Judges `edits` in order against the memory as it is now — the proposals of a reviewed
 /// plan, no engine rule run again — and applies what was accepted, like [`plan`].
 pub fn replay(pass: PassKind, input: PassInput<'_>, edits: Vec<Replay>) -> Plan {
-    let ground =
-        Ground { items: input.items, policy: input.policy, now: input.now, transcript: &[], turns: input.turns };
-    let mut judge = Judge::new(pass, ground);
+    let mut judge = input.judge(pass);
     let outcomes: Vec<Outcome> = edits
         .into_iter()
         .map(|e| {

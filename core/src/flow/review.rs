@@ -130,7 +130,7 @@ impl Decisions {
 }
 
 /// What applying a plan did.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct Applied {
     /// The Sleep it was applied as; `None` when nothing was left to apply.
     pub report: Option<SleepReport>,
@@ -337,21 +337,14 @@ pub async fn apply<S: Store>(
     let logged: HashSet<String> = store.mutations().await?.into_iter().filter_map(|m| m.refs.review).collect();
     let todo: Vec<&Proposed> = review.edits.iter().filter(|e| !logged.contains(&review.reference(&e.id))).collect();
     let already = review.edits.len() - todo.len();
-    let mut applied = Applied {
-        report: None,
-        already,
-        applied: 0,
-        refused_now: 0,
-        not_approved: 0,
-        refused_when_planned: 0,
-        moved: None,
-    };
+    let mut applied = Applied { already, ..Default::default() };
     if todo.is_empty() {
         return Ok(applied);
     }
     let meta = store.meta().await?;
     let options = SleepOptions::new(now);
     let (policy, policy_note) = sleep::policy_for(store, &meta, &options).await?;
+    // Read again: moving a store off the old default policy writes a version.
     let meta = store.meta().await?;
     applied.moved = (meta.head != review.planned_on).then_some((review.planned_on, meta.head));
     let mut head = meta.head;
