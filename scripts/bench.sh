@@ -41,7 +41,7 @@ cargo build --locked --release -q -p nocturne-cli
 "$nocturne" sample-export synthetic "$exports/history.zip" --conversations 5000 --turns 11
 "$nocturne" sample-export chatgpt "$exports/small.zip" > /dev/null
 "$nocturne" sample-export synthetic "$exports/medium.zip" --conversations 300 --turns 4 > /dev/null
-"$nocturne" import "$exports/history.zip" --store "$exports/memory.json" --sleep none 2>/dev/null | grep -E "^import"
+"$nocturne" import "$exports/history.zip" --store "$exports/memory.db" --sleep none 2>/dev/null | grep -E "^import"
 node tests/e2e/import.cjs "http://127.0.0.1:$port/" tests/e2e/out "$exports/small.zip" "$exports/medium.zip" "$exports/history.zip" \
   | grep -E "^import-page:|^not ok"
 rm -rf "$exports"

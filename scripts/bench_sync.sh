@@ -13,28 +13,29 @@ trap 'kill $server 2>/dev/null; rm -rf "$work"' EXIT
 for _ in $(seq 1 100); do (echo > "/dev/tcp/127.0.0.1/$port") 2>/dev/null && break; sleep 0.1; done
 export NOCTURNE_SYNC_PASSPHRASE="a passphrase for the benchmark"
 "$nocturne" bench-recall --facts 10000 --export "$work/a.json" > /dev/null
+"$nocturne" move-store --store "$work/a.json" --to "$work/a.db" > /dev/null
 facts=$(python3 -c "import json,sys; d=json.load(open(sys.argv[1]))['items']; print(f\"{len(d)} active={sum(1 for i in d if i['active'])}\")" "$work/a.json")
 secs() { local t0 t1; t0=$(date +%s.%N); "$@" > "$work/out.txt"; t1=$(date +%s.%N); python3 -c "print(f'{$t1-$t0:.2f}')"; }
-join=$(secs "$nocturne" sync --store "$work/a.json" --server "ws://127.0.0.1:$port" --device-name laptop)
-space=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['space'])" "$work/a.json.sync.json")
-cold=$(secs "$nocturne" sync --store "$work/b.json" --server "ws://127.0.0.1:$port" --space "$space" --device-name phone)
+join=$(secs "$nocturne" sync --store "$work/a.db" --server "ws://127.0.0.1:$port" --device-name laptop)
+space=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['space'])" "$work/a.db.sync.json")
+cold=$(secs "$nocturne" sync --store "$work/b.db" --server "ws://127.0.0.1:$port" --space "$space" --device-name phone)
 head_b=$(grep -o 'head [0-9a-f]*' "$work/out.txt")
-"$nocturne" chat --store "$work/a.json" "My sister Ana moved to Porto last spring." > /dev/null
-push=$(secs "$nocturne" sync --store "$work/a.json")
-pull=$(secs "$nocturne" sync --store "$work/b.json")
+"$nocturne" chat --store "$work/a.db" "My sister Ana moved to Porto last spring." > /dev/null
+push=$(secs "$nocturne" sync --store "$work/a.db")
+pull=$(secs "$nocturne" sync --store "$work/b.db")
 applied=$(grep -o "applied [0-9]* from other devices" "$work/out.txt"); cp "$work/out.txt" /tmp/pull-out.txt
 # A space of many records: 1,000 chat turns on one store file, then a cold join.
 python3 -c "
 import sys
 for i in range(1000): print(f'My friend number {i} lives in city number {i % 37} and likes tea.')
 " > "$work/turns.txt"
-"$nocturne" sync --store "$work/c.json" --server "ws://127.0.0.1:$port" --space "many-$space" --device-name writer > /dev/null
-t0=$(date +%s.%N); "$nocturne" chat --store "$work/c.json" < "$work/turns.txt" > /dev/null; t1=$(date +%s.%N)
+"$nocturne" sync --store "$work/c.db" --server "ws://127.0.0.1:$port" --space "many-$space" --device-name writer > /dev/null
+t0=$(date +%s.%N); "$nocturne" chat --store "$work/c.db" < "$work/turns.txt" > /dev/null; t1=$(date +%s.%N)
 turns=$(python3 -c "print(f'{$t1-$t0:.1f}')")
-many_push=$(secs "$nocturne" sync --store "$work/c.json")
+many_push=$(secs "$nocturne" sync --store "$work/c.db")
 many_cold=$(secs "$nocturne" sync --store "$work/d.json" --server "ws://127.0.0.1:$port" --space "many-$space" --device-name reader)
-many_same=$([ "$(grep -o 'head [0-9a-f]*' "$work/out.txt")" = "$("$nocturne" sync --store "$work/c.json" | grep -o 'head [0-9a-f]*')" ] && echo yes || echo NO)
+many_same=$([ "$(grep -o 'head [0-9a-f]*' "$work/out.txt")" = "$("$nocturne" sync --store "$work/c.db" | grep -o 'head [0-9a-f]*')" ] && echo yes || echo NO)
 sleep 3
 server_bytes=$(du -sb "$work/server" | cut -f1)
 echo "sync-bench-records: records=1001 chatTurnsS=$turns sealAndSendS=$many_push coldReplayS=$many_cold sameHead=$many_same"
-echo "sync-bench: facts=$facts storeBytes=$(wc -c < "$work/a.json") serverBytes=$server_bytes publishS=$join coldSyncS=$cold oneTurnPushS=$push oneTurnPullS=$pull ($applied; cold $head_b)"
+echo "sync-bench: facts=$facts storeBytes=$(wc -c < "$work/a.db") serverBytes=$server_bytes publishS=$join coldSyncS=$cold oneTurnPushS=$push oneTurnPullS=$pull ($applied; cold $head_b)"

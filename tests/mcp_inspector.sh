@@ -5,7 +5,7 @@
 set -uo pipefail
 inspector=$1 nocturne=$2
 dir=$(mktemp -d); trap 'rm -rf "$dir"' EXIT
-store="$dir/memory.json"
+store="$dir/memory.db"
 n=0
 check() { # check WHAT PYTHON_EXPRESSION_ON_d OUTPUT_FILE
   n=$((n + 1))

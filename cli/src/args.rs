@@ -247,6 +247,23 @@ pub(crate) enum Command {
         #[arg(required = true)]
         query: Vec<String>,
     },
+    /// Write the whole memory as one export document (the format the page exports and
+    /// imports), to OUT or standard output (read-only)
+    Export {
+        #[command(flatten)]
+        store: StoreArgs,
+        out: Option<PathBuf>,
+    },
+    /// Move a JSON store file into a database: every row copied, then read back and
+    /// compared (facts, every version, change, log entry and turn); the JSON file and its
+    /// sync state are kept as they were, as a backup
+    MoveStore {
+        #[command(flatten)]
+        store: StoreArgs,
+        /// The database to create (default: the store's path ending in .db)
+        #[arg(long)]
+        to: Option<PathBuf>,
+    },
     /// The Wake quiz over the store file (read-only)
     Quiz {
         #[command(flatten)]
@@ -391,8 +408,9 @@ pub(crate) enum KeepArg {
 /// Where the memory lives and what time it is.
 #[derive(Debug, Args)]
 pub(crate) struct StoreArgs {
-    /// The store file (the export format)
-    #[arg(long, default_value = "nocturne-memory.json")]
+    /// The memory: a database (what a new memory is, unless its name ends in .json), or
+    /// a JSON store file as earlier versions kept it
+    #[arg(long, default_value = "nocturne-memory.db")]
     pub(crate) store: PathBuf,
     /// The clock, in Unix seconds (default: now)
     #[arg(long)]

@@ -42,18 +42,6 @@ impl FileStore {
         Ok(store)
     }
 
-    /// The memory in `path`, which must exist.
-    pub fn open_existing(path: &Path) -> Result<FileStore, String> {
-        if !path.exists() {
-            return Err(format!(
-                "no memory file at {} (start one with `nocturne chat --store {}`)",
-                path.display(),
-                path.display()
-            ));
-        }
-        FileStore::open(path)
-    }
-
     /// The memory as the file holds it now (reloaded if another process replaced it).
     fn current(&self) -> Result<Rc<MemStore>, StoreError> {
         self.refresh()?;
@@ -89,12 +77,9 @@ impl FileStore {
         let lock = Lock::take(&self.path)?;
         let memory = self.current()?;
         let out = write(memory.clone()).await?;
-        let tmp = self.path.with_extension("json.tmp");
-        let written = std::fs::write(&tmp, memory.document().to_json())
-            .and_then(|()| std::fs::rename(&tmp, &self.path))
+        let written = write_atomically(&self.path, memory.document().to_json().as_bytes())
             .map_err(|e| StoreError::Backend(format!("cannot write {}: {e}", self.path.display())));
         if let Err(e) = written {
-            let _ = std::fs::remove_file(&tmp);
             // What is in memory no longer matches the file: read it again next time.
             self.loaded.borrow_mut().1 = None;
             return Err(e);
@@ -103,6 +88,19 @@ impl FileStore {
         drop(lock);
         Ok(out)
     }
+}
+
+/// Writes `bytes` to `path` whole or not at all: into a file beside it, then renamed over
+/// it (a reader sees the old file or the new one, never half of one).
+pub fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let mut name = path.file_name().unwrap_or_default().to_os_string();
+    name.push(".tmp");
+    let tmp = path.with_file_name(name);
+    let written = std::fs::write(&tmp, bytes).and_then(|()| std::fs::rename(&tmp, path));
+    if written.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    written
 }
 
 fn invalid(path: &Path, e: impl std::fmt::Display) -> StoreError {

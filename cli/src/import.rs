@@ -3,7 +3,7 @@
 //! core's one import path. The file is saved after every piece of the plan (whole days,
 //! under the store's lock), so Ctrl-C keeps what was imported and the same command resumes.
 
-use crate::file::FileStore;
+use crate::store::Memory;
 use nocturne_core::flow::import::{self, ImportOptions, Plan, Report, SleepAfter};
 use nocturne_core::import::{self as readers, Format, History};
 use nocturne_core::llm::provider::Provider;
@@ -36,7 +36,7 @@ pub fn run<P: Provider>(request: Request<'_>, provider: &P) -> Result<Option<Rep
     let history = readers::read(&name, &bytes, request.format, request.now).map_err(|e| e.to_string())?;
     drop(bytes);
     print_read(&history);
-    let memory = FileStore::open(request.store)?;
+    let memory = Memory::open(request.store)?;
     let known: HashSet<String> = pollster::block_on(memory.transcript())
         .map_err(|e| e.to_string())?
         .into_iter()
@@ -68,7 +68,7 @@ pub fn run<P: Provider>(request: Request<'_>, provider: &P) -> Result<Option<Rep
 
 /// Imports `plan` a piece at a time, saving the file after each.
 fn import_pieces<P: Provider>(
-    memory: &FileStore,
+    memory: &Memory,
     provider: &P,
     plan: &Plan,
     options: &ImportOptions,
@@ -86,12 +86,17 @@ fn import_pieces<P: Provider>(
     crate::progress("before the first batch; nothing was written");
     for piece in plan.pieces(PIECE_BATCHES) {
         let batches = piece.batches.len();
-        let outcome = pollster::block_on(memory.write(|mem| {
-            let piece_options = &piece_options;
-            let piece = &piece;
-            async move { Ok(import::run(&*mem, provider, piece, piece_options, now, &mut |_| {}).await) }
-        }))
-        .map_err(|e| format!("{e}; the store file holds what was imported before"))?;
+        let (piece, piece_options) = (&piece, &piece_options);
+        let outcome = match memory {
+            // A database commits each batch as it goes: a killed import keeps every batch
+            // before the one it was writing.
+            Memory::Db(db) => Ok(pollster::block_on(import::run(db, provider, piece, piece_options, now, &mut |_| {}))),
+            // A JSON file is rewritten whole, so once per piece, under its lock.
+            Memory::File(file) => pollster::block_on(file.write(|mem| async move {
+                Ok(import::run(&*mem, provider, piece, piece_options, now, &mut |_| {}).await)
+            })),
+        }
+        .map_err(|e| format!("{e}; the store holds what was imported before"))?;
         report.absorb(outcome.map_err(|e| e.to_string())?);
         done += batches;
         let line = format!(

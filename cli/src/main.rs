@@ -9,6 +9,7 @@ mod cmd;
 mod conversation;
 mod corpora;
 mod error;
+mod db;
 mod file;
 mod import;
 mod mcp;
@@ -16,6 +17,7 @@ mod openai;
 mod policy;
 mod provider;
 mod scale;
+mod store;
 mod sync;
 mod write;
 
@@ -173,6 +175,8 @@ fn run(command: Command) -> Result<ExitCode, CliError> {
             })?
         }
         Command::Erase { store, id } => cmd::memory::erase(&store, &id)?,
+        Command::Export { store, out } => cmd::memory::export(&store, out.as_deref())?,
+        Command::MoveStore { store, to } => cmd::memory::move_store(&store, to.as_deref())?,
         Command::Search { store, query } => cmd::memory::search(&store, &query.join(" "))?,
         Command::Quiz { store, provider } => cmd::check::quiz(&store, &provider)?,
         Command::Verify { provider, now } => return cmd::check::verify_command(&provider, now),

@@ -4,13 +4,13 @@
 //! memory.
 //!
 //! stdout carries only JSON-RPC; nothing here prints. Each tool call opens the store file
-//! afresh and commits against the head it read ([`crate::file::FileStore`]), planned again
+//! afresh and commits against the head it read ([`crate::store::Memory`]), planned again
 //! when another process wrote in between, so a chat in another terminal loses nothing. A bad
 //! call — an unknown tool, a missing or wrong-typed argument, an id that does not exist,
 //! a text too long, a store file that cannot be read — is a tool error the host shows,
 //! and changes nothing.
 
-use crate::file::FileStore;
+use crate::store::Memory;
 use crate::ProviderArgs;
 use nocturne_core::flow::edit::UserEdit;
 use nocturne_core::flow::review;
@@ -55,7 +55,7 @@ pub const MAX_LIMIT: usize = 50;
 /// Serves `config` on stdin/stdout until the host closes the connection.
 pub fn serve(config: Config) -> Result<(), String> {
     // The store file must be readable before the host is told anything.
-    FileStore::open(&config.store)?;
+    Memory::open(&config.store)?;
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -354,7 +354,7 @@ mod lenient {
 /// Runs one tool call against the store file: the result, or the message of a tool error.
 pub fn call(config: &Config, name: &str, args: Map<String, Value>) -> Result<Value, String> {
     let now = config.now.unwrap_or_else(crate::wall_clock);
-    let store = FileStore::open(&config.store)?;
+    let store = Memory::open(&config.store)?;
     match name {
         "add_memory" => {
             let a: AddMemory = parse(name, args)?;
@@ -640,7 +640,7 @@ pub fn parse_time(text: &str) -> Result<i64, String> {
 }
 
 fn read(
-    store: &FileStore,
+    store: &Memory,
 ) -> Result<(Vec<Item>, Vec<nocturne_core::model::memory::Turn>, nocturne_core::model::policy::RetentionPolicy), String>
 {
     let items = pollster::block_on(store.items()).map_err(|e| e.to_string())?;
@@ -659,7 +659,7 @@ fn active_in_order(items: &[Item]) -> Vec<&Item> {
 /// sync when the store syncs).
 /// `sleep` with `review`: the plan, kept beside the store for `apply_plan`; the memory is
 /// only read.
-fn plan_tool(config: &Config, store: &FileStore, a: &SleepArgs, now: i64) -> Result<Value, String> {
+fn plan_tool(config: &Config, store: &Memory, a: &SleepArgs, now: i64) -> Result<Value, String> {
     if a.dry_run == Some(true) {
         return Err("dry_run and review are two ways of writing nothing; ask for one".into());
     }
@@ -688,11 +688,11 @@ fn plan_path(config: &Config, id: &str) -> Result<PathBuf, String> {
     Ok(dir.join(format!("{id}.json")))
 }
 
-fn writer<'a>(config: &'a Config, store: &'a FileStore) -> crate::write::Writer<'a> {
+fn writer<'a>(config: &'a Config, store: &'a Memory) -> crate::write::Writer<'a> {
     crate::write::Writer::new(&config.store, store)
 }
 
-fn user_edit(config: &Config, store: &FileStore, edit: UserEdit, now: i64) -> Result<Value, String> {
+fn user_edit(config: &Config, store: &Memory, edit: UserEdit, now: i64) -> Result<Value, String> {
     let version = writer(config, store).edit(&edit, now)?.done;
     let items = pollster::block_on(store.items()).map_err(|e| e.to_string())?;
     let fact = |id: &str| items.iter().find(|i| i.item_id == id).map(|i| fact_json(i, now));

@@ -1,7 +1,7 @@
 //! `nocturne policy`: the memory's retention policy, shown or changed as a logged edit
 //! (`flow::edit::set_policy`), with what the next Sleep would retire under it.
 
-use crate::file::FileStore;
+use crate::store::Memory;
 use nocturne_core::flow::{edit, sleep};
 use nocturne_core::llm::provider::ProposalStyle;
 use nocturne_core::store::Store;
@@ -52,7 +52,7 @@ pub struct Changes {
 /// Prints the policy (after applying `changes`, logged as the user's edit), then what the
 /// next Sleep would retire under it.
 pub fn run(path: &std::path::Path, now: i64, changes: Changes) -> Result<(), String> {
-    let memory = FileStore::open_existing(path)?;
+    let memory = Memory::open_existing(path)?;
     let mut policy = pollster::block_on(memory.meta()).map_err(|e| e.to_string())?.policy;
     if let Some(s) = changes.stale_after_days {
         policy.stale_after_days = s.days();

@@ -8,7 +8,7 @@
 //! with these files records every chat turn, edit, Sleep and erase made on it, and the
 //! next `nocturne sync` seals and sends them.
 
-use crate::file::FileStore;
+use crate::store::Memory;
 use nocturne_sync::crypto::KdfParams;
 use nocturne_sync::engine::Replica;
 use nocturne_sync::procedure::{self, Ask, Exchange, Keeper, Random, StoreLocks};
@@ -18,6 +18,20 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 pub use nocturne_sync::procedure::Joined;
+
+/// Copies the sync state beside the store `from` to beside `to` (a store moved into a
+/// database keeps its place in its sync space); whether there was any.
+pub fn copy_state(from: &Path, to: &Path) -> Result<bool, String> {
+    let (from, to) = (Files(from), Files(to));
+    let mut copied = false;
+    for (a, b) in [(from.state(), to.state()), (from.replica(), to.replica())] {
+        if a.exists() {
+            std::fs::copy(&a, &b).map_err(|e| format!("cannot copy {} to {}: {e}", a.display(), b.display()))?;
+            copied = true;
+        }
+    }
+    Ok(copied)
+}
 
 /// How long one exchange with the server may take before it counts as dropped.
 const EXCHANGE_TIMEOUT: Duration = Duration::from_secs(30);
@@ -110,7 +124,7 @@ pub fn sync(req: &SyncRequest<'_>) -> Result<(), String> {
     let passphrase = std::env::var(req.passphrase_env).map_err(|_| {
         format!("set the passphrase in the environment variable {} (it is never printed)", req.passphrase_env)
     })?;
-    let memory = FileStore::open(req.store)?;
+    let memory = Memory::open(req.store)?;
     let ask = Ask {
         server: req.server,
         space: req.space,

@@ -2,7 +2,7 @@
 //! (`nocturne_sync::journal`): a journal over the store file and the sync state beside it,
 //! driven to completion. The commands and the tools only print.
 
-use crate::file::FileStore;
+use crate::store::Memory;
 use crate::sync::{Files, Os, Socket};
 use nocturne_core::flow::chat::{self, TurnOutcome};
 use nocturne_core::flow::edit::UserEdit;
@@ -17,15 +17,15 @@ use std::path::Path;
 /// A store file and the sync state beside it.
 pub struct Writer<'a> {
     files: Files<'a>,
-    memory: &'a FileStore,
+    memory: &'a Memory,
 }
 
 impl<'a> Writer<'a> {
-    pub fn new(path: &'a Path, memory: &'a FileStore) -> Self {
+    pub fn new(path: &'a Path, memory: &'a Memory) -> Self {
         Writer { files: Files(path), memory }
     }
 
-    fn journal(&self) -> Journal<'_, Files<'a>, FileStore> {
+    fn journal(&self) -> Journal<'_, Files<'a>, Memory> {
         Journal { keeper: &self.files, store: self.memory }
     }
 

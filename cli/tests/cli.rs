@@ -2,6 +2,8 @@
 
 mod common;
 
+use common::exported;
+
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::{Command, Output, Stdio};
@@ -134,7 +136,7 @@ fn verify_with_the_offline_provider_passes_every_check() {
 
 #[test]
 fn a_dry_run_leaves_the_store_file_byte_identical() {
-    let store = temp("memory.json");
+    let store = temp("memory.db");
     let _ = std::fs::remove_file(&store);
     let s = store.to_str().expect("utf8");
     for (now, msg) in [
@@ -143,13 +145,13 @@ fn a_dry_run_leaves_the_store_file_byte_identical() {
     ] {
         assert!(nocturne(&["chat", "--store", s, "--now", now, msg]).status.success());
     }
-    let before = std::fs::read(&store).expect("store file");
+    let before = exported(&store);
     let out = nocturne(&["sleep", "--store", s, "--dry-run", "--now", "1767225600"]);
     assert!(stdout(&out).contains("dry run (nothing written)"), "{}", stdout(&out));
-    assert_eq!(std::fs::read(&store).expect("store file"), before);
+    assert_eq!(exported(&store), before);
     let out = nocturne(&["sleep", "--store", s, "--now", "1767225600"]);
     assert!(out.status.success());
-    assert_ne!(std::fs::read(&store).expect("store file"), before, "a real Sleep writes");
+    assert_ne!(exported(&store), before, "a real Sleep writes");
     let versions = stdout(&nocturne(&["versions", "--store", s]));
     assert!(versions.contains("pass:forget:after"), "{versions}");
 }
@@ -159,7 +161,7 @@ fn a_dry_run_leaves_the_store_file_byte_identical() {
 /// applies nothing, and a decision naming an edit the plan lacks writes nothing.
 #[test]
 fn a_reviewed_sleep_applies_exactly_what_was_approved_once() {
-    let store = temp("reviewed.json");
+    let store = temp("reviewed.db");
     let plan = temp("reviewed-plan.json");
     let _ = std::fs::remove_file(&store);
     let (s, p) = (store.to_str().expect("utf8"), plan.to_str().expect("utf8"));
@@ -172,10 +174,10 @@ fn a_reviewed_sleep_applies_exactly_what_was_approved_once() {
     ] {
         assert!(nocturne(&["chat", "--store", s, "--now", "1767000000", msg]).status.success());
     }
-    let before = std::fs::read(&store).expect("store file");
+    let before = exported(&store);
     let out = nocturne(&["sleep", "--store", s, "--review", p, "--now", "1767900000"]);
     assert!(out.status.success() && stdout(&out).contains("the store file is unchanged"), "{}", stderr(&out));
-    assert_eq!(std::fs::read(&store).expect("store file"), before, "a plan writes nothing");
+    assert_eq!(exported(&store), before, "a plan writes nothing");
     let listed = stdout(&nocturne(&["review", p]));
     for id in ["r1 dedupe drop", "r2 supersede", "r6 forget"] {
         assert!(listed.contains(id), "{id}:\n{listed}");
@@ -185,7 +187,7 @@ fn a_reviewed_sleep_applies_exactly_what_was_approved_once() {
     let out = nocturne(&["apply", p, "--store", s, "--only", "r99", "--now", "1767900060"]);
     assert_eq!(out.status.code(), Some(1));
     assert!(stderr(&out).contains("has no edit r99"), "{}", stderr(&out));
-    assert_eq!(std::fs::read(&store).expect("store file"), before, "a bad decision writes nothing");
+    assert_eq!(exported(&store), before, "a bad decision writes nothing");
 
     let args = ["apply", p, "--store", s, "--only", "r1,r2", "--reject", "r3", "--reason", "not yet"];
     let out = nocturne(&[&args[..], &["--now", "1767900100"]].concat());
@@ -194,7 +196,7 @@ fn a_reviewed_sleep_applies_exactly_what_was_approved_once() {
         "{}",
         stdout(&out)
     );
-    let doc: serde_json::Value = serde_json::from_slice(&std::fs::read(&store).expect("store")).expect("json");
+    let doc: serde_json::Value = serde_json::from_str(&exported(&store)).expect("json");
     let reasons: Vec<&str> =
         doc["mutations"].as_array().expect("log").iter().filter_map(|m| m["rejectionReason"].as_str()).collect();
     assert!(reasons.contains(&"not approved by the user: not yet"), "{reasons:?}");
@@ -207,10 +209,10 @@ fn a_reviewed_sleep_applies_exactly_what_was_approved_once() {
         .collect();
     assert!(!active.contains(&"I live in Lisbon.") && active.contains(&"This week I'm swamped at work."), "{active:?}");
 
-    let after = std::fs::read(&store).expect("store file");
+    let after = exported(&store);
     let out = nocturne(&["apply", p, "--store", s, "--now", "1767900200"]);
     assert!(stdout(&out).contains("a plan applies at most once"), "{}", stdout(&out));
-    assert_eq!(std::fs::read(&store).expect("store file"), after, "a second apply writes nothing");
+    assert_eq!(exported(&store), after, "a second apply writes nothing");
 }
 
 #[test]
@@ -262,13 +264,13 @@ fn help_lists_every_subcommand() {
 
 #[test]
 fn regression_a_mistyped_flag_is_an_error_that_writes_nothing() {
-    let store = seeded_store("typo.json");
-    let before = std::fs::read(&store).expect("store");
+    let store = seeded_store("typo.db");
+    let before = exported(&store);
     let out = nocturne(&["sleep", "--store", store.to_str().expect("utf8"), "--dryrun"]);
     assert_eq!(out.status.code(), Some(2), "{}", stdout(&out));
     assert!(stderr(&out).contains("--dryrun"), "{}", stderr(&out));
-    assert_eq!(std::fs::read(&store).expect("store"), before, "a typo ran a real Sleep");
-    let fresh = temp("typo-new.json");
+    assert_eq!(exported(&store), before, "a typo ran a real Sleep");
+    let fresh = temp("typo-new.db");
     let _ = std::fs::remove_file(&fresh);
     assert_eq!(nocturne(&["sleep", "--store", fresh.to_str().expect("utf8"), "--dryrun"]).status.code(), Some(2));
     assert!(!fresh.exists(), "a typo created a store file");
@@ -276,20 +278,20 @@ fn regression_a_mistyped_flag_is_an_error_that_writes_nothing() {
 
 #[test]
 fn regression_read_only_commands_fail_on_a_missing_file_and_create_none() {
-    let missing = temp("no-such-memory.json");
+    let missing = temp("no-such-memory.db");
     let _ = std::fs::remove_file(&missing);
     let m = missing.to_str().expect("utf8");
     for args in [vec!["versions", "--store", m], vec!["quiz", "--store", m], vec!["diff", "--store", m, "1", "2"]] {
         let out = nocturne(&args);
         assert_eq!(out.status.code(), Some(1), "{args:?} exited {:?}", out.status.code());
-        assert!(stderr(&out).contains("no memory file"), "{args:?}: {}", stderr(&out));
+        assert!(stderr(&out).contains("no memory at"), "{args:?}: {}", stderr(&out));
         assert!(!missing.exists(), "{args:?} created the file");
     }
 }
 
 #[test]
 fn regression_chat_sleep_and_quiz_use_the_provider_they_are_given() {
-    let store = seeded_store("provider.json");
+    let store = seeded_store("provider.db");
     let s = store.to_str().expect("utf8");
     // A closed port: the offline rules would have answered; a real provider cannot.
     let remote = ["--provider", "openai", "--base-url", "http://127.0.0.1:9/v1", "--timeout", "2"];
@@ -297,29 +299,29 @@ fn regression_chat_sleep_and_quiz_use_the_provider_they_are_given() {
     for sub in [vec!["chat", "--store", s, "Where do I live?"], vec!["sleep", "--store", s], vec!["quiz", "--store", s]]
     {
         let args: Vec<&str> = sub.iter().copied().chain(remote).collect();
-        let before = std::fs::read_to_string(&store).expect("store");
+        let before = exported(&store);
         let out = nocturne(&args);
         assert!(!out.status.success(), "{sub:?} succeeded without its model: {}", stdout(&out));
         assert!(stderr(&out).contains("could not be reached"), "{sub:?}: {}", stderr(&out));
         if sub[0] == "sleep" {
             // Passes that needed no model call completed and were saved; none after the
             // first that needed the model.
-            let text = std::fs::read_to_string(&store).expect("store");
+            let text = exported(&store);
             assert!(!text.contains("pass:promote:after"), "a pass that needed the model was written");
         } else {
-            assert!(std::fs::read_to_string(&store).expect("store") == before, "{sub:?} changed the store file");
+            assert!(exported(&store) == before, "{sub:?} changed the store file");
         }
     }
 }
 
 #[test]
 fn chat_reads_one_turn_per_line_of_standard_input() {
-    let store = temp("stdin.json");
+    let store = temp("stdin.db");
     let _ = std::fs::remove_file(&store);
     let s = store.to_str().expect("utf8");
     let out = nocturne_stdin(&["chat", "--store", s, "--now", "1767139200"], "I live in Ghent.\n\nI keep a cat.\n");
     assert!(out.status.success(), "{}", stderr(&out));
-    let doc: serde_json::Value = serde_json::from_slice(&std::fs::read(&store).expect("store")).expect("json");
+    let doc: serde_json::Value = serde_json::from_str(&exported(&store)).expect("json");
     let turns = doc["transcript"].as_array().expect("transcript");
     assert_eq!(turns.len(), 4, "two user turns and two replies");
     assert_eq!(turns[2]["text"], "I keep a cat.");
@@ -358,7 +360,7 @@ fn scripted_model(answered: usize) -> (String, std::sync::Arc<std::sync::atomic:
 
 #[test]
 fn ctrl_c_during_the_third_pass_leaves_the_store_as_after_pass_two_and_exits_130() {
-    let store = temp("interrupted.json");
+    let store = temp("interrupted.db");
     let _ = std::fs::remove_file(&store);
     let s = store.to_str().expect("utf8");
     for msg in
@@ -377,7 +379,7 @@ fn ctrl_c_during_the_third_pass_leaves_the_store_as_after_pass_two_and_exits_130
         .expect("nocturne runs");
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
     let after_two = loop {
-        let text = std::fs::read_to_string(&store).unwrap_or_default();
+        let text = exported(&store);
         if text.contains("pass:merge:after") {
             break text;
         }
@@ -391,9 +393,8 @@ fn ctrl_c_during_the_third_pass_leaves_the_store_as_after_pass_two_and_exits_130
     let out = child.wait_with_output().expect("nocturne ends");
     assert_eq!(out.status.code(), Some(130), "{}", stderr(&out));
     assert!(stderr(&out).contains("stopped by the user after pass merge"), "{}", stderr(&out));
-    assert_eq!(std::fs::read_to_string(&store).expect("store"), after_two, "the file changed after pass two");
+    assert_eq!(exported(&store), after_two, "the file changed after pass two");
     assert!(!after_two.contains("pass:supersede"), "nothing of the third pass was written");
-    assert!(!store.with_extension("json.tmp").exists(), "a half-written file was left behind");
 }
 
 /// The figure after `key=` on the line starting with `prefix`.
@@ -407,7 +408,7 @@ fn figure(out: &str, prefix: &str, key: &str) -> String {
 
 #[test]
 fn a_second_sleep_asks_only_about_what_the_day_added_and_deep_asks_about_everything() {
-    let store = temp("incremental.json");
+    let store = temp("incremental.db");
     let _ = std::fs::remove_file(&store);
     let s = store.to_str().expect("utf8");
     let day1 = "I live in Ghent. I teach chemistry at the college. The boiler makes a rattling noise. \
@@ -499,7 +500,7 @@ fn bench_recall_brings_every_planted_fact_into_a_prompt_within_its_budget() {
 
 #[test]
 fn a_sleep_that_would_retire_most_of_the_memory_asks_for_yes_and_writes_nothing() {
-    let store = temp("retire.json");
+    let store = temp("retire.db");
     let _ = std::fs::remove_file(&store);
     let s = store.to_str().expect("utf8");
     let lines: String = (0..12).map(|n| format!("The parcel number {n} was delivered to the wrong door.\n")).collect();
@@ -511,7 +512,7 @@ fn a_sleep_that_would_retire_most_of_the_memory_asks_for_yes_and_writes_nothing(
     let said = stdout(&set);
     assert!(said.contains("changed: the user changed the retention policy: forget by age: off → 30 days"), "{said}");
     assert!(said.contains("the next Sleep would retire 12 of 12 active facts"), "{said}");
-    let before = std::fs::read(&store).expect("store");
+    let before = exported(&store);
     // A year later every one of those events is stale.
     let out = nocturne(&["sleep", "--store", s, "--now", "1798675200"]);
     assert_eq!(out.status.code(), Some(1), "{}", stdout(&out));
@@ -520,7 +521,7 @@ fn a_sleep_that_would_retire_most_of_the_memory_asks_for_yes_and_writes_nothing(
         "{}",
         stderr(&out)
     );
-    assert_eq!(std::fs::read(&store).expect("store"), before, "nothing was written");
+    assert_eq!(exported(&store), before, "nothing was written");
     let out = nocturne(&["sleep", "--store", s, "--now", "1798675200", "--yes"]);
     assert!(out.status.success(), "{}", stderr(&out));
     assert!(stdout(&out).contains("active 12 -> 0"), "{}", stdout(&out));
@@ -528,7 +529,7 @@ fn a_sleep_that_would_retire_most_of_the_memory_asks_for_yes_and_writes_nothing(
 
 #[test]
 fn search_finds_facts_by_their_words_with_block_age_and_lineage() {
-    let store = temp("search.json");
+    let store = temp("search.db");
     let _ = std::fs::remove_file(&store);
     let s = store.to_str().expect("utf8");
     assert!(nocturne(&["chat", "--store", s, "--now", "1767139200", "I live in Lisbon. I keep bees."])
@@ -543,7 +544,7 @@ fn search_finds_facts_by_their_words_with_block_age_and_lineage() {
     assert!(first.contains("I live in Lisbon.") && first.contains("encoded from turn 0"), "{text}");
     assert!(!text.contains("bees") && text.ends_with("1 fact(s) match\n"), "{text}");
     assert!(stdout(&nocturne(&["search", "--store", s, "saffron"])).ends_with("0 fact(s) match\n"));
-    let missing = temp("no-search.json");
+    let missing = temp("no-search.db");
     let _ = std::fs::remove_file(&missing);
     assert_eq!(nocturne(&["search", "--store", missing.to_str().expect("utf8"), "x"]).status.code(), Some(1));
     assert!(!missing.exists(), "a read-only command created a file");
@@ -551,7 +552,7 @@ fn search_finds_facts_by_their_words_with_block_age_and_lineage() {
 
 #[test]
 fn edit_pin_unpin_and_forget_each_write_a_user_version_and_refuse_what_makes_no_sense() {
-    let store = temp("edits.json");
+    let store = temp("edits.db");
     let _ = std::fs::remove_file(&store);
     let s = store.to_str().expect("utf8");
     assert!(nocturne(&["chat", "--store", s, "--now", "1767139200", "I live in Lisbon. I keep bees."])
@@ -572,10 +573,10 @@ fn edit_pin_unpin_and_forget_each_write_a_user_version_and_refuse_what_makes_no_
     assert!(run(&["unpin", "m_3"]).status.success());
     let out = run(&["forget", "m_2", "--reason", "sold the hives"]);
     assert!(out.status.success() && stdout(&out).contains("user:forget"), "{}", stderr(&out));
-    let before = std::fs::read(&store).expect("store");
+    let before = exported(&store);
     let out = run(&["forget", "m_2"]);
     assert_eq!(out.status.code(), Some(1), "forgetting an inactive fact is refused");
-    assert_eq!(std::fs::read(&store).expect("store"), before, "a refused edit leaves the file as it was");
+    assert_eq!(exported(&store), before, "a refused edit leaves the file as it was");
     let found = stdout(&run(&["search", "Porto"]));
     assert!(found.contains("I live in Porto.") && found.contains("the user's correction of m_1"), "{found}");
     let versions = stdout(&nocturne(&["versions", "--store", s]));
@@ -586,7 +587,7 @@ fn edit_pin_unpin_and_forget_each_write_a_user_version_and_refuse_what_makes_no_
 
 #[test]
 fn counted_from_outside_an_incremental_sleep_calls_the_model_less_than_a_deep_one_and_as_estimated() {
-    let store = temp("counted.json");
+    let store = temp("counted.db");
     let _ = std::fs::remove_file(&store);
     let s = store.to_str().expect("utf8");
     let day1 = "I live in Ghent. I teach chemistry at the college. The boiler makes a rattling noise. \
@@ -615,7 +616,7 @@ My sister Ana plays the cello. The garden shed needs a new roof. I keep bees beh
 
 #[test]
 fn erase_leaves_no_trace_of_the_words_in_the_store_file_and_keeps_the_unrelated_fact() {
-    let store = temp("erase.json");
+    let store = temp("erase.db");
     let _ = std::fs::remove_file(&store);
     let s = store.to_str().expect("utf8");
     for (now, msg) in [
@@ -626,7 +627,7 @@ fn erase_leaves_no_trace_of_the_words_in_the_store_file_and_keeps_the_unrelated_
         assert!(nocturne(&["chat", "--store", s, "--now", now, msg]).status.success());
     }
     assert!(nocturne(&["sleep", "--store", s, "--now", "1767139500"]).status.success());
-    let text = std::fs::read_to_string(&store).expect("store");
+    let text = exported(&store);
     assert!(text.contains("4417"), "the setup: the code is stored");
     let id = stdout(&nocturne(&["search", "--store", s, "door", "code"]))
         .lines()
@@ -638,9 +639,17 @@ fn erase_leaves_no_trace_of_the_words_in_the_store_file_and_keeps_the_unrelated_
     assert!(out.status.success(), "{}", stderr(&out));
     let said = stdout(&out);
     assert!(said.starts_with("erased ") && said.contains("tombstone") && !said.contains("4417"), "{said}");
-    let text = std::fs::read_to_string(&store).expect("store");
+    let text = exported(&store);
     for word in ["4417", "door", "Door"] {
-        assert!(!text.contains(word), "the store file still holds {word}");
+        assert!(!text.contains(word), "the memory still holds {word}");
+    }
+    // Not in the database's bytes either: no free page, no log of recent writes keeps them.
+    for file in [store.clone(), PathBuf::from(format!("{}-wal", store.display()))] {
+        let bytes = std::fs::read(&file).unwrap_or_default();
+        for word in ["4417", "door", "Door"] {
+            let held = bytes.windows(word.len()).any(|w| w == word.as_bytes());
+            assert!(!held, "{} still holds {word} in its bytes", file.display());
+        }
     }
     assert!(text.contains("I keep bees."), "the unrelated fact and its sentence stay");
     let bees = stdout(&nocturne(&["search", "--store", s, "bees"]));
@@ -653,7 +662,7 @@ fn erase_leaves_no_trace_of_the_words_in_the_store_file_and_keeps_the_unrelated_
 
 #[test]
 fn chat_show_memory_lists_the_facts_the_reply_drew_on() {
-    let store = seeded_store("show-memory.json");
+    let store = seeded_store("show-memory.db");
     let s = store.to_str().expect("utf8");
     let out = nocturne(&["chat", "--store", s, "--now", "1767139300", "--show-memory", "Where do I live?"]);
     let text = stdout(&out);
@@ -677,7 +686,7 @@ fn chat_show_memory_lists_the_facts_the_reply_drew_on() {
 fn regression_a_first_turn_that_stores_no_fact_leaves_a_readable_store_file() {
     // A greeting as the very first turn wrote `nextItem: 0` beside no items, and the file
     // was then refused as if a fact m_0 existed: every later command failed on it.
-    let store = temp("first-turn-no-fact.json");
+    let store = temp("first-turn-no-fact.db");
     let _ = std::fs::remove_file(&store);
     let s = store.to_str().expect("utf8");
     let first = nocturne(&["chat", "--store", s, "--now", "1767139200", "Wow, that sounds amazing, I love it."]);
@@ -716,17 +725,17 @@ fn regression_a_closed_stdout_ends_a_command_quietly_not_with_a_panic() {
 fn regression_a_correction_longer_than_a_fact_may_be_is_refused_and_the_file_stays_readable() {
     // The writer once stored a 24,021-character correction that the reader then refused:
     // every later command on the file failed.
-    let store = temp("long-correction.json");
+    let store = temp("long-correction.db");
     let _ = std::fs::remove_file(&store);
     let s = store.to_str().expect("utf8");
     assert!(nocturne(&["chat", "--store", s, "I live in Ghent."]).status.success());
-    let before = std::fs::read(&store).expect("store file");
+    let before = exported(&store);
     let long = "I live in Ghent and ".repeat(1_200);
     let out = nocturne(&["edit", "--store", s, "m_1", &long]);
     assert!(!out.status.success(), "{}", stdout(&out));
     let why = stderr(&out);
     assert!(why.contains("a fact holds at most 20000") && why.contains("nothing was written"), "{why}");
-    assert_eq!(std::fs::read(&store).expect("store file"), before, "the file changed");
+    assert_eq!(exported(&store), before, "the file changed");
     let search = nocturne(&["search", "--store", s, "Ghent"]);
     assert!(search.status.success() && stdout(&search).contains("I live in Ghent."), "{}", stderr(&search));
 }

@@ -4,6 +4,8 @@
 
 mod common;
 
+use common::exported;
+
 use nocturne_core::store::document::Document;
 use nocturne_core::testkit::exports::{self, START};
 use std::path::PathBuf;
@@ -35,7 +37,7 @@ fn chatgpt_zip(name: &str) -> PathBuf {
 
 #[test]
 fn a_zipped_chatgpt_export_imports_into_a_store_file_once() {
-    let (zip, store) = (chatgpt_zip("export.zip"), temp("memory.json"));
+    let (zip, store) = (chatgpt_zip("export.zip"), temp("memory.db"));
     let (zip, store) = (zip.to_str().expect("utf8"), store.to_str().expect("utf8"));
     let _ = std::fs::remove_file(store);
     let dry = nocturne(&["import", zip, "--store", store, "--now", NOW, "--dry-run"]);
@@ -49,7 +51,7 @@ fn a_zipped_chatgpt_export_imports_into_a_store_file_once() {
     let out = text(&run);
     assert!(run.status.success(), "{out}");
     assert!(out.contains("import: conversations=2 userTurns=4 assistantTurns=4"), "{out}");
-    let doc = Document::parse(&std::fs::read_to_string(store).expect("the store file")).expect("a memory");
+    let doc = Document::parse(&exported(std::path::Path::new(store))).expect("a memory");
     let users: Vec<(String, i64)> = doc
         .transcript
         .iter()
@@ -63,21 +65,21 @@ fn a_zipped_chatgpt_export_imports_into_a_store_file_once() {
     let lisbon = doc.items.iter().find(|i| i.text.contains("Lisbon")).expect("a fact about Lisbon");
     assert_eq!(lisbon.created_at, START + 60);
 
-    let before = std::fs::read(store).expect("read");
+    let before = exported(std::path::Path::new(store));
     let again = nocturne(&["import", zip, "--store", store, "--now", NOW]);
     let out = text(&again);
     assert!(again.status.success() && out.contains("nothing new to import") && out.contains("duplicates=8"), "{out}");
-    assert_eq!(std::fs::read(store).expect("read"), before, "a second import wrote something");
+    assert_eq!(exported(std::path::Path::new(store)), before, "a second import wrote something");
 }
 
 #[test]
 fn a_file_that_is_no_export_is_refused_and_the_store_file_is_untouched() {
-    let store = temp("untouched.json");
+    let store = temp("untouched.db");
     let s = store.to_str().expect("utf8");
     let _ = std::fs::remove_file(&store);
     let seeded = nocturne(&["chat", "--store", s, "--now", NOW, "I live in Ghent."]);
     assert!(seeded.status.success(), "{}", text(&seeded));
-    let before = std::fs::read(&store).expect("read");
+    let before = exported(&store);
     let json = serde_json::to_vec(&exports::chatgpt_conversations()).expect("json");
     let cases: Vec<(&str, Vec<u8>, &[&str], &str)> = vec![
         ("cut.json", json[..json.len() / 3].to_vec(), &[], "truncated"),
@@ -99,7 +101,7 @@ fn a_file_that_is_no_export_is_refused_and_the_store_file_is_untouched() {
         let t = text(&out);
         assert!(!out.status.success(), "{name} was accepted: {t}");
         assert!(t.contains(says) && t.contains("nothing was imported"), "{name}: {t}");
-        assert_eq!(std::fs::read(&store).expect("read"), before, "{name} changed the store file");
+        assert_eq!(exported(&store), before, "{name} changed the store file");
     }
     let missing = nocturne(&["import", "/no/such/export.zip", "--store", s]);
     assert!(text(&missing).contains("cannot read /no/such/export.zip"), "{}", text(&missing));
@@ -107,7 +109,7 @@ fn a_file_that_is_no_export_is_refused_and_the_store_file_is_untouched() {
 
 #[test]
 fn an_unreachable_model_ends_the_import_with_a_clear_error_and_keeps_the_store_file() {
-    let (zip, store) = (chatgpt_zip("down.zip"), temp("down.json"));
+    let (zip, store) = (chatgpt_zip("down.zip"), temp("down.db"));
     let _ = std::fs::remove_file(&store);
     let out = nocturne(&[
         "import",
@@ -134,7 +136,7 @@ fn a_careless_model_s_invented_fact_is_refused_and_reported() {
     let base = common::model(|_, _| {
         Some(r#"{"facts":[{"text":"I moved to Lisbon in March.","category":"place"},{"text":"I was born on Mars.","category":"identity"}]}"#.into())
     });
-    let (zip, store) = (chatgpt_zip("careless.zip"), temp("careless.json"));
+    let (zip, store) = (chatgpt_zip("careless.zip"), temp("careless.db"));
     let _ = std::fs::remove_file(&store);
     let out = nocturne(&[
         "import",
@@ -155,7 +157,7 @@ fn a_careless_model_s_invented_fact_is_refused_and_reported() {
     let t = text(&out);
     assert!(out.status.success(), "{t}");
     assert!(t.contains("refused 2×"), "the invented fact is refused in both batches: {t}");
-    let doc = Document::parse(&std::fs::read_to_string(&store).expect("read")).expect("a memory");
+    let doc = Document::parse(&exported(&store)).expect("a memory");
     assert!(!doc.items.iter().any(|i| i.text.contains("Mars")), "an invented fact was stored");
     assert!(doc
         .mutations

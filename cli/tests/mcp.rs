@@ -13,6 +13,8 @@ use std::path::PathBuf;
 
 mod common;
 
+use common::exported;
+
 type Client = RunningService<RoleClient, ()>;
 
 const NOW: &str = "1767139200";
@@ -78,7 +80,7 @@ fn runtime() -> tokio::runtime::Runtime {
 #[test]
 fn the_tools_are_listed_with_a_schema_and_a_description_each() {
     runtime().block_on(async {
-        let client = connect(&temp("list.json"), &[]).await;
+        let client = connect(&temp("list.db"), &[]).await;
         let tools = client.list_all_tools().await.expect("tools/list");
         let mut names: Vec<String> = tools.iter().map(|t| t.name.to_string()).collect();
         names.sort();
@@ -116,7 +118,7 @@ fn the_tools_are_listed_with_a_schema_and_a_description_each() {
 
 #[test]
 fn a_conversation_added_through_mcp_is_gated_stored_searched_and_slept_on() {
-    let store = temp("conversation.json");
+    let store = temp("conversation.db");
     runtime().block_on(async {
         let client = connect(&store, &[]).await;
         let first = ok(&client, "add_memory", json!({"text": "I live in Ghent and I keep a cat called Miso."})).await;
@@ -164,16 +166,16 @@ fn a_conversation_added_through_mcp_is_gated_stored_searched_and_slept_on() {
 /// second call applies nothing; a plan id the server never made is a tool error.
 #[test]
 fn a_reviewed_sleep_through_mcp_writes_nothing_until_the_user_applies_it() {
-    let store = temp("reviewed.json");
+    let store = temp("reviewed.db");
     runtime().block_on(async {
         let client = connect(&store, &[]).await;
         for text in ["I keep a bearded dragon.", "I keep a bearded dragon called Saffron.", "I live in Lisbon."] {
             ok(&client, "add_memory", json!({"text": text})).await;
         }
         ok(&client, "add_memory", json!({"text": "I moved to Porto, I no longer live in Lisbon."})).await;
-        let before = std::fs::read(&store).expect("store");
+        let before = exported(&store);
         let planned = ok(&client, "sleep", json!({"review": true})).await;
-        assert_eq!(std::fs::read(&store).expect("store"), before, "a plan writes nothing");
+        assert_eq!(exported(&store), before, "a plan writes nothing");
         let plan = &planned["plan"];
         let id = plan["id"].as_str().expect("plan id").to_string();
         let accepted: Vec<&str> =
@@ -196,17 +198,17 @@ fn a_reviewed_sleep_through_mcp_writes_nothing_until_the_user_applies_it() {
 /// the memory is a tool error that writes nothing until the host confirms.
 #[test]
 fn an_mcp_sleep_that_would_retire_most_of_the_memory_needs_confirm() {
-    let store = temp("heavy.json");
+    let store = temp("heavy.db");
     runtime().block_on(async {
         let client = connect(&store, &[]).await;
         for day in 1..=12 {
             let said = format!("2025-03-{day:02}");
             ok(&client, "add_memory", json!({"text": "I'm exhausted today.", "said_at": said})).await;
         }
-        let before = std::fs::read(&store).expect("store");
+        let before = exported(&store);
         let err = tool_error(&client, "sleep", json!({})).await;
         assert!(err.contains("would retire 12 of 12") && err.contains("confirm"), "{err}");
-        assert_eq!(std::fs::read(&store).expect("store"), before, "a refused Sleep writes nothing");
+        assert_eq!(exported(&store), before, "a refused Sleep writes nothing");
         let slept = ok(&client, "sleep", json!({"confirm": true})).await;
         assert_eq!(slept["active_after"], json!(0), "{slept}");
         client.cancel().await.expect("close");
@@ -238,7 +240,7 @@ fn careless_model() -> String {
 #[test]
 fn a_careless_models_statements_are_refused_with_reasons_through_add_memory_and_sleep() {
     let url = careless_model();
-    let store = temp("careless.json");
+    let store = temp("careless.db");
     runtime().block_on(async {
         let args = ["--provider", "openai", "--base-url", &url, "--model", "careless", "--proposal-style", "free-text"];
         let client = connect(&store, &args).await;
@@ -272,7 +274,7 @@ fn a_careless_models_statements_are_refused_with_reasons_through_add_memory_and_
 
 #[test]
 fn the_users_edits_through_mcp_are_logged_as_the_users_and_erase_needs_a_confirmation() {
-    let store = temp("edits.json");
+    let store = temp("edits.db");
     runtime().block_on(async {
         let client = connect(&store, &[]).await;
         ok(
@@ -289,13 +291,13 @@ fn the_users_edits_through_mcp_are_logged_as_the_users_and_erase_needs_a_confirm
         ok(&client, "pin_memory", json!({"id": ids[2]})).await;
         ok(&client, "forget_memory", json!({"id": ids[2], "reason": "the cat moved out"})).await;
 
-        let before = std::fs::read(&store).expect("store");
+        let before = exported(&store);
         let unconfirmed = tool_error(&client, "erase_memory", json!({"id": ids[1], "confirm": false})).await;
         assert!(unconfirmed.contains("confirm"), "{unconfirmed}");
-        assert_eq!(std::fs::read(&store).expect("store"), before, "an unconfirmed erase changes nothing");
+        assert_eq!(exported(&store), before, "an unconfirmed erase changes nothing");
         let erased = ok(&client, "erase_memory", json!({"id": ids[1], "confirm": true})).await;
         assert_eq!(erased["erased"], json!([ids[1].clone()]), "{erased}");
-        let file = std::fs::read_to_string(&store).expect("store");
+        let file = exported(&store);
         assert!(!file.contains("4417"), "the erased words are in no row of the store file");
 
         let history = ok(&client, "memory_history", json!({"limit": 50})).await;
@@ -362,7 +364,7 @@ fn every_bad_input_is_a_tool_error_and_leaves_the_store_file_byte_identical() {
 fn search_and_context_stay_within_the_budget_on_a_10000_fact_store() {
     use nocturne_core::model::memory::Block;
     use nocturne_core::store::{Commit, MemStore, Store};
-    let store = temp("large.json");
+    let store = temp("large.db");
     let memory = MemStore::new();
     let topics = ["tea", "bikes", "chess", "violins", "gardens", "rivers", "trains", "clouds"];
     let items: Vec<_> = (1..=10_000u64)
@@ -407,7 +409,14 @@ fn search_and_context_stay_within_the_budget_on_a_10000_fact_store() {
 
 #[test]
 fn the_mcp_server_and_a_chat_writing_one_store_file_at_once_lose_nothing() {
-    let store = temp("shared.json");
+    // Both ways a memory is kept: the database, and a JSON file as earlier versions kept it.
+    for name in ["shared.db", "shared.json"] {
+        two_writers_lose_nothing(&temp(name));
+    }
+}
+
+fn two_writers_lose_nothing(store: &std::path::Path) {
+    let store = store.to_path_buf();
     let s = store.to_str().expect("utf8").to_string();
     let n = 25;
     let chat_lines: String =
@@ -432,7 +441,7 @@ fn the_mcp_server_and_a_chat_writing_one_store_file_at_once_lose_nothing() {
         assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
         client.cancel().await.expect("close");
     });
-    let doc: Value = serde_json::from_str(&std::fs::read_to_string(&store).expect("store")).expect("json");
+    let doc: Value = serde_json::from_str(&exported(&store)).expect("json");
     let said: Vec<&str> =
         each(&doc["transcript"]).filter(|t| t["role"] == "user").filter_map(|t| t["text"].as_str()).collect();
     let facts: Vec<&str> = each(&doc["items"]).filter_map(|i| i["text"].as_str()).collect();

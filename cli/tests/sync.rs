@@ -151,8 +151,11 @@ fn head(out: &str) -> String {
     out.split("head ").nth(1).map(|s| s.split_whitespace().next().unwrap_or("").to_string()).expect(out)
 }
 
+/// The memory at `store` as its export document (a database or a JSON file alike).
 fn doc(store: &Path) -> Document {
-    Document::parse(&std::fs::read_to_string(store).expect("store file")).expect("a memory")
+    let out = nocturne(&["export", "--store", store.to_str().expect("utf8")], PASSPHRASE);
+    assert!(out.status.success(), "export: {}", text(&out));
+    Document::parse(&String::from_utf8_lossy(&out.stdout)).expect("a memory")
 }
 
 fn user_turns(store: &Path) -> Vec<String> {
@@ -171,7 +174,7 @@ fn three_devices_sync_through_a_real_y_sweet_server() {
     let d = dir();
     let mut server = Server::start(&d.join("server"), free_port());
     let url = server.url();
-    let (a, b, c) = (d.join("laptop.json"), d.join("phone.json"), d.join("work.json"));
+    let (a, b, c) = (d.join("laptop.db"), d.join("phone.db"), d.join("work.json"));
     let (sa, sb, sc) = (a.to_str().expect("utf8"), b.to_str().expect("utf8"), c.to_str().expect("utf8"));
 
     // (1) A fact told on one device appears on the others.
@@ -194,11 +197,11 @@ fn three_devices_sync_through_a_real_y_sweet_server() {
     ok(&["pin", "--store", sa, "--now", "1790000110", &porto]);
     ok(&["chat", "--store", sb, "--now", "1790000120", "I work as a nurse at the city hospital."]);
     ok(&["sleep", "--store", sb, "--deep", "--now", "1790000130"]);
-    let before = std::fs::read(&b).expect("phone file");
+    let before = doc(&b);
     let offline = nocturne(&["sync", "--store", sb], PASSPHRASE);
     let t = text(&offline);
     assert!(!offline.status.success() && t.contains("the sync server") && t.contains("nothing was lost"), "{t}");
-    assert_eq!(std::fs::read(&b).expect("phone file"), before, "a failed sync changed the store");
+    assert_eq!(doc(&b), before, "a failed sync changed the store");
 
     server.restart();
     let mut heads = Vec::new();
@@ -224,12 +227,12 @@ fn three_devices_sync_through_a_real_y_sweet_server() {
     );
 
     // Only one device sleeps at a time: the laptop's lease holds the phone off.
-    let before = std::fs::read(&b).expect("phone");
+    let before = doc(&b);
     hold_lease(&server, &space, "ffff0000");
     let refused = nocturne(&["sleep", "--store", sb, "--now", "1790000140"], PASSPHRASE);
     let t = text(&refused);
     assert!(!refused.status.success() && t.contains("holds this memory's Sleep lease"), "{t}");
-    assert_eq!(std::fs::read(&b).expect("phone"), before, "a Sleep refused for the lease wrote something");
+    assert_eq!(doc(&b), before, "a Sleep refused for the lease wrote something");
     hold_lease(&server, &space, "");
 
     // (3) The canary is in no byte the server holds — neither the document it serves nor its

@@ -2,7 +2,7 @@
 
 use crate::args::{ProviderArgs, StoreArgs};
 use crate::error::CliError;
-use crate::file::FileStore;
+use crate::store::Memory;
 use crate::{progress, write};
 use nocturne_core::flow::chat;
 use nocturne_core::store::Store;
@@ -37,7 +37,7 @@ pub(crate) fn chat(
     if turns.is_empty() {
         return Err("chat needs a message: as arguments, or one per line on standard input".into());
     }
-    let memory = FileStore::open(&store.store)?;
+    let memory = Memory::open(&store.store)?;
     let p = provider.build()?;
     let writer = write::Writer::new(&store.store, &memory);
     for (i, text) in turns.iter().enumerate() {
@@ -74,7 +74,7 @@ pub(crate) fn print_encoded<'a>(verdicts: impl IntoIterator<Item = &'a nocturne_
 
 /// Under a reply: what `auto` switched, the citations the gate refused, the facts cited
 /// and, with `all`, every fact the prompt carried (block, the day said, source turn).
-pub(crate) fn print_memory_use(memory: &FileStore, turn: &chat::TurnOutcome, all: bool) -> Result<(), CliError> {
+pub(crate) fn print_memory_use(memory: &Memory, turn: &chat::TurnOutcome, all: bool) -> Result<(), CliError> {
     for line in &turn.switched {
         println!("  {line}");
     }

@@ -2,7 +2,7 @@
 
 use crate::args::{ProviderArgs, ProviderKind, StoreArgs};
 use crate::error::CliError;
-use crate::file::FileStore;
+use crate::store::Memory;
 use crate::provider::{remote, AnyProvider};
 use nocturne_core::gate::case;
 use nocturne_core::llm::offline::OfflineProvider;
@@ -14,7 +14,7 @@ use std::process::ExitCode;
 
 /// `nocturne quiz`: the Wake quiz on the store.
 pub(crate) fn quiz(store: &StoreArgs, provider: &ProviderArgs) -> Result<(), CliError> {
-    let memory = FileStore::open_existing(&store.store)?;
+    let memory = Memory::open_existing(&store.store)?;
     let report = pollster::block_on(quiz::wake(&memory, &provider.build()?, store.now()))?;
     print_quiz(&report);
     Ok(())

@@ -3,7 +3,7 @@
 
 use crate::args::{ProviderArgs, StoreArgs};
 use crate::error::CliError;
-use crate::file::FileStore;
+use crate::store::Memory;
 use crate::write;
 use nocturne_core::flow::review::{self, Decisions, Proposed, Review};
 use nocturne_core::flow::sleep::{PassEvent, SleepOptions};
@@ -17,7 +17,7 @@ pub(crate) fn plan_command(
     deep: bool,
     plan_path: &Path,
 ) -> Result<(), CliError> {
-    let memory = FileStore::open_existing(&store.store)?;
+    let memory = Memory::open_existing(&store.store)?;
     let mut options = SleepOptions::new(store.now());
     if deep {
         options = options.deep();
@@ -78,7 +78,7 @@ pub(crate) fn apply_command(
     reason: Option<&str>,
 ) -> Result<(), CliError> {
     let plan = read(plan_path)?;
-    let memory = FileStore::open_existing(&store.store)?;
+    let memory = Memory::open_existing(&store.store)?;
     let mut decisions = match &only {
         Some(ids) => Decisions::only(ids.iter().map(String::as_str)),
         None => Decisions::all(),

@@ -2,7 +2,7 @@
 
 use crate::args::{ProviderArgs, StoreArgs};
 use crate::error::CliError;
-use crate::file::FileStore;
+use crate::store::Memory;
 use crate::{progress, write};
 use nocturne_core::flow::sleep;
 use nocturne_core::llm::provider::Provider;
@@ -18,7 +18,7 @@ pub(crate) struct SleepFlags {
 
 pub(crate) fn sleep_command(store: &StoreArgs, provider: &ProviderArgs, flags: SleepFlags) -> Result<(), CliError> {
     let dry_run = flags.dry_run;
-    let memory = FileStore::open_existing(&store.store)?;
+    let memory = Memory::open_existing(&store.store)?;
     let mut options = sleep::SleepOptions::new(store.now());
     options.dry_run = dry_run;
     if flags.deep {

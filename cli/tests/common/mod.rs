@@ -40,3 +40,16 @@ pub fn model(answer: impl Fn(usize, &str) -> Option<String> + Send + 'static) ->
     });
     url
 }
+
+/// The memory at `store` as its export document, through `nocturne export` — the same
+/// text whether the memory is a database or a JSON file, so "nothing changed" is checked
+/// on what the memory holds, not on how a backend lays out its bytes.
+#[allow(dead_code)]
+pub fn exported(store: &std::path::Path) -> String {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_nocturne"))
+        .args(["export", "--store", store.to_str().expect("utf8")])
+        .output()
+        .expect("nocturne runs");
+    assert!(out.status.success(), "export: {}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8(out.stdout).expect("utf8")
+}

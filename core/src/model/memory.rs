@@ -488,6 +488,18 @@ pub struct Mutation {
     pub at: i64,
 }
 
+impl Mutation {
+    /// Every item id this entry names: its own item, the duplicate it was dropped for, the
+    /// merge's sources and the fact that superseded it (what a lineage follows).
+    pub fn names(&self) -> impl Iterator<Item = &str> {
+        let r = &self.refs;
+        std::iter::once(self.item_id.as_str())
+            .chain(r.duplicate_of.as_deref())
+            .chain(r.from_ids.iter().map(String::as_str))
+            .chain(r.superseded_by.as_deref())
+    }
+}
+
 /// `today`, `yesterday`, `in 3 days`, `88 days ago`, `in 4 months`, `3 years ago`.
 fn relative(days: i64) -> String {
     let n = days.abs();

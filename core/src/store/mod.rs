@@ -178,6 +178,21 @@ pub trait Store {
         Ok(self.mutations().await?.into_iter().filter(|m| m.seq > lo && m.seq <= hi).collect())
     }
 
+    /// Every item, active or not, whose text holds each of `tokens` (content tokens as
+    /// `text::textmath::content_tokens` makes them), in the order of [`Store::items`]. A
+    /// backend with a words index answers from it; the default reads every item.
+    async fn items_holding(&self, tokens: &[String]) -> Result<Vec<Item>, StoreError> {
+        Ok(self.items().await?.into_iter().filter(|i| search::holds(i, tokens)).collect())
+    }
+
+    /// Every mutation that names one of `ids` as its item, the duplicate it was dropped
+    /// for, a merge source or the fact that superseded it — all a lineage reads — oldest
+    /// first. A backend that indexes the log by the ids it names answers from the index.
+    async fn mutations_about(&self, ids: &[String]) -> Result<Vec<Mutation>, StoreError> {
+        let wanted: std::collections::HashSet<&str> = ids.iter().map(String::as_str).collect();
+        Ok(self.mutations().await?.into_iter().filter(|m| m.names().any(|id| wanted.contains(id))).collect())
+    }
+
     /// Every block with its active count.
     async fn list_blocks(&self) -> Result<Vec<(Block, usize)>, StoreError> {
         let items = self.items().await?;

@@ -15,6 +15,7 @@
 
 use crate::model::memory::{Item, Mutation};
 use crate::store::lineage::{self, Step};
+use crate::store::{Store, StoreError};
 use crate::text::textmath::content_tokens;
 
 /// Words that make a question without naming what it is about.
@@ -30,19 +31,38 @@ pub struct Hit<'a> {
 /// The items whose text holds every content token of `query`, newest first. A query with
 /// no content words matches nothing.
 pub fn search<'a>(items: &'a [Item], log: &[Mutation], query: &str) -> Vec<Hit<'a>> {
-    let wanted: Vec<String> = content_tokens(query).into_iter().filter(|t| !ASKING.contains(&t.as_str())).collect();
+    let wanted = wanted(query);
     if wanted.is_empty() {
         return Vec::new();
     }
-    let mut hits: Vec<&Item> = items
-        .iter()
-        .filter(|i| {
-            let have = content_tokens(&i.text);
-            wanted.iter().all(|t| have.contains(t))
-        })
-        .collect();
+    let mut hits: Vec<&Item> = items.iter().filter(|i| holds(i, &wanted)).collect();
     hits.sort_by_key(|i| std::cmp::Reverse((i.created_at, i.ordinal())));
     hits.into_iter().map(|item| Hit { item, lineage: lineage::lineage(&item.item_id, log) }).collect()
+}
+
+/// What a search reads from a store for `query`: the items that may match (through the
+/// store's words index where it has one) and the log entries about them. [`search`] over
+/// the pair gives exactly what it gives over every item and the whole log.
+pub async fn gather<S: Store>(store: &S, query: &str) -> Result<(Vec<Item>, Vec<Mutation>), StoreError> {
+    let wanted = wanted(query);
+    if wanted.is_empty() {
+        return Ok((Vec::new(), Vec::new()));
+    }
+    let items = store.items_holding(&wanted).await?;
+    let ids: Vec<String> = items.iter().map(|i| i.item_id.clone()).collect();
+    let log = if ids.is_empty() { Vec::new() } else { store.mutations_about(&ids).await? };
+    Ok((items, log))
+}
+
+/// The content tokens of `query` a search looks for.
+pub fn wanted(query: &str) -> Vec<String> {
+    content_tokens(query).into_iter().filter(|t| !ASKING.contains(&t.as_str())).collect()
+}
+
+/// Whether `item`'s text holds every one of `tokens`.
+pub fn holds(item: &Item, tokens: &[String]) -> bool {
+    let have = content_tokens(&item.text);
+    tokens.iter().all(|t| have.contains(t))
 }
 
 /// `m_12 human/identity active, said 3 days ago: I live in Ghent. — encoded from turn 4;

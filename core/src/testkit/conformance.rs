@@ -34,6 +34,7 @@ pub const CHECKS: &[&str] = &[
     "erase_rewrites_every_row_that_holds_the_words",
     "a_turn_written_where_another_writer_wrote_is_refused",
     "a_row_the_reader_refuses_is_never_written",
+    "words_and_mentions_find_what_reading_everything_finds",
 ];
 
 /// A conformance check's result: `Err` names what broke.
@@ -134,6 +135,9 @@ pub async fn check<S: Store>(name: &str, store: &S) -> Conformance {
             a_turn_written_where_another_writer_wrote_is_refused(store).await
         }
         "a_row_the_reader_refuses_is_never_written" => a_row_the_reader_refuses_is_never_written(store).await,
+        "words_and_mentions_find_what_reading_everything_finds" => {
+            words_and_mentions_find_what_reading_everything_finds(store).await
+        }
         other => Err(format!("no conformance check is called {other}")),
     }
 }
@@ -508,5 +512,52 @@ async fn a_row_the_reader_refuses_is_never_written<S: Store>(store: &S) -> Confo
     ensure!(after.check().is_ok(), "the memory no longer reads back: {:?}", after.check());
     let fits = fact(4, Block::Scratch, &"x".repeat(MAX_FACT_CHARS), 100);
     ensure!(store.commit(commit("turn:1", vec![fits])).await.is_ok(), "a fact of exactly the limit was refused");
+    Ok(())
+}
+
+/// A backend's words index and log index (`items_holding`, `mutations_about`) answer
+/// exactly what reading every item and the whole log answers — after a fact's words
+/// change (the old words must stop finding it), a merge and a supersession (the log
+/// entries name other facts than their own).
+async fn words_and_mentions_find_what_reading_everything_finds<S: Store>(store: &S) -> Conformance {
+    seed(store).await?;
+    let mut merged = fact(1, Block::Scratch, "I live in Porto with a bearded dragon.", 100);
+    merged.updated_at = 2000;
+    let mut gone = fact(3, Block::Scratch, "I keep a bearded dragon.", 100);
+    gone.active = false;
+    let mut merge = mutation(PassKind::Merge, "m_1", true);
+    merge.kind = MutationKind::Merge;
+    merge.refs.from_ids = vec!["m_1".into(), "m_3".into()];
+    let mut supersede = mutation(PassKind::Supersede, "m_2", true);
+    supersede.kind = MutationKind::Supersede;
+    supersede.refs.superseded_by = Some("m_4".into());
+    store
+        .commit(Commit {
+            mutations: vec![merge, supersede, mutation(PassKind::Forget, "m_2", false)],
+            ..commit("pass:merge:after", vec![merged, gone, fact(4, Block::Scratch, "The kettle is fixed.", 3000)])
+        })
+        .await
+        .map_err(e)?;
+    let items = store.items().await.map_err(e)?;
+    for words in [&["lisbon"][..], &["porto"], &["kettl"], &["bear", "dragon"], &["dragon", "porto"], &["tea"]] {
+        let tokens: Vec<String> = words.iter().map(|w| w.to_string()).collect();
+        // The words as the store's tokenizer makes them, so the check does not depend on the stemmer.
+        let tokens: Vec<String> =
+            tokens.iter().flat_map(|t| crate::text::textmath::content_tokens(t)).collect();
+        let want: Vec<&Item> = items.iter().filter(|i| crate::store::search::holds(i, &tokens)).collect();
+        let got = store.items_holding(&tokens).await.map_err(e)?;
+        ensure!(got.iter().collect::<Vec<_>>() == want, "items holding {tokens:?}: {got:?}, reading all: {want:?}");
+    }
+    ensure!(
+        store.items_holding(&["lisbon".into()]).await.map_err(e)?.is_empty(),
+        "a fact's old words still find it after its text changed"
+    );
+    let log = store.mutations().await.map_err(e)?;
+    for ids in [vec!["m_3".to_string()], vec!["m_4".into()], vec!["m_2".into(), "m_1".into()], vec!["m_9".into()]] {
+        let want: Vec<&crate::model::memory::Mutation> =
+            log.iter().filter(|m| m.names().any(|n| ids.iter().any(|i| i == n))).collect();
+        let got = store.mutations_about(&ids).await.map_err(e)?;
+        ensure!(got.iter().collect::<Vec<_>>() == want, "the log about {ids:?}: {got:?}, reading all: {want:?}");
+    }
     Ok(())
 }

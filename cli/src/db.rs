@@ -1,0 +1,468 @@
+//! The store database: a [`Store`] in one SQLite file (WAL), so a write costs the rows it
+//! changes, not the memory's lifetime, and `nocturne chat`, `nocturne mcp` and a Sleep may
+//! share a memory without waiting on each other for long.
+//!
+//! The rows are the store's own (live items, change rows per version, versions, mutations,
+//! turns, the meta), each kept as its export JSON beside the columns a query needs. Every
+//! write is one `BEGIN IMMEDIATE` transaction that reads the head *inside* it and refuses a
+//! commit planned against another head as [`StoreError::Conflict`] — the same rows, seqs and
+//! refusals as every backend, planned by `store::plan_rows`. Readers run beside the one
+//! writer (WAL) and always see a whole commit. Two indexes serve search: `words` (each
+//! live row's content tokens, stemmed as the gates stem them) and `mentions` (each log
+//! entry under every item id it names), so `nocturne search` reads the facts it finds and
+//! their history, not the memory.
+
+use nocturne_core::model::memory::{Item, Mutation, Turn, Version};
+use nocturne_core::model::policy::RetentionPolicy;
+use nocturne_core::store::document::Document;
+use nocturne_core::store::{check_turns, plan_rows, Commit, Meta, Rows, Store, StoreError};
+use nocturne_core::text::textmath::content_tokens;
+use rusqlite::{params, Connection, OptionalExtension, TransactionBehavior};
+use serde::de::DeserializeOwned;
+use std::cell::{Cell, RefCell};
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+/// Marks a SQLite file as a Nocturne memory (`PRAGMA application_id`, "Noct").
+const APPLICATION_ID: i32 = 0x4E6F_6374;
+/// The layout below; a file from a newer layout is refused, not misread.
+const SCHEMA_VERSION: i32 = 1;
+/// How long a writer waits for another writer's transaction before giving up.
+const BUSY_MS: u64 = 30_000;
+
+const SCHEMA: &str = "
+CREATE TABLE IF NOT EXISTS meta (id INTEGER PRIMARY KEY CHECK (id = 1), json TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS live (item_id TEXT PRIMARY KEY, json TEXT NOT NULL) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS changes (n INTEGER PRIMARY KEY, seq INTEGER NOT NULL, item_id TEXT NOT NULL, json TEXT NOT NULL);
+CREATE INDEX IF NOT EXISTS changes_item ON changes (item_id, seq);
+CREATE INDEX IF NOT EXISTS changes_seq ON changes (seq);
+CREATE TABLE IF NOT EXISTS versions (seq INTEGER PRIMARY KEY, json TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS mutations (id INTEGER PRIMARY KEY, seq INTEGER NOT NULL, json TEXT NOT NULL);
+CREATE INDEX IF NOT EXISTS mutations_seq ON mutations (seq);
+CREATE TABLE IF NOT EXISTS mentions (item_id TEXT NOT NULL, mutation INTEGER NOT NULL, PRIMARY KEY (item_id, mutation)) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS turns (idx INTEGER PRIMARY KEY, json TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS words (token TEXT NOT NULL, item_id TEXT NOT NULL, PRIMARY KEY (token, item_id)) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS words_item ON words (item_id);
+";
+
+/// A memory kept in a SQLite database file.
+pub struct DbStore {
+    path: PathBuf,
+    /// `None` until the file exists: reading a memory that was never written creates no
+    /// file (a dry run, a read-only command); the first write creates it.
+    conn: RefCell<Option<Connection>>,
+    rows_written: Cell<u64>,
+}
+
+/// The first bytes of every SQLite database file.
+pub const SQLITE_MAGIC: &[u8; 16] = b"SQLite format 3\0";
+
+impl DbStore {
+    /// The memory in the database at `path`; an empty one when there is no file yet (the
+    /// first write creates it).
+    pub fn open(path: &Path) -> Result<DbStore, StoreError> {
+        let store = DbStore { path: path.to_path_buf(), conn: RefCell::new(None), rows_written: Cell::new(0) };
+        if path.exists() {
+            store.connect()?;
+        }
+        Ok(store)
+    }
+
+    /// Opens the file (creating it) unless it is open.
+    fn connect(&self) -> Result<(), StoreError> {
+        if self.conn.borrow().is_some() {
+            return Ok(());
+        }
+        let conn = Connection::open(&self.path).map_err(|e| backend(&self.path, "cannot open", e))?;
+        self.prepare(&conn)?;
+        *self.conn.borrow_mut() = Some(conn);
+        Ok(())
+    }
+
+    /// Runs `read` on the open file; `empty` when there is no file (yet: another process
+    /// may have made it since this store was opened).
+    fn reading<T>(
+        &self,
+        empty: impl FnOnce() -> T,
+        read: impl FnOnce(&Connection) -> Result<T, StoreError>,
+    ) -> Result<T, StoreError> {
+        if self.conn.borrow().is_none() && self.path.exists() {
+            self.connect()?;
+        }
+        match &*self.conn.borrow() {
+            Some(conn) => read(conn),
+            None => Ok(empty()),
+        }
+    }
+
+    /// Sets the connection up and creates the tables of a new file; refuses a database
+    /// that is not a Nocturne memory, or one from a newer layout.
+    fn prepare(&self, conn: &Connection) -> Result<(), StoreError> {
+        let fail = |e: rusqlite::Error| backend(&self.path, "cannot prepare", e);
+        conn.busy_timeout(std::time::Duration::from_millis(BUSY_MS)).map_err(fail)?;
+        let app: i32 = conn.query_row("PRAGMA application_id", [], |r| r.get(0)).map_err(|e| self.unreadable(e))?;
+        let version: i32 = conn.query_row("PRAGMA user_version", [], |r| r.get(0)).map_err(fail)?;
+        let tables: i64 =
+            conn.query_row("SELECT count(*) FROM sqlite_master", [], |r| r.get(0)).map_err(|e| self.unreadable(e))?;
+        if tables > 0 && app != APPLICATION_ID {
+            return Err(StoreError::Backend(format!(
+                "{} is a SQLite database but not a Nocturne memory; nothing was changed",
+                self.path.display()
+            )));
+        }
+        if version > SCHEMA_VERSION {
+            return Err(StoreError::Backend(format!(
+                "{} is a memory from a newer Nocturne (layout {version}, this one reads {SCHEMA_VERSION}); nothing was changed",
+                self.path.display()
+            )));
+        }
+        conn.pragma_update(None, "journal_mode", "WAL").map_err(fail)?;
+        // WAL with NORMAL: a commit is atomic and survives a killed process; only a power
+        // cut may lose the last commits (never corrupt the file).
+        conn.pragma_update(None, "synchronous", "NORMAL").map_err(fail)?;
+        // A deleted row's bytes are overwritten, not left in free pages: an erased fact's
+        // words leave the file.
+        conn.pragma_update(None, "secure_delete", "ON").map_err(fail)?;
+        if tables == 0 {
+            conn.execute_batch(&format!(
+                "BEGIN IMMEDIATE; {SCHEMA} PRAGMA application_id = {APPLICATION_ID}; PRAGMA user_version = {SCHEMA_VERSION}; COMMIT;"
+            ))
+            .map_err(fail)?;
+        }
+        Ok(())
+    }
+
+    fn unreadable(&self, e: rusqlite::Error) -> StoreError {
+        StoreError::Backend(format!("{} is not a readable memory database: {e}", self.path.display()))
+    }
+
+    fn fail(&self, what: &str) -> impl Fn(rusqlite::Error) -> StoreError + '_ {
+        let what = what.to_string();
+        move |e| backend(&self.path, &what, e)
+    }
+
+    /// Rows of one JSON column, in the query's order.
+    fn rows<T: DeserializeOwned>(&self, sql: &str, args: impl rusqlite::Params) -> Result<Vec<T>, StoreError> {
+        self.reading(Vec::new, |conn| {
+            let mut stmt = conn.prepare_cached(sql).map_err(self.fail("cannot read"))?;
+            let texts = stmt.query_map(args, |r| r.get::<_, String>(0)).map_err(self.fail("cannot read"))?;
+            let mut out = Vec::new();
+            for text in texts {
+                out.push(self.decode(&text.map_err(self.fail("cannot read"))?)?);
+            }
+            Ok(out)
+        })
+    }
+
+    fn decode<T: DeserializeOwned>(&self, text: &str) -> Result<T, StoreError> {
+        serde_json::from_str(text)
+            .map_err(|e| StoreError::Backend(format!("{} holds a row it cannot read: {e}", self.path.display())))
+    }
+
+    /// Runs `write` in one `BEGIN IMMEDIATE` transaction: all of it is written, or none.
+    fn transaction<T>(
+        &self,
+        write: impl FnOnce(&rusqlite::Transaction<'_>) -> Result<T, StoreError>,
+    ) -> Result<T, StoreError> {
+        self.connect()?;
+        let mut conn = self.conn.borrow_mut();
+        let conn = conn.as_mut().ok_or_else(|| StoreError::Backend(format!("{} is not open", self.path.display())))?;
+        let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate).map_err(self.fail("cannot write"))?;
+        let out = write(&tx)?;
+        tx.commit().map_err(self.fail("cannot write"))?;
+        Ok(out)
+    }
+}
+
+fn backend(path: &Path, what: &str, e: rusqlite::Error) -> StoreError {
+    if let rusqlite::Error::SqliteFailure(f, _) = &e {
+        if f.code == rusqlite::ErrorCode::DiskFull {
+            return StoreError::QuotaExceeded(format!("{} is on a full disk", path.display()));
+        }
+    }
+    StoreError::Backend(format!("{what} {}: {e}", path.display()))
+}
+
+fn json<T: serde::Serialize>(value: &T) -> Result<String, StoreError> {
+    serde_json::to_string(value).map_err(|e| StoreError::Invalid(format!("a row cannot be written as JSON: {e}")))
+}
+
+fn sql(e: rusqlite::Error) -> StoreError {
+    StoreError::Backend(format!("the memory database refused a write: {e}"))
+}
+
+fn read_meta(tx: &Connection) -> Result<Meta, StoreError> {
+    let text: Option<String> =
+        tx.query_row("SELECT json FROM meta WHERE id = 1", [], |r| r.get(0)).optional().map_err(sql)?;
+    match text {
+        Some(t) => serde_json::from_str(&t).map_err(|e| StoreError::Backend(format!("the memory's meta row: {e}"))),
+        None => Ok(Meta::default()),
+    }
+}
+
+fn write_meta(tx: &Connection, meta: &Meta) -> Result<(), StoreError> {
+    tx.execute("INSERT OR REPLACE INTO meta (id, json) VALUES (1, ?1)", [json(meta)?]).map_err(sql)?;
+    Ok(())
+}
+
+/// Writes `rows` (one commit's, or a whole document's) and the indexes that follow them.
+fn write_rows(tx: &Connection, rows: &Rows) -> Result<(), StoreError> {
+    let mut change = tx.prepare_cached("INSERT INTO changes (seq, item_id, json) VALUES (?1, ?2, ?3)").map_err(sql)?;
+    for (seq, item) in &rows.changes {
+        change.execute(params![*seq as i64, item.item_id, json(item)?]).map_err(sql)?;
+    }
+    let mut live = tx.prepare_cached("INSERT OR REPLACE INTO live (item_id, json) VALUES (?1, ?2)").map_err(sql)?;
+    let mut unword = tx.prepare_cached("DELETE FROM words WHERE item_id = ?1").map_err(sql)?;
+    let mut word = tx.prepare_cached("INSERT OR IGNORE INTO words (token, item_id) VALUES (?1, ?2)").map_err(sql)?;
+    for item in &rows.live {
+        live.execute(params![item.item_id, json(item)?]).map_err(sql)?;
+        unword.execute([&item.item_id]).map_err(sql)?;
+        for token in content_tokens(&item.text) {
+            word.execute(params![token, item.item_id]).map_err(sql)?;
+        }
+    }
+    let mut version = tx.prepare_cached("INSERT INTO versions (seq, json) VALUES (?1, ?2)").map_err(sql)?;
+    for v in &rows.versions {
+        version.execute(params![v.seq as i64, json(v)?]).map_err(sql)?;
+    }
+    let mut mutation = tx.prepare_cached("INSERT INTO mutations (id, seq, json) VALUES (?1, ?2, ?3)").map_err(sql)?;
+    let mut mention =
+        tx.prepare_cached("INSERT OR IGNORE INTO mentions (item_id, mutation) VALUES (?1, ?2)").map_err(sql)?;
+    for m in &rows.mutations {
+        mutation.execute(params![m.id as i64, m.seq as i64, json(m)?]).map_err(sql)?;
+        for id in m.names() {
+            mention.execute(params![id, m.id as i64]).map_err(sql)?;
+        }
+    }
+    let mut turn = tx.prepare_cached("INSERT INTO turns (idx, json) VALUES (?1, ?2)").map_err(sql)?;
+    for t in &rows.turns {
+        turn.execute(params![t.index as i64, json(t)?]).map_err(sql)?;
+    }
+    write_meta(tx, &rows.meta)
+}
+
+impl Store for DbStore {
+    async fn items(&self) -> Result<Vec<Item>, StoreError> {
+        self.rows("SELECT json FROM live ORDER BY item_id", [])
+    }
+
+    async fn meta(&self) -> Result<Meta, StoreError> {
+        self.reading(Meta::default, read_meta)
+    }
+
+    async fn versions(&self) -> Result<Vec<Version>, StoreError> {
+        self.rows("SELECT json FROM versions ORDER BY seq", [])
+    }
+
+    async fn mutations(&self) -> Result<Vec<Mutation>, StoreError> {
+        self.rows("SELECT json FROM mutations ORDER BY id", [])
+    }
+
+    async fn transcript(&self) -> Result<Vec<Turn>, StoreError> {
+        self.rows("SELECT json FROM turns ORDER BY idx", [])
+    }
+
+    async fn turn_count(&self) -> Result<u32, StoreError> {
+        self.reading(
+            || 0,
+            |conn| {
+                let n: i64 =
+                    conn.query_row("SELECT count(*) FROM turns", [], |r| r.get(0)).map_err(self.fail("cannot read"))?;
+                Ok(n as u32)
+            },
+        )
+    }
+
+    async fn items_at(&self, seq: u64) -> Result<Vec<Item>, StoreError> {
+        if seq > self.meta().await?.head {
+            return Err(StoreError::NoSuchVersion(seq));
+        }
+        // SQLite takes a bare column from the row that holds the max: each item's newest
+        // change row at or before `seq`.
+        let mut items: Vec<Item> =
+            self.rows("SELECT json, max(n) FROM changes WHERE seq <= ?1 GROUP BY item_id", [seq as i64])?;
+        items.sort_by_key(Item::ordinal);
+        Ok(items)
+    }
+
+    async fn changes(&self, lo: u64, hi: u64) -> Result<Vec<(u64, Item)>, StoreError> {
+        if hi <= lo {
+            return Ok(Vec::new());
+        }
+        self.reading(Vec::new, |conn| {
+            let mut stmt = conn
+                .prepare_cached("SELECT seq, json FROM changes WHERE seq > ?1 AND seq <= ?2 ORDER BY n")
+                .map_err(self.fail("cannot read"))?;
+            let rows = stmt
+                .query_map(params![lo as i64, hi as i64], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?)))
+                .map_err(self.fail("cannot read"))?;
+            let mut out = Vec::new();
+            for row in rows {
+                let (seq, text) = row.map_err(self.fail("cannot read"))?;
+                out.push((seq as u64, self.decode(&text)?));
+            }
+            Ok(out)
+        })
+    }
+
+    async fn item_states(&self, ids: &[String], seq: u64) -> Result<Vec<Item>, StoreError> {
+        let mut out = Vec::new();
+        for id in ids {
+            let rows: Vec<Item> = self.rows(
+                "SELECT json FROM changes WHERE item_id = ?1 AND seq <= ?2 ORDER BY n DESC LIMIT 1",
+                params![id, seq as i64],
+            )?;
+            out.extend(rows);
+        }
+        Ok(out)
+    }
+
+    async fn mutations_between(&self, lo: u64, hi: u64) -> Result<Vec<Mutation>, StoreError> {
+        self.rows("SELECT json FROM mutations WHERE seq > ?1 AND seq <= ?2 ORDER BY id", params![lo as i64, hi as i64])
+    }
+
+    async fn items_holding(&self, tokens: &[String]) -> Result<Vec<Item>, StoreError> {
+        let Some((first, rest)) = tokens.split_first() else {
+            return self.items().await;
+        };
+        // The rarest-first order is SQLite's to choose: one INTERSECT per further token.
+        let mut sql = String::from("SELECT item_id FROM words WHERE token = ?1");
+        for n in 0..rest.len() {
+            sql.push_str(&format!(" INTERSECT SELECT item_id FROM words WHERE token = ?{}", n + 2));
+        }
+        let query = format!("SELECT json FROM live WHERE item_id IN ({sql}) ORDER BY item_id");
+        let args: Vec<&str> = std::iter::once(first).chain(rest).map(String::as_str).collect();
+        self.rows(&query, rusqlite::params_from_iter(args))
+    }
+
+    async fn mutations_about(&self, ids: &[String]) -> Result<Vec<Mutation>, StoreError> {
+        let found = self.reading(std::collections::BTreeSet::new, |conn| {
+            let mut found = std::collections::BTreeSet::new();
+            let mut stmt =
+                conn.prepare_cached("SELECT mutation FROM mentions WHERE item_id = ?1").map_err(self.fail("cannot read"))?;
+            for id in ids {
+                let rows = stmt.query_map([id], |r| r.get::<_, i64>(0)).map_err(self.fail("cannot read"))?;
+                for row in rows {
+                    found.insert(row.map_err(self.fail("cannot read"))?);
+                }
+            }
+            Ok(found)
+        })?;
+        let mut out = Vec::with_capacity(found.len());
+        for id in found {
+            out.extend(self.rows::<Mutation>("SELECT json FROM mutations WHERE id = ?1", [id])?);
+        }
+        Ok(out)
+    }
+
+    async fn commit(&self, commit: Commit) -> Result<Vec<Version>, StoreError> {
+        let count = self.transaction(|tx| {
+            let meta = read_meta(tx)?;
+            let turns: i64 = tx.query_row("SELECT count(*) FROM turns", [], |r| r.get(0)).map_err(sql)?;
+            check_turns(turns as u32, &meta, &commit)?;
+            let mut previous = HashMap::new();
+            let mut stmt = tx.prepare_cached("SELECT json FROM live WHERE item_id = ?1").map_err(sql)?;
+            for item in commit.items.iter().chain(&commit.created) {
+                let text: Option<String> = stmt.query_row([&item.item_id], |r| r.get(0)).optional().map_err(sql)?;
+                if let Some(text) = text {
+                    previous.insert(item.item_id.clone(), self.decode::<Item>(&text)?);
+                }
+            }
+            drop(stmt);
+            let rows = plan_rows(&meta, &previous, commit)?;
+            write_rows(tx, &rows)?;
+            Ok((rows.count(), rows.versions))
+        })?;
+        self.rows_written.set(self.rows_written.get() + count.0);
+        Ok(count.1)
+    }
+
+    async fn set_policy(&self, policy: RetentionPolicy) -> Result<(), StoreError> {
+        policy.validate().map_err(StoreError::Invalid)?;
+        self.transaction(|tx| {
+            let meta = Meta { policy, ..read_meta(tx)? };
+            write_meta(tx, &meta)
+        })?;
+        self.rows_written.set(self.rows_written.get() + 1);
+        Ok(())
+    }
+
+    fn rows_written(&self) -> u64 {
+        self.rows_written.get()
+    }
+
+    async fn replace_all(&self, doc: Document, base: u64) -> Result<(), StoreError> {
+        self.transaction(|tx| {
+            let now_at = read_meta(tx)?.head;
+            if now_at != base {
+                return Err(StoreError::Conflict { planned_at: base, now_at });
+            }
+            let rows = doc.into_rows()?;
+            tx.execute_batch(
+                "DELETE FROM live; DELETE FROM changes; DELETE FROM versions; DELETE FROM mutations; \
+                 DELETE FROM mentions; DELETE FROM turns; DELETE FROM words; DELETE FROM meta;",
+            )
+            .map_err(sql)?;
+            write_rows(tx, &rows)
+        })?;
+        // The log of recent writes still holds the pages as they were: fold it into the
+        // file and empty it, so rewritten words (an erase) are gone from the disk too.
+        self.reading(
+            || (),
+            |conn| {
+                conn.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(())).map_err(self.fail("cannot checkpoint"))
+            },
+        )?;
+        self.rows_written.set(self.rows_written.get() + 1);
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use nocturne_core::testkit::conformance;
+
+    fn temp(name: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("nocturne-db-test-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("temp dir");
+        let path = dir.join(name);
+        for suffix in ["", "-wal", "-shm"] {
+            let _ = std::fs::remove_file(format!("{}{suffix}", path.display()));
+        }
+        path
+    }
+
+    #[test]
+    fn database_store_passes_every_conformance_check() {
+        let mut failures = Vec::new();
+        for name in conformance::CHECKS {
+            let store = DbStore::open(&temp(&format!("{name}.db"))).expect("open");
+            if let Err(e) = pollster::block_on(conformance::check(name, &store)) {
+                failures.push(format!("{name}: {e}"));
+            }
+        }
+        assert!(failures.is_empty(), "{}", failures.join("\n"));
+    }
+
+    #[test]
+    fn a_sqlite_file_that_is_not_a_memory_is_refused_and_left_alone() {
+        let path = temp("other.db");
+        let conn = Connection::open(&path).expect("open");
+        conn.execute_batch("CREATE TABLE notes (text TEXT); INSERT INTO notes VALUES ('mine');").expect("write");
+        drop(conn);
+        let err = DbStore::open(&path).err().expect("refused").to_string();
+        assert!(err.contains("other.db") && err.contains("not a Nocturne memory"), "{err}");
+        let conn = Connection::open(&path).expect("reopen");
+        let n: i64 = conn.query_row("SELECT count(*) FROM sqlite_master", [], |r| r.get(0)).expect("count");
+        assert_eq!(n, 1, "a table was added to someone else's database");
+    }
+
+    #[test]
+    fn a_file_that_is_not_a_database_is_an_error_naming_it() {
+        let path = temp("garbage.db");
+        std::fs::write(&path, "{ not a database, and long enough to have a header of sorts }").expect("write");
+        let err = DbStore::open(&path).err().expect("refused").to_string();
+        assert!(err.contains("garbage.db"), "{err}");
+    }
+}
