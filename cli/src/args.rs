@@ -310,6 +310,19 @@ pub(crate) enum Command {
         #[arg(long)]
         export: Option<PathBuf>,
     },
+    /// What a chat turn, a search and an MCP add cost on a memory kept as a JSON file and
+    /// in a database, side by side, and a conversation piped into one chat on a new memory
+    BenchStore {
+        /// Memory sizes, in facts (comma-separated)
+        #[arg(long, value_delimiter = ',', default_values_t = [10_000usize, 100_000])]
+        facts: Vec<usize>,
+        /// Turns piped into one chat on a new memory (0: skip)
+        #[arg(long, default_value_t = 2_500)]
+        pipe_turns: usize,
+        /// Where the memories are written
+        #[arg(long, default_value = "target/bench-store")]
+        dir: PathBuf,
+    },
     /// The candidate search on memories built to break it, and a day's incremental Sleep on each
     BenchCandidates {
         /// The largest memory measured, in facts
@@ -450,6 +463,20 @@ pub(crate) struct ProviderArgs {
     /// prepared (small models); auto goes by the model's name and its refusals
     #[arg(long, value_enum, default_value_t = StyleArg::Auto)]
     pub(crate) proposal_style: StyleArg,
+}
+
+impl ProviderArgs {
+    /// The embedded offline provider, with every other setting at its default.
+    pub(crate) fn offline() -> Self {
+        ProviderArgs {
+            provider: ProviderKind::Offline,
+            base_url: "http://127.0.0.1:18080/v1".into(),
+            model: "smollm2".into(),
+            api_key_env: None,
+            timeout: 300,
+            proposal_style: StyleArg::Auto,
+        }
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]

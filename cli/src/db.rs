@@ -273,6 +273,10 @@ impl Store for DbStore {
         )
     }
 
+    async fn turns_from(&self, start: u32) -> Result<Vec<Turn>, StoreError> {
+        self.rows("SELECT json FROM turns WHERE idx >= ?1 ORDER BY idx", [start as i64])
+    }
+
     async fn items_at(&self, seq: u64) -> Result<Vec<Item>, StoreError> {
         if seq > self.meta().await?.head {
             return Err(StoreError::NoSuchVersion(seq));

@@ -170,6 +170,10 @@ impl Store for FileStore {
         self.current()?.turn_count().await
     }
 
+    async fn turns_from(&self, start: u32) -> Result<Vec<Turn>, StoreError> {
+        self.current()?.turns_from(start).await
+    }
+
     async fn items_at(&self, seq: u64) -> Result<Vec<Item>, StoreError> {
         self.current()?.items_at(seq).await
     }

@@ -18,6 +18,7 @@ mod policy;
 mod provider;
 mod scale;
 mod store;
+mod storebench;
 mod sync;
 mod write;
 
@@ -200,6 +201,9 @@ fn run(command: Command) -> Result<ExitCode, CliError> {
             println!("{}", classes.line(&p.label(), started.elapsed().as_secs_f64()));
         }
         Command::BenchIncremental { facts, new } => scale::incremental(facts, new)?,
+        Command::BenchStore { facts, pipe_turns, dir } => {
+            storebench::run(&storebench::Options { facts, pipe_turns, dir })?
+        }
         Command::BenchRecall { facts, export } => scale::recall(facts, export.as_deref())?,
     }
     Ok(ExitCode::SUCCESS)

@@ -365,12 +365,15 @@ pub fn call(config: &Config, name: &str, args: Map<String, Value>) -> Result<Val
             };
             let provider = config.provider.build()?;
             let outcome = writer(config, &store).remember(&provider, &a.text, at)?.done;
-            let items = pollster::block_on(store.items()).map_err(|e| e.to_string())?;
-            let stored: Vec<Value> = outcome
-                .encoded
+            // Only the facts this call stored are read back, not the memory.
+            let ids: Vec<String> = outcome.encoded.iter().filter(|m| m.accepted).map(|m| m.item_id.clone()).collect();
+            let items = match &outcome.version {
+                Some(v) if !ids.is_empty() => pollster::block_on(store.item_states(&ids, v.seq)).map_err(|e| e.to_string())?,
+                _ => Vec::new(),
+            };
+            let stored: Vec<Value> = ids
                 .iter()
-                .filter(|m| m.accepted)
-                .filter_map(|m| items.iter().find(|i| i.item_id == m.item_id))
+                .filter_map(|id| items.iter().find(|i| &i.item_id == id))
                 .map(|i| fact_json(i, now))
                 .collect();
             let skip = |m: &&Mutation| m.kind == MutationKind::Skip;

@@ -91,6 +91,10 @@ impl Store for Memory {
         forward!(self, s => s.turn_count().await)
     }
 
+    async fn turns_from(&self, start: u32) -> Result<Vec<Turn>, StoreError> {
+        forward!(self, s => s.turns_from(start).await)
+    }
+
     async fn items_at(&self, seq: u64) -> Result<Vec<Item>, StoreError> {
         forward!(self, s => s.items_at(seq).await)
     }

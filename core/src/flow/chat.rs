@@ -344,9 +344,10 @@ async fn record_once<S: Store, P: Provider>(
     now: i64,
 ) -> Result<TurnOutcome, ChatError> {
     let meta = store.meta().await?;
-    let transcript = store.transcript().await?;
+    // Only the turns not yet encoded are read: the encoder's cursor on.
+    let next = store.turn_count().await?;
+    let unencoded = store.turns_from(meta.encoded_through).await?;
     let base = Some(meta.head);
-    let next = transcript.len() as u32;
     let (turns, cite_refusals) = rows(next, speaker, text, reply, now);
     let turns_written = turns.len() as u32;
     let outcome = |encoded, version, encode_error, offered| TurnOutcome {
@@ -360,7 +361,7 @@ async fn record_once<S: Store, P: Provider>(
         switched: reply.and_then(|r| r.switched.clone()).into_iter().collect(),
     };
     // A pasted page is kept in the conversation but never sent to the encoder whole.
-    let (pending, too_long): (Vec<Turn>, Vec<Turn>) = transcript
+    let (pending, too_long): (Vec<Turn>, Vec<Turn>) = unencoded
         .iter()
         .chain(turns.iter())
         .filter(|t| t.index >= meta.encoded_through && t.role == Role::User)

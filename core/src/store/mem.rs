@@ -112,6 +112,10 @@ impl Store for MemStore {
         Ok(self.inner.borrow().transcript.len() as u32)
     }
 
+    async fn turns_from(&self, start: u32) -> Result<Vec<Turn>, StoreError> {
+        Ok(self.inner.borrow().transcript.iter().filter(|t| t.index >= start).cloned().collect())
+    }
+
     async fn items_at(&self, seq: u64) -> Result<Vec<Item>, StoreError> {
         let s = self.inner.borrow();
         if seq > s.meta.head {

@@ -138,6 +138,11 @@ pub trait Store {
     async fn turn_count(&self) -> Result<u32, StoreError> {
         Ok(self.transcript().await?.len() as u32)
     }
+    /// The turns from index `start` on, oldest first (a chat turn reads the ones not yet
+    /// encoded, not the whole conversation).
+    async fn turns_from(&self, start: u32) -> Result<Vec<Turn>, StoreError> {
+        Ok(self.transcript().await?.into_iter().filter(|t| t.index >= start).collect())
+    }
     /// The exact state of version `seq`: every item that existed then, as it was.
     async fn items_at(&self, seq: u64) -> Result<Vec<Item>, StoreError>;
     /// Change rows with `lo < seq ≤ hi`, in seq order.
