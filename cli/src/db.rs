@@ -342,8 +342,9 @@ impl Store for DbStore {
     async fn mutations_about(&self, ids: &[String]) -> Result<Vec<Mutation>, StoreError> {
         let found = self.reading(std::collections::BTreeSet::new, |conn| {
             let mut found = std::collections::BTreeSet::new();
-            let mut stmt =
-                conn.prepare_cached("SELECT mutation FROM mentions WHERE item_id = ?1").map_err(self.fail("cannot read"))?;
+            let mut stmt = conn
+                .prepare_cached("SELECT mutation FROM mentions WHERE item_id = ?1")
+                .map_err(self.fail("cannot read"))?;
             for id in ids {
                 let rows = stmt.query_map([id], |r| r.get::<_, i64>(0)).map_err(self.fail("cannot read"))?;
                 for row in rows {
@@ -414,7 +415,8 @@ impl Store for DbStore {
         self.reading(
             || (),
             |conn| {
-                conn.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(())).map_err(self.fail("cannot checkpoint"))
+                conn.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()))
+                    .map_err(self.fail("cannot checkpoint"))
             },
         )?;
         self.rows_written.set(self.rows_written.get() + 1);

@@ -368,7 +368,9 @@ pub fn call(config: &Config, name: &str, args: Map<String, Value>) -> Result<Val
             // Only the facts this call stored are read back, not the memory.
             let ids: Vec<String> = outcome.encoded.iter().filter(|m| m.accepted).map(|m| m.item_id.clone()).collect();
             let items = match &outcome.version {
-                Some(v) if !ids.is_empty() => pollster::block_on(store.item_states(&ids, v.seq)).map_err(|e| e.to_string())?,
+                Some(v) if !ids.is_empty() => {
+                    pollster::block_on(store.item_states(&ids, v.seq)).map_err(|e| e.to_string())?
+                }
                 _ => Vec::new(),
             };
             let stored: Vec<Value> = ids

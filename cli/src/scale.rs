@@ -178,7 +178,9 @@ fn after_deep(facts: usize, new: usize) -> Result<(), String> {
 }
 
 /// A user turn saying each fact and the assistant's acknowledgement, already encoded.
-pub(crate) fn transcript(items: &[nocturne_core::model::memory::Item]) -> (Vec<nocturne_core::model::memory::Turn>, Option<u32>) {
+pub(crate) fn transcript(
+    items: &[nocturne_core::model::memory::Item],
+) -> (Vec<nocturne_core::model::memory::Turn>, Option<u32>) {
     use nocturne_core::model::memory::{Role, Turn};
     let mut turns = Vec::with_capacity(items.len() * 2);
     for item in items {

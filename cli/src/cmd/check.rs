@@ -2,8 +2,8 @@
 
 use crate::args::{ProviderArgs, ProviderKind, StoreArgs};
 use crate::error::CliError;
-use crate::store::Memory;
 use crate::provider::{remote, AnyProvider};
+use crate::store::Memory;
 use nocturne_core::gate::case;
 use nocturne_core::llm::offline::OfflineProvider;
 use nocturne_core::llm::provider::{Provider, StyleSetting};
