@@ -12,10 +12,12 @@
 //! entry under every item id it names), so `nocturne search` reads the facts it finds and
 //! their history, not the memory.
 
+use nocturne_core::llm::context::fact_terms;
+use nocturne_core::model::memory::Block;
 use nocturne_core::model::memory::{Item, Mutation, Turn, Version};
 use nocturne_core::model::policy::RetentionPolicy;
 use nocturne_core::store::document::Document;
-use nocturne_core::store::{check_turns, plan_rows, Commit, Meta, Rows, Store, StoreError};
+use nocturne_core::store::{check_turns, plan_rows, Candidates, Commit, Corpus, Meta, Rows, Store, StoreError};
 use nocturne_core::text::textmath::content_tokens;
 use rusqlite::{params, Connection, OptionalExtension, TransactionBehavior};
 use serde::de::DeserializeOwned;
@@ -27,12 +29,27 @@ use std::path::{Path, PathBuf};
 const APPLICATION_ID: i32 = 0x4E6F_6374;
 /// The layout below; a file from a newer layout is refused, not misread.
 const SCHEMA_VERSION: i32 = 1;
+/// Below this many active facts a chat prompt reads every fact: the whole index costs
+/// less than the rest of the turn.
+const CANDIDATE_FLOOR: usize = 1_000;
+/// Facts each source of prompt candidates gives: more than a prompt's budget has room for
+/// (2,000 tokens hold about 150 facts), from each pinned block, each asked root and each
+/// other block.
+const PER_SOURCE: i64 = 100;
 /// How long a writer waits for another writer's transaction before giving up.
 const BUSY_MS: u64 = 30_000;
 
 const SCHEMA: &str = "
 CREATE TABLE IF NOT EXISTS meta (id INTEGER PRIMARY KEY CHECK (id = 1), json TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS live (item_id TEXT PRIMARY KEY, json TEXT NOT NULL) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS live (item_id TEXT PRIMARY KEY, json TEXT NOT NULL, active INTEGER NOT NULL, block TEXT NOT NULL,
+  category TEXT NOT NULL, created_at INTEGER NOT NULL, len INTEGER NOT NULL, speaker TEXT);
+CREATE INDEX IF NOT EXISTS live_recent ON live (active, block, created_at);
+CREATE INDEX IF NOT EXISTS live_kind ON live (active, category, created_at);
+CREATE TABLE IF NOT EXISTS speakers (name TEXT PRIMARY KEY, active INTEGER NOT NULL) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS roots (root TEXT NOT NULL, own INTEGER NOT NULL, len INTEGER NOT NULL, item_id TEXT NOT NULL,
+  PRIMARY KEY (root, own, len, item_id)) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS roots_item ON roots (item_id);
+CREATE TABLE IF NOT EXISTS totals (id INTEGER PRIMARY KEY CHECK (id = 1), active_len INTEGER NOT NULL);
 CREATE TABLE IF NOT EXISTS changes (n INTEGER PRIMARY KEY, seq INTEGER NOT NULL, item_id TEXT NOT NULL, json TEXT NOT NULL);
 CREATE INDEX IF NOT EXISTS changes_item ON changes (item_id, seq);
 CREATE INDEX IF NOT EXISTS changes_seq ON changes (seq);
@@ -123,6 +140,10 @@ impl DbStore {
         // A deleted row's bytes are overwritten, not left in free pages: an erased fact's
         // words leave the file.
         conn.pragma_update(None, "secure_delete", "ON").map_err(fail)?;
+        // Pages are read from the OS's cache in place rather than copied in, and a command
+        // that reads many keeps them.
+        conn.pragma_update(None, "mmap_size", 1i64 << 30).map_err(fail)?;
+        conn.pragma_update(None, "cache_size", -32_768).map_err(fail)?;
         if tables == 0 {
             conn.execute_batch(&format!(
                 "BEGIN IMMEDIATE; {SCHEMA} PRAGMA application_id = {APPLICATION_ID}; PRAGMA user_version = {SCHEMA_VERSION}; COMMIT;"
@@ -174,6 +195,87 @@ impl DbStore {
     }
 }
 
+impl DbStore {
+    /// The prompt's candidates (see [`Store::prompt_candidates`]), read in one snapshot.
+    fn candidates(&self, conn: &Connection, asked: &[String], meta: &Meta) -> Result<Candidates, StoreError> {
+        let tx = conn.unchecked_transaction().map_err(self.fail("cannot read"))?;
+        let fail = self.fail("cannot read the prompt's candidates");
+        let mut ids: Vec<String> = Vec::new();
+        let mut take = |sql: &str, args: &[&dyn rusqlite::ToSql]| -> Result<(), StoreError> {
+            let mut stmt = tx.prepare_cached(sql).map_err(&fail)?;
+            let rows = stmt.query_map(args, |r| r.get::<_, String>(0)).map_err(&fail)?;
+            for id in rows {
+                ids.push(id.map_err(&fail)?);
+            }
+            Ok(())
+        };
+        // The newest of every block (the pinned blocks' salience falls with age), and the
+        // newest of each category the policy protects (it outranks age).
+        for block in Block::ALL {
+            take(
+                "SELECT item_id FROM live WHERE active = 1 AND block = ?1 ORDER BY created_at DESC LIMIT ?2",
+                &[&block.as_str(), &PER_SOURCE],
+            )?;
+        }
+        for category in &meta.policy.protected_categories {
+            take(
+                "SELECT item_id FROM live WHERE active = 1 AND category = ?1 ORDER BY created_at DESC LIMIT ?2",
+                &[category, &PER_SOURCE],
+            )?;
+        }
+        // For each asked root, its facts with it in their own words first, shortest first:
+        // those BM25 ranks highest for it.
+        let mut df = HashMap::new();
+        for root in asked {
+            take(
+                "SELECT item_id FROM roots WHERE root = ?1 ORDER BY own DESC, len ASC LIMIT ?2",
+                &[root, &PER_SOURCE],
+            )?;
+            let n: i64 =
+                tx.query_row("SELECT count(*) FROM roots WHERE root = ?1", [root], |r| r.get(0)).map_err(&fail)?;
+            df.insert(root.clone(), n as usize);
+        }
+        ids.sort();
+        ids.dedup();
+        let mut items = Vec::with_capacity(ids.len());
+        let mut turn_ids = std::collections::BTreeSet::new();
+        {
+            let mut stmt = tx.prepare_cached("SELECT json FROM live WHERE item_id = ?1").map_err(&fail)?;
+            for id in &ids {
+                let text: String = stmt.query_row([id], |r| r.get(0)).map_err(&fail)?;
+                let item: Item = self.decode(&text)?;
+                if let Some(at) = item.source_turn {
+                    turn_ids.extend(at.checked_sub(1).into_iter().chain([at]));
+                }
+                items.push(item);
+            }
+        }
+        let mut turns = Vec::with_capacity(turn_ids.len());
+        {
+            let mut stmt = tx.prepare_cached("SELECT json FROM turns WHERE idx = ?1").map_err(&fail)?;
+            for at in turn_ids {
+                let text: Option<String> = stmt.query_row([at], |r| r.get(0)).optional().map_err(&fail)?;
+                if let Some(text) = text {
+                    turns.push(self.decode(&text)?);
+                }
+            }
+        }
+        let active_len: i64 =
+            tx.query_row("SELECT coalesce(max(active_len), 0) FROM totals", [], |r| r.get(0)).map_err(&fail)?;
+        let mut speakers = Vec::new();
+        {
+            let mut stmt =
+                tx.prepare_cached("SELECT name FROM speakers WHERE active > 0 ORDER BY name").map_err(&fail)?;
+            for s in stmt.query_map([], |r| r.get::<_, String>(0)).map_err(&fail)? {
+                speakers.push(s.map_err(&fail)?);
+            }
+        }
+        let facts = meta.active_count;
+        let corpus = Corpus { facts, avg_len: active_len as f64 / facts.max(1) as f64, df, speakers };
+        Ok(Candidates { items, turns, corpus })
+    }
+}
+
 fn backend(path: &Path, what: &str, e: rusqlite::Error) -> StoreError {
     if let rusqlite::Error::SqliteFailure(f, _) = &e {
         if f.code == rusqlite::ErrorCode::DiskFull {
@@ -205,22 +307,95 @@ fn write_meta(tx: &Connection, meta: &Meta) -> Result<(), StoreError> {
     Ok(())
 }
 
+/// The turns a fact's context words come from: its source turn and the one before.
+fn turns_around(tx: &Connection, item: &Item) -> Result<Vec<Turn>, StoreError> {
+    let Some(at) = item.source_turn else { return Ok(Vec::new()) };
+    let mut stmt = tx.prepare_cached("SELECT json FROM turns WHERE idx BETWEEN ?1 AND ?2 ORDER BY idx").map_err(sql)?;
+    let texts = stmt.query_map([i64::from(at) - 1, i64::from(at)], |r| r.get::<_, String>(0)).map_err(sql)?;
+    let mut out = Vec::new();
+    for text in texts {
+        let text = text.map_err(sql)?;
+        out.push(serde_json::from_str(&text).map_err(|e| StoreError::Backend(format!("a turn row: {e}")))?);
+    }
+    Ok(out)
+}
+
 /// Writes `rows` (one commit's, or a whole document's) and the indexes that follow them.
 fn write_rows(tx: &Connection, rows: &Rows) -> Result<(), StoreError> {
     let mut change = tx.prepare_cached("INSERT INTO changes (seq, item_id, json) VALUES (?1, ?2, ?3)").map_err(sql)?;
     for (seq, item) in &rows.changes {
         change.execute(params![*seq as i64, item.item_id, json(item)?]).map_err(sql)?;
     }
-    let mut live = tx.prepare_cached("INSERT OR REPLACE INTO live (item_id, json) VALUES (?1, ?2)").map_err(sql)?;
+    // Turns first: a fact's roots read the turns around it, which may be in this commit.
+    let mut turn = tx.prepare_cached("INSERT INTO turns (idx, json) VALUES (?1, ?2)").map_err(sql)?;
+    for t in &rows.turns {
+        turn.execute(params![t.index as i64, json(t)?]).map_err(sql)?;
+    }
+    let mut live = tx
+        .prepare_cached(
+            "INSERT OR REPLACE INTO live (item_id, json, active, block, category, created_at, len, speaker) \
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+        )
+        .map_err(sql)?;
+    let mut was = tx.prepare_cached("SELECT active, len, speaker FROM live WHERE item_id = ?1").map_err(sql)?;
+    let mut speaking = tx
+        .prepare_cached(
+            "INSERT INTO speakers (name, active) VALUES (?1, ?2) ON CONFLICT (name) DO UPDATE SET active = active + ?2",
+        )
+        .map_err(sql)?;
     let mut unword = tx.prepare_cached("DELETE FROM words WHERE item_id = ?1").map_err(sql)?;
     let mut word = tx.prepare_cached("INSERT OR IGNORE INTO words (token, item_id) VALUES (?1, ?2)").map_err(sql)?;
+    let mut unroot = tx.prepare_cached("DELETE FROM roots WHERE item_id = ?1").map_err(sql)?;
+    let mut root = tx
+        .prepare_cached("INSERT OR IGNORE INTO roots (root, own, len, item_id) VALUES (?1, ?2, ?3, ?4)")
+        .map_err(sql)?;
+    let mut active_len: i64 = 0;
     for item in &rows.live {
-        live.execute(params![item.item_id, json(item)?]).map_err(sql)?;
+        let before: Option<(bool, i64, Option<String>)> =
+            was.query_row([&item.item_id], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?))).optional().map_err(sql)?;
+        let around = turns_around(tx, item)?;
+        let (own, context) = fact_terms(item, &around.iter().collect::<Vec<_>>());
+        let len = own.len() as i64;
+        active_len += i64::from(item.active) * len;
+        if let Some((true, len, speaker)) = &before {
+            active_len -= len;
+            if let Some(name) = speaker {
+                speaking.execute(params![name, -1]).map_err(sql)?;
+            }
+        }
+        if let (true, Some(name)) = (item.active, &item.speaker) {
+            speaking.execute(params![name, 1]).map_err(sql)?;
+        }
+        let row = params![
+            item.item_id,
+            json(item)?,
+            item.active,
+            item.block.as_str(),
+            item.category.as_str(),
+            item.created_at,
+            len,
+            item.speaker
+        ];
+        live.execute(row).map_err(sql)?;
         unword.execute([&item.item_id]).map_err(sql)?;
         for token in content_tokens(&item.text) {
             word.execute(params![token, item.item_id]).map_err(sql)?;
         }
+        // The prompt's index holds active facts only.
+        unroot.execute([&item.item_id]).map_err(sql)?;
+        if item.active {
+            for (terms, is_own) in [(own, true), (context, false)] {
+                for t in terms {
+                    root.execute(params![t, is_own, len, item.item_id]).map_err(sql)?;
+                }
+            }
+        }
     }
+    tx.execute(
+        "INSERT INTO totals (id, active_len) VALUES (1, ?1) ON CONFLICT (id) DO UPDATE SET active_len = active_len + ?1",
+        [active_len],
+    )
+    .map_err(sql)?;
     let mut version = tx.prepare_cached("INSERT INTO versions (seq, json) VALUES (?1, ?2)").map_err(sql)?;
     for v in &rows.versions {
         version.execute(params![v.seq as i64, json(v)?]).map_err(sql)?;
@@ -233,10 +408,6 @@ fn write_rows(tx: &Connection, rows: &Rows) -> Result<(), StoreError> {
         for id in m.names() {
             mention.execute(params![id, m.id as i64]).map_err(sql)?;
         }
-    }
-    let mut turn = tx.prepare_cached("INSERT INTO turns (idx, json) VALUES (?1, ?2)").map_err(sql)?;
-    for t in &rows.turns {
-        turn.execute(params![t.index as i64, json(t)?]).map_err(sql)?;
     }
     write_meta(tx, &rows.meta)
 }
@@ -263,11 +434,14 @@ impl Store for DbStore {
     }
 
     async fn turn_count(&self) -> Result<u32, StoreError> {
+        // Turns are numbered from 0 without a gap (every commit checks), so the count is the
+        // last index plus one: a lookup, where count(*) would read every turn.
         self.reading(
             || 0,
             |conn| {
-                let n: i64 =
-                    conn.query_row("SELECT count(*) FROM turns", [], |r| r.get(0)).map_err(self.fail("cannot read"))?;
+                let n: i64 = conn
+                    .query_row("SELECT coalesce(max(idx) + 1, 0) FROM turns", [], |r| r.get(0))
+                    .map_err(self.fail("cannot read"))?;
                 Ok(n as u32)
             },
         )
@@ -360,10 +534,19 @@ impl Store for DbStore {
         Ok(out)
     }
 
+    async fn prompt_candidates(&self, asked: &[String]) -> Result<Option<Candidates>, StoreError> {
+        let meta = self.meta().await?;
+        if meta.active_count <= CANDIDATE_FLOOR {
+            return Ok(None);
+        }
+        self.reading(|| None, |conn| self.candidates(conn, asked, &meta).map(Some))
+    }
+
     async fn commit(&self, commit: Commit) -> Result<Vec<Version>, StoreError> {
         let count = self.transaction(|tx| {
             let meta = read_meta(tx)?;
-            let turns: i64 = tx.query_row("SELECT count(*) FROM turns", [], |r| r.get(0)).map_err(sql)?;
+            let turns: i64 =
+                tx.query_row("SELECT coalesce(max(idx) + 1, 0) FROM turns", [], |r| r.get(0)).map_err(sql)?;
             check_turns(turns as u32, &meta, &commit)?;
             let mut previous = HashMap::new();
             let mut stmt = tx.prepare_cached("SELECT json FROM live WHERE item_id = ?1").map_err(sql)?;
@@ -405,7 +588,8 @@ impl Store for DbStore {
             let rows = doc.into_rows()?;
             tx.execute_batch(
                 "DELETE FROM live; DELETE FROM changes; DELETE FROM versions; DELETE FROM mutations; \
-                 DELETE FROM mentions; DELETE FROM turns; DELETE FROM words; DELETE FROM meta;",
+                 DELETE FROM mentions; DELETE FROM turns; DELETE FROM words; DELETE FROM meta; \
+                 DELETE FROM roots; DELETE FROM totals; DELETE FROM speakers;",
             )
             .map_err(sql)?;
             write_rows(tx, &rows)
@@ -427,7 +611,8 @@ impl Store for DbStore {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use nocturne_core::testkit::conformance;
+    use nocturne_core::store::MemStore;
+    use nocturne_core::testkit::{conformance, lifetime};
 
     fn temp(name: &str) -> PathBuf {
         let dir = std::env::temp_dir().join(format!("nocturne-db-test-{}", std::process::id()));
@@ -449,6 +634,130 @@ mod tests {
             }
         }
         assert!(failures.is_empty(), "{}", failures.join("\n"));
+    }
+
+    /// A memory past [`CANDIDATE_FLOOR`] with planted facts and the conversation they came
+    /// from, some facts since retired and some reworded (so the indexes were maintained, not
+    /// only built), in a database and in memory.
+    fn large_memory(name: &str) -> (DbStore, MemStore, Vec<lifetime::Probe>) {
+        let mem = MemStore::new();
+        let planted = lifetime::plant(12, 3_001, 1_767_225_600);
+        let mut items = lifetime::memory(3_000, 1_767_225_600, 7);
+        items.extend(planted.facts.clone());
+        let (turns, encoded_through) = crate::scale::transcript(&items);
+        let seed = Commit {
+            at: 1_767_225_600,
+            label: Some("seed".into()),
+            items,
+            turns,
+            encoded_through,
+            ..Default::default()
+        };
+        pollster::block_on(mem.commit(seed)).expect("seed");
+        let mut changed: Vec<Item> = pollster::block_on(mem.items()).expect("items").into_iter().take(60).collect();
+        for (n, item) in changed.iter_mut().enumerate() {
+            if n % 2 == 0 {
+                item.active = false;
+            } else {
+                item.text = format!("{} Also a harpsichord.", item.text);
+            }
+        }
+        pollster::block_on(mem.commit(Commit {
+            at: 1_767_300_000,
+            label: Some("edits".into()),
+            items: changed,
+            ..Default::default()
+        }))
+        .expect("edits");
+        let db = DbStore::open(&temp(name)).expect("open");
+        // Written as commits would write them: the seed, then the edits.
+        let doc = mem.document();
+        pollster::block_on(db.replace_all(doc, 0)).expect("load");
+        (db, mem, planted.probes)
+    }
+
+    #[test]
+    fn the_prompt_index_keeps_the_whole_memorys_statistics() {
+        let (db, mem, probes) = large_memory("stats.db");
+        let items: Vec<Item> =
+            pollster::block_on(mem.items()).expect("items").into_iter().filter(|i| i.active).collect();
+        let transcript = pollster::block_on(mem.transcript()).expect("turns");
+        let around = |i: &Item| -> Vec<&Turn> {
+            transcript.iter().filter(|t| i.source_turn.is_some_and(|s| t.index == s || t.index + 1 == s)).collect()
+        };
+        let terms: Vec<_> = items.iter().map(|i| fact_terms(i, &around(i))).collect();
+        let avg = terms.iter().map(|(own, _)| own.len()).sum::<usize>() as f64 / items.len() as f64;
+        // Questions in the words of retired facts too: their roots must have left the index.
+        let retired: Vec<String> = pollster::block_on(mem.items())
+            .expect("items")
+            .into_iter()
+            .filter(|i| !i.active)
+            .take(5)
+            .map(|i| i.text)
+            .collect();
+        assert!(!retired.is_empty(), "the setup retires facts");
+        let questions = probes.iter().map(|p| p.question.as_str()).chain(retired.iter().map(String::as_str));
+        for question in questions.chain(["Also a harpsichord?"]) {
+            let asked: Vec<String> = nocturne_core::llm::context::roots(question).into_iter().collect();
+            let c = pollster::block_on(db.prompt_candidates(&asked)).expect("read").expect("a large memory");
+            assert_eq!(c.corpus.facts, items.len(), "active facts");
+            assert!((c.corpus.avg_len - avg).abs() < 1e-9, "mean length {} against {avg}", c.corpus.avg_len);
+            for root in &asked {
+                let df: usize =
+                    terms.iter().map(|(o, x)| usize::from(o.contains(root)) + usize::from(x.contains(root))).sum();
+                assert_eq!(c.corpus.df.get(root), Some(&df), "{root} in {question:?}");
+            }
+            assert!(c.items.iter().all(|i| i.active), "a retired fact is a candidate");
+        }
+    }
+
+    #[test]
+    fn a_large_memorys_prompt_from_the_index_finds_what_reading_every_fact_finds() {
+        use nocturne_core::llm::context::MemoryIndex;
+        let (db, mem, probes) = large_memory("prompt.db");
+        let policy = pollster::block_on(mem.meta()).expect("meta").policy;
+        let now = 1_767_400_000;
+        let mut all: Vec<Item> =
+            pollster::block_on(mem.items()).expect("items").into_iter().filter(|i| i.active).collect();
+        all.sort_by_key(|i| (i.block, i.ordinal()));
+        let transcript = pollster::block_on(mem.transcript()).expect("turns");
+        let refs: Vec<&Item> = all.iter().collect();
+        let full = MemoryIndex::new(&refs, &policy, now).with_context(&transcript);
+        let budget = nocturne_core::llm::provider::DEFAULT_MEMORY_TOKENS;
+        let (mut lost, mut found, mut by_reading, mut overlap) = (Vec::new(), 0, 0, 0.0);
+        let answered: Vec<&lifetime::Probe> = probes.iter().filter(|p| p.kind != lifetime::ProbeKind::Absent).collect();
+        for probe in &answered {
+            let asked: Vec<String> = nocturne_core::llm::context::roots(&probe.question).into_iter().collect();
+            let c = pollster::block_on(db.prompt_candidates(&asked)).expect("read").expect("a large memory");
+            let mut some = c.items;
+            some.sort_by_key(|i| (i.block, i.ordinal()));
+            let refs: Vec<&Item> = some.iter().collect();
+            let part = MemoryIndex::new(&refs, &policy, now).with_context(&c.turns).with_corpus(c.corpus);
+            let (a, b) = (full.select(&probe.question, budget), part.select(&probe.question, budget));
+            let holds =
+                |s: &nocturne_core::llm::context::Selection<'_>| s.facts.iter().any(|i| i.text.contains(&probe.value));
+            match (holds(&a), holds(&b)) {
+                (true, false) => lost.push(probe.question.clone()),
+                (_, true) => found += 1,
+                _ => {}
+            }
+            by_reading += usize::from(holds(&a));
+            let ids = |s: &nocturne_core::llm::context::Selection<'_>| -> std::collections::HashSet<String> {
+                s.facts.iter().map(|i| i.item_id.clone()).collect()
+            };
+            let (x, y) = (ids(&a), ids(&b));
+            overlap += x.intersection(&y).count() as f64 / x.union(&y).count().max(1) as f64;
+            assert_eq!(b.left_out + b.facts.len(), all.len(), "the left-out count is the whole memory's");
+        }
+        let overlap = overlap / answered.len() as f64;
+        println!(
+            "prompt from the index: {found}/{} answers reach it ({by_reading} reading every fact), {} lost, mean overlap {overlap:.3}",
+            answered.len(),
+            lost.len()
+        );
+        assert!(by_reading > answered.len() / 2, "the setup: reading every fact finds {by_reading} answers");
+        assert!(lost.is_empty(), "the index lost answers the full read found: {lost:?}");
+        assert!(overlap >= 0.8, "the prompts differ: mean overlap {overlap:.3}");
     }
 
     #[test]

@@ -258,14 +258,29 @@ pub async fn reply_streaming<S: Store, P: Provider>(
     on_delta: &mut dyn FnMut(&str),
 ) -> Result<Reply, ChatError> {
     let text = checked(text)?;
-    let transcript = store.transcript().await?;
-    let mut memory: Vec<Item> = store.items().await?.into_iter().filter(|i| i.active).collect();
+    let policy = store.meta().await?.policy;
+    let asked: Vec<String> = crate::llm::context::roots(text).into_iter().collect();
+    // A large memory in a store with a words index: the prompt chooses among the facts the
+    // store finds for the message, ranked with the whole memory's statistics.
+    let (mut memory, transcript, corpus) = match store.prompt_candidates(&asked).await? {
+        Some(c) => (c.items, c.turns, Some(c.corpus)),
+        None => (store.items().await?.into_iter().filter(|i| i.active).collect(), store.transcript().await?, None),
+    };
     memory.sort_by_key(|i| (i.block, i.ordinal()));
     let refs: Vec<&Item> = memory.iter().collect();
-    let history = &transcript[transcript.len().saturating_sub(HISTORY_TURNS)..];
+    let history: Vec<Turn> = match corpus {
+        Some(_) => {
+            let count = store.turn_count().await?;
+            store.turns_from(count.saturating_sub(HISTORY_TURNS as u32)).await?
+        }
+        None => transcript[transcript.len().saturating_sub(HISTORY_TURNS)..].to_vec(),
+    };
     // Each fact is also found by the words of the conversation it was said in.
-    let index = MemoryIndex::new(&refs, &store.meta().await?.policy, now).with_context(&transcript);
-    answer(provider, &index, history, text, on_delta).await.map_err(ChatError::Provider)
+    let mut index = MemoryIndex::new(&refs, &policy, now).with_context(&transcript);
+    if let Some(corpus) = corpus {
+        index = index.with_corpus(corpus);
+    }
+    answer(provider, &index, &history, text, on_delta).await.map_err(ChatError::Provider)
 }
 
 /// Stores both turns and the facts encoded from the pending user turns, planned against

@@ -11,6 +11,7 @@
 use crate::llm::provider::estimate_tokens;
 use crate::model::memory::{Block, Item, Turn};
 use crate::model::policy::RetentionPolicy;
+use crate::store::Corpus;
 use crate::text::textmath::content_tokens;
 use std::collections::HashMap;
 
@@ -114,6 +115,26 @@ pub fn roots(text: &str) -> std::collections::BTreeSet<String> {
     out
 }
 
+/// The roots a [`MemoryIndex`] finds `item` by: its own (its words and its speaker's name),
+/// and those matched at [`CONTEXT_WEIGHT`] — the month and year it was said and that it
+/// names, and the words of `around` (its source turn and the turn before) its own lack.
+/// A store that indexes its facts keeps these, so its statistics are the index's.
+pub fn fact_terms(
+    item: &Item,
+    around: &[&Turn],
+) -> (std::collections::BTreeSet<String>, std::collections::BTreeSet<String>) {
+    let own = roots(&item.said());
+    let said = crate::text::when::Day::from_unix(item.created_at);
+    let about = item.when().map(|w| w.first());
+    let mut context: std::collections::BTreeSet<String> =
+        [Some(said), about].into_iter().flatten().flat_map(|d| d.month_and_year()).collect();
+    if let Some(at) = item.source_turn {
+        let near = around.iter().filter(|t| t.index == at || Some(t.index) == at.checked_sub(1));
+        context.extend(near.flat_map(|t| roots(&t.said())).filter(|w| !own.contains(w)));
+    }
+    (own, context)
+}
+
 fn root(token: &str) -> String {
     let mut stem = token.to_string();
     for (ending, keep) in [("ies", "y"), ("ied", "y"), ("ing", ""), ("ed", ""), ("es", ""), ("ly", ""), ("s", "")] {
@@ -189,6 +210,9 @@ pub struct MemoryIndex<'a> {
     group: Vec<u32>,
     group_cost: Vec<u64>,
     block_cost: HashMap<Block, u64>,
+    /// The whole memory's statistics when the index holds only some of its facts
+    /// ([`MemoryIndex::with_corpus`]).
+    corpus: Option<Corpus>,
 }
 
 impl<'a> MemoryIndex<'a> {
@@ -267,7 +291,28 @@ impl<'a> MemoryIndex<'a> {
             context: dates,
             pinned,
             rest,
+            corpus: None,
         }
+    }
+
+    /// The same index over some of a larger memory's facts (a store's
+    /// [`crate::store::Store::prompt_candidates`]), ranking them with the whole memory's
+    /// statistics: its size, mean fact length, each asked root's document frequency and
+    /// speakers; the selection counts every fact it did not hold as left out.
+    pub fn with_corpus(mut self, corpus: Corpus) -> Self {
+        self.avg_len = corpus.avg_len;
+        self.corpus = Some(corpus);
+        self
+    }
+
+    /// The facts ranked among: the whole memory's when the index holds part of it.
+    fn size(&self) -> usize {
+        self.corpus.as_ref().map_or(self.facts.len(), |c| c.facts.max(self.facts.len()))
+    }
+
+    /// Facts holding `term` (own words or around them), the whole memory's when known.
+    fn df(&self, term: &str, held: usize) -> usize {
+        self.corpus.as_ref().and_then(|c| c.df.get(term).copied()).map_or(held, |df| df.max(held))
     }
 
     /// The same index, each fact also found by the words of the conversation it was said in
@@ -292,9 +337,12 @@ impl<'a> MemoryIndex<'a> {
         self
     }
 
-    /// The speakers of the indexed facts, each once.
-    pub fn speakers(&self) -> Vec<&'a str> {
-        let mut out: Vec<&'a str> = self.facts.iter().filter_map(|i| i.speaker.as_deref()).collect();
+    /// The speakers of the indexed facts (of the whole memory, with a corpus), each once.
+    pub fn speakers(&self) -> Vec<&str> {
+        if let Some(c) = &self.corpus {
+            return c.speakers.iter().map(String::as_str).collect();
+        }
+        let mut out: Vec<&str> = self.facts.iter().filter_map(|i| i.speaker.as_deref()).collect();
         out.sort_unstable();
         out.dedup();
         out
@@ -322,7 +370,7 @@ impl<'a> MemoryIndex<'a> {
 
     /// The facts for a prompt about `query` within `budget` tokens.
     pub fn select(&self, query: &str, budget: u64) -> Selection<'a> {
-        if self.total <= budget {
+        if self.total <= budget && self.size() == self.facts.len() {
             return Selection { facts: self.facts.clone(), left_out: 0, tokens: self.total, now: Some(self.now) };
         }
         let relevant = self.ranked(query);
@@ -344,7 +392,7 @@ impl<'a> MemoryIndex<'a> {
         fill.take(self.rest.iter().copied());
         let mut facts: Vec<&'a Item> = fill.picked.iter().map(|n| self.facts[*n as usize]).collect();
         facts.sort_by(|a, b| display_order(a, b));
-        Selection { left_out: self.facts.len() - facts.len(), facts, tokens: fill.used, now: Some(self.now) }
+        Selection { left_out: self.size() - facts.len(), facts, tokens: fill.used, now: Some(self.now) }
     }
 
     /// The `n` facts most relevant to `query`, best first (only facts sharing a root with it).
@@ -355,12 +403,12 @@ impl<'a> MemoryIndex<'a> {
     /// BM25 scores (k1 = 1.2, b = 0.75) of the facts sharing a root with `terms`, each term
     /// weighted; words of the conversation around a fact count [`CONTEXT_WEIGHT`] of its own.
     fn score(&self, terms: &[(String, f64)]) -> HashMap<u32, f64> {
-        let n = self.facts.len() as f64;
+        let n = self.size() as f64;
         let mut scores: HashMap<u32, f64> = HashMap::new();
         for (term, w) in terms {
             let own = self.postings.get(term).map_or(&[][..], Vec::as_slice);
             let around = self.context.get(term).map_or(&[][..], Vec::as_slice);
-            let df = (own.len() + around.len()) as f64;
+            let df = self.df(term, own.len() + around.len()) as f64;
             if df == 0.0 {
                 continue;
             }
@@ -392,7 +440,7 @@ impl<'a> MemoryIndex<'a> {
                 *counts.entry(t.as_str()).or_default() += 1.0;
             }
         }
-        let n = self.facts.len() as f64;
+        let n = self.size() as f64;
         let mut extra: Vec<(String, f64)> = counts
             .into_iter()
             .filter(|(t, c)| {
@@ -543,6 +591,38 @@ mod tests {
             );
             assert!(s.facts.len() > 5, "the rest of the budget holds pinned facts too");
         }
+    }
+
+    #[test]
+    fn fact_terms_are_the_roots_the_index_finds_each_fact_by() {
+        use crate::model::memory::Role;
+        let mut facts =
+            [fact(1, Block::Human, "I paint in April."), fact(2, Block::Scratch, "I have had them for 3 years.")];
+        facts[1].source_turn = Some(1);
+        facts[0].source_turn = Some(0);
+        let turn = |index: u32, text: &str| Turn {
+            index,
+            role: Role::User,
+            text: text.into(),
+            at: 0,
+            speaker: None,
+            memory: None,
+            source: None,
+        };
+        let transcript = [turn(0, "Do you still keep turtles?"), turn(1, "I have had them for 3 years.")];
+        let refs: Vec<&Item> = facts.iter().collect();
+        let index = MemoryIndex::new(&refs, &RetentionPolicy::default(), 0).with_context(&transcript);
+        let around: Vec<&Turn> = transcript.iter().collect();
+        let mut own: HashMap<String, Vec<u32>> = HashMap::new();
+        let mut context: HashMap<String, Vec<u32>> = HashMap::new();
+        for (n, item) in facts.iter().enumerate() {
+            let (o, c) = fact_terms(item, &around);
+            o.into_iter().for_each(|t| own.entry(t).or_default().push(n as u32));
+            c.into_iter().for_each(|t| context.entry(t).or_default().push(n as u32));
+        }
+        assert_eq!(own, index.postings);
+        assert_eq!(context, index.context);
+        assert!(context.contains_key("turtl"), "the turn before is context: {context:?}");
     }
 
     #[test]

@@ -122,6 +122,34 @@ pub struct Commit {
     pub encoded_through: Option<u32>,
 }
 
+/// What a store with an index of its facts' words hands a chat prompt of a large memory
+/// instead of every fact ([`Store::prompt_candidates`]): the facts the prompt may choose
+/// from, the turns around them, and the whole memory's statistics, so the facts are
+/// ranked as among all of them.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Candidates {
+    /// The pinned blocks' most salient and newest facts, the facts that share a root with
+    /// the message (the shortest first: BM25 ranks them highest), and the newest of the rest.
+    pub items: Vec<Item>,
+    /// The turns around those facts (each one's source turn and the turn before) and the
+    /// newest turns of the conversation.
+    pub turns: Vec<Turn>,
+    pub corpus: Corpus,
+}
+
+/// The whole active memory's statistics a ranking over some of its facts needs.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Corpus {
+    /// Active facts.
+    pub facts: usize,
+    /// Their mean number of roots (BM25's mean document length).
+    pub avg_len: f64,
+    /// Facts holding each asked root, in their own words or around them.
+    pub df: HashMap<String, usize>,
+    /// Every speaker of an active fact, each once, sorted.
+    pub speakers: Vec<String>,
+}
+
 /// One memory's storage. Async without a `Send` bound so IndexedDB can implement it;
 /// every backend passes the conformance suite (`testkit::conformance`) unchanged.
 #[allow(async_fn_in_trait)]
@@ -196,6 +224,14 @@ pub trait Store {
     async fn mutations_about(&self, ids: &[String]) -> Result<Vec<Mutation>, StoreError> {
         let wanted: std::collections::HashSet<&str> = ids.iter().map(String::as_str).collect();
         Ok(self.mutations().await?.into_iter().filter(|m| m.names().any(|id| wanted.contains(id))).collect())
+    }
+
+    /// The facts a chat prompt about a message with the roots `asked` chooses from, when
+    /// the memory is large enough that reading every fact costs more than the turn should;
+    /// `None`: read every fact (the default, and what a small memory does).
+    async fn prompt_candidates(&self, asked: &[String]) -> Result<Option<Candidates>, StoreError> {
+        let _ = asked;
+        Ok(None)
     }
 
     /// Every block with its active count.
