@@ -46,6 +46,12 @@ node tests/e2e/import.cjs "http://127.0.0.1:$port/" tests/e2e/out "$exports/smal
   | grep -E "^import-page:|^not ok"
 rm -rf "$exports"
 echo
+# The native memory kept as a JSON file and as a database, side by side: a chat turn, a
+# search and an MCP add at 10,000 and 100,000 facts, and 2,500 turns piped into one chat.
+bench_store=$(mktemp -d)
+"$nocturne" bench-store --facts 10000,100000 --pipe-turns 2500 --dir "$bench_store"
+rm -rf "$bench_store"
+echo
 # Sync through the real y-sweet server: a 10,000-fact memory published, joined cold, then
 # one turn sent and fetched.
 ensure_ysweet

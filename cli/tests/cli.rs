@@ -739,3 +739,24 @@ fn regression_a_correction_longer_than_a_fact_may_be_is_refused_and_the_file_sta
     let search = nocturne(&["search", "--store", s, "Ghent"]);
     assert!(search.status.success() && stdout(&search).contains("I live in Ghent."), "{}", stderr(&search));
 }
+
+/// The store benchmark's short run: both backends measured on one memory, each finding the
+/// same facts (the run fails when they differ), and the piped conversation on each.
+#[test]
+fn bench_store_measures_a_json_file_and_a_database_on_one_memory() {
+    let dir = temp("bench-store");
+    let out = nocturne(&["bench-store", "--facts", "1500", "--pipe-turns", "5", "--dir", dir.to_str().expect("utf8")]);
+    let text = stdout(&out);
+    assert!(out.status.success(), "{text}{}", stderr(&out));
+    for backend in ["json", "database"] {
+        let line = text
+            .lines()
+            .find(|l| l.starts_with(&format!("bench-store: facts=1500 backend={backend} ")))
+            .unwrap_or_else(|| panic!("no {backend} line: {text}"));
+        assert!(line.contains("searchHits=3"), "the three turns the benchmark said are found: {line}");
+        let turn: f64 = figure(line, "bench-store:", "turnMs").parse().expect("turnMs");
+        assert!(turn > 0.0, "{line}");
+        assert!(text.contains(&format!("bench-store: pipe turns=5 backend={backend} seconds=")), "{text}");
+    }
+    assert!(text.contains("databaseFaster turn="), "{text}");
+}
