@@ -543,7 +543,7 @@ impl Store for DbStore {
     }
 
     async fn commit(&self, commit: Commit) -> Result<Vec<Version>, StoreError> {
-        let count = self.transaction(|tx| {
+        let (written, versions) = self.transaction(|tx| {
             let meta = read_meta(tx)?;
             let turns: i64 =
                 tx.query_row("SELECT coalesce(max(idx) + 1, 0) FROM turns", [], |r| r.get(0)).map_err(sql)?;
@@ -561,8 +561,8 @@ impl Store for DbStore {
             write_rows(tx, &rows)?;
             Ok((rows.count(), rows.versions))
         })?;
-        self.rows_written.set(self.rows_written.get() + count.0);
-        Ok(count.1)
+        self.rows_written.set(self.rows_written.get() + written);
+        Ok(versions)
     }
 
     async fn set_policy(&self, policy: RetentionPolicy) -> Result<(), StoreError> {
