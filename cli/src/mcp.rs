@@ -419,9 +419,9 @@ pub fn call(config: &Config, name: &str, args: Map<String, Value>) -> Result<Val
         "search_memories" => {
             let a: SearchMemories = parse(name, args)?;
             let limit = bounded(a.limit, 10, MAX_LIMIT)?;
-            let (items, transcript, policy) = read(&store)?;
-            let active: Vec<&Item> = active_in_order(&items);
-            let index = MemoryIndex::new(&active, &policy, now).with_context(&transcript);
+            let ranked = Ranked::read(&store, &a.query)?;
+            let active: Vec<&Item> = active_in_order(&ranked.items);
+            let index = ranked.index(&active, now);
             let chosen = index.select(&a.query, config.budget);
             // The selection's facts, most relevant first, then the rest it carried.
             let best = index.best(&a.query, limit);
@@ -431,18 +431,18 @@ pub fn call(config: &Config, name: &str, args: Map<String, Value>) -> Result<Val
             facts.truncate(limit);
             Ok(json!({
                 "facts": facts.iter().map(|i| fact_json(i, now)).collect::<Vec<_>>(),
-                "stored": active.len(),
+                "stored": ranked.stored(),
                 "budget_tokens": config.budget,
             }))
         }
         "get_context" => {
             let a: GetContext = parse(name, args)?;
-            let (items, transcript, policy) = read(&store)?;
-            let active: Vec<&Item> = active_in_order(&items);
-            let index = MemoryIndex::new(&active, &policy, now).with_context(&transcript);
+            let ranked = Ranked::read(&store, &a.query)?;
+            let active: Vec<&Item> = active_in_order(&ranked.items);
+            let index = ranked.index(&active, now);
             // The section's own lines (its header, today, the count left out) are counted
             // first; the facts get what remains of the budget.
-            let empty = context::Selection { facts: Vec::new(), left_out: active.len(), tokens: 0, now: Some(now) };
+            let empty = context::Selection { facts: Vec::new(), left_out: ranked.stored(), tokens: 0, now: Some(now) };
             let fixed = estimate_tokens(&memory_section(&empty, &a.query));
             let selection = index.select(&a.query, config.budget.saturating_sub(fixed));
             let memory = memory_section(&selection, &a.query);
@@ -468,7 +468,7 @@ pub fn call(config: &Config, name: &str, args: Map<String, Value>) -> Result<Val
                 }
                 None => 0,
             };
-            let (items, _, _) = read(&store)?;
+            let items = pollster::block_on(store.items()).map_err(|e| e.to_string())?;
             let all: Vec<&Item> =
                 active_in_order(&items).into_iter().filter(|i| block.is_none_or(|b| i.block == b)).collect();
             let page: Vec<Value> = all.iter().skip(start).take(MAX_LIMIT).map(|i| fact_json(i, now)).collect();
@@ -644,14 +644,45 @@ pub fn parse_time(text: &str) -> Result<i64, String> {
     })
 }
 
-fn read(
-    store: &Memory,
-) -> Result<(Vec<Item>, Vec<nocturne_core::model::memory::Turn>, nocturne_core::model::policy::RetentionPolicy), String>
-{
-    let items = pollster::block_on(store.items()).map_err(|e| e.to_string())?;
-    let transcript = pollster::block_on(store.transcript()).map_err(|e| e.to_string())?;
-    let policy = pollster::block_on(store.meta()).map_err(|e| e.to_string())?.policy;
-    Ok((items, transcript, policy))
+/// What a search or a context about a query ranks: for a large memory in a database, the
+/// facts it finds for the query with the whole memory's statistics (as a chat turn's
+/// prompt does); else every fact and the whole conversation.
+struct Ranked {
+    items: Vec<Item>,
+    transcript: Vec<nocturne_core::model::memory::Turn>,
+    policy: nocturne_core::model::policy::RetentionPolicy,
+    corpus: Option<nocturne_core::store::Corpus>,
+}
+
+impl Ranked {
+    fn read(store: &Memory, query: &str) -> Result<Ranked, String> {
+        let block = |e: nocturne_core::store::StoreError| e.to_string();
+        let policy = pollster::block_on(store.meta()).map_err(block)?.policy;
+        let asked: Vec<String> = context::roots(query).into_iter().collect();
+        Ok(match pollster::block_on(store.prompt_candidates(&asked)).map_err(block)? {
+            Some(c) => Ranked { items: c.items, transcript: c.turns, policy, corpus: Some(c.corpus) },
+            None => Ranked {
+                items: pollster::block_on(store.items()).map_err(block)?,
+                transcript: pollster::block_on(store.transcript()).map_err(block)?,
+                policy,
+                corpus: None,
+            },
+        })
+    }
+
+    /// The index over `active` (this read's active facts, in order).
+    fn index<'a>(&self, active: &[&'a Item], now: i64) -> MemoryIndex<'a> {
+        let index = MemoryIndex::new(active, &self.policy, now).with_context(&self.transcript);
+        match &self.corpus {
+            Some(c) => index.with_corpus(c.clone()),
+            None => index,
+        }
+    }
+
+    /// How many active facts the memory holds.
+    fn stored(&self) -> usize {
+        self.corpus.as_ref().map_or_else(|| self.items.iter().filter(|i| i.active).count(), |c| c.facts)
+    }
 }
 
 fn active_in_order(items: &[Item]) -> Vec<&Item> {

@@ -364,7 +364,7 @@ fn every_bad_input_is_a_tool_error_and_leaves_the_store_file_byte_identical() {
 fn search_and_context_stay_within_the_budget_on_a_10000_fact_store() {
     use nocturne_core::model::memory::Block;
     use nocturne_core::store::{Commit, MemStore, Store};
-    let store = temp("large.db");
+    let json_store = temp("large.json");
     let memory = MemStore::new();
     let topics = ["tea", "bikes", "chess", "violins", "gardens", "rivers", "trains", "clouds"];
     let items: Vec<_> = (1..=10_000u64)
@@ -381,9 +381,23 @@ fn search_and_context_stay_within_the_budget_on_a_10000_fact_store() {
         ..Default::default()
     }))
     .expect("seed");
-    std::fs::write(&store, memory.document().to_json()).expect("write the store file");
+    std::fs::write(&json_store, memory.document().to_json()).expect("write the store file");
+    // The same memory moved into a database, where search and context rank the facts it
+    // finds for the query with the whole memory's statistics.
+    let db_store = temp("large.db");
+    let moved = std::process::Command::new(env!("CARGO_BIN_EXE_nocturne"))
+        .args(["move-store", "--store", json_store.to_str().expect("utf8"), "--to", db_store.to_str().expect("utf8")])
+        .output()
+        .expect("nocturne runs");
+    assert!(moved.status.success(), "{}", String::from_utf8_lossy(&moved.stderr));
+    for store in [json_store, db_store] {
+        search_and_context_within_budget(&store);
+    }
+}
+
+fn search_and_context_within_budget(store: &std::path::Path) {
     runtime().block_on(async {
-        let client = connect(&store, &["--budget", "1500"]).await;
+        let client = connect(store, &["--budget", "1500"]).await;
         let t0 = std::time::Instant::now();
         let found =
             ok(&client, "search_memories", json!({"query": "Who did I talk to about violins?", "limit": 20})).await;
@@ -402,7 +416,10 @@ fn search_and_context_stay_within_the_budget_on_a_10000_fact_store() {
         assert_eq!(page["total"], json!(10_000));
         let next = ok(&client, "list_memories", json!({"cursor": page["next_cursor"]})).await;
         assert_eq!(next["facts"][0]["id"], json!("m_51"));
-        println!("mcp on 10,000 facts: search {search_s:.2} s, context {context_s:.2} s, {tokens} tokens");
+        println!(
+            "mcp on 10,000 facts in {}: search {search_s:.2} s, context {context_s:.2} s, {tokens} tokens",
+            store.display()
+        );
         client.cancel().await.expect("close");
     });
 }
