@@ -10,7 +10,11 @@
 //! writer (WAL) and always see a whole commit. Two indexes serve search: `words` (each
 //! live row's content tokens, stemmed as the gates stem them) and `mentions` (each log
 //! entry under every item id it names), so `nocturne search` reads the facts it finds and
-//! their history, not the memory.
+//! their history, not the memory. Three serve a large memory's chat prompt: `roots` (each
+//! active fact's own and context roots, as `llm::context::fact_terms` makes them, with its
+//! length), `totals` (the active facts' summed length) and `speakers`, so
+//! [`Store::prompt_candidates`] reads a few hundred facts and the whole memory's statistics
+//! instead of every fact.
 
 use nocturne_core::llm::context::fact_terms;
 use nocturne_core::model::memory::Block;
