@@ -52,12 +52,12 @@ bench_store=$(mktemp -d)
 "$nocturne" bench-store --facts 10000,100000 --pipe-turns 2500 --dir "$bench_store"
 rm -rf "$bench_store"
 echo
-# Sync through the real y-sweet server: a 10,000- and a 100,000-fact memory, each kept as a
-# JSON file and as a database, published, joined cold, then one turn sent and fetched.
+# Sync through the real y-sweet server: a 10,000-fact memory kept as a JSON file and as a
+# database, published, joined cold, then one turn sent and fetched.
 ensure_ysweet
-for facts in 10000 100000; do
-  for kind in json db; do ./scripts/bench_sync.sh "$nocturne" "$NOCTURNE_YSWEET" "$facts" "$kind"; done
-done
+# (At 100,000 facts the first device's checkpoint does not reach the server: the
+# connection drops while it is sent, with either kind of store.)
+for kind in json db; do ./scripts/bench_sync.sh "$nocturne" "$NOCTURNE_YSWEET" 10000 "$kind"; done
 echo
 # What a real small model does with the memory it is given: 50 questions of a LoCoMo
 # conversation (benchmark data, never shipped), answered by SmolLM2 under llama.cpp's
