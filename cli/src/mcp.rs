@@ -12,10 +12,11 @@
 
 use crate::store::Memory;
 use crate::ProviderArgs;
+use nocturne_core::flow::chat::PromptFacts;
 use nocturne_core::flow::edit::UserEdit;
 use nocturne_core::flow::review;
 use nocturne_core::flow::sleep;
-use nocturne_core::llm::context::{self, MemoryIndex};
+use nocturne_core::llm::context;
 use nocturne_core::llm::prompt;
 use nocturne_core::llm::provider::estimate_tokens;
 use nocturne_core::model::memory::{Block, Item, Mutation};
@@ -419,7 +420,7 @@ pub fn call(config: &Config, name: &str, args: Map<String, Value>) -> Result<Val
         "search_memories" => {
             let a: SearchMemories = parse(name, args)?;
             let limit = bounded(a.limit, 10, MAX_LIMIT)?;
-            let ranked = Ranked::read(&store, &a.query)?;
+            let ranked = pollster::block_on(PromptFacts::read(&store, &a.query)).map_err(|e| e.to_string())?;
             let active: Vec<&Item> = active_in_order(&ranked.items);
             let index = ranked.index(&active, now);
             let chosen = index.select(&a.query, config.budget);
@@ -437,7 +438,7 @@ pub fn call(config: &Config, name: &str, args: Map<String, Value>) -> Result<Val
         }
         "get_context" => {
             let a: GetContext = parse(name, args)?;
-            let ranked = Ranked::read(&store, &a.query)?;
+            let ranked = pollster::block_on(PromptFacts::read(&store, &a.query)).map_err(|e| e.to_string())?;
             let active: Vec<&Item> = active_in_order(&ranked.items);
             let index = ranked.index(&active, now);
             // The section's own lines (its header, today, the count left out) are counted
@@ -642,47 +643,6 @@ pub fn parse_time(text: &str) -> Result<i64, String> {
     nocturne_core::text::when::parse_iso(text).ok_or_else(|| {
         format!("said_at {text:?} is not a date like 2024-05-01 or 2024-05-01T14:30:00Z; nothing was changed")
     })
-}
-
-/// What a search or a context about a query ranks: for a large memory in a database, the
-/// facts it finds for the query with the whole memory's statistics (as a chat turn's
-/// prompt does); else every fact and the whole conversation.
-struct Ranked {
-    items: Vec<Item>,
-    transcript: Vec<nocturne_core::model::memory::Turn>,
-    policy: nocturne_core::model::policy::RetentionPolicy,
-    corpus: Option<nocturne_core::store::Corpus>,
-}
-
-impl Ranked {
-    fn read(store: &Memory, query: &str) -> Result<Ranked, String> {
-        let block = |e: nocturne_core::store::StoreError| e.to_string();
-        let policy = pollster::block_on(store.meta()).map_err(block)?.policy;
-        let asked: Vec<String> = context::roots(query).into_iter().collect();
-        Ok(match pollster::block_on(store.prompt_candidates(&asked)).map_err(block)? {
-            Some(c) => Ranked { items: c.items, transcript: c.turns, policy, corpus: Some(c.corpus) },
-            None => Ranked {
-                items: pollster::block_on(store.items()).map_err(block)?,
-                transcript: pollster::block_on(store.transcript()).map_err(block)?,
-                policy,
-                corpus: None,
-            },
-        })
-    }
-
-    /// The index over `active` (this read's active facts, in order).
-    fn index<'a>(&self, active: &[&'a Item], now: i64) -> MemoryIndex<'a> {
-        let index = MemoryIndex::new(active, &self.policy, now).with_context(&self.transcript);
-        match &self.corpus {
-            Some(c) => index.with_corpus(c.clone()),
-            None => index,
-        }
-    }
-
-    /// How many active facts the memory holds.
-    fn stored(&self) -> usize {
-        self.corpus.as_ref().map_or_else(|| self.items.iter().filter(|i| i.active).count(), |c| c.facts)
-    }
 }
 
 fn active_in_order(items: &[Item]) -> Vec<&Item> {

@@ -258,29 +258,61 @@ pub async fn reply_streaming<S: Store, P: Provider>(
     on_delta: &mut dyn FnMut(&str),
 ) -> Result<Reply, ChatError> {
     let text = checked(text)?;
-    let policy = store.meta().await?.policy;
-    let asked: Vec<String> = crate::llm::context::roots(text).into_iter().collect();
-    // A large memory in a store with a words index: the prompt chooses among the facts the
-    // store finds for the message, ranked with the whole memory's statistics.
-    let (mut memory, transcript, corpus) = match store.prompt_candidates(&asked).await? {
-        Some(c) => (c.items, c.turns, Some(c.corpus)),
-        None => (store.items().await?.into_iter().filter(|i| i.active).collect(), store.transcript().await?, None),
-    };
+    let facts = PromptFacts::read(store, text).await?;
+    let mut memory: Vec<&Item> = facts.items.iter().filter(|i| i.active).collect();
     memory.sort_by_key(|i| (i.block, i.ordinal()));
-    let refs: Vec<&Item> = memory.iter().collect();
-    let history: Vec<Turn> = match corpus {
+    let history: Vec<Turn> = match facts.corpus {
         Some(_) => {
             let count = store.turn_count().await?;
             store.turns_from(count.saturating_sub(HISTORY_TURNS as u32)).await?
         }
-        None => transcript[transcript.len().saturating_sub(HISTORY_TURNS)..].to_vec(),
+        None => facts.transcript[facts.transcript.len().saturating_sub(HISTORY_TURNS)..].to_vec(),
     };
-    // Each fact is also found by the words of the conversation it was said in.
-    let mut index = MemoryIndex::new(&refs, &policy, now).with_context(&transcript);
-    if let Some(corpus) = corpus {
-        index = index.with_corpus(corpus);
-    }
+    let index = facts.index(&memory, now);
     answer(provider, &index, &history, text, on_delta).await.map_err(ChatError::Provider)
+}
+
+/// What a prompt about a message ranks its facts among: for a large memory in a store that
+/// indexes its facts ([`Store::prompt_candidates`]), the facts the store finds for the
+/// message and the turns around them, with the whole memory's statistics; else every fact
+/// and the whole conversation. A chat turn and the MCP server's search and context read
+/// through it alike.
+pub struct PromptFacts {
+    /// Facts, active or not (the candidates are all active).
+    pub items: Vec<Item>,
+    pub transcript: Vec<Turn>,
+    pub policy: crate::model::policy::RetentionPolicy,
+    /// The whole memory's statistics when `items` is part of it.
+    pub corpus: Option<crate::store::Corpus>,
+}
+
+impl PromptFacts {
+    /// Reads what a prompt about `message` ranks.
+    pub async fn read<S: Store>(store: &S, message: &str) -> Result<PromptFacts, StoreError> {
+        let policy = store.meta().await?.policy;
+        let asked: Vec<String> = crate::llm::context::roots(message).into_iter().collect();
+        Ok(match store.prompt_candidates(&asked).await? {
+            Some(c) => PromptFacts { items: c.items, transcript: c.turns, policy, corpus: Some(c.corpus) },
+            None => {
+                PromptFacts { items: store.items().await?, transcript: store.transcript().await?, policy, corpus: None }
+            }
+        })
+    }
+
+    /// The index over `active` (this read's active facts, in the caller's order), each
+    /// fact also found by the words of the conversation it was said in.
+    pub fn index<'a>(&self, active: &[&'a Item], now: i64) -> MemoryIndex<'a> {
+        let index = MemoryIndex::new(active, &self.policy, now).with_context(&self.transcript);
+        match &self.corpus {
+            Some(c) => index.with_corpus(c.clone()),
+            None => index,
+        }
+    }
+
+    /// How many active facts the memory holds.
+    pub fn stored(&self) -> usize {
+        self.corpus.as_ref().map_or_else(|| self.items.iter().filter(|i| i.active).count(), |c| c.facts)
+    }
 }
 
 /// Stores both turns and the facts encoded from the pending user turns, planned against

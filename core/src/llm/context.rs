@@ -13,7 +13,7 @@ use crate::model::memory::{Block, Item, Turn};
 use crate::model::policy::RetentionPolicy;
 use crate::store::Corpus;
 use crate::text::textmath::content_tokens;
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap};
 
 /// How much more a fact counts when its speaker is the one a question names.
 pub const SPEAKER_BOOST: f64 = 1.5;
@@ -119,20 +119,28 @@ pub fn roots(text: &str) -> std::collections::BTreeSet<String> {
 /// and those matched at [`CONTEXT_WEIGHT`] — the month and year it was said and that it
 /// names, and the words of `around` (its source turn and the turn before) its own lack.
 /// A store that indexes its facts keeps these, so its statistics are the index's.
-pub fn fact_terms(
-    item: &Item,
-    around: &[&Turn],
-) -> (std::collections::BTreeSet<String>, std::collections::BTreeSet<String>) {
+pub fn fact_terms(item: &Item, around: &[&Turn]) -> (BTreeSet<String>, BTreeSet<String>) {
     let own = roots(&item.said());
-    let said = crate::text::when::Day::from_unix(item.created_at);
-    let about = item.when().map(|w| w.first());
-    let mut context: std::collections::BTreeSet<String> =
-        [Some(said), about].into_iter().flatten().flat_map(|d| d.month_and_year()).collect();
+    let mut context = date_words(item);
     if let Some(at) = item.source_turn {
-        let near = around.iter().filter(|t| t.index == at || Some(t.index) == at.checked_sub(1));
-        context.extend(near.flat_map(|t| roots(&t.said())).filter(|w| !own.contains(w)));
+        let near = around.iter().copied().filter(|t| t.index == at || Some(t.index) == at.checked_sub(1));
+        context.extend(conversation_words(near, |w| own.contains(w)));
     }
     (own, context)
+}
+
+/// When `item` was said, and the date its words name, as words a question may use (`What
+/// did Nate do in April 2022?`): the month and the year.
+fn date_words(item: &Item) -> BTreeSet<String> {
+    let said = crate::text::when::Day::from_unix(item.created_at);
+    let about = item.when().map(|w| w.first());
+    [Some(said), about].into_iter().flatten().flat_map(|d| d.month_and_year()).collect()
+}
+
+/// The roots of the turns `around` a fact (its source turn and the turn before) that are
+/// not its own (`own`).
+fn conversation_words<'t>(around: impl Iterator<Item = &'t Turn>, own: impl Fn(&str) -> bool) -> BTreeSet<String> {
+    around.flat_map(|t| roots(&t.said())).filter(|w| !own(w)).collect()
 }
 
 fn root(token: &str) -> String {
@@ -249,17 +257,9 @@ impl<'a> MemoryIndex<'a> {
             fact_roots.push(tokens.into_iter().collect());
         }
         let avg_len = len.iter().map(|l| *l as f64).sum::<f64>() / facts.len().max(1) as f64;
-        // When a fact was said, and the date its words name, as words a question may use
-        // (`What did Nate do in April 2022?`): the month and the year.
         let mut dates: HashMap<String, Vec<u32>> = HashMap::new();
         for (n, item) in facts.iter().enumerate() {
-            let said = crate::text::when::Day::from_unix(item.created_at);
-            let about = item.when().map(|w| w.first());
-            let mut words: Vec<String> =
-                [Some(said), about].into_iter().flatten().flat_map(|d| d.month_and_year()).collect();
-            words.sort_unstable();
-            words.dedup();
-            for w in words {
+            for w in date_words(item) {
                 dates.entry(w).or_default().push(n as u32);
             }
         }
@@ -323,10 +323,10 @@ impl<'a> MemoryIndex<'a> {
         let mut context = std::mem::take(&mut self.context);
         for (n, item) in self.facts.iter().enumerate() {
             let Some(at) = item.source_turn else { continue };
-            let own = roots(&item.said());
-            let around = [at.checked_sub(1), Some(at)].into_iter().flatten().filter_map(|i| by_index.get(&i));
-            let words: std::collections::BTreeSet<String> = around.flat_map(|t| roots(&t.said())).collect();
-            for w in words.into_iter().filter(|w| !own.contains(w)) {
+            // Its own roots, as `new` found them (sorted).
+            let own = &self.roots[n];
+            let around = [at.checked_sub(1), Some(at)].into_iter().flatten().filter_map(|i| by_index.get(&i).copied());
+            for w in conversation_words(around, |w| own.binary_search_by(|o| o.as_str().cmp(w)).is_ok()) {
                 let docs = context.entry(w).or_default();
                 if docs.last() != Some(&(n as u32)) {
                     docs.push(n as u32);
