@@ -78,6 +78,14 @@ pub struct DbStore {
 /// The first bytes of every SQLite database file.
 pub const SQLITE_MAGIC: &[u8; 16] = b"SQLite format 3\0";
 
+/// Removes the database at `path` and the files SQLite keeps beside it (its write-ahead
+/// log and shared memory), ignoring any that are not there.
+pub fn remove_files(path: &Path) {
+    for suffix in ["", "-wal", "-shm"] {
+        let _ = std::fs::remove_file(format!("{}{suffix}", path.display()));
+    }
+}
+
 impl DbStore {
     /// The memory in the database at `path`; an empty one when there is no file yet (the
     /// first write creates it).
@@ -622,9 +630,7 @@ mod tests {
         let dir = std::env::temp_dir().join(format!("nocturne-db-test-{}", std::process::id()));
         std::fs::create_dir_all(&dir).expect("temp dir");
         let path = dir.join(name);
-        for suffix in ["", "-wal", "-shm"] {
-            let _ = std::fs::remove_file(format!("{}{suffix}", path.display()));
-        }
+        remove_files(&path);
         path
     }
 

@@ -45,7 +45,7 @@ pub fn run(options: &Options) -> Result<(), String> {
         crate::file::write_atomically(&json, doc.to_json().as_bytes())
             .map_err(|e| format!("cannot write {}: {e}", json.display()))?;
         let Memory::Db(store) = Memory::open(&db)? else { return Err(format!("{} is not a database", db.display())) };
-        block(store.replace_all(doc, 0)).map_err(|e| e.to_string())?;
+        pollster::block_on(store.replace_all(doc, 0)).map_err(|e| e.to_string())?;
         drop(store);
         let mut seen = Vec::new();
         for (name, path) in [("json", &json), ("database", &db)] {
@@ -82,15 +82,10 @@ pub fn run(options: &Options) -> Result<(), String> {
     Ok(())
 }
 
-fn block<T>(f: impl std::future::Future<Output = T>) -> T {
-    pollster::block_on(f)
-}
-
 /// `path` with no memory at it (nor the files a database or a JSON store keeps beside).
 fn fresh(path: &Path) -> PathBuf {
-    for suffix in ["", "-wal", "-shm", ".lock"] {
-        let _ = std::fs::remove_file(format!("{}{suffix}", path.display()));
-    }
+    crate::db::remove_files(path);
+    let _ = std::fs::remove_file(format!("{}.lock", path.display()));
     path.to_path_buf()
 }
 
@@ -126,8 +121,8 @@ fn seeded(facts: usize) -> Result<nocturne_core::store::document::Document, Stri
         mutations,
         ..Default::default()
     };
-    block(store.commit(seed)).map_err(|e| e.to_string())?;
-    block(store.set_policy(synth::bench_policy(facts))).map_err(|e| e.to_string())?;
+    pollster::block_on(store.commit(seed)).map_err(|e| e.to_string())?;
+    pollster::block_on(store.set_policy(synth::bench_policy(facts))).map_err(|e| e.to_string())?;
     Ok(store.document())
 }
 
@@ -148,7 +143,7 @@ fn measure(path: &Path) -> Result<Figures, String> {
     let bytes = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
     let open_ms = median_ms(RUNS, |_| {
         let memory = Memory::open(path)?;
-        block(memory.meta()).map(|_| ()).map_err(|e| e.to_string())
+        pollster::block_on(memory.meta()).map(|_| ()).map_err(|e| e.to_string())
     })?;
     let provider = OfflineProvider;
     let turn_ms = median_ms(RUNS, |i| {
@@ -159,7 +154,7 @@ fn measure(path: &Path) -> Result<Figures, String> {
     let mut hits = 0;
     let search_ms = median_ms(RUNS, |_| {
         let memory = Memory::open(path)?;
-        let (items, log) = block(search::gather(&memory, "bees mill")).map_err(|e| e.to_string())?;
+        let (items, log) = pollster::block_on(search::gather(&memory, "bees mill")).map_err(|e| e.to_string())?;
         hits = search::search(&items, &log, "bees mill").len();
         Ok(())
     })?;

@@ -6,17 +6,18 @@
 use nocturne_core::model::memory::{Item, Role};
 use nocturne_core::store::document::Document;
 use std::collections::{BTreeMap, HashSet};
+use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 const NOW: &str = "1767400000";
 
-fn nocturne(args: &[&str]) -> std::process::Output {
+fn nocturne<S: AsRef<OsStr>>(args: &[S]) -> std::process::Output {
     Command::new(env!("CARGO_BIN_EXE_nocturne")).args(args).output().expect("nocturne runs")
 }
 
-fn ok(args: &[&str]) -> String {
+fn ok<S: AsRef<OsStr> + std::fmt::Debug>(args: &[S]) -> String {
     let out = nocturne(args);
     assert!(out.status.success(), "nocturne {args:?}: {}", String::from_utf8_lossy(&out.stderr));
     String::from_utf8_lossy(&out.stdout).into_owned()
@@ -81,7 +82,7 @@ fn whole(doc: &Document) -> Result<(), String> {
 }
 
 /// Starts `args` and kills it with SIGKILL after `after`; whether it was still running.
-fn kill_after(args: &[&str], after: Duration) -> bool {
+fn kill_after<S: AsRef<OsStr>>(args: &[S], after: Duration) -> bool {
     let mut child = Command::new(env!("CARGO_BIN_EXE_nocturne"))
         .args(args)
         .stdout(Stdio::null())
@@ -116,7 +117,7 @@ fn points(full: Duration, n: usize) -> Vec<Duration> {
 }
 
 /// Runs `args` to the end on a copy of the memory, for how long it takes.
-fn timed(args: &[&str]) -> Duration {
+fn timed<S: AsRef<OsStr> + std::fmt::Debug>(args: &[S]) -> Duration {
     let t = Instant::now();
     ok(args);
     t.elapsed()
@@ -145,19 +146,12 @@ fn a_sleep_killed_at_any_point_leaves_the_last_committed_version_and_runs_again(
         ok(&["chat", "--store", s(&db), "--now", &(1767300000 + n as i64).to_string(), msg]);
     }
     copy_db(&db, &probe);
-    let sleep = |store: &Path| {
-        vec!["sleep", "--deep", "--yes", "--store", s(store), "--now", NOW]
-            .into_iter()
-            .map(String::from)
-            .collect::<Vec<_>>()
-    };
-    let args = sleep(&probe);
-    let full = timed(&args.iter().map(String::as_str).collect::<Vec<_>>());
+    let sleep = |store: &Path| ["sleep", "--deep", "--yes", "--store", s(store), "--now", NOW].map(String::from);
+    let full = timed(&sleep(&probe));
     let before = exported(&db);
     let mut killed = 0;
     for at in points(full, 8) {
-        let args = sleep(&db);
-        killed += usize::from(kill_after(&args.iter().map(String::as_str).collect::<Vec<_>>(), at));
+        killed += usize::from(kill_after(&sleep(&db), at));
         let doc = exported(&db);
         if let Err(why) = whole(&doc) {
             panic!("killed {at:?} into a Sleep of {full:?}: {why}");
@@ -165,8 +159,7 @@ fn a_sleep_killed_at_any_point_leaves_the_last_committed_version_and_runs_again(
         assert!(doc.meta.head >= before.meta.head, "a version was lost");
     }
     assert!(killed >= 4, "only {killed} of 8 kills landed inside the Sleep (it takes {full:?})");
-    let args = sleep(&db);
-    ok(&args.iter().map(String::as_str).collect::<Vec<_>>());
+    ok(&sleep(&db));
     whole(&exported(&db)).expect("the Sleep run again leaves a whole memory");
 }
 
@@ -175,19 +168,13 @@ fn an_import_killed_at_any_point_keeps_whole_batches_and_resumes_without_doublin
     let d = dir("import");
     let (zip, db, probe) = (d.join("history.zip"), d.join("m.db"), d.join("probe.db"));
     ok(&["sample-export", "synthetic", s(&zip), "--conversations", "200", "--turns", "3"]);
-    let import = |store: &Path| {
-        vec!["import", s(&zip), "--sleep", "none", "--store", s(store), "--now", NOW]
-            .into_iter()
-            .map(String::from)
-            .collect::<Vec<_>>()
-    };
-    let args = import(&probe);
-    let full = timed(&args.iter().map(String::as_str).collect::<Vec<_>>());
+    let import =
+        |store: &Path| ["import", s(&zip), "--sleep", "none", "--store", s(store), "--now", NOW].map(String::from);
+    let full = timed(&import(&probe));
     let complete = exported(&probe);
     let mut killed = 0;
     for at in points(full, 8) {
-        let args = import(&db);
-        killed += usize::from(kill_after(&args.iter().map(String::as_str).collect::<Vec<_>>(), at));
+        killed += usize::from(kill_after(&import(&db), at));
         if !db.exists() {
             continue; // killed before its first batch: nothing to check yet
         }
@@ -197,8 +184,7 @@ fn an_import_killed_at_any_point_keeps_whole_batches_and_resumes_without_doublin
         }
     }
     assert!(killed >= 4, "only {killed} of 8 kills landed inside the import (it takes {full:?})");
-    let args = import(&db);
-    ok(&args.iter().map(String::as_str).collect::<Vec<_>>());
+    ok(&import(&db));
     let done = exported(&db);
     whole(&done).expect("the resumed import leaves a whole memory");
     let said = |doc: &Document| -> Vec<String> {

@@ -139,9 +139,7 @@ pub(crate) fn move_store(store: &StoreArgs, to: Option<&Path>) -> Result<(), Cli
         Err(e) => Err(e.to_string()),
     };
     if let Err(why) = arrived {
-        for suffix in ["", "-wal", "-shm"] {
-            let _ = std::fs::remove_file(format!("{}{suffix}", to.display()));
-        }
+        crate::db::remove_files(&to);
         return Err(format!("{why}; the database was removed and {} is unchanged", from.display()).into());
     }
     let synced = crate::sync::copy_state(from, &to)?;

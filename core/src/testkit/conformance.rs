@@ -540,9 +540,8 @@ async fn words_and_mentions_find_what_reading_everything_finds<S: Store>(store: 
         .map_err(e)?;
     let items = store.items().await.map_err(e)?;
     for words in [&["lisbon"][..], &["porto"], &["kettl"], &["bear", "dragon"], &["dragon", "porto"], &["tea"]] {
-        let tokens: Vec<String> = words.iter().map(|w| w.to_string()).collect();
         // The words as the store's tokenizer makes them, so the check does not depend on the stemmer.
-        let tokens: Vec<String> = tokens.iter().flat_map(|t| crate::text::textmath::content_tokens(t)).collect();
+        let tokens: Vec<String> = words.iter().flat_map(|w| crate::text::textmath::content_tokens(w)).collect();
         let want: Vec<&Item> = items.iter().filter(|i| crate::store::search::holds(i, &tokens)).collect();
         let got = store.items_holding(&tokens).await.map_err(e)?;
         ensure!(got.iter().collect::<Vec<_>>() == want, "items holding {tokens:?}: {got:?}, reading all: {want:?}");
