@@ -15,7 +15,9 @@ cargo run --locked --release -q -p nocturne-cli -- bench
 echo
 cargo test --locked --release -p nocturne-tests --target wasm32-unknown-unknown --test bench -- --nocapture 2>&1 | grep -E "browser bench|test result"
 echo
-gguf=$(./scripts/local-llm.sh model)
+gguf=$(./scripts/local-llm.sh page-model)
+q41=$(./scripts/local-llm.sh model)
+q40=$(PAGE_QUANT=q4_0 ./scripts/local-llm.sh page-model)
 trunk build --release > /dev/null
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 log=$(mktemp)
@@ -27,8 +29,14 @@ mkdir -p tests/e2e/out
 INPAGE_QUICK=1 node tests/e2e/inpage.cjs "http://127.0.0.1:$port/" "$gguf" dist tests/e2e/out | grep -E "^bench:|^not ok"
 node tests/e2e/inpage-cache.cjs "http://127.0.0.1:$port/" "$gguf" | grep -E "^cache:|^not ok"
 ./scripts/local-llm.sh start
-node tests/e2e/inpage-vs-native.cjs "http://127.0.0.1:$port/" "$gguf" "http://127.0.0.1:${LLM_PORT:-18080}/v1" \
+# The page's model (Q8_0) with both sides of the load options, then the other
+# quantisations with the default options: which is faster, measured.
+INPAGE_OPTIONS=both node tests/e2e/inpage-vs-native.cjs "http://127.0.0.1:$port/" "$gguf" "http://127.0.0.1:${LLM_PORT:-18080}/v1" \
   | grep -E "^inpage-vs-native:|^not ok"
+for other in "$q40" "$q41"; do
+  node tests/e2e/inpage-vs-native.cjs "http://127.0.0.1:$port/" "$other" "http://127.0.0.1:${LLM_PORT:-18080}/v1" \
+    | grep -E "^inpage-vs-native:|^not ok"
+done
 echo
 # Importing a history: a synthetic ChatGPT export of 5,000 conversations (11 messages of
 # yours and 11 replies each: ~49 MB of JSON, zipped as downloaded), by the command line

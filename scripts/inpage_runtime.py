@@ -4,7 +4,10 @@
 @wllama/wllama (MIT; llama.cpp compiled to WebAssembly) is fetched from npm by
 scripts/setup.sh, pinned by version and checksum, into $NOCTURNE_WLLAMA. Its module, its
 two wasm builds (single- and multi-threaded) and its licence go to inpage/wllama/, next to
-inpage/runtime.js; the page loads them only when the in-page provider is chosen.
+inpage/runtime.js; the page loads them only when the in-page provider is chosen. Where
+scripts/setup.sh has built the same llama.cpp with emscripten and wasm SIMD
+($NOCTURNE_WLLAMA_BUILT), its module and wasm files go instead; inpage/wllama/build.js
+names the runtime copied either way.
 
 With NOCTURNE_SERVE_MODEL naming a .gguf file (scripts/serve.sh sets it when
 scripts/local-llm.sh has fetched SmolLM2-135M), the build also offers that model from its
@@ -19,12 +22,23 @@ import sys
 stage = os.environ.get("TRUNK_STAGING_DIR") or (sys.argv[1] if len(sys.argv) > 1 else "dist")
 tools = os.environ.get("NOCTURNE_TOOLS") or os.path.expanduser("~/.cache/nocturne-tools")
 src = os.environ.get("NOCTURNE_WLLAMA") or os.path.join(tools, "wllama-2.3.7", "package")
+# The runtime scripts/setup.sh built with emscripten and wasm SIMD, when it built one: its
+# own module (the glue of that emscripten inside), wasm files and a `runtime.json` naming it.
+built = os.environ.get("NOCTURNE_WLLAMA_BUILT", os.path.join(tools, "wllama-built-2.3.7"))
+
 files = {
     "index.js": os.path.join(src, "esm", "index.min.js"),
     "single-thread/wllama.wasm": os.path.join(src, "esm", "single-thread", "wllama.wasm"),
     "multi-thread/wllama.wasm": os.path.join(src, "esm", "multi-thread", "wllama.wasm"),
     "LICENCE": os.path.join(src, "LICENCE"),
 }
+runtime = {"runtime": "npm", "detail": "@wllama/wllama 2.3.7 from npm (generic CPU code, no wasm SIMD kernels)"}
+if built and os.path.isfile(os.path.join(built, "runtime.json")):
+    with open(os.path.join(built, "runtime.json")) as f:
+        runtime = json.load(f)
+    for name in ("index.js", "single-thread/wllama.wasm", "multi-thread/wllama.wasm"):
+        if os.path.isfile(os.path.join(built, name)):
+            files[name] = os.path.join(built, name)
 missing = [p for p in files.values() if not os.path.isfile(p)]
 if missing:
     sys.exit("the in-page model's runtime is missing (%s); run scripts/setup.sh, which fetches "
@@ -33,6 +47,9 @@ for name, path in files.items():
     out = os.path.join(stage, "inpage", "wllama", name)
     os.makedirs(os.path.dirname(out), exist_ok=True)
     shutil.copyfile(path, out)
+# build.js names the runtime copied (for Settings, the bench line and the e2e checks).
+with open(os.path.join(stage, "inpage", "wllama", "build.js"), "w") as f:
+    f.write("export const RUNTIME = %s;\n" % json.dumps(runtime))
 
 model = os.environ.get("NOCTURNE_SERVE_MODEL")
 if model:

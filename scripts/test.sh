@@ -211,10 +211,12 @@ else
 fi
 
 step "a real model inside the page: SmolLM2-135M in llama.cpp compiled to WebAssembly"
-# The model file local-llm.sh fetched is picked through the file input; none is served.
-gguf="${LLM_HOME:-$HOME/.cache/local-llm}/model/SmolLM2-135M-Instruct.Q4_1.gguf"
+# The model file the page offers (local-llm.sh page-model: SmolLM2 in a quantisation with
+# wasm SIMD kernels) is picked through the file input; none is served.
+gguf=$(./scripts/local-llm.sh page-model || true)
 if [ -s "$gguf" ] && [ -n "${port:-}" ] && [ -f dist/index.html ]; then
-  # Served as `scripts/serve.sh` serves it: cross-origin isolated, so two worker threads.
+  # Served as `scripts/serve.sh` serves it: cross-origin isolated, so threads could run
+  # (Settings' auto picks one on two cores).
   python3 tests/serve_dist.py "$port" dist > "$LOG/http3.log" 2>&1 &
   server=$!
   for _ in $(seq 1 50); do grep -q ready "$LOG/http3.log" && break; sleep 0.1; done

@@ -311,6 +311,20 @@ fn the_in_page_model_has_a_budget_of_its_own_and_an_expected_first_token() {
     assert_eq!(s.prompt_budget(), nocturne_core::llm::provider::DEFAULT_MEMORY_TOKENS);
 }
 
+/// Threads for the in-page model: chosen from the machine unless the user chose, one on
+/// two cores (where two collapse) and wherever the page cannot share memory.
+#[wasm_bindgen_test]
+fn in_page_threads_are_one_on_two_cores_and_half_the_cores_above() {
+    use nocturne_app::inpage::threads_for;
+    assert_eq!(threads_for(0, 1, true), 1);
+    assert_eq!(threads_for(0, 2, true), 1);
+    assert_eq!(threads_for(0, 6, true), 3);
+    assert_eq!(threads_for(0, 32, true), 4, "at most four when chosen");
+    assert_eq!(threads_for(3, 2, true), 3, "the user's choice wins");
+    assert_eq!(threads_for(3, 8, false), 1, "no shared memory, one thread");
+    assert_eq!(threads_for(0, 8, false), 1);
+}
+
 /// SPEC §16 on IndexedDB: a reviewed Sleep's plan leaves every object store as it was;
 /// applying only the first approved edit writes that one and logs the rest as not
 /// approved; a second apply writes nothing.

@@ -38,9 +38,29 @@ pub struct InPageConfig {
     pub model: String,
     /// Context size in tokens.
     pub n_ctx: u32,
-    /// Worker threads; more than one only where the page is cross-origin isolated.
+    /// Worker threads, as resolved by [`threads_for`]; more than one only where the page
+    /// is cross-origin isolated.
     pub threads: u32,
     pub style: StyleSetting,
+}
+
+/// Worker threads for a wish of `asked` (0: choose from the machine). One where the page
+/// is not cross-origin isolated (no shared memory) or the machine has at most two cores:
+/// there two threads collapse as soon as anything else runs (README, `inpage-vs-native:`);
+/// else half the cores, at most four, leaving the rest to the page and the browser.
+/// A number the user chose is kept where threads can run.
+pub fn threads_for(asked: u32, cores: u32, isolated: bool) -> u32 {
+    match (isolated, asked) {
+        (false, _) => 1,
+        (true, 0) if cores <= 2 => 1,
+        (true, 0) => (cores / 2).clamp(1, 4),
+        (true, n) => n,
+    }
+}
+
+/// The machine's logical cores, as the browser reports them (1 when it does not).
+pub fn cores() -> u32 {
+    web_sys::window().map(|w| w.navigator().hardware_concurrency() as u32).filter(|&n| n > 0).unwrap_or(1)
 }
 
 /// The kept model file.
@@ -65,14 +85,26 @@ pub struct Loaded {
     pub n_ctx: u32,
     pub threads: u32,
     pub multi_thread: bool,
+    pub flash_attn: bool,
+    /// The KV cache's element type (`f32`, `f16`).
+    pub kv_type: String,
+    /// The model's quantisation (`Q4_0`, `Q8_0`, `Q4_1`…), from its GGUF metadata.
+    pub quant: String,
+    /// `built` (llama.cpp with wasm SIMD kernels, built by scripts/setup.sh) or `npm`.
+    pub runtime: String,
+    pub runtime_detail: String,
     pub load_ms: f64,
 }
 
 impl Loaded {
-    /// `context 4096 tokens, 2 threads` (or `one thread`).
+    /// `context 4096 tokens, one thread, Q8_0, f32 cache, flash attention off; runtime: …`.
     pub fn setup(&self) -> String {
         let threads = if self.multi_thread { format!("{} threads", self.threads) } else { "one thread".into() };
-        format!("context {} tokens, {threads}", self.n_ctx)
+        let flash = if self.flash_attn { "on" } else { "off" };
+        format!(
+            "context {} tokens, {threads}, {}, {} cache, flash attention {flash}; runtime: {}",
+            self.n_ctx, self.quant, self.kv_type, self.runtime_detail
+        )
     }
 }
 

@@ -20,7 +20,7 @@ const changed = [{ role: 'system', content: system(['[1] I keep note 1: the red 
 async function measure(page, module) {
   return page.evaluate(async ({ module, first, changed }) => {
     const rt = await import(new URL(module, document.baseURI).href);
-    await rt.load({ nCtx: 2048, threads: 2 });
+    await rt.load({ nCtx: 2048, threads: 1 });
     const ask = async (messages, cache) => {
       const r = await rt.complete({ messages, maxTokens: 24, cache });
       return { text: r.text, ...rt.stats.last };

@@ -4,8 +4,12 @@
 // Prints one line to grep:
 //   inpage-vs-native: promptTokens= pageTtftS= nativeTtftS= ratio= pageFollowupTtftS=
 //     nativeFollowupTtftS= pagePromptTokS= nativePromptTokS= pageGenTokS= nativeGenTokS=
+//     threads= runtime= quant= flashAttn= kv=
 // and checks only that both sides answered and that the page's follow-up read only its
-// new turns (the speed itself is a figure, measured, not a pass mark).
+// new turns (the speed itself is a figure, measured, not a pass mark). The page runs one
+// thread (what Settings' auto picks on two cores) with the runtime's default options;
+// INPAGE_OPTIONS=both (scripts/bench.sh) adds a line for llama.cpp's own defaults (flash
+// attention auto, f16 cache), the other side of that choice.
 // usage: node inpage-vs-native.cjs APP_URL GGUF_FILE NATIVE_V1_URL
 const { check, launch, finish } = require('./harness.cjs');
 
@@ -48,33 +52,44 @@ async function nativeCall(messages, cache) {
     await page.waitForSelector('[data-block="scratch"]', { timeout: 30000 });
     await page.evaluate(() => { const i = document.createElement('input'); i.type = 'file'; i.id = 'gguf'; document.body.append(i); });
     await page.setInputFiles('#gguf', gguf);
-    const pageSide = await page.evaluate(async ({ first, MAX }) => {
-      const models = await import(new URL('inpage/models.js', document.baseURI).href);
-      await models.keep(document.getElementById('gguf').files[0]);
-      const rt = await import(new URL('inpage/runtime.js', document.baseURI).href);
-      await rt.load({ nCtx: 4096, threads: 2 });
-      const ask = async (messages, cache) => {
-        const t0 = performance.now();
-        const r = await rt.complete({ messages, maxTokens: MAX, cache });
-        const last = rt.stats.last;
-        return { text: r.text, promptTokens: last.promptTokens, decoded: last.decoded, ttftMs: last.firstTokenMs, genTokS: rt.stats.lastTokensPerSecond, wallMs: performance.now() - t0 };
-      };
-      const cold = await ask(first, false);
-      const followup = [...first, { role: 'assistant', content: cold.text }, { role: 'user', content: 'And the box on shelf 6?' }];
-      const next = await ask(followup);
-      await rt.unload();
-      return { cold, next, followup };
-    }, { first, MAX });
+    const variants = [{}];
+    if (process.env.INPAGE_OPTIONS === 'both') variants.push({ flashAttn: true, kvType: 'f16' });
+    const pageSides = [];
+    for (const options of variants) {
+      pageSides.push(await page.evaluate(async ({ first, MAX, options }) => {
+        const models = await import(new URL('inpage/models.js', document.baseURI).href);
+        await models.keep(document.getElementById('gguf').files[0]);
+        const rt = await import(new URL('inpage/runtime.js', document.baseURI).href);
+        const info = await rt.load({ nCtx: 4096, threads: 1, ...options });
+        const ask = async (messages, cache) => {
+          const t0 = performance.now();
+          const r = await rt.complete({ messages, maxTokens: MAX, cache });
+          const last = rt.stats.last;
+          return { text: r.text, promptTokens: last.promptTokens, decoded: last.decoded, ttftMs: last.firstTokenMs, genTokS: rt.stats.lastTokensPerSecond, wallMs: performance.now() - t0 };
+        };
+        const cold = await ask(first, false);
+        const followup = [...first, { role: 'assistant', content: cold.text }, { role: 'user', content: 'And the box on shelf 6?' }];
+        const next = await ask(followup);
+        await rt.unload();
+        return { info, cold, next, followup };
+      }, { first, MAX, options }));
+    }
+    const pageSide = pageSides[0];
     const cold = await nativeCall(first, false);
     await nativeCall(pageSide.followup.slice(0, 2), true); // the slot holds the memory, as after the first reply
     const next = await nativeCall(pageSide.followup, true);
-    const p = pageSide.cold;
-    check(p.text.length > 0 && cold.text.length > 0, 'both sides answered the 2,000-token memory prompt', `${JSON.stringify(p.text)} | ${JSON.stringify(cold.text)}`);
-    check(p.promptTokens > 1700 && p.promptTokens < 2400, 'the memory prompt is about 2,000 tokens', `${p.promptTokens}`);
-    check(pageSide.next.decoded < 80, "the page's follow-up reads only its new turns", JSON.stringify(pageSide.next));
     const s = (ms) => (ms / 1000).toFixed(2);
-    const pagePromptTokS = p.promptTokens / (p.ttftMs / 1000);
-    console.log(`inpage-vs-native: promptTokens=${p.promptTokens} pageTtftS=${s(p.ttftMs)} nativeTtftS=${s(cold.ttftMs)} ratio=${(p.ttftMs / cold.ttftMs).toFixed(1)} pageFollowupTtftS=${s(pageSide.next.ttftMs)} nativeFollowupTtftS=${s(next.ttftMs)} pagePromptTokS=${pagePromptTokS.toFixed(0)} nativePromptTokS=${(cold.promptTokS ?? 0).toFixed(0)} pageGenTokS=${(p.genTokS ?? 0).toFixed(1)} nativeGenTokS=${(cold.genTokS ?? 0).toFixed(1)}`);
+    check(cold.text.length > 0, 'the native server answered the 2,000-token memory prompt', JSON.stringify(cold.text));
+    for (const side of pageSides) {
+      const p = side.cold;
+      const i = side.info;
+      const what = `threads=${i.threads} runtime=${i.runtime} quant=${i.quant} flashAttn=${i.flashAttn} kv=${i.kvType}`;
+      check(p.text.length > 0, `the page answered the 2,000-token memory prompt (${what})`, JSON.stringify(p.text));
+      check(p.promptTokens > 1700 && p.promptTokens < 2400, 'the memory prompt is about 2,000 tokens', `${p.promptTokens}`);
+      check(side.next.decoded < 80, "the page's follow-up reads only its new turns", JSON.stringify(side.next));
+      const pagePromptTokS = p.promptTokens / (p.ttftMs / 1000);
+      console.log(`inpage-vs-native: promptTokens=${p.promptTokens} pageTtftS=${s(p.ttftMs)} nativeTtftS=${s(cold.ttftMs)} ratio=${(p.ttftMs / cold.ttftMs).toFixed(1)} pageFollowupTtftS=${s(side.next.ttftMs)} nativeFollowupTtftS=${s(next.ttftMs)} pagePromptTokS=${pagePromptTokS.toFixed(0)} nativePromptTokS=${(cold.promptTokS ?? 0).toFixed(0)} pageGenTokS=${(p.genTokS ?? 0).toFixed(1)} nativeGenTokS=${(cold.genTokS ?? 0).toFixed(1)} ${what}`);
+    }
   } catch (e) {
     check(false, 'the side-by-side measurement ran to the end', String(e));
   }

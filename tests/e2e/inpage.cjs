@@ -104,6 +104,16 @@ async function chat(page, text, timeout = 300000) {
     const loaded = await page.locator('[data-testid="connection-report"]').innerText();
     const loadSeconds = (Date.now() - t1) / 1000;
     check(loaded.startsWith('Loaded'), 'the model loads into the page', loaded);
+    const info = await page.evaluate(async () => (await import(new URL('inpage/runtime.js', document.baseURI).href)).loaded());
+    check(loaded.includes(`runtime: ${info.runtimeDetail}`) && loaded.includes(info.quant), 'the load report names the runtime and the quantisation', loaded);
+    // The runtime built here (scripts/setup.sh) is the one the page must run when it exists;
+    // the npm build is only the fallback.
+    const tools = process.env.NOCTURNE_TOOLS || path.join(require('os').homedir(), '.cache', 'nocturne-tools');
+    const built = fs.existsSync(path.join(tools, 'wllama-built-2.3.7', 'runtime.json'));
+    check(info.runtime === (built ? 'built' : 'npm'), `the page runs the ${built ? 'runtime built with wasm SIMD' : 'npm runtime (none was built)'}`, JSON.stringify(info));
+    // Quantisations with a wasm SIMD dot product in llama.cpp (ggml-cpu/arch/wasm/quants.c).
+    const KERNELS = ['Q4_0', 'Q5_0', 'Q5_1', 'Q8_0', 'Q2_K', 'Q3_K_S', 'Q3_K_M', 'Q3_K_L', 'Q4_K_S', 'Q4_K_M', 'Q5_K_S', 'Q5_K_M', 'Q6_K'];
+    check(KERNELS.includes(info.quant), `the model the page is given is in a quantisation with wasm SIMD kernels (${info.quant})`, JSON.stringify(info));
     check(requests.some((u) => u.endsWith('/wllama.wasm')), 'the runtime\'s wasm came from the page\'s origin once chosen');
     const label = await page.locator('[data-testid="provider"]').innerText();
     check(label.includes('in this browser'), 'the provider label says the model runs in this browser', label);
@@ -210,7 +220,7 @@ async function chat(page, text, timeout = 300000) {
     }
     check(!requests.some((u) => new URL(u).origin !== origin), 'nothing was requested from another origin', requests.filter((u) => new URL(u).origin !== origin).join(', '));
     check(errors.length === 0, 'no uncaught page errors', errors.join(' | '));
-    console.log(`bench: in-page SmolLM2-135M Q4_1 keepS=${keepSeconds.toFixed(1)} loadS=${loadSeconds.toFixed(1)} firstReplyS=${first.seconds.toFixed(1)} secondReplyS=${second.seconds.toFixed(1)} tokensPerS=${s2.lastTokensPerSecond.toFixed(1)} promptTokensPerS=${(s2.promptTokens / (s2.promptMs / 1000)).toFixed(0)} grammarChecks=${s2.grammarChecks} grammarMsPerCheck=${(s2.grammarMs / Math.max(1, s2.grammarChecks)).toFixed(2)} widened=${s2.widened} sleepS=${sleepSeconds.toFixed(0)} verifyS=${Number.isNaN(verifySeconds) ? 'skipped' : verifySeconds.toFixed(0)} threads=${note.startsWith('multi') ? 'multi' : 1} total=${since()}`);
+    console.log(`bench: in-page ${path.basename(gguf)} keepS=${keepSeconds.toFixed(1)} loadS=${loadSeconds.toFixed(1)} firstReplyS=${first.seconds.toFixed(1)} secondReplyS=${second.seconds.toFixed(1)} tokensPerS=${s2.lastTokensPerSecond.toFixed(1)} promptTokensPerS=${(s2.promptTokens / (s2.promptMs / 1000)).toFixed(0)} grammarChecks=${s2.grammarChecks} grammarMsPerCheck=${(s2.grammarMs / Math.max(1, s2.grammarChecks)).toFixed(2)} widened=${s2.widened} sleepS=${sleepSeconds.toFixed(0)} verifyS=${Number.isNaN(verifySeconds) ? 'skipped' : verifySeconds.toFixed(0)} threads=${info.threads} runtime=${info.runtime} quant=${info.quant} flashAttn=${info.flashAttn} kv=${info.kvType} total=${since()}`);
   } catch (e) {
     check(false, 'the in-page model run completed', String(e));
     await page.screenshot({ path: `${out}/inpage-failure.png`, fullPage: true }).catch(() => {});

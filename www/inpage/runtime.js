@@ -4,6 +4,7 @@
 // own origin. The model file is the one models.js keeps in the origin's private files.
 import { Wllama } from './wllama/index.js';
 import { mb, storedHandle } from './models.js';
+import { RUNTIME } from './wllama/build.js';
 
 const runtime = new URL('./wllama/', import.meta.url).href;
 const PATHS = {
@@ -30,6 +31,11 @@ const serially = (work) => {
  * prompt's tokens were read; `reused` were already in the cache). */
 export const stats = { generated: 0, generating: false, stopped: 0, lastTokensPerSecond: 0, promptTokens: 0, promptMs: 0, grammarChecks: 0, grammarMs: 0, widened: 0, last: null };
 
+/** What the loaded model runs with (as `load` resolved), or null when none is loaded. */
+export function loaded() {
+  return engine?.info ?? null;
+}
+
 /** Frees the runtime (the kept file stays), after the call under way. */
 export function unload() {
   return serially(unloadNow);
@@ -41,8 +47,20 @@ async function unloadNow() {
   if (old) await old.wllama.exit().catch(() => {});
 }
 
-/** Loads the kept model into the worker (once per file and configuration):
- * `{ name, size, nCtx, threads, multiThread, loadMs }`. */
+/** How the runtime reads and keeps a prompt unless told otherwise: flash attention off and
+ * an f32 KV cache. On SmolLM2-135M in this project's 2-core machines that read a prompt
+ * faster and at a speed that does not fall with its position (README, `inpage-options:`
+ * from scripts/bench.sh measures both sides). */
+export const OPTIONS = Object.freeze({ flashAttn: false, kvType: 'f32' });
+
+/** GGUF `general.file_type` values and their names (llama.cpp's llama_ftype). */
+const FILE_TYPES = { 0: 'F32', 1: 'F16', 2: 'Q4_0', 3: 'Q4_1', 7: 'Q8_0', 8: 'Q5_0', 9: 'Q5_1', 10: 'Q2_K', 11: 'Q3_K_S', 12: 'Q3_K_M', 13: 'Q3_K_L', 14: 'Q4_K_S', 15: 'Q4_K_M', 16: 'Q5_K_S', 17: 'Q5_K_M', 18: 'Q6_K', 32: 'BF16' };
+
+/** Loads the kept model into the worker (once per file and configuration). `config` is
+ * `{ nCtx, threads, flashAttn?, kvType? }` (the last two default to `OPTIONS`); resolves
+ * to `{ name, size, nCtx, threads, multiThread, flashAttn, kvType, quant, runtime,
+ * runtimeDetail, loadMs }` (`runtime`: `built`, llama.cpp with wasm SIMD built by
+ * scripts/setup.sh, or `npm`, the generic build). */
 export function load(config) {
   return serially(() => loadNow(config));
 }
@@ -53,13 +71,23 @@ async function loadNow(config) {
   const file = await handle.getFile();
   const isolatedNow = !!globalThis.crossOriginIsolated;
   const threads = isolatedNow ? Math.max(1, config.threads | 0) : 1;
-  const key = `${file.name}|${file.size}|${config.nCtx}|${threads}`;
+  const flashAttn = config.flashAttn ?? OPTIONS.flashAttn;
+  const kvType = config.kvType ?? OPTIONS.kvType;
+  const key = `${file.name}|${file.size}|${config.nCtx}|${threads}|${flashAttn}|${kvType}`;
   if (engine?.key === key) return engine.info;
   await unloadNow();
   const started = performance.now();
   const wllama = new Wllama(PATHS, { suppressNativeLog: true, logger: quiet });
   try {
-    await wllama.loadModel([file], { n_ctx: config.nCtx, n_threads: threads, n_batch: 256, seed: 1 });
+    await wllama.loadModel([file], {
+      n_ctx: config.nCtx,
+      n_threads: threads,
+      n_batch: 256,
+      seed: 1,
+      flash_attn: flashAttn,
+      cache_type_k: kvType,
+      cache_type_v: kvType,
+    });
   } catch (e) {
     await wllama.exit().catch(() => {});
     const message = String(e?.message ?? e);
@@ -74,12 +102,19 @@ async function loadNow(config) {
   if (Number.isInteger(half) && vocab.slice(0, half).every((b) => b.length === 0)) vocab = vocab.slice(half);
   const utf8 = new TextDecoder();
   const pieces = vocab.map((bytes) => utf8.decode(bytes));
+  const context = wllama.getLoadedContextInfo();
+  const fileType = context.metadata?.['general.file_type'];
   const info = {
     name: file.name,
     size: file.size,
-    nCtx: wllama.getLoadedContextInfo().n_ctx,
+    nCtx: context.n_ctx,
     threads: wllama.getNumThreads(),
     multiThread: wllama.isMultithread(),
+    flashAttn,
+    kvType,
+    quant: FILE_TYPES[fileType] ?? (fileType === undefined ? 'unknown' : `file type ${fileType}`),
+    runtime: RUNTIME.runtime,
+    runtimeDetail: RUNTIME.detail,
     loadMs: Math.round(performance.now() - started),
   };
   engine = { wllama, key, info, vocab, pieces };

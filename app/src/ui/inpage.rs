@@ -68,10 +68,15 @@ pub fn InPageModel() -> impl IntoView {
             keep.dispatch_local(Ok(file));
         }
     };
+    let auto_threads = crate::inpage::threads_for(0, crate::inpage::cores(), crate::inpage::isolated());
     let threads_note = if crate::inpage::isolated() {
-        "multi-threaded: this page is cross-origin isolated"
+        format!(
+            "multi-threaded if asked: this page is cross-origin isolated. Auto runs {auto_threads} here \
+             ({} cores: one on two cores or fewer, where two collapse when anything else runs; else half, at most four).",
+            crate::inpage::cores()
+        )
     } else {
-        "single-threaded: this page is not cross-origin isolated (serve it with COOP/COEP headers, as scripts/serve.sh does)"
+        "single-threaded: this page is not cross-origin isolated (serve it with COOP/COEP headers, as scripts/serve.sh does)".to_string()
     };
     // While a file is being kept, the previous outcome is stale: the progress bar speaks.
     let status = move || {
@@ -121,10 +126,13 @@ pub fn InPageModel() -> impl IntoView {
             <label>"Context size (tokens) " <input type="number" min="512" step="512" data-testid="inpage-ctx"
                 value=s.get_untracked().inpage_ctx.to_string()
                 on:change=move |ev| s.update(|x| x.inpage_ctx = event_target_value(&ev).parse().unwrap_or(x.inpage_ctx)) /></label>
-            <label>"Threads " <input type="number" min="1" max="16" data-testid="inpage-threads"
-                disabled=!crate::inpage::isolated()
-                value=s.get_untracked().inpage_threads.to_string()
-                on:change=move |ev| s.update(|x| x.inpage_threads = event_target_value(&ev).parse().unwrap_or(x.inpage_threads)) /></label>
+            <label>"Threads " <select data-testid="inpage-threads" disabled=!crate::inpage::isolated()
+                on:change=move |ev| s.update(|x| x.inpage_threads = event_target_value(&ev).parse().unwrap_or(0))>
+                {[0u32, 1, 2, 3, 4, 6, 8].into_iter().map(|n| {
+                    let label = if n == 0 { format!("auto: {auto_threads} on this machine") } else { n.to_string() };
+                    view! { <option value=n.to_string() selected=s.get_untracked().inpage_threads == n>{label}</option> }
+                }).collect_view()}
+            </select></label>
             <p class="hint" data-testid="inpage-threads-note">{threads_note}</p>
             <p data-testid="inpage-status" aria-live="polite">{move || status().map(|r| match r {
                 Ok(m) => view! { <span class="ok">{m}</span> }.into_any(),

@@ -30,6 +30,10 @@ pub struct Settings {
     /// The in-page model: the kept file's name, its context size and worker threads.
     pub inpage_model: String,
     pub inpage_ctx: u32,
+    /// Worker threads the user chose, 0 to choose from the machine
+    /// ([`crate::inpage::threads_for`]). Stored under a new name: the old `inpageThreads`
+    /// held a fixed default of 2, which collapses on two busy cores.
+    #[serde(rename = "inpageThreadChoice")]
     pub inpage_threads: u32,
 }
 
@@ -45,7 +49,7 @@ impl Default for Settings {
             prompt_tokens: Default::default(),
             inpage_model: String::new(),
             inpage_ctx: 4096,
-            inpage_threads: 2,
+            inpage_threads: 0,
         }
     }
 }
@@ -86,7 +90,7 @@ impl Settings {
         crate::inpage::InPageConfig {
             model: self.inpage_model.clone(),
             n_ctx: self.inpage_ctx.clamp(512, 32_768),
-            threads: self.inpage_threads.clamp(1, 16),
+            threads: crate::inpage::threads_for(self.inpage_threads.min(16), crate::inpage::cores(), crate::inpage::isolated()),
             style: self.proposal_style,
         }
     }
