@@ -95,6 +95,14 @@ ensure_wllama() {
   fi
 }
 
+# The same runtime built here with wasm SIMD kernels (scripts/build-wllama.sh: Debian's
+# emscripten, llama.cpp from crates.io): about ten minutes once. If it fails, the page runs
+# npm's build and says so; NOCTURNE_WLLAMA_BUILD=0 skips it.
+ensure_wllama_built() {
+  [ "${NOCTURNE_WLLAMA_BUILD:-1}" = 0 ] && return 0
+  NOCTURNE_TOOLS="$TOOLS" "$ROOT/scripts/build-wllama.sh" || say "the SIMD runtime was not built (see above); the page uses npm's wllama"
+}
+
 # The official MCP Inspector (CLI mode) for the test command's MCP check. 0.15.0 is the
 # newest release whose engines take this machine's Node 20 (0.16 and later want 22).
 MCP_INSPECTOR_VERSION=0.15.0
@@ -126,6 +134,7 @@ ensure_build_tools() {
   ensure_trunk
   ensure_binaryen
   ensure_wllama
+  ensure_wllama_built
 }
 
 if [ "${BASH_SOURCE[0]}" = "$0" ]; then

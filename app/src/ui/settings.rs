@@ -55,12 +55,13 @@ impl Default for Settings {
 }
 
 /// Prompt tokens the in-page runtime reads per second on this project's 2-core machine
-/// (`inpage-vs-native:` in the README: SmolLM2-135M Q4_1, two threads).
-pub const INPAGE_PROMPT_TOKENS_PER_S: f64 = 17.0;
+/// (`inpage-vs-native:` in the README: SmolLM2-135M Q8_0, one thread, the runtime built
+/// with wasm SIMD, flash attention off; npm's generic runtime reads ~13).
+pub const INPAGE_PROMPT_TOKENS_PER_S: f64 = 50.0;
 
-/// The in-page model's default prompt budget, from that rate: a full 1,000-token prompt
-/// shows its first token in about a minute from a cold start, where the 2,000 of a server
-/// would take two; a follow-up on the same memory reads only its new turns (the kept cache).
+/// The in-page model's default prompt budget: a full 1,000-token prompt shows its first
+/// token in about 23 s from a cold start at that rate (a server's 2,000 would take about
+/// 43); a follow-up on the same memory reads only its new turns (the kept cache).
 pub const INPAGE_DEFAULT_BUDGET: u64 = 1_000;
 
 /// Seconds to the first token of a cold prompt that fills `budget` (plus the instructions
@@ -90,7 +91,11 @@ impl Settings {
         crate::inpage::InPageConfig {
             model: self.inpage_model.clone(),
             n_ctx: self.inpage_ctx.clamp(512, 32_768),
-            threads: crate::inpage::threads_for(self.inpage_threads.min(16), crate::inpage::cores(), crate::inpage::isolated()),
+            threads: crate::inpage::threads_for(
+                self.inpage_threads.min(16),
+                crate::inpage::cores(),
+                crate::inpage::isolated(),
+            ),
             style: self.proposal_style,
         }
     }

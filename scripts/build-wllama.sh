@@ -1,0 +1,89 @@
+#!/usr/bin/env bash
+# Builds the in-page model's runtime here: wllama 2.3.7's C++ (from its npm package) over
+# llama.cpp, compiled by Debian's emscripten 3.1.6 with ggml's wasm SIMD kernels, into
+# $NOCTURNE_TOOLS/wllama-built-2.3.7 (index.js, single-thread/wllama.wasm, runtime.json).
+# scripts/inpage_runtime.py copies it into the build in place of npm's runtime, whose wasm
+# has no SIMD dot products: emscripten's CMake toolchain reports the processor as x86, so
+# ggml-cpu falls back to its generic code. -DEMSCRIPTEN_SYSTEM_PROCESSOR=wasm makes it
+# compile ggml-cpu/arch/wasm instead.
+#
+# llama.cpp: wllama 2.3.7 bundles b7179, which no registry serves; the closest registry
+# copy is the one vendored in crates.io's llama-cpp-sys-2 0.1.126 (commit 4c91f2633f, about
+# a week older), pinned by SHA-256. wllama's C++ compiles against it unchanged, and clang-14
+# compiles it with no source patch. Flags are wllama's own (scripts/docker-compose.yml in
+# its package) except -fexceptions for -fwasm-exceptions (3.1.6's wasm exceptions never
+# caught) and no -flto; the glue fixes are in scripts/wllama_glue.py.
+#
+# Only the single-thread variant is built by default: it is what runs wherever the page is
+# not cross-origin isolated and what Settings' auto picks on two cores; the multi-thread
+# variant (NOCTURNE_WLLAMA_VARIANTS="single multi") doubles the build time, and without it
+# the multi-thread runtime stays npm's. Idempotent: a build of this recipe is kept; a
+# failure leaves no output, so the page falls back to the npm runtime and says so.
+#
+# A check before the output is kept: each wasm holds i32x4.dot_i16x8_s instructions (the
+# SIMD kernels were compiled in). The e2e (tests/e2e/inpage.cjs) checks a completion.
+set -euo pipefail
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+TOOLS=${NOCTURNE_TOOLS:-$HOME/.cache/nocturne-tools}
+NPM=${NOCTURNE_WLLAMA:-$TOOLS/wllama-2.3.7/package}
+OUT=$TOOLS/wllama-built-2.3.7
+WORK=$TOOLS/wllama-build
+VARIANTS=${NOCTURNE_WLLAMA_VARIANTS:-single}
+CRATE=llama-cpp-sys-2-0.1.126
+CRATE_SHA256=fcf4f0b93f111d7cc2ae702b2dd20efb4a9a19297addb3e63c1cfb97e6a13c6f
+WASM_DIS=${WASM_DIS:-$TOOLS/binaryen/node_modules/.bin/wasm-dis}
+say() { echo "[build-wllama] $*" >&2; }
+
+recipe=$(cat "$ROOT/scripts/build-wllama.sh" "$ROOT/scripts/wllama_glue.py" <(echo "$VARIANTS") | sha256sum | cut -c1-16)
+if [ -f "$OUT/runtime.json" ] && grep -q "\"recipe\": \"$recipe\"" "$OUT/runtime.json"; then exit 0; fi
+[ -s "$NPM/esm/index.min.js" ] || { say "no npm wllama at $NPM (scripts/setup.sh fetches it first)"; exit 1; }
+
+if ! command -v emcc > /dev/null || ! command -v cmake > /dev/null; then
+  say "installing Debian's emscripten and cmake"
+  sudo=""; [ "$(id -u)" = 0 ] || sudo=sudo
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq emscripten cmake > /dev/null
+fi
+# Debian's emscripten runs its JS optimiser with Debian's node modules (acorn).
+export NODE_PATH=/usr/share/nodejs${NODE_PATH:+:$NODE_PATH}
+
+started=$(date +%s)
+rm -rf "$WORK" "$OUT.part" && mkdir -p "$WORK" "$OUT.part"
+trap 'rm -rf "$OUT.part"' EXIT
+curl -sSfL "https://static.crates.io/crates/llama-cpp-sys-2/$CRATE.crate" -o "$WORK/crate.tgz"
+got=$(sha256sum "$WORK/crate.tgz" | cut -d' ' -f1)
+[ "$got" = "$CRATE_SHA256" ] || { say "$CRATE.crate has SHA-256 $got, not the pinned $CRATE_SHA256"; exit 1; }
+tar -xzf "$WORK/crate.tgz" -C "$WORK"
+cp -a "$NPM" "$WORK/wllama"
+cp -a "$WORK/$CRATE/llama.cpp" "$WORK/wllama/llama.cpp"
+
+FLAGS="--no-entry -O3 -msimd128 -DNDEBUG -frtti -fexceptions -sEXPORT_ALL=1 -sEXPORT_ES6=0 -sMODULARIZE=0 \
+-sINITIAL_MEMORY=128MB -sMAXIMUM_MEMORY=4096MB -sALLOW_MEMORY_GROWTH=1 -sFORCE_FILESYSTEM=1 \
+-sEXPORTED_FUNCTIONS=_main,_wllama_malloc,_wllama_start,_wllama_action,_wllama_exit,_wllama_debug \
+-sEXPORTED_RUNTIME_METHODS=ccall,cwrap,FS,MEMFS,mmapAlloc,FS_createDataFile,HEAPU8 -sNO_EXIT_RUNTIME=1"
+for v in $VARIANTS; do
+  extra=""
+  [ "$v" = multi ] && extra="-pthread -sUSE_PTHREADS=1 -sPTHREAD_POOL_SIZE=Module[\\\"pthreadPoolSize\\\"]"
+  build="$WORK/build-$v"
+  mkdir -p "$build"
+  say "building the $v-thread runtime with $(emcc --version | head -n1) (about 10 minutes on two cores)"
+  (cd "$build" && EMCC_CFLAGS="" emcmake cmake "$WORK/wllama" -DEMSCRIPTEN_SYSTEM_PROCESSOR=wasm \
+    -DCMAKE_BUILD_TYPE=Release -DLLAMA_CURL=OFF -DLLAMA_HTTPLIB=OFF -DGGML_OPENMP=OFF -DLLAMA_BUILD_COMMON=OFF > cmake.log 2>&1) \
+    || { tail -n 20 "$build/cmake.log" >&2; say "cmake failed: $build/cmake.log"; exit 1; }
+  (cd "$build" && EMCC_CFLAGS="$FLAGS $extra" emmake make wllama -j2 > make.log 2>&1) \
+    || { grep -m 20 -E "error" "$build/make.log" >&2; say "the $v-thread build failed: $build/make.log"; exit 1; }
+  mkdir -p "$OUT.part/$v-thread"
+  for f in wllama.js wllama.wasm wllama.worker.js; do [ -f "$build/$f" ] && cp "$build/$f" "$OUT.part/$v-thread/"; done
+  dots=$("$WASM_DIS" "$OUT.part/$v-thread/wllama.wasm" 2>/dev/null | grep -c 'i32x4.dot_i16x8_s' || true)
+  [ "${dots:-0}" -gt 0 ] || { say "the $v-thread wasm holds no i32x4.dot_i16x8_s: the SIMD kernels were not compiled in"; exit 1; }
+  say "$v-thread: $(stat -c %s "$OUT.part/$v-thread/wllama.wasm") bytes, $dots SIMD dot products"
+done
+python3 "$ROOT/scripts/wllama_glue.py" "$NPM/esm/index.min.js" "$OUT.part/index.js" "$OUT.part"
+built=$(echo "$VARIANTS" | sed 's/ /, /g')
+cat > "$OUT.part/runtime.json" <<JSON
+{"runtime": "built", "detail": "llama.cpp ($CRATE's copy) with wllama 2.3.7, built here by emscripten 3.1.6 with wasm SIMD ($built-thread)", "recipe": "$recipe"}
+JSON
+rm -rf "$OUT" && mv "$OUT.part" "$OUT"
+trap - EXIT
+rm -rf "$WORK"
+say "built in $(( $(date +%s) - started )) s: $OUT"
