@@ -48,9 +48,9 @@ async function unloadNow() {
 }
 
 /** How the runtime reads and keeps a prompt unless told otherwise: flash attention off and
- * an f32 KV cache. On SmolLM2-135M in this project's 2-core machines that read a prompt
- * faster and at a speed that does not fall with its position (README, `inpage-options:`
- * from scripts/bench.sh measures both sides). */
+ * an f32 KV cache. On SmolLM2-135M on this project's 2-core machines that read a ~2,000-token
+ * prompt 2.4-4.8x faster than llama.cpp's defaults (flash attention auto, f16 cache) on
+ * either runtime (README; scripts/bench.sh prints an `inpage-vs-native:` line for each). */
 export const OPTIONS = Object.freeze({ flashAttn: false, kvType: 'f32' });
 
 /** GGUF `general.file_type` values and their names (llama.cpp's llama_ftype). */
