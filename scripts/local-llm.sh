@@ -105,7 +105,7 @@ os.replace(sys.argv[2] + ".part", sys.argv[2])' "$LLM_HOME/dl" "$MODEL"
 # The in-page model's file: the Q4_1 model's weights re-quantised to PAGE_QUANT.
 # Deterministic (numpy pinned), so the output is checked against its recorded SHA-256.
 page_model() {
-  local quant=${PAGE_QUANT:-q8_0} want out got
+  local quant=${PAGE_QUANT:-q8_0} want out got src
   case "$quant" in
     q8_0) want=0c1d3326cd9793cfb7296113c063dd5c24e2bd734b48ec1a3d01b7158eca9387 ;;
     q4_0) want=13dffcbfca7bcc61e5b72cfe5b16e344cc0dcff260afa428b090b45556ceef61 ;;
@@ -114,9 +114,9 @@ page_model() {
   out="$LLM_HOME/model/SmolLM2-135M-Instruct.${quant^^}.gguf"
   if [ ! -s "$out" ]; then
     venv
-    MODEL="$LLM_HOME/model/SmolLM2-135M-Instruct.Q4_1.gguf" LLM_MODEL=smollm2 model > /dev/null
+    src=$(MODEL="$LLM_HOME/model/SmolLM2-135M-Instruct.Q4_1.gguf" LLM_MODEL=smollm2 model)
     "$LLM_HOME/venv/bin/pip" install -q gguf==0.17.1 numpy==2.4.6
-    "$LLM_HOME/venv/bin/python" "$(dirname "$0")/requantize.py" "$LLM_HOME/model/SmolLM2-135M-Instruct.Q4_1.gguf" "$out.part" "$quant" >&2
+    "$LLM_HOME/venv/bin/python" "$(dirname "$0")/requantize.py" "$src" "$out.part" "$quant" >&2
     got=$(sha256sum "$out.part" | cut -d' ' -f1)
     if [ "$got" != "$want" ]; then
       rm -f "$out.part"

@@ -90,8 +90,8 @@ pub struct Loaded {
     pub kv_type: String,
     /// The model's quantisation (`Q4_0`, `Q8_0`, `Q4_1`…), from its GGUF metadata.
     pub quant: String,
-    /// `built` (llama.cpp with wasm SIMD kernels, built by scripts/setup.sh) or `npm`.
-    pub runtime: String,
+    /// Which runtime runs: llama.cpp with wasm SIMD kernels built by scripts/setup.sh, or
+    /// npm's generic build (`inpage/wllama/build.js`).
     pub runtime_detail: String,
     pub load_ms: f64,
 }

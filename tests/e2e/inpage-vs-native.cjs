@@ -54,11 +54,13 @@ async function nativeCall(messages, cache) {
     await page.setInputFiles('#gguf', gguf);
     const variants = [{}];
     if (process.env.INPAGE_OPTIONS === 'both') variants.push({ flashAttn: true, kvType: 'f16' });
+    await page.evaluate(async () => {
+      const models = await import(new URL('inpage/models.js', document.baseURI).href);
+      await models.keep(document.getElementById('gguf').files[0]);
+    });
     const pageSides = [];
     for (const options of variants) {
       pageSides.push(await page.evaluate(async ({ first, MAX, options }) => {
-        const models = await import(new URL('inpage/models.js', document.baseURI).href);
-        await models.keep(document.getElementById('gguf').files[0]);
         const rt = await import(new URL('inpage/runtime.js', document.baseURI).href);
         const info = await rt.load({ nCtx: 4096, threads: 1, ...options });
         const ask = async (messages, cache) => {
