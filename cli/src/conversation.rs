@@ -16,6 +16,7 @@ use nocturne_core::llm::prompt;
 use nocturne_core::model::memory::{Block, Item};
 use nocturne_core::model::policy::RetentionPolicy;
 use nocturne_core::store::{lineage, MemStore, Store};
+use nocturne_core::testkit::corpora::{half_of, Half};
 use nocturne_core::testkit::locomo::{self, Conversation};
 use nocturne_core::text::textmath::content_tokens;
 use nocturne_core::text::when::Day;
@@ -88,6 +89,9 @@ pub struct Figures {
     missed_unreached: usize,
     /// Facts retired by each rule: `dedupe`, `merge`, `supersede`, `forget:transient` …
     retired_by: BTreeMap<String, usize>,
+    /// Categories 1–4 by the question's half ([`half_of`] its words): the memory's, BM25's,
+    /// and the memory's multi-hop questions. Retrieval is tuned on the tuning half alone.
+    halves: BTreeMap<&'static str, [Tally; 3]>,
     /// Conversations measured, and those where each rule retired something.
     conversations: usize,
     rule_seen: BTreeMap<String, usize>,
@@ -113,6 +117,12 @@ impl Figures {
         ] {
             for (cat, t) in theirs {
                 mine.entry(cat).or_default().absorb(&t);
+            }
+        }
+        for (half, theirs) in other.halves {
+            let mine = self.halves.entry(half).or_default();
+            for (m, t) in mine.iter_mut().zip(theirs.iter()) {
+                m.absorb(t);
             }
         }
         self.lines += other.lines;
@@ -196,6 +206,26 @@ impl Figures {
             m.tokens / m.questions.max(1) as u64,
             b.tokens / b.questions.max(1) as u64
         )
+    }
+
+    /// `half: name=… half=tuning|test …`: categories 1–4 of each half of the questions.
+    /// Retrieval's rules are written against the tuning half; the test half is the figure.
+    pub fn by_half(&self, name: &str) -> Vec<String> {
+        self.halves
+            .iter()
+            .map(|(half, [m, b, hop])| {
+                format!(
+                    "half: name={name} half={half} n={} evidenceAll={} evidenceAny={} bm25All={} multiHopAll={} answerWords={} bm25AnswerWords={}",
+                    m.questions,
+                    Tally::share(m.all, m.questions),
+                    Tally::share(m.any, m.questions),
+                    Tally::share(b.all, b.questions),
+                    Tally::share(hop.all, hop.questions),
+                    Tally::share(m.words, m.questions),
+                    Tally::share(b.words, b.questions)
+                )
+            })
+            .collect()
     }
 
     /// One line per category (5, adversarial, apart).
@@ -345,6 +375,7 @@ pub fn measure(conversation: &Conversation, budget: u64, keep: Keep, misses: boo
         let memory_text = system.split_once(prompt::MEMORY_HEADER).map_or("", |(_, m)| m);
         let hit = hits(&reached, memory_text);
         let all = hit.all;
+        let half = half_of(&q.question);
         out.memory.entry(q.category).or_default().add(hit);
         if (1..=4).contains(&q.category) {
             for e in q.evidence.iter().filter(|e| !reached.contains(*e)) {
@@ -359,7 +390,8 @@ pub fn measure(conversation: &Conversation, budget: u64, keep: Keep, misses: boo
                 }
             }
         }
-        if !all && misses {
+        // Misses are printed for the tuning half only: nobody reads the test half's.
+        if !all && misses && half == Half::Tuning {
             for e in q.evidence.iter().filter(|e| !reached.contains(*e)) {
                 let turn = dia_of.iter().find(|(_, d)| *d == e).map(|(t, _)| *t);
                 let facts: Vec<String> = items
@@ -386,7 +418,16 @@ pub fn measure(conversation: &Conversation, budget: u64, keep: Keep, misses: boo
         let rest = nocturne_core::llm::answer::free_request(&empty, history, &q.question);
         let room = budget.saturating_sub(prompt::prompt_tokens(&rest));
         let shown = raw.bm25(&q.question, room);
-        out.bm25.entry(q.category).or_default().add(hits(&shown.ids, &shown.text));
+        let bm25 = hits(&shown.ids, &shown.text);
+        out.bm25.entry(q.category).or_default().add(bm25);
+        if (1..=4).contains(&q.category) {
+            let tallies = out.halves.entry(half.name()).or_default();
+            tallies[0].add(hit);
+            tallies[1].add(bm25);
+            if q.category == 1 {
+                tallies[2].add(hit);
+            }
+        }
         let shown = raw.bm25_rooted(&q.question, room);
         out.bm25_rooted.entry(q.category).or_default().add(hits(&shown.ids, &shown.text));
         let shown = raw.recent(room);
@@ -530,6 +571,9 @@ pub fn run(
         }
         if files.len() > 1 {
             println!("{} policy={label}", total.line("all"));
+            for l in total.by_half("all") {
+                println!("{l} policy={label}");
+            }
             println!("{}", total.retired_line("all", label));
         }
         totals.push((policy, total));
