@@ -321,7 +321,7 @@ pub fn measure(conversation: &Conversation, budget: u64, keep: Keep, misses: boo
     let refs: Vec<&Item> = active.iter().collect();
     let index = nocturne_core::llm::context::MemoryIndex::new(&refs, &policy, now).with_context(&transcript);
     let history = &transcript[transcript.len().saturating_sub(chat::HISTORY_TURNS)..];
-    let raw = RawTurns::new(conversation);
+    let raw = RawTurns::new(conversation, now);
     let mut retired_by: BTreeMap<String, usize> = BTreeMap::new();
     for m in log.iter().filter(|m| m.accepted) {
         let rule = match m.pass.name() {
@@ -448,6 +448,8 @@ struct RawTurns {
     lines: Vec<(String, String, String, u64)>,
     plain: Bm25,
     rooted: Bm25,
+    /// The prompt's line naming today, which opens the turns shown.
+    today: String,
 }
 
 /// A BM25 index (k1 = 1.2, b = 0.75) over the raw turns, with one way of cutting words.
@@ -490,13 +492,15 @@ impl Bm25 {
 }
 
 impl RawTurns {
-    fn new(c: &Conversation) -> Self {
+    fn new(c: &Conversation, now: i64) -> Self {
+        let today = Day::from_unix(now);
         let mut lines = Vec::new();
         for s in &c.sessions {
             for t in &s.turns {
-                // Dated as the memory's lines are, so both spend the budget alike.
+                // Dated as the memory's lines are (the year left out in today's), so both
+                // spend the budget alike.
                 let day = Day::from_unix(s.at);
-                let line = format!("[{}] {} {}: {}\n", t.dia_id, day.written(), t.speaker, t.text);
+                let line = format!("[{}] {} {}: {}\n", t.dia_id, day.written_from(today), t.speaker, t.text);
                 let cost = nocturne_core::llm::provider::estimate_tokens(&line);
                 // Searched by everything its line says: its date (month and year, as the
                 // memory's facts are), its speaker and its words.
@@ -505,7 +509,12 @@ impl RawTurns {
             }
         }
         let texts: Vec<&str> = lines.iter().map(|(_, text, _, _)| text.as_str()).collect();
-        RawTurns { plain: Bm25::new(&texts, content_tokens), rooted: Bm25::new(&texts, roots), lines }
+        RawTurns {
+            plain: Bm25::new(&texts, content_tokens),
+            rooted: Bm25::new(&texts, roots),
+            lines,
+            today: prompt::today_line(now),
+        }
     }
 
     /// The turns plain BM25 (the spec's content tokens) ranks first for `query`, within `room`.
@@ -525,7 +534,9 @@ impl RawTurns {
 
     fn fill(&self, order: impl Iterator<Item = usize>, room: u64) -> Shown {
         let mut used = 0;
-        let mut out = Shown { ids: HashSet::new(), text: String::new() };
+        // The line naming today opens the baselines' lines as it opens the memory's (the
+        // room already counts it): it holds the year the lines leave out.
+        let mut out = Shown { ids: HashSet::new(), text: self.today.clone() };
         for d in order {
             let (id, _, line, cost) = &self.lines[d];
             if used + cost > room {

@@ -16,7 +16,7 @@
 //! [`Store::prompt_candidates`] reads a few hundred facts and the whole memory's statistics
 //! instead of every fact.
 
-use nocturne_core::llm::context::fact_terms;
+use nocturne_core::llm::context::{context_turns, fact_terms};
 use nocturne_core::model::memory::Block;
 use nocturne_core::model::memory::{Item, Mutation, Turn, Version};
 use nocturne_core::model::policy::RetentionPolicy;
@@ -31,8 +31,10 @@ use std::path::{Path, PathBuf};
 
 /// Marks a SQLite file as a Nocturne memory (`PRAGMA application_id`, "Noct").
 const APPLICATION_ID: i32 = 0x4E6F_6374;
-/// The layout below; a file from a newer layout is refused, not misread.
-const SCHEMA_VERSION: i32 = 1;
+/// The layout below; a file from a newer layout is refused, not misread. Layout 2 finds a
+/// fact by the words of more of the conversation before it (`context_turns`): a file of
+/// layout 1 has its facts' context roots written again when it is opened ([`refresh_context`]).
+const SCHEMA_VERSION: i32 = 2;
 /// Below this many active facts a chat prompt reads every fact: the whole index costs
 /// less than the rest of the turn.
 const CANDIDATE_FLOOR: usize = 1_000;
@@ -156,6 +158,12 @@ impl DbStore {
         // that reads many keeps them.
         conn.pragma_update(None, "mmap_size", 1i64 << 30).map_err(fail)?;
         conn.pragma_update(None, "cache_size", -32_768).map_err(fail)?;
+        if tables > 0 && version < SCHEMA_VERSION {
+            let tx = conn.unchecked_transaction().map_err(&fail)?;
+            refresh_context(&tx)?;
+            tx.pragma_update(None, "user_version", SCHEMA_VERSION).map_err(&fail)?;
+            tx.commit().map_err(&fail)?;
+        }
         if tables == 0 {
             conn.execute_batch(&format!(
                 "BEGIN IMMEDIATE; {SCHEMA} PRAGMA application_id = {APPLICATION_ID}; PRAGMA user_version = {SCHEMA_VERSION}; COMMIT;"
@@ -257,7 +265,7 @@ impl DbStore {
                 let text: String = stmt.query_row([id], |r| r.get(0)).map_err(&fail)?;
                 let item: Item = self.decode(&text)?;
                 if let Some(at) = item.source_turn {
-                    turn_ids.extend(at.checked_sub(1).into_iter().chain([at]));
+                    turn_ids.extend(context_turns(at));
                 }
                 items.push(item);
             }
@@ -319,17 +327,47 @@ fn write_meta(tx: &Connection, meta: &Meta) -> Result<(), StoreError> {
     Ok(())
 }
 
-/// The turns a fact's context words come from: its source turn and the one before.
+/// The turns a fact's context words come from (`context_turns`: its source turn and those
+/// before it).
 fn turns_around(tx: &Connection, item: &Item) -> Result<Vec<Turn>, StoreError> {
     let Some(at) = item.source_turn else { return Ok(Vec::new()) };
     let mut stmt = tx.prepare_cached("SELECT json FROM turns WHERE idx BETWEEN ?1 AND ?2 ORDER BY idx").map_err(sql)?;
-    let texts = stmt.query_map([i64::from(at) - 1, i64::from(at)], |r| r.get::<_, String>(0)).map_err(sql)?;
+    let turns = context_turns(at);
+    let texts =
+        stmt.query_map([i64::from(*turns.start()), i64::from(*turns.end())], |r| r.get::<_, String>(0)).map_err(sql)?;
     let mut out = Vec::new();
     for text in texts {
         let text = text.map_err(sql)?;
         out.push(serde_json::from_str(&text).map_err(|e| StoreError::Backend(format!("a turn row: {e}")))?);
     }
     Ok(out)
+}
+
+/// Writes every active fact's context roots again, from the turns [`context_turns`] names
+/// now (its own roots and everything else are unchanged): a file of an older layout.
+fn refresh_context(tx: &Connection) -> Result<(), StoreError> {
+    let mut items = Vec::new();
+    {
+        let mut stmt = tx.prepare("SELECT json FROM live WHERE active = 1").map_err(sql)?;
+        for text in stmt.query_map([], |r| r.get::<_, String>(0)).map_err(sql)? {
+            let text = text.map_err(sql)?;
+            let item: Item =
+                serde_json::from_str(&text).map_err(|e| StoreError::Backend(format!("a fact row: {e}")))?;
+            items.push(item);
+        }
+    }
+    tx.execute("DELETE FROM roots WHERE own = 0", []).map_err(sql)?;
+    let mut root = tx
+        .prepare_cached("INSERT OR IGNORE INTO roots (root, own, len, item_id) VALUES (?1, 0, ?2, ?3)")
+        .map_err(sql)?;
+    for item in &items {
+        let around = turns_around(tx, item)?;
+        let (own, context) = fact_terms(item, &around.iter().collect::<Vec<_>>());
+        for t in context {
+            root.execute(params![t, own.len() as i64, item.item_id]).map_err(sql)?;
+        }
+    }
+    Ok(())
 }
 
 /// Writes `rows` (one commit's, or a whole document's) and the indexes that follow them.
@@ -686,6 +724,35 @@ mod tests {
         (db, mem, planted.probes)
     }
 
+    /// Every row of the prompt index's roots table, sorted.
+    fn roots_table(path: &Path) -> Vec<(String, i64, i64, String)> {
+        let conn = Connection::open(path).expect("open");
+        let mut stmt = conn.prepare("SELECT root, own, len, item_id FROM roots ORDER BY 1, 2, 3, 4").expect("query");
+        let rows = stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?))).expect("rows");
+        rows.map(|r| r.expect("row")).collect()
+    }
+
+    #[test]
+    fn a_file_of_layout_1_has_its_context_roots_written_again_when_opened() {
+        let path = temp("layout1.db");
+        let (db, _mem, _) = large_memory("layout1.db");
+        drop(db);
+        let fresh = roots_table(&path);
+        assert!(fresh.iter().any(|(_, own, _, _)| *own == 0), "the memory has context roots");
+        // As layout 1 left it: only the source turn and the one before were context.
+        {
+            let conn = Connection::open(&path).expect("open");
+            conn.execute_batch("DELETE FROM roots WHERE own = 0; PRAGMA user_version = 1;").expect("plant layout 1");
+        }
+        assert_ne!(roots_table(&path), fresh, "the planted file differs");
+        let reopened = DbStore::open(&path).expect("reopen");
+        drop(reopened);
+        assert_eq!(roots_table(&path), fresh, "the context roots are those a new file writes");
+        let conn = Connection::open(&path).expect("open");
+        let version: i32 = conn.query_row("PRAGMA user_version", [], |r| r.get(0)).expect("version");
+        assert_eq!(version, SCHEMA_VERSION);
+    }
+
     #[test]
     fn the_prompt_index_keeps_the_whole_memorys_statistics() {
         let (db, mem, probes) = large_memory("stats.db");
@@ -693,7 +760,7 @@ mod tests {
             pollster::block_on(mem.items()).expect("items").into_iter().filter(|i| i.active).collect();
         let transcript = pollster::block_on(mem.transcript()).expect("turns");
         let around = |i: &Item| -> Vec<&Turn> {
-            transcript.iter().filter(|t| i.source_turn.is_some_and(|s| t.index == s || t.index + 1 == s)).collect()
+            transcript.iter().filter(|t| i.source_turn.is_some_and(|s| context_turns(s).contains(&t.index))).collect()
         };
         let terms: Vec<_> = items.iter().map(|i| fact_terms(i, &around(i))).collect();
         let avg = terms.iter().map(|(own, _)| own.len()).sum::<usize>() as f64 / items.len() as f64;

@@ -56,7 +56,8 @@ fn a_commitment_due_friday_is_kept_until_its_grace_ends_and_forgotten_by_the_nex
 
     block(chat::chat_turn(&store, &provider, "When is the thesis review due?", december(3))).expect("turn");
     let system = provider.system.borrow().clone();
-    assert!(system.contains("Today is 2026-12-03 (Thursday)."), "{system}");
+    assert!(system.contains("Today is 2026-12-03 (Thursday); a day without a year is in 2026."), "{system}");
+    assert!(system.contains("said on 2 Dec:"), "the heading leaves this year out: {system}");
     assert!(system.contains("due 2026-12-04, tomorrow"), "{system}");
 
     // Every Sleep up to the end of the grace (Friday + 7 days, through 2026-12-11) keeps it.

@@ -16,19 +16,39 @@ use crate::text::textmath::content_tokens;
 use std::collections::{BTreeSet, HashMap};
 
 /// How much more a fact counts when its speaker is the one a question names.
-pub const SPEAKER_BOOST: f64 = 1.5;
+pub const SPEAKER_BOOST: f64 = 2.5;
 
 /// What each further fact from one turn counts for, against the one before it.
 pub const SAME_TURN: f64 = 0.5;
 
 /// Pseudo-relevance feedback: how many of the best matches lend their words, how many of
 /// those words join the question, and what each weighs against one of the question's.
-pub const FEEDBACK_FACTS: usize = 8;
+pub const FEEDBACK_FACTS: usize = 16;
 pub const FEEDBACK_TERMS: usize = 8;
 pub const FEEDBACK_WEIGHT: f64 = 0.3;
 
 /// What a word of the conversation around a fact weighs against one of its own.
-pub const CONTEXT_WEIGHT: f64 = 0.3;
+pub const CONTEXT_WEIGHT: f64 = 0.45;
+
+/// How many turns before a fact's own are the conversation around it ([`context_turns`]).
+pub const CONTEXT_TURNS: u32 = 4;
+
+/// The turns whose words a fact from turn `at` is also found by: its own and the
+/// [`CONTEXT_TURNS`] before it. Four, not one: in a conversation carried through the chat
+/// path every turn is followed by the assistant's reply, so the turn before a speaker's is
+/// that reply and the other speaker's question is two back, the topic it answers further
+/// still; in a plain chat the turn before is the assistant's question. Only turns before:
+/// they exist when the fact is written, so an index kept as facts are written stays
+/// exact.
+///
+/// ```
+/// use nocturne_core::llm::context::context_turns;
+/// assert_eq!(context_turns(10), 6..=10);
+/// assert_eq!(context_turns(1), 0..=1);
+/// ```
+pub fn context_turns(at: u32) -> std::ops::RangeInclusive<u32> {
+    at.saturating_sub(CONTEXT_TURNS)..=at
+}
 
 /// The facts a prompt carries, in display order, and how many were left out.
 #[derive(Clone, Debug, PartialEq)]
@@ -78,9 +98,14 @@ pub fn heading(block: Block) -> &'static str {
 }
 
 /// The heading over the facts of one group in a block: who said them on which day
-/// (`Caroline said on 2023-05-08:`; `said on 2026-11-30:` for the user of a plain chat).
-pub fn group_heading(item: &Item) -> String {
-    let day = crate::text::when::Day::from_unix(item.created_at).written();
+/// (`Caroline said on 8 May 2022:`; `said on 30 Nov:` for the user of a plain chat, in the
+/// year of `now`, which the prompt's first line names), the year left out in `now`'s year.
+pub fn group_heading(item: &Item, now: Option<i64>) -> String {
+    let day = crate::text::when::Day::from_unix(item.created_at);
+    let day = match now {
+        Some(now) => day.written_from(crate::text::when::Day::from_unix(now)),
+        None => day.written(),
+    };
     match &item.speaker {
         Some(name) => format!("{name}{SAID_ON}{day}:\n"),
         None => format!("{}{day}:\n", SAID_ON.trim_start()),
@@ -117,13 +142,14 @@ pub fn roots(text: &str) -> std::collections::BTreeSet<String> {
 
 /// The roots a [`MemoryIndex`] finds `item` by: its own (its words and its speaker's name),
 /// and those matched at [`CONTEXT_WEIGHT`] — the month and year it was said and that it
-/// names, and the words of `around` (its source turn and the turn before) its own lack.
+/// names, and the words of `around` (its source turn and those before it,
+/// [`context_turns`]) its own lack.
 /// A store that indexes its facts keeps these, so its statistics are the index's.
 pub fn fact_terms(item: &Item, around: &[&Turn]) -> (BTreeSet<String>, BTreeSet<String>) {
     let own = roots(&item.said());
     let mut context = date_words(item);
     if let Some(at) = item.source_turn {
-        let near = around.iter().copied().filter(|t| t.index == at || Some(t.index) == at.checked_sub(1));
+        let near = around.iter().copied().filter(|t| context_turns(at).contains(&t.index));
         context.extend(conversation_words(near, |w| own.contains(w)));
     }
     (own, context)
@@ -137,7 +163,7 @@ fn date_words(item: &Item) -> BTreeSet<String> {
     [Some(said), about].into_iter().flatten().flat_map(|d| d.month_and_year()).collect()
 }
 
-/// The roots of the turns `around` a fact (its source turn and the turn before) that are
+/// The roots of the turns `around` a fact ([`context_turns`]) that are
 /// not its own (`own`).
 fn conversation_words<'t>(around: impl Iterator<Item = &'t Turn>, own: impl Fn(&str) -> bool) -> BTreeSet<String> {
     around.flat_map(|t| roots(&t.said())).filter(|w| !own(w)).collect()
@@ -205,7 +231,7 @@ pub struct MemoryIndex<'a> {
     roots: Vec<Vec<String>>,
     /// Roots of the context of each fact that its own words lack, matched at a lower
     /// weight: the month and year it was said and that it names, and (`with_context`) the
-    /// conversation around it — its source turn and the turn before, often the question
+    /// conversation around it — its source turn and those before it, often the question
     /// it answers.
     context: HashMap<String, Vec<u32>>,
     /// Persona and human facts, most salient first.
@@ -236,7 +262,7 @@ impl<'a> MemoryIndex<'a> {
             .iter()
             .map(|i| {
                 *groups.entry(group(i)).or_insert_with(|| {
-                    group_cost.push(estimate_tokens(&group_heading(i)));
+                    group_cost.push(estimate_tokens(&group_heading(i, Some(now))));
                     group_cost.len() as u32 - 1
                 })
             })
@@ -325,7 +351,7 @@ impl<'a> MemoryIndex<'a> {
             let Some(at) = item.source_turn else { continue };
             // Its own roots, as `new` found them (sorted).
             let own = &self.roots[n];
-            let around = [at.checked_sub(1), Some(at)].into_iter().flatten().filter_map(|i| by_index.get(&i).copied());
+            let around = context_turns(at).filter_map(|i| by_index.get(&i).copied());
             for w in conversation_words(around, |w| own.binary_search_by(|o| o.as_str().cmp(w)).is_ok()) {
                 let docs = context.entry(w).or_default();
                 if docs.last() != Some(&(n as u32)) {
@@ -623,6 +649,48 @@ mod tests {
         assert_eq!(own, index.postings);
         assert_eq!(context, index.context);
         assert!(context.contains_key("turtl"), "the turn before is context: {context:?}");
+    }
+
+    #[test]
+    fn regression_a_speakers_fact_is_found_by_the_question_two_turns_back() {
+        use crate::model::memory::Role;
+        // Through the chat path every turn is followed by the assistant's reply: the other
+        // speaker's question is two turns back, not one.
+        let turn = |index: u32, role: Role, speaker: Option<&str>, text: &str| Turn {
+            index,
+            role,
+            text: text.into(),
+            at: 0,
+            speaker: speaker.map(String::from),
+            memory: None,
+            source: None,
+        };
+        let transcript = [
+            turn(0, Role::User, Some("Caroline"), "Do you still keep turtles?"),
+            turn(1, Role::Assistant, None, "Noted."),
+            turn(2, Role::User, Some("Melanie"), "I've had them for 3 years now."),
+            turn(3, Role::Assistant, None, "Noted."),
+        ];
+        let mut facts = vec![fact(1, Block::Scratch, "I've had them for 3 years now.")];
+        facts[0].source_turn = Some(2);
+        facts[0].speaker = Some("Melanie".into());
+        for n in 2..40 {
+            facts.push(fact(n, Block::Scratch, &format!("Note {n} about the weekly errands.")));
+        }
+        let refs: Vec<&Item> = facts.iter().collect();
+        let index = MemoryIndex::new(&refs, &RetentionPolicy::default(), 0).with_context(&transcript);
+        assert_eq!(index.best("How long has she had her turtles?", 1).first().map(|i| i.item_id.as_str()), Some("m_1"));
+    }
+
+    #[test]
+    fn a_group_heading_leaves_out_todays_year_and_keeps_another() {
+        let day = |y, m, d| crate::text::when::Day::from_ymd(y, m, d).map_or(0, |d| d.start()) + 43_200;
+        let mut item = fact(1, Block::Scratch, "I keep bees.");
+        item.speaker = Some("Melanie".into());
+        item.created_at = day(2023, 5, 8);
+        assert_eq!(group_heading(&item, Some(day(2023, 7, 23))), "Melanie said on 8 May:\n");
+        assert_eq!(group_heading(&item, Some(day(2024, 1, 2))), "Melanie said on 8 May 2023:\n");
+        assert_eq!(group_heading(&item, None), "Melanie said on 8 May 2023:\n");
     }
 
     #[test]

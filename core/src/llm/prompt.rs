@@ -434,11 +434,13 @@ pub fn prompt_tokens(request: &Request) -> u64 {
     request.messages.iter().map(|m| estimate_tokens(&m.content)).sum()
 }
 
-/// `Today is 2026-11-30 (Monday).`, the line that opens a dated memory section.
+/// `Today is 2026-11-30 (Monday); a day without a year is in 2026.`, the line that opens a
+/// dated memory section (its group headings leave this year out).
 pub fn today_line(now: i64) -> String {
     const NAMES: [&str; 7] = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"];
     let today = crate::text::when::Day::from_unix(now);
-    format!("Today is {today} ({}).\n", NAMES[today.weekday() as usize])
+    let year = today.month_and_year()[1].clone();
+    format!("Today is {today} ({}); a day without a year is in {year}.\n", NAMES[today.weekday() as usize])
 }
 
 /// A chat request carrying `selection` (from [`crate::llm::context::MemoryIndex::select`]).
@@ -465,7 +467,7 @@ about the user. If the answer is not in memory, say exactly: \"",
         }
         if group != Some(crate::llm::context::group(item)) {
             group = Some(crate::llm::context::group(item));
-            system.push_str(&crate::llm::context::group_heading(item));
+            system.push_str(&crate::llm::context::group_heading(item, selection.now));
         }
         system.push_str(&crate::llm::context::line(item, selection.now));
     }

@@ -131,7 +131,7 @@ pub struct Candidates {
     /// The pinned blocks' most salient and newest facts, the facts that share a root with
     /// the message (the shortest first: BM25 ranks them highest), and the newest of the rest.
     pub items: Vec<Item>,
-    /// The turns around those facts (each one's source turn and the turn before) and the
+    /// The turns around those facts (`llm::context::context_turns` of each) and the
     /// newest turns of the conversation.
     pub turns: Vec<Turn>,
     pub corpus: Corpus,

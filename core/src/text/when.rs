@@ -129,6 +129,9 @@ impl Day {
     }
 }
 
+/// Month names as a prompt writes them (each one token to a model).
+const SHORT_MONTHS: [&str; 12] = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
+
 impl Day {
     /// The month's name and the year, as words (`may`, `2023`): what a question about a
     /// time names.
@@ -140,9 +143,26 @@ impl Day {
     /// The day as a person writes it, `8 May 2023`: what a prompt shows (a month name is
     /// one token to a model, `05` two).
     pub fn written(self) -> String {
-        const MONTHS: [&str; 12] = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
         let (y, m, d) = self.ymd();
-        format!("{d} {} {y}", MONTHS[(m - 1) as usize])
+        format!("{d} {} {y}", SHORT_MONTHS[(m - 1) as usize])
+    }
+
+    /// The day as a person writes it to someone who knows what day `today` is: `8 May`
+    /// in today's year, `8 May 2023` in another — four digits, four tokens, less a line.
+    ///
+    /// ```
+    /// use nocturne_core::text::when::Day;
+    /// let day = |y, m, d| Day::from_ymd(y, m, d).expect("a real day");
+    /// assert_eq!(day(2023, 5, 8).written_from(day(2023, 7, 23)), "8 May");
+    /// assert_eq!(day(2022, 12, 30).written_from(day(2023, 7, 23)), "30 Dec 2022");
+    /// ```
+    pub fn written_from(self, today: Day) -> String {
+        let (y, m, d) = self.ymd();
+        if y == today.ymd().0 {
+            format!("{d} {}", SHORT_MONTHS[(m - 1) as usize])
+        } else {
+            self.written()
+        }
     }
 }
 
