@@ -68,6 +68,15 @@ impl Tally {
     }
 }
 
+/// One half of the questions (categories 1–4): the memory's hits, BM25's, and the
+/// memory's on multi-hop questions.
+#[derive(Clone, Copy, Debug, Default)]
+struct HalfTally {
+    memory: Tally,
+    bm25: Tally,
+    multi_hop: Tally,
+}
+
 /// Everything measured over one or more conversations.
 #[derive(Debug, Default)]
 pub struct Figures {
@@ -91,7 +100,7 @@ pub struct Figures {
     retired_by: BTreeMap<String, usize>,
     /// Categories 1–4 by the question's half ([`half_of`] its words): the memory's, BM25's,
     /// and the memory's multi-hop questions. Retrieval is tuned on the tuning half alone.
-    halves: BTreeMap<&'static str, [Tally; 3]>,
+    halves: BTreeMap<&'static str, HalfTally>,
     /// Conversations measured, and those where each rule retired something.
     conversations: usize,
     rule_seen: BTreeMap<String, usize>,
@@ -121,9 +130,9 @@ impl Figures {
         }
         for (half, theirs) in other.halves {
             let mine = self.halves.entry(half).or_default();
-            for (m, t) in mine.iter_mut().zip(theirs.iter()) {
-                m.absorb(t);
-            }
+            mine.memory.absorb(&theirs.memory);
+            mine.bm25.absorb(&theirs.bm25);
+            mine.multi_hop.absorb(&theirs.multi_hop);
         }
         self.lines += other.lines;
         self.informative_lines += other.informative_lines;
@@ -213,7 +222,7 @@ impl Figures {
     pub fn by_half(&self, name: &str) -> Vec<String> {
         self.halves
             .iter()
-            .map(|(half, [m, b, hop])| {
+            .map(|(half, HalfTally { memory: m, bm25: b, multi_hop: hop })| {
                 format!(
                     "half: name={name} half={half} n={} evidenceAll={} evidenceAny={} bm25All={} multiHopAll={} answerWords={} bm25AnswerWords={}",
                     m.questions,
@@ -422,10 +431,10 @@ pub fn measure(conversation: &Conversation, budget: u64, keep: Keep, misses: boo
         out.bm25.entry(q.category).or_default().add(bm25);
         if (1..=4).contains(&q.category) {
             let tallies = out.halves.entry(half.name()).or_default();
-            tallies[0].add(hit);
-            tallies[1].add(bm25);
+            tallies.memory.add(hit);
+            tallies.bm25.add(bm25);
             if q.category == 1 {
-                tallies[2].add(hit);
+                tallies.multi_hop.add(hit);
             }
         }
         let shown = raw.bm25_rooted(&q.question, room);
