@@ -184,6 +184,23 @@ fn history() -> History {
     read("conversations.json", &json(&convs), None, NOW).expect("reads")
 }
 
+#[test]
+fn a_history_read_elsewhere_arrives_whole_through_its_serialised_form() {
+    // The page's import worker hands a history over as JSON: every field must survive,
+    // the messages' speakers, the titles and what was left out included.
+    let mut h = history();
+    let locomo = r#"{"sample_id": "s1", "speaker_a": "Ana", "speaker_b": "Rui",
+        "session_1_date_time": "1:56 pm on 8 May, 2023",
+        "session_1": [{"speaker": "Ana", "dia_id": "D1:1", "text": "I went to Porto yesterday."}], "qa": []}"#;
+    h.conversations.extend(read("conv-26.json", locomo.as_bytes(), None, NOW).expect("reads").conversations);
+    assert!(h.skipped != Default::default() && h.conversations.iter().any(|c| c.title.is_some()));
+    assert!(h.conversations.iter().flat_map(|c| &c.messages).any(|m| m.speaker.is_some()));
+    let text = serde_json::to_string(&h).expect("serialises");
+    let back: History = serde_json::from_str(&text).expect("reads back");
+    assert_eq!(back, h);
+    assert!(text.contains(r#""format":"chatgpt""#), "a format is written by its name: {}", &text[..80]);
+}
+
 fn import_all(store: &MemStore, h: &History, options: &ImportOptions) -> import::Report {
     let known: HashSet<String> =
         block(store.transcript()).expect("reads").into_iter().filter_map(|t| t.source).collect();

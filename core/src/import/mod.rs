@@ -25,11 +25,13 @@ pub mod locomo;
 
 use crate::gate::json_type;
 use crate::model::memory::Role;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::fmt;
 
 /// The formats the readers know.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum Format {
     /// A ChatGPT data export: `conversations.json` or `conversations-000.json …`.
     ChatGpt,
@@ -85,8 +87,9 @@ impl fmt::Display for Format {
     }
 }
 
-/// Everything a file held, in the file's order.
-#[derive(Clone, Debug, PartialEq)]
+/// Everything a file held, in the file's order. Serialisable, so a reader running
+/// elsewhere (the page's import worker) can hand it over.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct History {
     pub format: Format,
     pub conversations: Vec<Conversation>,
@@ -102,7 +105,7 @@ impl History {
 }
 
 /// One conversation.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Conversation {
     pub id: String,
     /// `None` where the export has none (ChatGPT's may be null).
@@ -111,7 +114,7 @@ pub struct Conversation {
 }
 
 /// One message: who wrote it, its words, when (Unix seconds) and where it came from.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Message {
     /// `<format>:<conversation id>:<message id>` — the same in every later export.
     pub source: String,
@@ -123,7 +126,7 @@ pub struct Message {
 }
 
 /// Messages left out, by reason.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Skipped {
     /// Marked hidden by the export (ChatGPT's `is_visually_hidden_from_conversation`).
     pub hidden: usize,
