@@ -151,6 +151,15 @@ impl Plan {
         }
     }
 
+    /// The Sleeps an import of this plan runs when it sleeps as `sleep` says.
+    pub fn sleeps(&self, sleep: SleepAfter) -> usize {
+        match sleep {
+            SleepAfter::End => usize::from(!self.messages.is_empty()),
+            SleepAfter::EachDay => self.days,
+            SleepAfter::Never => 0,
+        }
+    }
+
     /// The user messages of batch `b` that go to the encoder.
     fn encodable<'a>(&'a self, b: &Range<usize>, options: &'a ImportOptions) -> impl Iterator<Item = &'a Message> + 'a {
         self.messages[b.clone()]
@@ -250,28 +259,68 @@ impl Estimate {
 
 /// Counts the encoder calls `plan` makes and their prompt tokens, by building the requests.
 pub fn estimate(plan: &Plan, style: ProposalStyle, options: &ImportOptions) -> Estimate {
-    let mut calls = 0;
-    let mut prompt_tokens = 0;
-    for b in &plan.batches {
-        let turns: Vec<Turn> = plan.encodable(b, options).enumerate().map(|(i, m)| turn(i as u32, m)).collect();
-        let Some(request) = request(&turns, style) else { continue };
-        calls += 1;
-        prompt_tokens += request.messages.iter().map(|m| estimate_tokens(&m.content)).sum::<u64>();
+    let mut estimating = Estimating::new(plan, style, options);
+    loop {
+        if let Some(done) = estimating.step(usize::MAX) {
+            return done;
+        }
     }
-    Estimate {
-        conversations: plan.conversations,
-        new_user: plan.new_user,
-        new_assistant: plan.new_assistant,
-        duplicates: plan.duplicates,
-        too_long: plan.too_long,
-        calls,
-        prompt_tokens,
-        days: plan.days,
-        sleeps: match options.sleep {
-            SleepAfter::End => usize::from(!plan.messages.is_empty()),
-            SleepAfter::EachDay => plan.days,
-            SleepAfter::Never => 0,
-        },
+}
+
+/// An [`estimate`] made a few batches at a time, so a page can answer input between steps
+/// (building every batch's request takes most of a second for a 5,000-conversation file).
+///
+/// ```
+/// use nocturne_core::flow::import::{estimate, plan, Estimating, ImportOptions};
+/// use nocturne_core::import::read;
+/// use nocturne_core::llm::provider::ProposalStyle;
+/// let log = br#"{"role": "user", "content": "I moved to Lisbon.", "timestamp": 1714554000}
+/// {"role": "user", "content": "I teach chemistry.", "timestamp": 1714640400}"#;
+/// let history = read("chat.jsonl", log, None, 0).unwrap();
+/// let options = ImportOptions::default();
+/// let plan = plan(&history, &Default::default(), &options);
+/// let mut estimating = Estimating::new(&plan, ProposalStyle::FreeText, &options);
+/// assert_eq!(estimating.step(1), None);
+/// let stepped = estimating.step(1).unwrap();
+/// assert_eq!(stepped, estimate(&plan, ProposalStyle::FreeText, &options));
+/// ```
+pub struct Estimating<'a> {
+    plan: &'a Plan,
+    style: ProposalStyle,
+    options: &'a ImportOptions,
+    next: usize,
+    calls: usize,
+    prompt_tokens: u64,
+}
+
+impl<'a> Estimating<'a> {
+    pub fn new(plan: &'a Plan, style: ProposalStyle, options: &'a ImportOptions) -> Self {
+        Estimating { plan, style, options, next: 0, calls: 0, prompt_tokens: 0 }
+    }
+
+    /// Counts the next `batches` batches (at least one); the estimate once all are counted.
+    pub fn step(&mut self, batches: usize) -> Option<Estimate> {
+        let plan = self.plan;
+        let end = plan.batches.len().min(self.next.saturating_add(batches.max(1)));
+        for b in &plan.batches[self.next..end] {
+            let turns: Vec<Turn> =
+                plan.encodable(b, self.options).enumerate().map(|(i, m)| turn(i as u32, m)).collect();
+            let Some(request) = request(&turns, self.style) else { continue };
+            self.calls += 1;
+            self.prompt_tokens += request.messages.iter().map(|m| estimate_tokens(&m.content)).sum::<u64>();
+        }
+        self.next = end;
+        (end == plan.batches.len()).then(|| Estimate {
+            conversations: plan.conversations,
+            new_user: plan.new_user,
+            new_assistant: plan.new_assistant,
+            duplicates: plan.duplicates,
+            too_long: plan.too_long,
+            calls: self.calls,
+            prompt_tokens: self.prompt_tokens,
+            days: plan.days,
+            sleeps: plan.sleeps(self.options.sleep),
+        })
     }
 }
 
