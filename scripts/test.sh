@@ -95,11 +95,20 @@ read -r wasm wasm_failed < <(count "$LOG/wasm.log")
 
 step "release build (trunk)"
 if trunk build --release 2>&1 | tail -n 3; then
-  wasm_file=$(ls dist/*_bg.wasm | head -n1); js_file=${wasm_file%_bg.wasm}.js
+  wasm_file=$(ls dist/nocturne-app-*_bg.wasm | head -n1); js_file=${wasm_file%_bg.wasm}.js
   printf "size: wasm %s bytes raw, %s gzipped; js %s raw, %s gzipped\n" \
     "$(wc -c < "$wasm_file")" "$(gzip -9c "$wasm_file" | wc -c)" "$(wc -c < "$js_file")" "$(gzip -9c "$js_file" | wc -c)"
   main_gz=$(( $(gzip -9c "$wasm_file" | wc -c) + $(gzip -9c "$js_file" | wc -c) ))
   echo "size: main bundle $main_gz bytes gzipped (budget 600000: $([ "$main_gz" -le 600000 ] && echo within || echo OVER))"
+  gz() { cat "$@" | gzip -9c | wc -c; }
+  printf "size: import worker, fetched when a history file is first read: wasm %s gzipped, js %s gzipped (sync is still in the main bundle)\n" \
+    "$(gz dist/nocturne-import_bg.wasm)" "$(gz dist/nocturne-import.js dist/nocturne-import_loader.js)"
+  # The export readers and the zip reader live in the import worker's module only: their
+  # words must not be in the page's bundle, and must be in the worker's.
+  if grep -q "the zip holds no conversations" "$wasm_file" || ! grep -q "the zip holds no conversations" dist/nocturne-import_bg.wasm; then
+    echo "size: the export readers are in the main bundle, or missing from the import worker"
+    failed_steps+=("size: export readers outside the import worker")
+  fi
   rt=dist/inpage
   printf "size: in-page runtime, loaded only when chosen: js %s gzipped, wasm %s gzipped (single-thread; multi-thread %s)\n" \
     "$(cat "$rt"/*.js "$rt/wllama/index.js" | gzip -9c | wc -c)" "$(gzip -9c "$rt/wllama/single-thread/wllama.wasm" | wc -c)" \

@@ -1,12 +1,16 @@
 // Nocturne's service worker: after the first visit the app loads with no network.
-// Hashed build files are cached on first use (cache first); the page and unhashed files
-// are fetched fresh when the network answers and served from the cache when it does not.
+// Hashed build files and the on-demand modules are cached on first use (cache first); the
+// page and other unhashed files are fetched fresh when the network answers and served from the cache when it does not.
 // Calls to a model endpoint (other origins) are never cached, nor a model file this site
 // offers (models/): the in-page model keeps its file in the origin private file system.
 const CACHE = 'nocturne-v3';
 // This build's hashed files (scripts/precache.py writes them in), cached on install so the
 // first visit is enough to start offline.
 const PRECACHE = [];
+// The wasm modules fetched on first use (the import worker): never on install, cached
+// when first fetched; their contents are part of the cache's name (scripts/precache.py),
+// so a build that changes them starts a new cache.
+const ON_DEMAND = /\/nocturne-import(_bg|_loader)?\.(js|wasm)$/;
 // What makes the app installable, cached with it so an installed app opens offline.
 const INSTALL = ['manifest.webmanifest', 'icons/icon-192.png', 'icons/icon-512.png', 'icons/maskable-512.png'];
 
@@ -49,7 +53,8 @@ self.addEventListener('fetch', (event) => {
   }
   // Files without a content hash in their name (the in-page runtime, the case files) may
   // change under the same name: fresh when the network answers, cached when it does not.
-  if (!/-[0-9a-f]{8,}(_bg)?\.(js|wasm|css)$/.test(url.pathname) && !url.pathname.includes('/snippets/')) {
+  const hashed = /-[0-9a-f]{8,}(_bg)?\.(js|wasm|css)$/.test(url.pathname) || url.pathname.includes('/snippets/');
+  if (!hashed && !ON_DEMAND.test(url.pathname)) {
     event.respondWith(
       fetch(event.request)
         .then((resp) => {

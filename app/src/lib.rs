@@ -4,9 +4,11 @@
 pub mod cases;
 pub mod http;
 pub mod idb;
+pub mod inbox;
 pub mod inpage;
 pub mod lock;
 pub mod providers;
+pub mod reader;
 pub mod stop;
 pub mod storage;
 pub mod sync;

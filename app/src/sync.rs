@@ -9,6 +9,7 @@
 //! never touches them.
 
 use crate::idb::IdbStore;
+use crate::inbox::Inbox;
 use nocturne_core::llm::provider::Provider;
 use nocturne_sync::crypto::KdfParams;
 use nocturne_sync::engine::Replica;
@@ -16,10 +17,7 @@ use nocturne_sync::journal::Journal;
 use nocturne_sync::procedure::{self, Exchange, Keeper, Random, WriteLock};
 use nocturne_sync::session::Session;
 use rexie::{ObjectStore, Rexie, TransactionMode};
-use std::cell::RefCell;
-use std::collections::VecDeque;
 use std::future::Future;
-use std::rc::Rc;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
@@ -198,42 +196,32 @@ async fn exchange(url: &str, replica: &Replica, nonce: [u8; 8]) -> Result<(), St
     let server = |m: String| nocturne_sync::SyncError::Server(m).to_string();
     let socket = web_sys::WebSocket::new(url).map_err(|e| server(format!("cannot open {url} ({e:?})")))?;
     socket.set_binary_type(web_sys::BinaryType::Arraybuffer);
-    let events: Rc<RefCell<VecDeque<Event>>> = Rc::default();
-    let wake: Rc<RefCell<Option<js_sys::Function>>> = Rc::default();
-    let push = {
-        let (events, wake) = (events.clone(), wake.clone());
-        move |e: Event| {
-            events.borrow_mut().push_back(e);
-            if let Some(f) = wake.borrow_mut().take() {
-                let _ = f.call0(&JsValue::NULL);
-            }
-        }
-    };
-    let p = push.clone();
-    let on_open = Closure::<dyn FnMut()>::new(move || p(Event::Open));
-    let p = push.clone();
+    let inbox: Inbox<Event> = Inbox::default();
+    let p = inbox.clone();
+    let on_open = Closure::<dyn FnMut()>::new(move || p.push(Event::Open));
+    let p = inbox.clone();
     let on_message = Closure::<dyn FnMut(web_sys::MessageEvent)>::new(move |e: web_sys::MessageEvent| {
         if let Ok(buf) = e.data().dyn_into::<js_sys::ArrayBuffer>() {
-            p(Event::Message(js_sys::Uint8Array::new(&buf).to_vec()));
+            p.push(Event::Message(js_sys::Uint8Array::new(&buf).to_vec()));
         }
     });
-    let p = push.clone();
+    let p = inbox.clone();
     let on_close = Closure::<dyn FnMut(web_sys::CloseEvent)>::new(move |e: web_sys::CloseEvent| {
-        p(Event::Closed(format!("the connection closed (code {})", e.code())))
+        p.push(Event::Closed(format!("the connection closed (code {})", e.code())))
     });
-    let p = push.clone();
-    let on_error = Closure::<dyn FnMut()>::new(move || p(Event::Closed("cannot reach the server".into())));
+    let p = inbox.clone();
+    let on_error = Closure::<dyn FnMut()>::new(move || p.push(Event::Closed("cannot reach the server".into())));
     socket.set_onopen(Some(on_open.as_ref().unchecked_ref()));
     socket.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
     socket.set_onclose(Some(on_close.as_ref().unchecked_ref()));
     socket.set_onerror(Some(on_error.as_ref().unchecked_ref()));
-    let p = push.clone();
+    let p = inbox.clone();
     let timer = leptos::prelude::set_timeout_with_handle(
-        move || p(Event::Closed(format!("no complete answer within {} s", EXCHANGE_TIMEOUT_MS / 1000))),
+        move || p.push(Event::Closed(format!("no complete answer within {} s", EXCHANGE_TIMEOUT_MS / 1000))),
         std::time::Duration::from_millis(EXCHANGE_TIMEOUT_MS.into()),
     )
     .ok();
-    let result = drive(&socket, replica, nonce, &events, &wake).await;
+    let result = drive(&socket, replica, nonce, &inbox).await;
     if let Some(t) = timer {
         t.clear();
     }
@@ -249,20 +237,11 @@ async fn drive(
     socket: &web_sys::WebSocket,
     replica: &Replica,
     nonce: [u8; 8],
-    events: &Rc<RefCell<VecDeque<Event>>>,
-    wake: &Rc<RefCell<Option<js_sys::Function>>>,
+    inbox: &Inbox<Event>,
 ) -> Result<(), String> {
     let mut session: Option<Session> = None;
     loop {
-        let next = events.borrow_mut().pop_front();
-        let Some(event) = next else {
-            let promise = js_sys::Promise::new(&mut |resolve, _| {
-                *wake.borrow_mut() = Some(resolve);
-            });
-            let _ = wasm_bindgen_futures::JsFuture::from(promise).await;
-            continue;
-        };
-        match event {
+        match inbox.next().await {
             Event::Open => {
                 let (s, first) = Session::start(replica, nonce);
                 socket.send_with_u8_array(&first).map_err(|e| format!("the connection dropped ({e:?})"))?;

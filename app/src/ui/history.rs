@@ -1,23 +1,23 @@
 //! Bring your history: a ChatGPT or Claude export (the `.zip` as downloaded, or its
 //! `conversations.json`), a JSON Lines log or a LoCoMo file, chosen or dropped on the page;
 //! the estimate before anything runs, then progress with Stop, then what was imported.
-//! The reading and the import are the core's (`import::read`, `flow::import`); each batch
-//! is committed under the write lock, so a chat in this or another tab waits a batch, not
-//! the whole import.
+//! The file is read off the page, in the import worker (`reader`: the core's readers in a
+//! wasm module of their own); the import is the core's (`flow::import`), each batch
+//! committed under the write lock, so a chat in this or another tab waits a batch, not the
+//! whole import.
 
 use super::{ctx, now};
 use crate::idb::IdbStore;
 use crate::stop::StopHandle;
 use leptos::prelude::*;
-use nocturne_core::flow::import::{self, Estimate, ImportOptions, Plan, Progress, Report, SleepAfter};
-use nocturne_core::import::{self as readers, History, Step};
+use nocturne_core::flow::import::{self, Estimate, Estimating, ImportOptions, Plan, Progress, Report, SleepAfter};
+use nocturne_core::import::History;
 use nocturne_core::llm::provider::Provider;
 use nocturne_core::model::memory::{Item, Mutation, Turn, Version};
 use nocturne_core::model::policy::RetentionPolicy;
 use nocturne_core::store::{document::Document, Commit, Meta, Store, StoreError};
 use std::collections::HashSet;
 use std::rc::Rc;
-use wasm_bindgen_futures::JsFuture;
 
 /// A file read and planned, waiting for the user to start it.
 #[derive(Clone)]
@@ -42,35 +42,35 @@ pub fn HistoryImport() -> impl IntoView {
         let store = c.store.get_value();
         async move {
             ready.set(None);
-            let buffer =
-                JsFuture::from(file.array_buffer()).await.map_err(|_| format!("{} could not be read", file.name()))?;
-            let bytes = js_sys::Uint8Array::new(&buffer).to_vec();
-            drop(buffer);
-            // A slice at a time, giving the page back between slices.
-            let mut reading = readers::Reading::new(&file.name(), bytes, None, now());
-            let history = loop {
-                match reading.step(CONVERSATIONS_PER_SLICE) {
-                    Err(e) => {
-                        read_so_far.set(None);
-                        return Err(e.to_string());
-                    }
-                    Ok(Step::Done(history)) => break history,
-                    Ok(Step::Working { conversations }) => {
-                        read_so_far.set(Some(conversations));
-                        next_task().await;
-                    }
-                }
-            };
+            // Unpacked, inflated and split off the page, in the import worker.
+            let history = crate::reader::read(&file, now(), &mut |n| read_so_far.set(Some(n))).await;
             read_so_far.set(None);
+            let history = history?;
             let plan = plan_for(&store, &history).await?;
             ready.set(Some(Ready { name: file.name(), history: Rc::new(history), plan: Rc::new(plan) }));
             Ok::<(), String>(())
         }
     });
+    // The estimate builds every batch's request: counted a slice at a time, the page
+    // answering between slices; the Sleeps follow the choice below without counting again.
+    let counted = LocalResource::new(move || {
+        let r = ready.get();
+        let style = c.provider().proposal_style();
+        async move {
+            let r = r?;
+            let options = ImportOptions::default();
+            let mut estimating = Estimating::new(&r.plan, style, &options);
+            loop {
+                if let Some(done) = estimating.step(BATCHES_PER_TASK) {
+                    return Some((r.plan.clone(), done));
+                }
+                next_task().await;
+            }
+        }
+    });
     let estimate = move || {
-        let r = ready.get()?;
-        let options = ImportOptions { sleep: sleep_after.get(), ..Default::default() };
-        Some(import::estimate(&r.plan, c.provider().proposal_style(), &options))
+        let (plan, e) = counted.get().flatten()?;
+        Some(Estimate { sleeps: plan.sleeps(sleep_after.get()), ..e })
     };
     let run = Action::new_local(move |_: &()| {
         let store = c.store.get_value();
@@ -153,8 +153,9 @@ pub fn HistoryImport() -> impl IntoView {
     }
 }
 
-/// Conversations read between two returns to the page's event loop (a few milliseconds).
-const CONVERSATIONS_PER_SLICE: usize = 100;
+/// Batches whose requests are built between two returns to the page's event loop (a few
+/// milliseconds).
+const BATCHES_PER_TASK: usize = 200;
 
 /// Resolves on the page's next task, so input and drawing run in between.
 async fn next_task() {
@@ -163,7 +164,7 @@ async fn next_task() {
             let _ = w.set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, 0);
         }
     });
-    let _ = JsFuture::from(promise).await;
+    let _ = wasm_bindgen_futures::JsFuture::from(promise).await;
 }
 
 /// Plans `history` against the sources the memory's transcript already holds.
