@@ -5,7 +5,8 @@
 // three converge to one head with every user turn, and the log shows B's Sleep refused as
 // stale; (3) a canary said on A is in no byte the server stored; (4) a wrong passphrase and
 // a forged record are refused with nothing changed; (5) an erase on B leaves the words on no device and in
-// nothing the server stored.
+// nothing the server stored; (6) a new profile joins a space holding 10,000 facts, the
+// time and the page's longest task printed (`sync-join-page: …`).
 // usage: node sync.cjs URL OUTDIR YSWEET_BIN NOCTURNE_BIN
 const fs = require('fs');
 const os = require('os');
@@ -121,7 +122,7 @@ async function say(page, text) {
 }
 
 /** Presses Sync now; returns { ok, text, head, space }. */
-async function syncNow(page, fields = {}) {
+async function syncNow(page, fields = {}, timeout = 90000) {
   await tab(page, 'Settings');
   for (const [id, value] of Object.entries(fields)) await page.fill(`[data-testid="${id}"]`, value);
   const before = await page.locator('[data-testid="sync-result"], [data-testid="sync-error"]').evaluateAll((els) => els.map((e) => e.outerHTML).join());
@@ -129,7 +130,7 @@ async function syncNow(page, fields = {}) {
   await page.waitForFunction((b) => {
     const els = [...document.querySelectorAll('[data-testid="sync-result"], [data-testid="sync-error"]')];
     return els.length && els.map((e) => e.outerHTML).join() !== b && !document.querySelector('[data-testid="sync-now"][disabled]');
-  }, before, { timeout: 90000 });
+  }, before, { timeout });
   const result = page.locator('[data-testid="sync-result"]');
   if (await result.count()) {
     return { ok: true, text: await result.innerText(), head: await result.getAttribute('data-head'), space: await result.getAttribute('data-space') };
@@ -281,6 +282,39 @@ async function everything(page) {
     await new Promise((r) => setTimeout(r, 3000));
     check(!server.stored().includes(CANARY) && !(await server.held(space)).includes(CANARY), 'nor anything the server stored');
     await b.page.screenshot({ path: `${out}/sync-4-erased.png`, fullPage: true });
+
+    // (6) Scale: a new browser profile joins a space that holds a 10,000-fact memory (the
+    // command line's, one checkpoint); the time and the page's longest task are printed.
+    const seed = path.join(work, 'seed-10k.json');
+    const made = spawnSync(nocturne, ['bench-recall', '--facts', '10000', '--export', seed], { encoding: 'utf8' });
+    if (made.status !== 0) throw new Error(`nocturne bench-recall: ${made.stderr}`);
+    const published = cli(['sync', '--store', seed, '--server', serverUrl, '--device-name', 'archive']);
+    const bigSpace = (published.text.match(/ space ([0-9a-f]+);/) || [])[1];
+    check(published.ok && bigSpace, 'the command line publishes a 10,000-fact memory to a new space', published.text);
+    const d = await profile(path.join(work, 'profile-d'));
+    d.page.on('pageerror', (e) => errors.push(String(e)));
+    await tab(d.page, 'Settings');
+    await d.page.evaluate(() => {
+      window.__longest = 0; window.__over100 = 0;
+      new PerformanceObserver((l) => {
+        for (const e of l.getEntries()) { window.__longest = Math.max(window.__longest, e.duration); window.__over100 += e.duration > 100 ? 1 : 0; }
+      }).observe({ type: 'longtask' });
+    });
+    const t0 = Date.now();
+    const big = await syncNow(d.page, { 'sync-server': serverUrl, 'sync-space': bigSpace, 'sync-device': 'tablet', 'sync-passphrase': PASSPHRASE }, 600000);
+    const joinS = (Date.now() - t0) / 1000;
+    const bigFacts = await d.page.evaluate(async () => {
+      const name = localStorage.getItem('nocturne.memory') || 'nocturne';
+      const db = await new Promise((res, rej) => { const r = indexedDB.open(name); r.onsuccess = () => res(r.result); r.onerror = () => rej(r.error); });
+      const store = [...db.objectStoreNames].find((n) => n === 'items');
+      const n = store ? await new Promise((res) => { const r = db.transaction(store).objectStore(store).count(); r.onsuccess = () => res(r.result); }) : -1;
+      db.close();
+      return n;
+    });
+    const { longest, over100 } = await d.page.evaluate(() => ({ longest: window.__longest, over100: window.__over100 }));
+    check(big.ok && /applied 1 from other devices/.test(big.text) && big.head === headOf(published.text), 'a new browser profile joins it and reaches the same head', `${big.text} | ${published.text}`);
+    console.log(`sync-join-page: facts=10000 itemsRows=${bigFacts} joinS=${joinS.toFixed(1)} longestTaskMs=${longest.toFixed(0)} tasksOver100ms=${over100}`);
+    await d.context.close();
     check(errors.length === 0, 'no page error', errors.join('; '));
   } catch (e) {
     check(false, 'the sync scenario ran to the end', String(e && e.stack || e));
