@@ -13,7 +13,7 @@ use serde::{Deserialize, Serialize};
 use std::cell::Cell;
 use std::collections::HashMap;
 use std::rc::Rc;
-use wasm_bindgen::JsValue;
+use wasm_bindgen::{JsCast, JsValue};
 
 /// The IndexedDB schema version this build writes. Opening a database written by an
 /// older build upgrades it in place (new object stores are added; rows are kept).
@@ -94,42 +94,43 @@ fn from_js<T: DeserializeOwned>(value: JsValue) -> Result<T, StoreError> {
     serde_json::from_str(&row).map_err(|e| StoreError::Backend(format!("a stored record is damaged: {e}")))
 }
 
+/// The length of a stored record's row (its JSON, in UTF-16 units), for the size of a
+/// refused write.
+fn row_bytes(value: &JsValue) -> f64 {
+    let row = js_sys::Reflect::get(value, &JsValue::from_str("row")).unwrap_or(JsValue::UNDEFINED);
+    row.dyn_ref::<js_sys::JsString>().map_or(0.0, |r| f64::from(r.length()))
+}
+
 /// One row ready for IndexedDB: (object store, value, out-of-line key).
 type EncodedRow = (&'static str, JsValue, Option<JsValue>);
 
-/// Encodes planned rows for IndexedDB (synchronous, so it can run inside a transaction).
-fn encode_rows(rows: &Rows) -> Result<Vec<EncodedRow>, StoreError> {
-    let mut values: Vec<EncodedRow> = Vec::new();
-    for (seq, item) in &rows.changes {
-        values.push((
+/// Rows encoded for IndexedDB one at a time, store by store (synchronous, so it can run
+/// inside a transaction), so a large write encodes and puts a slice per task.
+fn encode_rows(rows: &Rows) -> impl Iterator<Item = Result<EncodedRow, StoreError>> + '_ {
+    let changes = rows.changes.iter().map(|(seq, item)| {
+        Ok((
             CHANGES,
             to_js(&ChangeRow { item_id: item.item_id.clone(), seq: *seq, item: item.clone() }, &["itemId", "seq"])?,
             None,
-        ));
-    }
-    for item in &rows.live {
-        values.push((ITEMS, to_js(item, &["itemId"])?, None));
-    }
-    for v in &rows.versions {
-        values.push((VERSIONS, to_js(v, &["seq"])?, None));
-    }
-    for m in &rows.mutations {
-        values.push((MUTATIONS, to_js(m, &["id", "seq"])?, None));
-    }
-    for t in &rows.turns {
-        values.push((TURNS, to_js(t, &["index"])?, None));
-    }
-    values.push((META, to_js(&rows.meta, &[])?, Some(JsValue::from_str(META))));
-    Ok(values)
+        ))
+    });
+    let live = rows.live.iter().map(|item| Ok((ITEMS, to_js(item, &["itemId"])?, None)));
+    let versions = rows.versions.iter().map(|v| Ok((VERSIONS, to_js(v, &["seq"])?, None)));
+    let mutations = rows.mutations.iter().map(|m| Ok((MUTATIONS, to_js(m, &["id", "seq"])?, None)));
+    let turns = rows.turns.iter().map(|t| Ok((TURNS, to_js(t, &["index"])?, None)));
+    let meta = std::iter::once_with(|| Ok((META, to_js(&rows.meta, &[])?, Some(JsValue::from_str(META)))));
+    changes.chain(live).chain(versions).chain(mutations).chain(turns).chain(meta)
 }
+
+/// Rows encoded and put between two returns to the page's event loop: a write of tens of
+/// thousands of rows (a sync join, an import) stays one transaction but never one long task.
+const ROWS_PER_TASK: usize = 500;
 
 /// Why the browser aborted a write whose every request it had accepted. Per the
 /// IndexedDB spec that happens at commit when the site's storage quota cannot hold the
 /// write (rexie does not hand over the transaction's error, so the size of the write and
 /// the browser's own estimate are reported instead).
-async fn aborted_write(values: &[EncodedRow]) -> StoreError {
-    let bytes: f64 =
-        values.iter().filter_map(|(_, v, _)| js_sys::JSON::stringify(v).ok()).map(|s| s.length() as f64).sum();
+async fn aborted_write(bytes: f64) -> StoreError {
     let status = crate::storage::status().await;
     let used = match (status.usage, status.quota) {
         (Some(u), Some(q)) => format!("; the browser reports {:.0} KB of {:.0} KB in use", u / 1e3, q / 1e3),
@@ -240,37 +241,51 @@ impl IdbStore {
 
     /// Writes planned rows in one readwrite transaction.
     async fn write(&self, rows: &Rows) -> Result<(), StoreError> {
-        let values = encode_rows(rows)?;
         let tx =
             self.db.transaction(&ALL, TransactionMode::ReadWrite).map_err(|e| backend("cannot start a write", e))?;
-        self.put_rows(tx, values).await
+        self.put_rows(tx, rows).await
     }
 
-    /// Puts encoded rows into `tx` and waits for it to commit. Only IndexedDB requests
-    /// happen here, so the transaction stays alive until the last put.
-    async fn put_rows(&self, tx: rexie::Transaction, values: Vec<EncodedRow>) -> Result<(), StoreError> {
+    /// Encodes `rows` and puts them into `tx`, a slice per task, and waits for it to commit.
+    /// Only encoding and IndexedDB requests happen here, and each slice is put as soon as
+    /// the last one's requests succeed, so the transaction stays alive until the last put;
+    /// a row that cannot be encoded aborts it, writing nothing.
+    async fn put_rows(&self, tx: rexie::Transaction, rows: &Rows) -> Result<(), StoreError> {
+        let mut encoded = encode_rows(rows);
         if let Some(limit) = self.abort_after_rows.take() {
-            for (store, value, key) in values.iter().take(limit as usize) {
+            for row in encoded.by_ref().take(limit as usize) {
+                let (store, value, key) = row?;
                 let s = tx.store(store).map_err(|e| backend("write", e))?;
-                s.put(value, key.as_ref()).await.map_err(|e| backend(&format!("cannot write to {store}"), e))?;
+                s.put(&value, key.as_ref()).await.map_err(|e| backend(&format!("cannot write to {store}"), e))?;
             }
             tx.abort().await.map_err(|e| backend("abort", e))?;
             return Err(StoreError::Backend(format!("the write was aborted after {limit} rows; nothing was changed")));
         }
-        for store in ALL {
-            let batch: Vec<(JsValue, Option<JsValue>)> =
-                values.iter().filter(|(s, _, _)| *s == store).map(|(_, v, k)| (v.clone(), k.clone())).collect();
-            if batch.is_empty() {
-                continue;
+        let mut bytes = 0.0;
+        loop {
+            let slice: Result<Vec<EncodedRow>, StoreError> = encoded.by_ref().take(ROWS_PER_TASK).collect();
+            let slice = match slice {
+                Ok(slice) if slice.is_empty() => break,
+                Ok(slice) => slice,
+                Err(e) => {
+                    let _ = tx.abort().await;
+                    return Err(e);
+                }
+            };
+            bytes += slice.iter().map(|(_, v, _)| row_bytes(v)).sum::<f64>();
+            // The rows come store by store: one put_all per run of one store.
+            for run in slice.chunk_by(|a, b| a.0 == b.0) {
+                let store = run[0].0;
+                let s = tx.store(store).map_err(|e| backend("write", e))?;
+                let puts = run.iter().map(|(_, v, k)| (v.clone(), k.clone()));
+                s.put_all(puts).await.map_err(|e| backend(&format!("cannot write to {store}"), e))?;
             }
-            let s = tx.store(store).map_err(|e| backend("write", e))?;
-            s.put_all(batch.into_iter()).await.map_err(|e| backend(&format!("cannot write to {store}"), e))?;
         }
         let result = tx.done().await.map_err(|e| backend("the write did not complete", e))?;
         if !result.is_committed() {
-            return Err(aborted_write(&values).await);
+            return Err(aborted_write(bytes).await);
         }
-        self.rows_written.set(self.rows_written.get() + values.len() as u64);
+        self.rows_written.set(self.rows_written.get() + rows.count());
         Ok(())
     }
 
@@ -429,15 +444,14 @@ impl Store for IdbStore {
             }
         }
         // Planning and encoding are synchronous: the transaction stays open.
-        let planned = plan_rows(&meta, &previous, commit).and_then(|rows| Ok((encode_rows(&rows)?, rows)));
-        let (values, rows) = match planned {
-            Ok(p) => p,
+        let rows = match plan_rows(&meta, &previous, commit) {
+            Ok(rows) => rows,
             Err(e) => {
                 let _ = tx.abort().await;
                 return Err(e);
             }
         };
-        self.put_rows(tx, values).await?;
+        self.put_rows(tx, &rows).await?;
         Ok(rows.versions)
     }
 
@@ -445,7 +459,7 @@ impl Store for IdbStore {
     /// transaction, after checking in it that no other writer moved the head.
     async fn replace_all(&self, doc: nocturne_core::store::document::Document, base: u64) -> Result<(), StoreError> {
         doc.check().map_err(StoreError::Invalid)?;
-        let values = encode_rows(&doc.into_rows()?)?;
+        let rows = doc.into_rows()?;
         let tx =
             self.db.transaction(&ALL, TransactionMode::ReadWrite).map_err(|e| backend("cannot start a write", e))?;
         let meta = meta_in(&tx).await?;
@@ -460,7 +474,7 @@ impl Store for IdbStore {
                 .await
                 .map_err(|e| backend(&format!("cannot clear {store}"), e))?;
         }
-        self.put_rows(tx, values).await
+        self.put_rows(tx, &rows).await
     }
 
     /// Reads meta and writes it back with the new policy in one transaction, so a commit
