@@ -254,7 +254,13 @@ impl IdbStore {
         let mut encoded = encode_rows(rows);
         if let Some(limit) = self.abort_after_rows.take() {
             for row in encoded.by_ref().take(limit as usize) {
-                let (store, value, key) = row?;
+                let (store, value, key) = match row {
+                    Ok(row) => row,
+                    Err(e) => {
+                        let _ = tx.abort().await;
+                        return Err(e);
+                    }
+                };
                 let s = tx.store(store).map_err(|e| backend("write", e))?;
                 s.put(&value, key.as_ref()).await.map_err(|e| backend(&format!("cannot write to {store}"), e))?;
             }
