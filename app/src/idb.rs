@@ -130,7 +130,9 @@ const ROWS_PER_TASK: usize = 500;
 /// IndexedDB spec that happens at commit when the site's storage quota cannot hold the
 /// write (rexie does not hand over the transaction's error, so the size of the write and
 /// the browser's own estimate are reported instead).
-async fn aborted_write(bytes: f64) -> StoreError {
+async fn aborted_write(rows: &Rows) -> StoreError {
+    // Sized only here, on the rare refusal: every row encoded again.
+    let bytes: f64 = encode_rows(rows).filter_map(Result::ok).map(|(_, v, _)| row_bytes(&v)).sum();
     let status = crate::storage::status().await;
     let used = match (status.usage, status.quota) {
         (Some(u), Some(q)) => format!("; the browser reports {:.0} KB of {:.0} KB in use", u / 1e3, q / 1e3),
@@ -267,7 +269,6 @@ impl IdbStore {
             tx.abort().await.map_err(|e| backend("abort", e))?;
             return Err(StoreError::Backend(format!("the write was aborted after {limit} rows; nothing was changed")));
         }
-        let mut bytes = 0.0;
         loop {
             let slice: Result<Vec<EncodedRow>, StoreError> = encoded.by_ref().take(ROWS_PER_TASK).collect();
             let slice = match slice {
@@ -278,7 +279,6 @@ impl IdbStore {
                     return Err(e);
                 }
             };
-            bytes += slice.iter().map(|(_, v, _)| row_bytes(v)).sum::<f64>();
             // The rows come store by store: one put_all per run of one store.
             for run in slice.chunk_by(|a, b| a.0 == b.0) {
                 let store = run[0].0;
@@ -289,7 +289,7 @@ impl IdbStore {
         }
         let result = tx.done().await.map_err(|e| backend("the write did not complete", e))?;
         if !result.is_committed() {
-            return Err(aborted_write(bytes).await);
+            return Err(aborted_write(rows).await);
         }
         self.rows_written.set(self.rows_written.get() + rows.count());
         Ok(())

@@ -439,7 +439,7 @@ pub fn prompt_tokens(request: &Request) -> u64 {
 pub fn today_line(now: i64) -> String {
     const NAMES: [&str; 7] = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"];
     let today = crate::text::when::Day::from_unix(now);
-    let year = today.month_and_year()[1].clone();
+    let year = today.ymd().0;
     format!("Today is {today} ({}); a day without a year is in {year}.\n", NAMES[today.weekday() as usize])
 }
 
