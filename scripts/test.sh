@@ -101,14 +101,24 @@ if trunk build --release 2>&1 | tail -n 3; then
   main_gz=$(( $(gzip -9c "$wasm_file" | wc -c) + $(gzip -9c "$js_file" | wc -c) ))
   echo "size: main bundle $main_gz bytes gzipped (budget 600000: $([ "$main_gz" -le 600000 ] && echo within || echo OVER))"
   gz() { cat "$@" | gzip -9c | wc -c; }
-  printf "size: import worker, fetched when a history file is first read: wasm %s gzipped, js %s gzipped (sync is still in the main bundle)\n" \
+  printf "size: import worker, fetched when a history file is first read: wasm %s gzipped, js %s gzipped\n" \
     "$(gz dist/nocturne-import_bg.wasm)" "$(gz dist/nocturne-import.js dist/nocturne-import_loader.js)"
+  printf "size: sync worker, fetched when the memory first syncs or takes the Sleep lease: wasm %s gzipped, js %s gzipped\n" \
+    "$(gz dist/nocturne-sync-worker_bg.wasm)" "$(gz dist/nocturne-sync-worker.js dist/nocturne-sync-worker_loader.js)"
   # The export readers and the zip reader live in the import worker's module only: their
   # words must not be in the page's bundle, and must be in the worker's.
   if grep -q "the zip holds no conversations" "$wasm_file" || ! grep -q "the zip holds no conversations" dist/nocturne-import_bg.wasm; then
     echo "size: the export readers are in the main bundle, or missing from the import worker"
     failed_steps+=("size: export readers outside the import worker")
   fi
+  # Likewise the sync: the procedure (its first-sync refusal), the key derivation and
+  # sealing (the key check's words) and the sync engine (its unreadable-document error).
+  for words in "the first sync needs the server's address" "nocturne sync key check v1" "the sync document could not be read"; do
+    if grep -q "$words" "$wasm_file" || ! grep -q "$words" dist/nocturne-sync-worker_bg.wasm; then
+      echo "size: the sync ('$words') is in the main bundle, or missing from the sync worker"
+      failed_steps+=("size: sync outside the sync worker")
+    fi
+  done
   rt=dist/inpage
   printf "size: in-page runtime, loaded only when chosen: js %s gzipped, wasm %s gzipped (single-thread; multi-thread %s)\n" \
     "$(cat "$rt"/*.js "$rt/wllama/index.js" | gzip -9c | wc -c)" "$(gzip -9c "$rt/wllama/single-thread/wllama.wasm" | wc -c)" \

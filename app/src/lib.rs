@@ -13,6 +13,7 @@ pub mod stop;
 pub mod storage;
 pub mod sync;
 pub mod ui;
+pub mod worker;
 
 /// Mounts the app on the page's body.
 pub fn mount() {

@@ -1,7 +1,7 @@
 //! One writer across tabs, with the Web Locks API: every write to the memory (a chat
 //! turn's record, a Sleep, a restore, the policy) holds the same lock, so no two ever
 //! interleave. A Sleep asks only if the lock is free (a clear message otherwise); the
-//! short writes wait their turn.
+//! short writes wait their turn. The sync worker takes the same lock while it merges.
 
 use js_sys::{Function, Object, Promise, Reflect};
 use std::cell::RefCell;
@@ -44,9 +44,11 @@ impl std::fmt::Display for LockError {
 }
 
 fn locks() -> Result<JsValue, LockError> {
-    let window = web_sys::window().ok_or_else(|| LockError::Unsupported("no window".into()))?;
-    let locks = Reflect::get(&window.navigator(), &"locks".into())
-        .map_err(|_| LockError::Unsupported("no navigator.locks".into()))?;
+    // The global scope's navigator: the page's, or a worker's (the sync module's).
+    let navigator = Reflect::get(&js_sys::global(), &"navigator".into())
+        .map_err(|_| LockError::Unsupported("no navigator".into()))?;
+    let locks =
+        Reflect::get(&navigator, &"locks".into()).map_err(|_| LockError::Unsupported("no navigator.locks".into()))?;
     if locks.is_undefined() {
         return Err(LockError::Unsupported("navigator.locks is missing".into()));
     }

@@ -10,7 +10,7 @@
 //! about a thousand messages (each parsed by the page in a task of its own), then what was
 //! left out, or why it failed.
 
-use crate::inbox::Inbox;
+use crate::worker::{self, Started};
 use nocturne_core::import::{Conversation, Format, History, Reading, Skipped, Step};
 use serde::{Deserialize, Serialize};
 use wasm_bindgen::prelude::*;
@@ -42,7 +42,7 @@ struct Request {
 #[derive(Debug, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "camelCase")]
 enum Reply {
-    /// Listening, speaking `protocol`.
+    /// Listening, speaking `protocol` (posted by `worker::serve`).
     Ready { protocol: u32 },
     /// Conversations read so far.
     Working { conversations: usize },
@@ -54,44 +54,20 @@ enum Reply {
     Failed { message: String },
 }
 
-impl Reply {
-    fn parse(data: &JsValue) -> Result<Reply, String> {
-        let text = data.as_string().ok_or("the import reader sent something that is not text")?;
-        serde_json::from_str(&text).map_err(|e| format!("the import reader's message is unreadable ({e})"))
-    }
-}
-
-/// What the page's side of the exchange received.
-enum Event {
-    Message(JsValue),
-    Broken(String),
-}
-
 /// Reads `file` in the import worker: `on_progress` gets the conversations read so far.
 /// Fails with a message a person can act on (the file's fault, or the reader could not
 /// be loaded); nothing is written either way.
 pub async fn read(file: &web_sys::File, now: i64, on_progress: &mut dyn FnMut(usize)) -> Result<History, String> {
-    let worker = Started::new()?;
-    match Reply::parse(&worker.next().await?)? {
-        Reply::Ready { protocol } if protocol == PROTOCOL => {}
-        Reply::Ready { protocol } => {
-            return Err(format!(
-                "the import reader is from another version of Nocturne (messages v{protocol}, this page v{PROTOCOL}); reload the page"
-            ))
-        }
-        other => return Err(format!("the import reader did not start as expected ({other:?})")),
-    }
+    let worker = Started::new(WORKER_URL, "the import reader", "the first time a file is read")?;
+    worker.ready(PROTOCOL).await?;
     let request = serde_json::to_string(&Request { protocol: PROTOCOL, now }).map_err(|e| e.to_string())?;
     let message = js_sys::Object::new();
     js_sys::Reflect::set(&message, &"request".into(), &request.into()).map_err(|e| format!("{e:?}"))?;
     js_sys::Reflect::set(&message, &"file".into(), file).map_err(|e| format!("{e:?}"))?;
-    worker
-        .worker
-        .post_message(&message)
-        .map_err(|e| format!("the file could not be handed to the import reader ({e:?})"))?;
+    worker.post(&message)?;
     let mut conversations = Vec::new();
     loop {
-        match Reply::parse(&worker.next().await?)? {
+        match worker.next().await? {
             Reply::Working { conversations } => on_progress(conversations),
             Reply::Slice { conversations: slice } => {
                 conversations.extend(slice);
@@ -104,81 +80,14 @@ pub async fn read(file: &web_sys::File, now: i64, on_progress: &mut dyn FnMut(us
     }
 }
 
-/// A running import worker, stopped when dropped (a read that ends or is abandoned).
-struct Started {
-    worker: web_sys::Worker,
-    inbox: Inbox<Event>,
-    _on_message: Closure<dyn FnMut(web_sys::MessageEvent)>,
-    _on_error: Closure<dyn FnMut(web_sys::Event)>,
-}
-
-impl Started {
-    fn new() -> Result<Started, String> {
-        let worker = web_sys::Worker::new(WORKER_URL)
-            .map_err(|e| format!("the import reader ({WORKER_URL}) could not be started ({e:?})"))?;
-        let inbox: Inbox<Event> = Inbox::default();
-        let p = inbox.clone();
-        let on_message = Closure::<dyn FnMut(web_sys::MessageEvent)>::new(move |e: web_sys::MessageEvent| {
-            p.push(Event::Message(e.data()))
-        });
-        let p = inbox.clone();
-        let on_error = Closure::<dyn FnMut(web_sys::Event)>::new(move |e: web_sys::Event| {
-            let why = e.dyn_ref::<web_sys::ErrorEvent>().map(|e| e.message()).filter(|m| !m.is_empty());
-            p.push(Event::Broken(match why {
-                Some(why) => format!("the import reader failed ({why}); reload the page and try again"),
-                None => format!(
-                    "the import reader ({WORKER_URL}) could not be loaded; it is fetched the first time a file is read — check the connection and try again"
-                ),
-            }))
-        });
-        worker.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
-        worker.set_onerror(Some(on_error.as_ref().unchecked_ref()));
-        Ok(Started { worker, inbox, _on_message: on_message, _on_error: on_error })
-    }
-
-    async fn next(&self) -> Result<JsValue, String> {
-        match self.inbox.next().await {
-            Event::Message(data) => Ok(data),
-            Event::Broken(why) => Err(why),
-        }
-    }
-}
-
-impl Drop for Started {
-    fn drop(&mut self) {
-        self.worker.set_onmessage(None);
-        self.worker.set_onerror(None);
-        self.worker.terminate();
-    }
-}
-
 /// The worker's side: answers each file posted to it with [`Reply`]s. Called once, by the
 /// worker module's `main`.
 pub fn serve() {
-    std::panic::set_hook(Box::new(|info| {
-        post(&Reply::Failed { message: format!("the import reader failed: {info}") })
-    }));
-    let on_message = Closure::<dyn FnMut(web_sys::MessageEvent)>::new(|e: web_sys::MessageEvent| {
-        wasm_bindgen_futures::spawn_local(async move {
-            if let Err(message) = answer(e.data()).await {
-                post(&Reply::Failed { message });
-            }
-        })
-    });
-    scope().set_onmessage(Some(on_message.as_ref().unchecked_ref()));
-    // The handler lives as long as the worker.
-    on_message.forget();
-    post(&Reply::Ready { protocol: PROTOCOL });
-}
-
-fn scope() -> web_sys::DedicatedWorkerGlobalScope {
-    js_sys::global().unchecked_into()
+    worker::serve(PROTOCOL, "the import reader", answer);
 }
 
 fn post(reply: &Reply) {
-    if let Ok(text) = serde_json::to_string(reply) {
-        let _ = scope().post_message(&text.into());
-    }
+    worker::post(reply)
 }
 
 async fn answer(data: JsValue) -> Result<(), String> {

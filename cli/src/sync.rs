@@ -11,7 +11,7 @@
 use crate::store::Memory;
 use nocturne_sync::crypto::KdfParams;
 use nocturne_sync::engine::Replica;
-use nocturne_sync::procedure::{self, Ask, Exchange, Keeper, Random, StoreLocks};
+use nocturne_sync::procedure::{self, Ask, Exchange, Keeper, Random, StateKeeper, StoreLocks};
 use nocturne_sync::session::Session;
 use nocturne_sync::SyncError;
 use std::path::{Path, PathBuf};
@@ -24,7 +24,7 @@ pub use nocturne_sync::procedure::Joined;
 pub fn copy_state(from: &Path, to: &Path) -> Result<bool, String> {
     let (from, to) = (Files(from), Files(to));
     let mut copied = false;
-    for (a, b) in [(from.state(), to.state()), (from.replica(), to.replica())] {
+    for (a, b) in [(from.state_path(), to.state_path()), (from.replica_path(), to.replica_path())] {
         if a.exists() {
             std::fs::copy(&a, &b).map_err(|e| format!("cannot copy {} to {}: {e}", a.display(), b.display()))?;
             copied = true;
@@ -40,17 +40,17 @@ const EXCHANGE_TIMEOUT: Duration = Duration::from_secs(30);
 pub struct Files<'a>(pub &'a Path);
 
 impl Files<'_> {
-    fn state(&self) -> PathBuf {
+    fn state_path(&self) -> PathBuf {
         PathBuf::from(format!("{}.sync.json", self.0.display()))
     }
 
-    fn replica(&self) -> PathBuf {
+    fn replica_path(&self) -> PathBuf {
         PathBuf::from(format!("{}.sync.ydoc", self.0.display()))
     }
 
     /// This store's sync state, when it has joined a space.
     pub fn joined(&self) -> Result<Option<Joined>, String> {
-        let path = self.state();
+        let path = self.state_path();
         match std::fs::read_to_string(&path) {
             Ok(text) => serde_json::from_str(&text)
                 .map(Some)
@@ -61,23 +61,31 @@ impl Files<'_> {
     }
 }
 
+impl StateKeeper for Files<'_> {
+    async fn state(&self) -> Result<Option<Joined>, String> {
+        self.joined()
+    }
+
+    async fn save_state(&self, joined: &Joined) -> Result<(), String> {
+        let json = serde_json::to_string_pretty(joined).map_err(|e| e.to_string())?;
+        write_aside(&self.state_path(), json.as_bytes())
+    }
+}
+
 impl Keeper for Files<'_> {
     async fn load(&self) -> Result<Option<(Joined, Replica)>, String> {
         let Some(joined) = self.joined()? else { return Ok(None) };
-        let replica = match std::fs::read(self.replica()) {
+        let replica = match std::fs::read(self.replica_path()) {
             Ok(bytes) => Replica::load(joined.client_id, &bytes).map_err(|e| e.to_string())?,
             Err(_) => Replica::new(joined.client_id),
         };
         Ok(Some((joined, replica)))
     }
 
-    async fn save(&self, joined: &Joined, replica: Option<&Replica>) -> Result<(), String> {
-        let json = serde_json::to_string_pretty(joined).map_err(|e| e.to_string())?;
-        write_aside(&self.state(), json.as_bytes())?;
-        if let Some(r) = replica {
-            write_aside(&self.replica(), &r.state())?;
-        }
-        Ok(())
+    async fn save(&self, joined: &Joined, replica: &Replica) -> Result<(), String> {
+        // The replica first: a state that names records its replica lacks is never left.
+        write_aside(&self.replica_path(), &replica.state())?;
+        self.save_state(joined).await
     }
 }
 

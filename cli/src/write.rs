@@ -11,7 +11,7 @@ use nocturne_core::flow::sleep::{PassEvent, SleepReport};
 use nocturne_core::llm::provider::Provider;
 use nocturne_core::model::memory::Version;
 use nocturne_core::store::erase::Erased;
-use nocturne_sync::journal::{Journal, Journaled, SleepCall, SleepFailure};
+use nocturne_sync::journal::{Journal, Journaled, ServerLease, SleepCall, SleepFailure};
 use std::path::Path;
 
 /// A store file and the sync state beside it.
@@ -27,6 +27,11 @@ impl<'a> Writer<'a> {
 
     fn journal(&self) -> Journal<'_, Files<'a>, Memory> {
         Journal { keeper: &self.files, store: self.memory }
+    }
+
+    /// The space's Sleep lease, over this store's replica and the command line's WebSocket.
+    fn lease(&self) -> ServerLease<'_, Files<'a>, Socket, Os> {
+        ServerLease { keeper: &self.files, exchange: &Socket, random: &Os }
     }
 
     /// A chat turn: the reply from the memory, then the turn stored and encoded.
@@ -64,7 +69,7 @@ impl<'a> Writer<'a> {
         provider: &P,
         call: &mut SleepCall<'_>,
     ) -> Result<Journaled<SleepReport>, SleepFailure> {
-        pollster::block_on(self.journal().sleep(provider, (&Socket, &Os), call)).map_err(|e| match e {
+        pollster::block_on(self.journal().sleep(provider, &self.lease(), call)).map_err(|e| match e {
             SleepFailure::Failed(why) => {
                 SleepFailure::Failed(format!("{why}; the store file holds the passes that completed"))
             }
@@ -80,6 +85,6 @@ impl<'a> Writer<'a> {
         at: i64,
         on_event: &mut dyn FnMut(&PassEvent),
     ) -> Result<Journaled<Applied>, String> {
-        pollster::block_on(self.journal().apply(plan, decisions, (&Socket, &Os), at, on_event))
+        pollster::block_on(self.journal().apply(plan, decisions, &self.lease(), at, on_event))
     }
 }

@@ -82,7 +82,7 @@ pub async fn adopt_outside_writes<S: Store>(device: &mut Device, store: &S, at: 
 pub const BATCH_IN_PLACE: usize = 8;
 
 /// What a merge did.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Merged {
     /// Records from other devices applied.
     pub applied: usize,

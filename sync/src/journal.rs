@@ -5,7 +5,7 @@
 //! MCP server hold a journal over their own store and keeper and only do IO; none of them
 //! decides "synced or plain".
 
-use crate::procedure::{self, Exchange, Keeper, Random};
+use crate::procedure::{self, Exchange, Keeper, Random, StateKeeper};
 use crate::record::{EditRow, Op, ReplyRow};
 use crate::replay::{Applied, Watch};
 use nocturne_core::flow::chat::{self, Reply, TurnOutcome};
@@ -80,6 +80,35 @@ impl std::fmt::Display for SleepFailure {
 
 impl std::error::Error for SleepFailure {}
 
+/// The space's Sleep lease, taken around a Sleep (or a reviewed plan's application) of a
+/// memory that syncs, so one device sleeps at a time.
+#[allow(async_fn_in_trait)]
+pub trait Lease {
+    /// Takes it: `Err` when another device holds it (nothing may be written);
+    /// `Ok(Some(note))` when the server could not be asked (the Sleep goes ahead);
+    /// `Ok(None)` when taken.
+    async fn take(&self, now: i64) -> Result<Option<String>, String>;
+    /// Gives it back (best effort: it expires by itself).
+    async fn release(&self, now: i64);
+}
+
+/// The lease asked of the space's server through this device's replica
+/// ([`procedure::take_lease`]): the command line's, and the page's sync worker's.
+pub struct ServerLease<'a, K, E, R> {
+    pub keeper: &'a K,
+    pub exchange: &'a E,
+    pub random: &'a R,
+}
+
+impl<K: Keeper, E: Exchange, R: Random> Lease for ServerLease<'_, K, E, R> {
+    async fn take(&self, now: i64) -> Result<Option<String>, String> {
+        procedure::take_lease(self.keeper, self.exchange, self.random, now).await
+    }
+    async fn release(&self, now: i64) {
+        procedure::release_lease(self.keeper, self.exchange, self.random, now).await
+    }
+}
+
 /// A memory and where its sync state is kept.
 pub struct Journal<'a, K, S> {
     pub keeper: &'a K,
@@ -100,7 +129,7 @@ impl<T> Journaled<T> {
     }
 }
 
-impl<K: Keeper, S: Store> Journal<'_, K, S> {
+impl<K: StateKeeper, S: Store> Journal<'_, K, S> {
     /// Stores a turn of the user's, encoded: with the reply it got (a chat turn), or none
     /// (an MCP host's `add_memory`).
     pub async fn say<P: Provider>(
@@ -128,7 +157,7 @@ impl<K: Keeper, S: Store> Journal<'_, K, S> {
 
     /// The user's correction, pin, unpin or forget of one active fact; the version it wrote.
     pub async fn edit(&self, edit: &UserEdit, at: i64) -> Result<Journaled<Version>, String> {
-        if self.keeper.load().await?.is_some() {
+        if self.keeper.state().await?.is_some() {
             let items = self.store.items().await.map_err(|e| e.to_string())?;
             let fact = items
                 .iter()
@@ -168,7 +197,7 @@ impl<K: Keeper, S: Store> Journal<'_, K, S> {
     pub async fn sleep<P: Provider>(
         &self,
         provider: &P,
-        server: (&impl Exchange, &impl Random),
+        lease: &impl Lease,
         call: &mut SleepCall<'_>,
     ) -> Result<Journaled<SleepReport>, SleepFailure> {
         let style = provider.proposal_style();
@@ -178,23 +207,22 @@ impl<K: Keeper, S: Store> Journal<'_, K, S> {
         if estimate.retires_a_lot() && call.heavy == Heavy::Refuse {
             return Err(SleepFailure::Heavy(estimate));
         }
-        self.sleep_now(provider, server, call).await.map_err(SleepFailure::Failed)
+        self.sleep_now(provider, lease, call).await.map_err(SleepFailure::Failed)
     }
 
     async fn sleep_now<P: Provider>(
         &self,
         provider: &P,
-        server: (&impl Exchange, &impl Random),
+        lease: &impl Lease,
         call: &mut SleepCall<'_>,
     ) -> Result<Journaled<SleepReport>, String> {
         let options = call.options;
-        if self.keeper.load().await?.is_some() {
-            let (exchange, random) = server;
-            call.notes.extend(procedure::take_lease(self.keeper, exchange, random, options.now).await?);
+        if self.keeper.state().await?.is_some() {
+            call.notes.extend(lease.take(options.now).await?);
             let op = Op::Sleep { deep: options.scope == Scope::Deep };
             let mut watch = Watch { stop: options.stop.clone(), on_event: &mut *call.on_event };
             let done = procedure::act(self.keeper, self.store, provider, op, options.now, &mut watch).await;
-            procedure::release_lease(self.keeper, exchange, random, options.now).await;
+            lease.release(options.now).await;
             let done = done?.ok_or("the memory stopped syncing; nothing was changed")?;
             let report = done.sleep.ok_or_else(|| done.applied.to_string())?;
             return Ok(Journaled { done: report, recorded: Some(done.applied.to_string()) });
@@ -215,21 +243,20 @@ impl<K: Keeper, S: Store> Journal<'_, K, S> {
         &self,
         plan: &Review,
         decisions: &Decisions,
-        server: (&impl Exchange, &impl Random),
+        lease: &impl Lease,
         at: i64,
         on_event: &mut dyn FnMut(&PassEvent),
     ) -> Result<Journaled<review::Applied>, String> {
         plan.check(decisions).map_err(|e| e.to_string())?;
-        if self.keeper.load().await?.is_some() {
-            let (exchange, random) = server;
-            let lease = procedure::take_lease(self.keeper, exchange, random, at).await?;
+        if self.keeper.state().await?.is_some() {
+            let note = lease.take(at).await?;
             let op = Op::Apply { plan: Box::new(plan.clone()), decisions: decisions.clone() };
             let mut watch = Watch { stop: Default::default(), on_event };
             let done = procedure::act(self.keeper, self.store, &OfflineProvider, op, at, &mut watch).await;
-            procedure::release_lease(self.keeper, exchange, random, at).await;
+            lease.release(at).await;
             let done = done?.ok_or("the memory stopped syncing; nothing was changed")?;
             let applied = done.review.ok_or_else(|| done.applied.to_string())?;
-            let recorded = lease.into_iter().chain([done.applied.to_string()]).collect::<Vec<_>>().join("; ");
+            let recorded = note.into_iter().chain([done.applied.to_string()]).collect::<Vec<_>>().join("; ");
             return Ok(Journaled { done: applied, recorded: Some(recorded) });
         }
         replanning(

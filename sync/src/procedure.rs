@@ -41,13 +41,25 @@ fn default_kdf() -> KdfParams {
     KdfParams::DEFAULT
 }
 
-/// Where a device's sync state and its replica of the space are kept.
+/// Where a device's sync state is kept: all a write needs to be recorded for the next sync
+/// ([`act`], [`erase`], the journal). It never reads the replica, so a writer that does
+/// not sync itself (the page, whose sync runs in a worker) carries no sync engine.
 #[allow(async_fn_in_trait)]
-pub trait Keeper {
+pub trait StateKeeper {
+    /// The state, when this memory has joined a space.
+    async fn state(&self) -> Result<Option<Joined>, String>;
+    /// Saves the state, leaving the replica as it is.
+    async fn save_state(&self, joined: &Joined) -> Result<(), String>;
+}
+
+/// Where a device's sync state and its replica of the space are kept: what a sync and the
+/// Sleep lease need.
+#[allow(async_fn_in_trait)]
+pub trait Keeper: StateKeeper {
     /// The state and replica, when this memory has joined a space.
     async fn load(&self) -> Result<Option<(Joined, Replica)>, String>;
-    /// Saves the state, and the replica when given, so that neither is ever half written.
-    async fn save(&self, joined: &Joined, replica: Option<&Replica>) -> Result<(), String>;
+    /// Saves the state and the replica, so that neither is ever half written.
+    async fn save(&self, joined: &Joined, replica: &Replica) -> Result<(), String>;
 }
 
 /// One y-sync exchange with the server at `url`: sends what it lacks, applies to
@@ -98,7 +110,7 @@ pub struct Ask<'a> {
 }
 
 /// What one sync did.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Synced {
     pub joined: Joined,
     /// Records sealed and sent.
@@ -214,7 +226,7 @@ pub async fn sync<S: Store>(
         .hold(async {
             // What this device recorded while the exchange ran (a chat turn) is in the saved
             // state, not in the one read before it.
-            if let Some((fresh, _)) = keeper.load().await? {
+            if let Some(fresh) = keeper.state().await? {
                 joined.device = fresh.device;
             }
             let empty = store.meta().await.map_err(|e| e.to_string())?.head == 0
@@ -247,11 +259,11 @@ pub async fn sync<S: Store>(
         })
         .await?;
     // What was sealed and merged is saved before it is sent: a dropped connection loses nothing.
-    keeper.save(&joined, Some(&replica)).await?;
+    keeper.save(&joined, &replica).await?;
     exchange.exchange(&url, &replica, bytes(random)?).await?;
     let head = crate::head_digest(store).await.map_err(|e| e.to_string())?;
     joined.last_sync = Some((now, format!("sealed {sealed}, applied {} from other devices", merged.applied)));
-    keeper.save(&joined, Some(&replica)).await?;
+    keeper.save(&joined, &replica).await?;
     Ok(Synced { records: replica.len(), joined, sealed, merged, head, outside_writes })
 }
 
@@ -274,7 +286,7 @@ pub async fn take_lease(
     if let Err(held) = device::take_lease(&replica, &joined.device, now) {
         return Err(device::lease_refusal(&joined.device, &held));
     }
-    keeper.save(&joined, Some(&replica)).await?;
+    keeper.save(&joined, &replica).await?;
     let sent = exchange.exchange(&url, &replica, bytes(random)?).await;
     Ok(sent.err().map(|e| format!("the Sleep lease was taken here but not sent ({e})")))
 }
@@ -283,7 +295,7 @@ pub async fn take_lease(
 pub async fn release_lease(keeper: &impl Keeper, exchange: &impl Exchange, random: &impl Random, now: i64) {
     let Ok(Some((joined, replica))) = keeper.load().await else { return };
     device::release_lease(&replica, &joined.device, now);
-    if keeper.save(&joined, Some(&replica)).await.is_ok() {
+    if keeper.save(&joined, &replica).await.is_ok() {
         if let Ok(nonce) = bytes(random) {
             let url = crate::session::url(&joined.server, &joined.space);
             let _ = exchange.exchange(&url, &replica, nonce).await;
@@ -294,30 +306,30 @@ pub async fn release_lease(keeper: &impl Keeper, exchange: &impl Exchange, rando
 /// Does `op` as this device when the memory syncs, kept for the next sync; `None` when it
 /// does not, and the caller writes as usual.
 pub async fn act<S: Store, P: Provider>(
-    keeper: &impl Keeper,
+    keeper: &impl StateKeeper,
     store: &S,
     provider: &P,
     op: Op,
     at: i64,
     watch: &mut Watch<'_>,
 ) -> Result<Option<Performed>, String> {
-    let Some((mut joined, _)) = keeper.load().await? else { return Ok(None) };
+    let Some(mut joined) = keeper.state().await? else { return Ok(None) };
     let done =
         crate::act_watched(&mut joined.device, store, provider, op, at, watch).await.map_err(|e| e.to_string())?;
-    keeper.save(&joined, None).await?;
+    keeper.save_state(&joined).await?;
     Ok(Some(done))
 }
 
 /// Erases as this device when the memory syncs: the words leave this memory now and every
 /// copy at the next sync. `None` when it does not sync.
 pub async fn erase<S: Store>(
-    keeper: &impl Keeper,
+    keeper: &impl StateKeeper,
     store: &S,
     item_id: &str,
     at: i64,
 ) -> Result<Option<nocturne_core::store::erase::Erased>, String> {
-    let Some((mut joined, _)) = keeper.load().await? else { return Ok(None) };
+    let Some(mut joined) = keeper.state().await? else { return Ok(None) };
     let erased = crate::erase(&mut joined.device, store, item_id, at).await.map_err(|e| e.to_string())?;
-    keeper.save(&joined, None).await?;
+    keeper.save_state(&joined).await?;
     Ok(Some(erased))
 }

@@ -14,7 +14,7 @@ use nocturne_core::store::document::{Document, MAX_FACT_CHARS};
 use nocturne_core::store::{MemStore, Store};
 use nocturne_core::DAY;
 use nocturne_sync::crypto::KdfParams;
-use nocturne_sync::journal::{Heavy, Journal, SleepCall};
+use nocturne_sync::journal::{Heavy, Journal, ServerLease, SleepCall};
 use nocturne_sync::procedure::{self, Ask, StoreLocks};
 use nocturne_sync::session::LoopbackServer;
 use pollster::block_on as block;
@@ -84,7 +84,8 @@ impl Device {
                 let random = Counter(Cell::new(self.random.0.get()));
                 // Validity is the property here: a heavy retirement goes ahead as confirmed.
                 let mut call = SleepCall { heavy: Heavy::GoAhead, ..SleepCall::quiet(&options) };
-                let r = block(j.sleep(&OfflineProvider, (&Loop(server), &random), &mut call));
+                let lease = ServerLease { keeper: &self.kept, exchange: &Loop(server), random: &random };
+                let r = block(j.sleep(&OfflineProvider, &lease, &mut call));
                 self.random.0.set(random.0.get());
                 r.map(|_| ()).map_err(|e| e.to_string())
             }

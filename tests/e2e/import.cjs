@@ -77,10 +77,12 @@ async function reportOf(page) {
   // worker runs, by the service worker after (a response the service worker gave from its
   // cache reached no server).
   const fetched = [];
+  const syncFetched = [];
   context.on('requestfinished', async (r) => {
-    if (!/nocturne-import_bg\.wasm$/.test(r.url())) return;
+    const sync = /nocturne-sync-worker_bg\.wasm$/.test(r.url());
+    if (!sync && !/nocturne-import_bg\.wasm$/.test(r.url())) return;
     const resp = await r.response();
-    if (r.serviceWorker() || (resp && !resp.fromServiceWorker())) fetched.push(r.url());
+    if (r.serviceWorker() || (resp && !resp.fromServiceWorker())) (sync ? syncFetched : fetched).push(r.url());
   });
   try {
     await page.goto(url);
@@ -131,6 +133,7 @@ async function reportOf(page) {
     check((await page.evaluate(() => document.querySelectorAll('[data-block] .fact').length)) === turnsBefore, 'the refused file changed nothing');
 
     check(fetched.length === 1, 'the import module is fetched once, when the first file is read, and served from the cache after', `${fetched.length} fetches`);
+    check(syncFetched.length === 0, 'an import (and a memory that does not sync) never fetches the sync module', syncFetched.join(' '));
 
     // 4. Stop and resume.
     await drop(page, mediumZip, 'medium.zip');

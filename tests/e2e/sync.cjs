@@ -6,7 +6,8 @@
 // stale; (3) a canary said on A is in no byte the server stored; (4) a wrong passphrase and
 // a forged record are refused with nothing changed; (5) an erase on B leaves the words on no device and in
 // nothing the server stored; (6) a new profile joins a space holding 10,000 facts, the
-// time and the page's longest task printed (`sync-join-page: …`).
+// time and the page's longest task printed (`sync-join-page: …`). The sync runs in a worker
+// of its own wasm module: not fetched before the first sync, fetched once after.
 // usage: node sync.cjs URL OUTDIR YSWEET_BIN NOCTURNE_BIN
 const fs = require('fs');
 const os = require('os');
@@ -104,9 +105,19 @@ async function profile(dir) {
   });
   const page = context.pages()[0] || await context.newPage();
   page.on('dialog', (d) => d.accept());
+  // The sync worker's module, as fetched from the server: by the page before its service
+  // worker runs, by the service worker after (one served from its cache reached no server).
+  const fetched = [];
+  context.on('requestfinished', async (r) => {
+    if (!/nocturne-sync-worker_bg\.wasm$/.test(r.url())) return;
+    const resp = await r.response();
+    if (r.serviceWorker() || (resp && !resp.fromServiceWorker())) fetched.push(r.url());
+  });
   await page.goto(url);
   await page.waitForSelector('#message', { timeout: 30000 });
-  return { context, page };
+  // The service worker controls the page before anything is fetched on demand.
+  await page.waitForFunction(() => navigator.serviceWorker.controller !== null, null, { timeout: 30000 });
+  return { context, page, fetched };
 }
 
 async function tab(page, name) {
@@ -172,6 +183,8 @@ async function everything(page) {
   try {
     // (1) A fact told on one device appears on the others.
     await say(a.page, 'My sister Ana lives in Porto.');
+    await tab(a.page, 'Settings');
+    check(a.fetched.length === 0, 'a visit that has not synced (a chat turn, the Settings tab) does not fetch the sync module', a.fetched.join(' '));
     const first = await syncNow(a.page, { 'sync-server': serverUrl, 'sync-device': 'laptop', 'sync-passphrase': PASSPHRASE });
     check(first.ok && /sealed 1 record/.test(first.text), 'profile A joins a new space with its memory (one checkpoint sealed)', first.text);
     const space = first.space;
@@ -282,6 +295,10 @@ async function everything(page) {
     await new Promise((r) => setTimeout(r, 3000));
     check(!server.stored().includes(CANARY) && !(await server.held(space)).includes(CANARY), 'nor anything the server stored');
     await b.page.screenshot({ path: `${out}/sync-4-erased.png`, fullPage: true });
+    // A synced, took the Sleep lease and released it, on one visit: one fetch of the module.
+    for (const [p, name] of [[a, 'A'], [b, 'B']]) {
+      check(p.fetched.length === 1, `profile ${name} fetched the sync module once, at its first sync, and from the service worker's cache after`, `${p.fetched.length} fetches`);
+    }
 
     // (6) Scale: a new browser profile joins a space that holds a 10,000-fact memory (the
     // command line's, one checkpoint); the time and the page's longest task are printed.

@@ -32,13 +32,19 @@ pub fn SyncPanel() -> impl IntoView {
         let memory = c.memory.get();
         async move {
             sync::load(&memory).await.map(|s| {
-                s.map(|(joined, replica)| {
-                    let lease = match replica.lease().filter(|l| l.until > now()) {
-                        None => "free".to_string(),
-                        Some(l) if l.device == joined.device.id => "held by this device".to_string(),
-                        Some(l) => format!("held by {}", nocturne_sync::device::lease_text(&joined.device, &l)),
+                s.map(|(joined, summary)| {
+                    let (records, lease) = match summary {
+                        None => ("not counted yet (sync once)".to_string(), "not known yet (sync once)".to_string()),
+                        Some(summary) => {
+                            let lease = match summary.lease.filter(|l| l.until > now()) {
+                                None => "free".to_string(),
+                                Some(l) if l.device == joined.device.id => "held by this device".to_string(),
+                                Some(l) => format!("held by {}", nocturne_sync::device::lease_text(&joined.device, &l)),
+                            };
+                            (summary.records.to_string(), lease)
+                        }
                     };
-                    (joined, replica.len(), lease)
+                    (joined, records, lease)
                 })
             })
         }

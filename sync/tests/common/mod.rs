@@ -2,7 +2,7 @@
 //! as the procedure's exchange, and counted randomness.
 
 use nocturne_sync::engine::Replica;
-use nocturne_sync::procedure::{Exchange, Joined, Keeper, Random};
+use nocturne_sync::procedure::{Exchange, Joined, Keeper, Random, StateKeeper};
 use nocturne_sync::session::LoopbackServer;
 use std::cell::{Cell, RefCell};
 
@@ -10,20 +10,26 @@ use std::cell::{Cell, RefCell};
 /// memory does not sync).
 pub struct Kept(pub RefCell<Option<(Joined, Vec<u8>)>>);
 
+impl StateKeeper for Kept {
+    async fn state(&self) -> Result<Option<Joined>, String> {
+        Ok(self.0.borrow().as_ref().map(|(j, _)| j.clone()))
+    }
+    async fn save_state(&self, joined: &Joined) -> Result<(), String> {
+        let mut kept = self.0.borrow_mut();
+        let state = kept.take().map(|(_, state)| state).unwrap_or_default();
+        *kept = Some((joined.clone(), state));
+        Ok(())
+    }
+}
+
 impl Keeper for Kept {
     async fn load(&self) -> Result<Option<(Joined, Replica)>, String> {
         let kept = self.0.borrow().clone();
         kept.map(|(j, state)| Ok((j.clone(), Replica::load(j.client_id, &state).map_err(|e| e.to_string())?)))
             .transpose()
     }
-    async fn save(&self, joined: &Joined, replica: Option<&Replica>) -> Result<(), String> {
-        let mut kept = self.0.borrow_mut();
-        let state = match (replica, kept.take()) {
-            (Some(r), _) => r.state(),
-            (None, Some((_, state))) => state,
-            (None, None) => Vec::new(),
-        };
-        *kept = Some((joined.clone(), state));
+    async fn save(&self, joined: &Joined, replica: &Replica) -> Result<(), String> {
+        *self.0.borrow_mut() = Some((joined.clone(), replica.state()));
         Ok(())
     }
 }

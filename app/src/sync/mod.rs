@@ -1,0 +1,151 @@
+//! Sync in the browser, the page's half: this device's sync state in IndexedDB (all a write
+//! needs to be recorded for the next sync), the one write path over it, and the sync itself
+//! and the Sleep lease asked of the sync worker ([`worker`]: a wasm module of its own,
+//! `nocturne-sync-worker`, fetched the first time the memory syncs or takes the lease). The
+//! sync engine, the key derivation, the sealing and the replay of other devices' records
+//! are in that module only: the page's bundle carries none of them and its thread runs none
+//! of them.
+//!
+//! The passphrase lives only in the Settings panel's field for the session and in the one
+//! message that hands it to the worker: it is never stored, logged or exported. The
+//! device's state (its id, name, the records it applied and the ones waiting), its replica
+//! of the space (sealed records only) and a summary of that replica are kept in their own
+//! database, `nocturne-sync:<memory>`, so an erase or a rebuild of the memory's rows never
+//! touches them.
+
+pub mod worker;
+
+use crate::idb::IdbStore;
+use nocturne_core::llm::provider::Provider;
+use nocturne_sync::engine::Lease;
+use nocturne_sync::journal::Journal;
+use nocturne_sync::procedure::StateKeeper;
+use rexie::{ObjectStore, Rexie, TransactionMode};
+use serde::{Deserialize, Serialize};
+use wasm_bindgen::prelude::*;
+
+pub use nocturne_sync::procedure::{Joined, Synced};
+
+const STATE: &str = "state";
+/// The keys of the sync state's rows.
+const JOINED: &str = "joined";
+const REPLICA: &str = "replica";
+const SUMMARY: &str = "summary";
+
+fn db_name(memory: &str) -> String {
+    format!("nocturne-sync:{memory}")
+}
+
+async fn db(memory: &str) -> Result<Rexie, String> {
+    Rexie::builder(&db_name(memory))
+        .version(1)
+        .add_object_store(ObjectStore::new(STATE))
+        .build()
+        .await
+        .map_err(|e| format!("cannot open the sync state ({e:?})"))
+}
+
+/// What the replica held when it was last saved (by a sync or the lease), kept beside it so
+/// the page can show it without the sync engine.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Summary {
+    /// Records in this copy of the space.
+    pub records: usize,
+    /// The space's Sleep lease, when one was held.
+    pub lease: Option<Lease>,
+}
+
+/// What the user typed to sync.
+#[derive(Clone, Default, Serialize, Deserialize)]
+pub struct Ask {
+    pub server: String,
+    /// Empty: make a new space.
+    pub space: String,
+    pub device_name: String,
+    /// Never stored, logged or exported (and so no `Debug`).
+    pub passphrase: String,
+}
+
+/// This memory's sync state, when it has joined a space, and what its replica held at the
+/// last sync (`None` when no sync has saved a summary yet).
+pub async fn load(memory: &str) -> Result<Option<(Joined, Option<Summary>)>, String> {
+    let db = db(memory).await?;
+    let tx = db.transaction(&[STATE], TransactionMode::ReadOnly).map_err(|e| format!("{e:?}"))?;
+    let s = tx.store(STATE).map_err(|e| format!("{e:?}"))?;
+    let joined = s.get(JsValue::from_str(JOINED)).await.map_err(|e| format!("{e:?}"))?;
+    let summary = s.get(JsValue::from_str(SUMMARY)).await.map_err(|e| format!("{e:?}"))?;
+    let Some(joined) = joined.and_then(|v| v.as_string()) else { return Ok(None) };
+    let joined: Joined = serde_json::from_str(&joined).map_err(|e| format!("the sync state is unreadable ({e})"))?;
+    let summary = summary.and_then(|v| v.as_string()).and_then(|t| serde_json::from_str(&t).ok());
+    Ok(Some((joined, summary)))
+}
+
+/// Leaves the space: the sync state goes, the memory stays as it is.
+pub async fn leave(memory: &str) -> Result<(), String> {
+    Rexie::delete(&db_name(memory)).await.map_err(|e| format!("cannot remove the sync state ({e:?})"))
+}
+
+/// This memory's sync state in IndexedDB: the state alone on the page, the replica too in
+/// the sync worker ([`worker`]).
+pub struct Idb(String);
+
+impl StateKeeper for Idb {
+    async fn state(&self) -> Result<Option<Joined>, String> {
+        Ok(load(&self.0).await?.map(|(joined, _)| joined))
+    }
+    async fn save_state(&self, joined: &Joined) -> Result<(), String> {
+        let db = db(&self.0).await?;
+        let tx = db.transaction(&[STATE], TransactionMode::ReadWrite).map_err(|e| format!("{e:?}"))?;
+        let s = tx.store(STATE).map_err(|e| format!("{e:?}"))?;
+        let json = serde_json::to_string(joined).map_err(|e| e.to_string())?;
+        s.put(&JsValue::from_str(&json), Some(&JsValue::from_str(JOINED))).await.map_err(|e| format!("{e:?}"))?;
+        tx.done().await.map_err(|e| format!("cannot save the sync state ({e:?}); the memory is as it was"))?;
+        Ok(())
+    }
+}
+
+/// One sync, in the sync worker: join (the first time), fetch, seal what waits, merge
+/// under the write lock, send. Fails with a message a person can act on; a failure loses
+/// nothing.
+pub async fn sync_now(store: &IdbStore, ask: &Ask, now: i64) -> Result<Synced, String> {
+    if ask.passphrase.is_empty() {
+        return Err("type the space's passphrase (it is never stored)".into());
+    }
+    worker::sync(&store.name(), ask, now).await
+}
+
+/// The one write path over this memory (`nocturne_sync::journal`): every write of the
+/// page goes through it, recorded for the next sync when the memory syncs.
+pub fn journal<'a>(store: &'a IdbStore, keeper: &'a Idb) -> Journal<'a, Idb, IdbStore> {
+    Journal { keeper, store }
+}
+
+/// This memory's sync state, for [`journal`].
+pub fn keeper(store: &IdbStore) -> Idb {
+    Idb(store.name())
+}
+
+/// A Sleep through the journal (the estimate, the guard against a heavy retirement, the
+/// space's lease through the sync worker when the memory syncs).
+pub async fn sleep<P: Provider>(
+    store: &IdbStore,
+    provider: &P,
+    call: &mut nocturne_sync::journal::SleepCall<'_>,
+) -> Result<nocturne_core::flow::sleep::SleepReport, nocturne_sync::journal::SleepFailure> {
+    let keeper = keeper(store);
+    let lease = worker::Leasing(store.name());
+    journal(store, &keeper).sleep(provider, &lease, call).await.map(|j| j.done)
+}
+
+/// A reviewed Sleep's plan applied through the journal (the Sleep lease and a record when
+/// the memory syncs).
+pub async fn apply(
+    store: &IdbStore,
+    plan: &nocturne_core::flow::review::Review,
+    decisions: &nocturne_core::flow::review::Decisions,
+    at: i64,
+) -> Result<nocturne_core::flow::review::Applied, String> {
+    let keeper = keeper(store);
+    let lease = worker::Leasing(store.name());
+    journal(store, &keeper).apply(plan, decisions, &lease, at, &mut |_| {}).await.map(|j| j.done)
+}

@@ -1,0 +1,321 @@
+//! Sync in the browser, the worker's half: a wasm module of its own
+//! (`nocturne-sync-worker`, built by Trunk from `src/bin/sync.rs`) that the page starts in
+//! a Web Worker for one sync or one take or release of the Sleep lease. It holds the sync
+//! engine, the key derivation (Argon2id), the sealing and opening of records and the replay
+//! of other devices' records; it reads and writes the memory's IndexedDB database itself,
+//! under the same write lock as the page's tabs, and keeps the replica beside the state.
+//!
+//! Both halves of the exchange are here: [`sync`] and [`Leasing`] on the page, [`serve`] in
+//! the worker. The page posts one [`Request`] as JSON text and gets one [`Reply`].
+
+use super::{db, Ask, Idb, Summary, JOINED, REPLICA, STATE, SUMMARY};
+use crate::idb::IdbStore;
+use crate::inbox::Inbox;
+use crate::worker::{self as module, Started};
+use nocturne_sync::crypto::KdfParams;
+use nocturne_sync::engine::Replica;
+use nocturne_sync::journal::{Lease, ServerLease};
+use nocturne_sync::procedure::{self, Exchange, Joined, Keeper, Random, StateKeeper, Synced, WriteLock};
+use nocturne_sync::session::Session;
+use rexie::TransactionMode;
+use serde::{Deserialize, Serialize};
+use std::future::Future;
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+
+/// The worker's loader, next to the page (Trunk's loader shim for the worker module).
+pub const WORKER_URL: &str = "./nocturne-sync-worker_loader.js";
+
+/// The version of these messages (see `crate::worker`).
+const PROTOCOL: u32 = 1;
+
+/// How long one exchange may take before the connection counts as dropped.
+const EXCHANGE_TIMEOUT_MS: u32 = 30_000;
+
+/// What the page asks of the sync worker, for the memory named `memory`.
+#[derive(Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "camelCase")]
+enum Request {
+    Sync { memory: String, ask: Ask, now: i64 },
+    TakeLease { memory: String, now: i64 },
+    ReleaseLease { memory: String, now: i64 },
+}
+
+/// What the sync worker answers.
+#[derive(Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "camelCase")]
+enum Reply {
+    Synced {
+        synced: Box<Synced>,
+    },
+    /// The lease's answer ([`Lease::take`]).
+    Lease {
+        taken: Result<Option<String>, String>,
+    },
+    Released,
+    /// The sync or the worker failed, in words a user can act on.
+    Failed {
+        message: String,
+    },
+}
+
+/// Asks the sync worker once and awaits its one answer.
+async fn ask(request: &Request) -> Result<Reply, String> {
+    let worker = Started::new(WORKER_URL, "the sync module", "the first time the memory syncs")?;
+    worker.ready(PROTOCOL).await?;
+    let text = serde_json::to_string(&(PROTOCOL, request)).map_err(|e| e.to_string())?;
+    worker.post(&JsValue::from_str(&text))?;
+    worker.next().await
+}
+
+/// One sync of the memory named `memory`, in the sync worker ([`procedure::sync`]).
+pub async fn sync(memory: &str, ask_: &Ask, now: i64) -> Result<Synced, String> {
+    match ask(&Request::Sync { memory: memory.into(), ask: ask_.clone(), now }).await? {
+        Reply::Synced { synced } => Ok(*synced),
+        Reply::Failed { message } => Err(message),
+        _ => Err("the sync module answered something else than a sync".into()),
+    }
+}
+
+/// The space's Sleep lease of the memory named by it, asked through the sync worker.
+pub struct Leasing(pub String);
+
+impl Lease for Leasing {
+    async fn take(&self, now: i64) -> Result<Option<String>, String> {
+        match ask(&Request::TakeLease { memory: self.0.clone(), now }).await? {
+            Reply::Lease { taken } => taken,
+            Reply::Failed { message } => Err(message),
+            _ => Err("the sync module answered something else than the lease".into()),
+        }
+    }
+    async fn release(&self, now: i64) {
+        // Best effort: the lease expires by itself.
+        let _ = ask(&Request::ReleaseLease { memory: self.0.clone(), now }).await;
+    }
+}
+
+/// The worker's side: answers each request posted to it. Called once, by the worker
+/// module's `main`.
+pub fn serve() {
+    module::serve(PROTOCOL, "the sync module", answer);
+}
+
+async fn answer(data: JsValue) -> Result<(), String> {
+    let text = data.as_string().ok_or("the page sent no request")?;
+    let (protocol, request): (u32, Request) = serde_json::from_str(&text).map_err(|e| {
+        // The request holds the passphrase: its words are never repeated.
+        format!("the page's request is unreadable (at line {} column {})", e.line(), e.column())
+    })?;
+    if protocol != PROTOCOL {
+        return Err(format!(
+            "this page is from another version of Nocturne (messages v{protocol}, its sync module v{PROTOCOL}); reload the page"
+        ));
+    }
+    let reply = match request {
+        Request::Sync { memory, ask, now } => {
+            let store = IdbStore::open(&memory).await.map_err(|e| e.to_string())?;
+            let synced = sync_here(&store, &ask, now).await?;
+            Reply::Synced { synced: Box::new(synced) }
+        }
+        Request::TakeLease { memory, now } => {
+            let keeper = Idb(memory);
+            let lease = ServerLease { keeper: &keeper, exchange: &Socket, random: &WebCrypto };
+            Reply::Lease { taken: lease.take(now).await }
+        }
+        Request::ReleaseLease { memory, now } => {
+            let keeper = Idb(memory);
+            ServerLease { keeper: &keeper, exchange: &Socket, random: &WebCrypto }.release(now).await;
+            Reply::Released
+        }
+    };
+    module::post(&reply);
+    Ok(())
+}
+
+/// One sync ([`procedure::sync`]) of `store`, here in the worker.
+async fn sync_here(store: &IdbStore, ask: &Ask, now: i64) -> Result<Synced, String> {
+    // The procedure trims each field and reads an empty one as not given.
+    let ask = procedure::Ask {
+        server: Some(&ask.server),
+        space: Some(&ask.space),
+        device_name: Some(&ask.device_name),
+        passphrase: &ask.passphrase,
+        kdf: KdfParams::DEFAULT,
+        kind: "browser",
+        empty_hint: "join with an empty memory (Settings → memories)",
+    };
+    procedure::sync(&Idb(store.name()), &Socket, &WebCrypto, &Tabs, store, &ask, now).await
+}
+
+impl Keeper for Idb {
+    async fn load(&self) -> Result<Option<(Joined, Replica)>, String> {
+        let Some(joined) = self.state().await? else { return Ok(None) };
+        let db = db(&self.0).await?;
+        let tx = db.transaction(&[STATE], TransactionMode::ReadOnly).map_err(|e| format!("{e:?}"))?;
+        let s = tx.store(STATE).map_err(|e| format!("{e:?}"))?;
+        let replica = s.get(JsValue::from_str(REPLICA)).await.map_err(|e| format!("{e:?}"))?;
+        let bytes = replica.filter(|v| !v.is_undefined()).map(|v| js_sys::Uint8Array::new(&v).to_vec());
+        let replica = match bytes.filter(|b| !b.is_empty()) {
+            None => Replica::new(joined.client_id),
+            Some(bytes) => Replica::load(joined.client_id, &bytes).map_err(|e| e.to_string())?,
+        };
+        Ok(Some((joined, replica)))
+    }
+
+    /// The state, the replica and its summary, in one transaction.
+    async fn save(&self, joined: &Joined, replica: &Replica) -> Result<(), String> {
+        let db = db(&self.0).await?;
+        let tx = db.transaction(&[STATE], TransactionMode::ReadWrite).map_err(|e| format!("{e:?}"))?;
+        let s = tx.store(STATE).map_err(|e| format!("{e:?}"))?;
+        let json = serde_json::to_string(joined).map_err(|e| e.to_string())?;
+        let summary = Summary { records: replica.len(), lease: replica.lease() };
+        let summary = serde_json::to_string(&summary).map_err(|e| e.to_string())?;
+        let rows = [
+            (JsValue::from_str(&json), JOINED),
+            (js_sys::Uint8Array::from(replica.state().as_slice()).into(), REPLICA),
+            (JsValue::from_str(&summary), SUMMARY),
+        ];
+        for (value, key) in rows {
+            s.put(&value, Some(&JsValue::from_str(key))).await.map_err(|e| format!("{e:?}"))?;
+        }
+        tx.done().await.map_err(|e| format!("cannot save the sync state ({e:?}); the memory is as it was"))?;
+        Ok(())
+    }
+}
+
+/// WebCrypto's randomness.
+struct WebCrypto;
+
+impl Random for WebCrypto {
+    fn fill(&self, bytes: &mut [u8]) -> Result<(), String> {
+        // The worker's global scope, not `window`: there is none in a worker.
+        let crypto = js_sys::Reflect::get(&js_sys::global(), &"crypto".into())
+            .ok()
+            .filter(|c| !c.is_undefined())
+            .ok_or("this browser has no WebCrypto")?
+            .unchecked_into::<web_sys::Crypto>();
+        crypto.get_random_values_with_u8_array(bytes).map_err(|e| format!("no randomness from WebCrypto ({e:?})"))?;
+        Ok(())
+    }
+}
+
+/// The browser's WebSocket.
+struct Socket;
+
+impl Exchange for Socket {
+    async fn exchange(&self, url: &str, replica: &Replica, nonce: [u8; 8]) -> Result<(), String> {
+        exchange(url, replica, nonce).await
+    }
+}
+
+/// The write lock every tab of this memory shares.
+struct Tabs;
+
+impl WriteLock for Tabs {
+    async fn hold<T>(&self, work: impl Future<Output = Result<T, String>>) -> Result<T, String> {
+        crate::lock::write(work).await.map_err(|e| e.to_string())?
+    }
+}
+
+/// What the socket delivered.
+enum Event {
+    Open,
+    Message(Vec<u8>),
+    Closed(String),
+}
+
+/// One y-sync exchange over a browser WebSocket.
+async fn exchange(url: &str, replica: &Replica, nonce: [u8; 8]) -> Result<(), String> {
+    let server = |m: String| nocturne_sync::SyncError::Server(m).to_string();
+    let socket = web_sys::WebSocket::new(url).map_err(|e| server(format!("cannot open {url} ({e:?})")))?;
+    socket.set_binary_type(web_sys::BinaryType::Arraybuffer);
+    let inbox: Inbox<Event> = Inbox::default();
+    let p = inbox.clone();
+    let on_open = Closure::<dyn FnMut()>::new(move || p.push(Event::Open));
+    let p = inbox.clone();
+    let on_message = Closure::<dyn FnMut(web_sys::MessageEvent)>::new(move |e: web_sys::MessageEvent| {
+        if let Ok(buf) = e.data().dyn_into::<js_sys::ArrayBuffer>() {
+            p.push(Event::Message(js_sys::Uint8Array::new(&buf).to_vec()));
+        }
+    });
+    let p = inbox.clone();
+    let on_close = Closure::<dyn FnMut(web_sys::CloseEvent)>::new(move |e: web_sys::CloseEvent| {
+        p.push(Event::Closed(format!("the connection closed (code {})", e.code())))
+    });
+    let p = inbox.clone();
+    let on_error = Closure::<dyn FnMut()>::new(move || p.push(Event::Closed("cannot reach the server".into())));
+    socket.set_onopen(Some(on_open.as_ref().unchecked_ref()));
+    socket.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
+    socket.set_onclose(Some(on_close.as_ref().unchecked_ref()));
+    socket.set_onerror(Some(on_error.as_ref().unchecked_ref()));
+    let p = inbox.clone();
+    let timer = Timer::start(EXCHANGE_TIMEOUT_MS, move || {
+        p.push(Event::Closed(format!("no complete answer within {} s", EXCHANGE_TIMEOUT_MS / 1000)))
+    });
+    let result = drive(&socket, replica, nonce, &inbox).await;
+    drop(timer);
+    socket.set_onclose(None);
+    socket.set_onerror(None);
+    socket.set_onmessage(None);
+    let _ = socket.close();
+    drop((on_open, on_message, on_close, on_error));
+    result.map_err(|m| server(format!("{m} ({url})")))
+}
+
+async fn drive(
+    socket: &web_sys::WebSocket,
+    replica: &Replica,
+    nonce: [u8; 8],
+    inbox: &Inbox<Event>,
+) -> Result<(), String> {
+    let mut session: Option<Session> = None;
+    loop {
+        match inbox.next().await {
+            Event::Open => {
+                let (s, first) = Session::start(replica, nonce);
+                socket.send_with_u8_array(&first).map_err(|e| format!("the connection dropped ({e:?})"))?;
+                session = Some(s);
+            }
+            Event::Message(bytes) => {
+                let Some(s) = session.as_mut() else { continue };
+                for reply in s.receive(replica, &bytes).map_err(|e| e.to_string())? {
+                    socket.send_with_u8_array(&reply).map_err(|e| format!("the connection dropped ({e:?})"))?;
+                }
+                if s.done() {
+                    return Ok(());
+                }
+            }
+            Event::Closed(why) => return Err(why),
+        }
+    }
+}
+
+/// A `setTimeout` of the worker's global scope, cleared when dropped.
+struct Timer {
+    id: Option<JsValue>,
+    _callback: Closure<dyn FnMut()>,
+}
+
+impl Timer {
+    fn start(ms: u32, f: impl FnMut() + 'static) -> Timer {
+        let callback = Closure::<dyn FnMut()>::new(f);
+        let global = js_sys::global();
+        let set = js_sys::Reflect::get(&global, &"setTimeout".into())
+            .ok()
+            .and_then(|f| f.dyn_into::<js_sys::Function>().ok());
+        let id = set.and_then(|set| set.call2(&global, callback.as_ref(), &ms.into()).ok());
+        Timer { id, _callback: callback }
+    }
+}
+
+impl Drop for Timer {
+    fn drop(&mut self) {
+        let global = js_sys::global();
+        let clear = js_sys::Reflect::get(&global, &"clearTimeout".into())
+            .ok()
+            .and_then(|f| f.dyn_into::<js_sys::Function>().ok());
+        if let (Some(clear), Some(id)) = (clear, &self.id) {
+            let _ = clear.call1(&global, id);
+        }
+    }
+}
