@@ -352,3 +352,23 @@ async fn a_reviewed_sleep_writes_nothing_to_indexeddb_until_applied() {
     assert!(again.report.is_none());
     assert_eq!(store.export().await.expect("export").to_json(), after, "a second apply wrote");
 }
+
+#[wasm_bindgen_test]
+async fn a_read_of_thousands_of_rows_decodes_every_one_in_order() {
+    use nocturne_core::model::memory::Block;
+    use nocturne_core::store::Commit;
+    // More rows than one read decodes between two returns to the event loop (1,000), so
+    // the slices' seams are crossed twice and the last slice is a partial one.
+    let store = fresh("slices", 0).await;
+    let facts: Vec<_> = (1..=2_345u64)
+        .map(|n| conformance::fact(n, Block::Scratch, &format!("Fact number {n} is kept."), NOW))
+        .collect();
+    let commit = Commit { at: NOW, label: Some("bulk".into()), items: facts.clone(), ..Default::default() };
+    store.commit(commit).await.expect("bulk write");
+    let mut read = store.items().await.expect("read");
+    read.sort_by_key(|i| i.ordinal());
+    assert_eq!(read.len(), facts.len(), "every row read back");
+    assert_eq!(read, facts, "each row as written");
+    let changes = store.changes(0, store.meta().await.expect("meta").head).await.expect("changes");
+    assert_eq!(changes.len(), facts.len(), "every change row read back");
+}

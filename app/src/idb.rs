@@ -94,6 +94,23 @@ fn from_js<T: DeserializeOwned>(value: JsValue) -> Result<T, StoreError> {
     serde_json::from_str(&row).map_err(|e| StoreError::Backend(format!("a stored record is damaged: {e}")))
 }
 
+/// Rows decoded between two returns to the event loop: a read of ten thousand facts
+/// decodes in slices of a few milliseconds instead of holding the page for one long task.
+const ROWS_READ_PER_TASK: usize = 1000;
+
+/// Decodes read records, [`ROWS_READ_PER_TASK`] a task. Only for records whose transaction is
+/// over: one still open would commit at the first return to the event loop.
+async fn decode_rows<T: DeserializeOwned>(values: Vec<JsValue>) -> Result<Vec<T>, StoreError> {
+    let mut out = Vec::with_capacity(values.len());
+    for (n, value) in values.into_iter().enumerate() {
+        if n > 0 && n % ROWS_READ_PER_TASK == 0 {
+            crate::task::next().await;
+        }
+        out.push(from_js(value)?);
+    }
+    Ok(out)
+}
+
 /// The length of a stored record's row (its JSON, in UTF-16 units), for the size of a
 /// refused write.
 fn row_bytes(value: &JsValue) -> f64 {
@@ -124,7 +141,7 @@ fn encode_rows(rows: &Rows) -> impl Iterator<Item = Result<EncodedRow, StoreErro
 
 /// Rows encoded and put between two returns to the page's event loop: a write of tens of
 /// thousands of rows (a sync join, an import) stays one transaction but never one long task.
-const ROWS_PER_TASK: usize = 500;
+const ROWS_WRITTEN_PER_TASK: usize = 500;
 
 /// Why the browser aborted a write whose every request it had accepted. Per the
 /// IndexedDB spec that happens at commit when the site's storage quota cannot hold the
@@ -219,7 +236,7 @@ impl IdbStore {
         let tx = self.db.transaction(&[store], TransactionMode::ReadOnly).map_err(|e| backend("read", e))?;
         let s = tx.store(store).map_err(|e| backend("read", e))?;
         let values = s.get_all(range, None).await.map_err(|e| backend(&format!("cannot read {store}"), e))?;
-        values.into_iter().map(from_js).collect()
+        decode_rows(values).await
     }
 
     async fn read_meta(&self) -> Result<Meta, StoreError> {
@@ -270,7 +287,7 @@ impl IdbStore {
             return Err(StoreError::Backend(format!("the write was aborted after {limit} rows; nothing was changed")));
         }
         loop {
-            let slice: Result<Vec<EncodedRow>, StoreError> = encoded.by_ref().take(ROWS_PER_TASK).collect();
+            let slice: Result<Vec<EncodedRow>, StoreError> = encoded.by_ref().take(ROWS_WRITTEN_PER_TASK).collect();
             let slice = match slice {
                 Ok(slice) if slice.is_empty() => break,
                 Ok(slice) => slice,
@@ -399,15 +416,15 @@ impl Store for IdbStore {
 
     async fn changes(&self, lo: u64, hi: u64) -> Result<Vec<(u64, Item)>, StoreError> {
         let rows = self.by_seq(CHANGES, lo, hi).await?;
-        let mut out: Vec<(u64, Item)> =
-            rows.into_iter().map(from_js::<ChangeRow>).map(|r| r.map(|r| (r.seq, r.item))).collect::<Result<_, _>>()?;
+        let rows: Vec<ChangeRow> = decode_rows(rows).await?;
+        let mut out: Vec<(u64, Item)> = rows.into_iter().map(|r| (r.seq, r.item)).collect();
         out.sort_by(|a, b| a.0.cmp(&b.0).then(a.1.ordinal().cmp(&b.1.ordinal())));
         Ok(out)
     }
 
     async fn mutations_between(&self, lo: u64, hi: u64) -> Result<Vec<Mutation>, StoreError> {
         let rows = self.by_seq(MUTATIONS, lo, hi).await?;
-        let mut out: Vec<Mutation> = rows.into_iter().map(from_js).collect::<Result<_, _>>()?;
+        let mut out: Vec<Mutation> = decode_rows(rows).await?;
         out.sort_by_key(|m| m.id);
         Ok(out)
     }

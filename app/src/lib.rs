@@ -12,6 +12,7 @@ pub mod reader;
 pub mod stop;
 pub mod storage;
 pub mod sync;
+pub mod task;
 pub mod ui;
 pub mod worker;
 

@@ -787,3 +787,46 @@ fn regression_a_promise_stored_under_two_categories_falls_due_as_one() {
     assert!(due >= 2, "the drill and the passport fell due: {due}");
     assert!(block(audit::audit(&store)).expect("audit").problems.is_empty());
 }
+
+#[test]
+fn a_sleep_estimate_worked_out_in_steps_is_the_whole_estimate() {
+    use nocturne_core::flow::sleep::{Basis, Estimating};
+    use nocturne_core::llm::provider::ProposalStyle;
+    use nocturne_core::testkit::adversarial::{self, Shape};
+    // The scripted conversation, slept once (so an incremental estimate has a fresh set),
+    // then 300 facts said over the year before (some stale, some one slot said again).
+    let store = seeded();
+    block(sleep::sleep(&store, &OfflineProvider, &SleepOptions::new(NOW), &mut |_| {})).expect("sleep");
+    let head = block(store.meta()).expect("meta").head;
+    let said = adversarial::facts(Shape::OneSlot, 150, 1000, NOW, 3).into_iter().chain(adversarial::facts(
+        Shape::FewWords,
+        150,
+        2000,
+        NOW,
+        4,
+    ));
+    let commit =
+        Commit { at: NOW, label: Some("bulk".into()), items: said.collect(), base: Some(head), ..Default::default() };
+    block(store.commit(commit)).expect("bulk load");
+    // Half a year on: the scratch facts said long ago are stale.
+    let later = NOW + 180 * DAY;
+    for options in [SleepOptions::new(later), SleepOptions::new(later).deep()] {
+        let whole = block(sleep::estimate(&store, ProposalStyle::FreeText, &options)).expect("estimate");
+        assert!(whole.calls > 0 && whole.retire > 0 && whole.active > 300, "a memory worth estimating: {whole:?}");
+        let basis = block(Basis::read(&store, &options)).expect("basis");
+        for facts in [0, 1, 7, 1000] {
+            let mut estimating = Estimating::new(&basis, ProposalStyle::FreeText, &options);
+            let mut steps = 1;
+            let stepped = loop {
+                match estimating.step(facts) {
+                    Some(e) => break e,
+                    None => steps += 1,
+                }
+            };
+            assert_eq!(stepped, whole, "{facts} facts a step");
+            // The retention rules a step of `facts` at a time, then two steps per pass.
+            let ruled = whole.active.div_ceil(facts.max(1));
+            assert_eq!(steps, ruled + 2 * PassKind::SLEEP.len(), "{facts} facts a step");
+        }
+    }
+}

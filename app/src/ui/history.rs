@@ -6,7 +6,7 @@
 //! committed under the write lock, so a chat in this or another tab waits a batch, not the
 //! whole import.
 
-use super::{ctx, now};
+use super::{ctx, next_task, now};
 use crate::idb::IdbStore;
 use crate::stop::StopHandle;
 use leptos::prelude::*;
@@ -156,16 +156,6 @@ pub fn HistoryImport() -> impl IntoView {
 /// Batches whose requests are built between two returns to the page's event loop (a few
 /// milliseconds).
 const BATCHES_PER_TASK: usize = 200;
-
-/// Resolves on the page's next task, so input and drawing run in between.
-async fn next_task() {
-    let promise = js_sys::Promise::new(&mut |resolve, _| {
-        if let Some(w) = web_sys::window() {
-            let _ = w.set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, 0);
-        }
-    });
-    let _ = wasm_bindgen_futures::JsFuture::from(promise).await;
-}
 
 /// Plans `history` against the sources the memory's transcript already holds.
 async fn plan_for(store: &IdbStore, history: &History) -> Result<Plan, String> {

@@ -12,6 +12,10 @@ use nocturne_core::flow::sleep::{self, PassEvent, Phase, SleepOptions, SleepRepo
 use nocturne_core::PassKind;
 use nocturne_sync::journal::{Heavy, SleepCall, SleepFailure};
 
+/// Active facts the retention rules look at between two returns to the page's event loop
+/// (a few milliseconds).
+const FACTS_PER_TASK: usize = 500;
+
 /// Runs a Sleep and shows each pass as its events arrive.
 #[component]
 pub fn SleepPanel() -> impl IntoView {
@@ -24,7 +28,21 @@ pub fn SleepPanel() -> impl IntoView {
         let style = nocturne_core::llm::provider::Provider::proposal_style(&c.provider());
         async move {
             let options = if deep { SleepOptions::new(now()).deep() } else { SleepOptions::new(now()) };
-            sleep::estimate(&store, style, &options).await
+            // A step a task: on a large memory the whole estimate would hold the page for a
+            // second (after an import, a sync) while every panel redraws. A write meanwhile
+            // (each batch of an import) starts a newer estimate: this one stops working.
+            let revision = c.revision.get_untracked();
+            let basis = sleep::Basis::read(&store, &options).await?;
+            let mut estimating = sleep::Estimating::new(&basis, style, &options);
+            loop {
+                if let Some(estimate) = estimating.step(FACTS_PER_TASK) {
+                    break Ok(Some(estimate));
+                }
+                super::next_task().await;
+                if c.revision.get_untracked() != revision {
+                    break Ok(None);
+                }
+            }
         }
     });
     let events: RwSignal<Vec<PassEvent>> = RwSignal::new(Vec::new());
@@ -121,7 +139,7 @@ pub fn SleepPanel() -> impl IntoView {
                         let dry = dry_run.get_untracked();
                         // A Sleep that would retire more than a quarter of the memory asks
                         // first (the journal refuses it unless the user confirmed).
-                        let heavy = estimate.get_untracked().and_then(|e| e.ok()).filter(|e| e.retires_a_lot());
+                        let heavy = estimate.get_untracked().and_then(|e| e.ok().flatten()).filter(|e| e.retires_a_lot());
                         let mut confirmed = false;
                         if let (false, Some(e)) = (dry, heavy) {
                             let ask = format!(
@@ -149,7 +167,8 @@ pub fn SleepPanel() -> impl IntoView {
             // back to the app's loading state (which would also lose the chat's scroll).
             <Transition fallback=|| ()>
                 <p class="hint" data-testid="sleep-estimate">{move || estimate.get().map(|e| match e {
-                Ok(e) => {
+                Ok(None) => "Working out the estimate again after the latest write…".to_string(),
+                Ok(Some(e)) => {
                     let what = match e.fresh {
                         Some(f) => format!("Incremental: {f} fact(s) new or changed since the last Sleep, of {} active", e.active),
                         None => format!("Deep: all {} active facts", e.active),

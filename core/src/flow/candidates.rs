@@ -64,12 +64,25 @@ pub fn duplicates(items: &[&Item], threshold: f64, bounds: &Bounds) -> (Vec<Dupl
         .map(|i| PairInput { text: &i.text, rank: i.block.weight() as i64, created_at: i.created_at })
         .collect();
     let (found, work) = pairs::duplicate_pairs_bounded(&inputs, threshold, bounds.pairs);
+    // Each fact's statements and polarity, worked out once however many pairs it is in.
+    let mut read: Vec<Option<(Vec<String>, bool)>> = vec![None; items.len()];
+    for p in &found {
+        for i in [p.drop, p.keeper] {
+            read[i].get_or_insert_with(|| {
+                (crate::text::candidates::pieces(&items[i].text), polarity::is_negated(&items[i].text))
+            });
+        }
+    }
+    let read = |i: usize| read[i].as_ref().map_or((&[][..], false), |(parts, negated)| (&parts[..], *negated));
     let out = found
         .into_iter()
         // Two speakers' words are never one fact; a statement is not folded into a compound.
         .filter(|p| items[p.drop].speaker == items[p.keeper].speaker)
-        .filter(|p| crate::gate::dedupe::folds_into_a_compound(items[p.drop], items[p.keeper], threshold).is_none())
-        .filter(|p| !polarity::opposite(&items[p.drop].text, &items[p.keeper].text))
+        .filter(|p| {
+            let ((drop, _), (keeper, _)) = (read(p.drop), read(p.keeper));
+            crate::gate::dedupe::folds_into(items[p.drop], drop, items[p.keeper], keeper, threshold).is_none()
+        })
+        .filter(|p| read(p.drop).1 == read(p.keeper).1)
         // A pinned fact is never the one dropped: it keeps, or the pair is left alone.
         .filter_map(|p| match (items[p.drop].pinned, items[p.keeper].pinned) {
             (false, _) => Some((p.drop, p.keeper, p.similarity)),

@@ -436,49 +436,136 @@ impl Estimate {
 pub const CONFIRM_RETIRE_AT_LEAST: usize = 10;
 
 /// Estimates the calls and prompt tokens of a Sleep with `options` over `store`, asking
-/// no model and writing nothing.
+/// no model and writing nothing: [`Basis::read`], then [`Estimating`] to its end.
 pub async fn estimate<S: Store>(
     store: &S,
     style: provider::ProposalStyle,
     options: &SleepOptions,
 ) -> Result<Estimate, StoreError> {
-    let meta = store.meta().await?;
-    let (policy, _) = in_force(&meta.policy, options);
-    let items = store.items().await?;
-    let turns = store.transcript().await?;
-    let fresh = fresh_since(store, options.scope, meta.head, items.iter()).await?;
-    let seeds = fresh.as_ref().map(Fresh::seeds);
-    let mut active: Vec<&Item> = items.iter().filter(|i| i.active).collect();
-    active.sort_by_key(|i| i.ordinal());
-    let asking = Asking { policy: &policy, now: options.now, budget: &options.budget, style };
-    let overflow = policy.overflow(active.iter().copied(), options.now);
-    let retire = active
-        .iter()
-        .filter(|i| {
-            overflow.contains(&i.item_id)
-                || policy.fell_due(i, options.now).is_some()
-                || policy.passed(i, options.now).is_some()
-                || (!policy.protects(i, options.now) && policy.is_stale(i, options.now))
-        })
-        .count();
-    let mut out = Estimate {
-        retire,
-        scope: if fresh.is_some() { "incremental" } else { "deep" },
-        fresh: fresh.as_ref().map(Fresh::len),
-        active: active.len(),
-        calls: 0,
-        prompt_tokens: 0,
-        by_pass: Vec::new(),
-    };
-    for kind in PassKind::SLEEP {
-        let (candidates, _) = candidates(kind, &active, &policy, &turns, seeds.as_ref(), &options.bounds);
-        let (requests, _) = asking.requests(kind, &active, &candidates, fresh.as_ref());
-        out.calls += requests.len();
-        out.prompt_tokens +=
-            requests.iter().flat_map(|r| &r.messages).map(|m| provider::estimate_tokens(&m.content)).sum::<u64>();
-        out.by_pass.push((kind, requests.len()));
+    let basis = Basis::read(store, options).await?;
+    let mut estimating = Estimating::new(&basis, style, options);
+    loop {
+        if let Some(estimate) = estimating.step(usize::MAX) {
+            return Ok(estimate);
+        }
     }
-    Ok(out)
+}
+
+/// What a Sleep's estimate is worked out from, read from the store once: the policy in
+/// force, the facts, the transcript, and what is new since the last completed Sleep.
+pub struct Basis {
+    policy: RetentionPolicy,
+    items: Vec<Item>,
+    turns: Vec<crate::model::memory::Turn>,
+    fresh: Option<Fresh>,
+}
+
+impl Basis {
+    /// Reads what a Sleep with `options` over `store` would start from.
+    pub async fn read<S: Store>(store: &S, options: &SleepOptions) -> Result<Basis, StoreError> {
+        let meta = store.meta().await?;
+        let (policy, _) = in_force(&meta.policy, options);
+        let items = store.items().await?;
+        let turns = store.transcript().await?;
+        let fresh = fresh_since(store, options.scope, meta.head, items.iter()).await?;
+        Ok(Basis { policy, items, turns, fresh })
+    }
+}
+
+/// A Sleep's [`Estimate`] worked out a step at a time, so a page can return to its event
+/// loop between steps: first the retention rules over the active facts, `facts` of them a
+/// step, then for each pass a step finding its candidates and one building its requests. Stepped to its end, it is
+/// [`estimate`]'s result, whatever the step sizes.
+///
+/// ```
+/// # use nocturne_core::flow::sleep::{Basis, Estimating, SleepOptions};
+/// # use nocturne_core::llm::provider::ProposalStyle;
+/// # use nocturne_core::store::MemStore;
+/// # pollster::block_on(async {
+/// let options = SleepOptions::new(0);
+/// let basis = Basis::read(&MemStore::new(), &options).await.unwrap();
+/// let mut estimating = Estimating::new(&basis, ProposalStyle::FreeText, &options);
+/// let estimate = loop {
+///     if let Some(e) = estimating.step(100) { break e; }
+/// };
+/// assert_eq!(estimate.active, 0);
+/// # });
+/// ```
+pub struct Estimating<'a> {
+    basis: &'a Basis,
+    style: provider::ProposalStyle,
+    options: &'a SleepOptions,
+    active: Vec<&'a Item>,
+    seeds: Option<HashSet<String>>,
+    overflow: std::collections::BTreeSet<String>,
+    /// Active facts the retention rules have looked at so far.
+    ruled: usize,
+    /// Passes estimated so far.
+    passes: usize,
+    /// The next pass's candidates, found in the step before its requests are built.
+    found: Option<Candidates>,
+    out: Estimate,
+}
+
+impl<'a> Estimating<'a> {
+    pub fn new(basis: &'a Basis, style: provider::ProposalStyle, options: &'a SleepOptions) -> Self {
+        let mut active: Vec<&Item> = basis.items.iter().filter(|i| i.active).collect();
+        active.sort_by_key(|i| i.ordinal());
+        let overflow = basis.policy.overflow(active.iter().copied(), options.now);
+        let out = Estimate {
+            retire: 0,
+            scope: if basis.fresh.is_some() { "incremental" } else { "deep" },
+            fresh: basis.fresh.as_ref().map(Fresh::len),
+            active: active.len(),
+            calls: 0,
+            prompt_tokens: 0,
+            by_pass: Vec::new(),
+        };
+        let seeds = basis.fresh.as_ref().map(Fresh::seeds);
+        Estimating { basis, style, options, active, seeds, overflow, ruled: 0, passes: 0, found: None, out }
+    }
+
+    /// Works out the next step (the retention rules over the next `facts` active facts, at
+    /// least one; once all are ruled, the next pass's candidates, then its requests); the
+    /// estimate once every step is done.
+    pub fn step(&mut self, facts: usize) -> Option<Estimate> {
+        let (policy, now) = (&self.basis.policy, self.options.now);
+        if self.ruled < self.active.len() {
+            let end = self.active.len().min(self.ruled.saturating_add(facts.max(1)));
+            self.out.retire += self.active[self.ruled..end]
+                .iter()
+                .filter(|i| {
+                    self.overflow.contains(&i.item_id)
+                        || policy.fell_due(i, now).is_some()
+                        || policy.passed(i, now).is_some()
+                        || (!policy.protects(i, now) && policy.is_stale(i, now))
+                })
+                .count();
+            self.ruled = end;
+        } else if let Some(&kind) = PassKind::SLEEP.get(self.passes) {
+            let options = self.options;
+            match self.found.take() {
+                None => {
+                    let seeds = self.seeds.as_ref();
+                    let (found, _) = candidates(kind, &self.active, policy, &self.basis.turns, seeds, &options.bounds);
+                    self.found = Some(found);
+                }
+                Some(found) => {
+                    let asking = Asking { policy, now, budget: &options.budget, style: self.style };
+                    let (requests, _) = asking.requests(kind, &self.active, &found, self.basis.fresh.as_ref());
+                    self.out.calls += requests.len();
+                    self.out.prompt_tokens += requests
+                        .iter()
+                        .flat_map(|r| &r.messages)
+                        .map(|m| provider::estimate_tokens(&m.content))
+                        .sum::<u64>();
+                    self.out.by_pass.push((kind, requests.len()));
+                    self.passes += 1;
+                }
+            }
+        }
+        (self.ruled == self.active.len() && self.passes == PassKind::SLEEP.len()).then(|| self.out.clone())
+    }
 }
 
 /// The engine's candidate pairs for pass `kind` over the active facts (those touching

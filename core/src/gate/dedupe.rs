@@ -13,7 +13,22 @@ use serde_json::Value;
 /// user could then only edit or erase together with the rest.
 pub(crate) fn folds_into_a_compound(item: &Item, keeper: &Item, threshold: f64) -> Option<String> {
     let parts = candidates::pieces(&keeper.text);
-    if parts.len() < 2 || candidates::pieces(&item.text).len() > 1 {
+    if parts.len() < 2 {
+        return None;
+    }
+    folds_into(item, &candidates::pieces(&item.text), keeper, &parts, threshold)
+}
+
+/// [`folds_into_a_compound`] over each text's statements (`candidates::pieces`), worked
+/// out by the caller: the candidate search splits each fact once, not once per pair.
+pub(crate) fn folds_into(
+    item: &Item,
+    item_parts: &[String],
+    keeper: &Item,
+    parts: &[String],
+    threshold: f64,
+) -> Option<String> {
+    if parts.len() < 2 || item_parts.len() > 1 {
         return None;
     }
     let rest: Vec<&String> =
