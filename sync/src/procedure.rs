@@ -255,15 +255,24 @@ pub async fn sync<S: Store>(
                 return Err(e);
             }
             let merged = crate::merge(&mut joined.device, &replica, &key, store).await.map_err(|e| e.to_string())?;
+            // What was sealed and merged is saved before it is sent: a dropped connection
+            // loses nothing.
+            keeper.save(&joined, &replica).await?;
             Ok((sealed, merged, outside))
         })
         .await?;
-    // What was sealed and merged is saved before it is sent: a dropped connection loses nothing.
-    keeper.save(&joined, &replica).await?;
     exchange.exchange(&url, &replica, bytes(random)?).await?;
     let head = crate::head_digest(store).await.map_err(|e| e.to_string())?;
-    joined.last_sync = Some((now, format!("sealed {sealed}, applied {} from other devices", merged.applied)));
-    keeper.save(&joined, &replica).await?;
+    lock.hold(async {
+        // A write recorded while the records were sent (a chat turn) is in the saved state:
+        // this save keeps it waiting for the next sync instead of writing over it.
+        if let Some(fresh) = keeper.state().await? {
+            joined.device = fresh.device;
+        }
+        joined.last_sync = Some((now, format!("sealed {sealed}, applied {} from other devices", merged.applied)));
+        keeper.save(&joined, &replica).await
+    })
+    .await?;
     Ok(Synced { records: replica.len(), joined, sealed, merged, head, outside_writes })
 }
 

@@ -190,3 +190,56 @@ proptest! {
         prop_assert!(readable(&b.store).is_ok());
     }
 }
+
+/// The in-memory server, and a chat turn of this device's made while the second exchange of
+/// a sync runs (after the merge, while what was sealed is sent).
+struct TurnMeanwhile<'a> {
+    server: &'a LoopbackServer,
+    device: &'a Device,
+    calls: Cell<usize>,
+}
+
+impl nocturne_sync::procedure::Exchange for TurnMeanwhile<'_> {
+    async fn exchange(
+        &self,
+        url: &str,
+        replica: &nocturne_sync::engine::Replica,
+        nonce: [u8; 8],
+    ) -> Result<(), String> {
+        self.calls.set(self.calls.get() + 1);
+        if self.calls.get() == 2 {
+            self.device.journal().say(&OfflineProvider, None, "My locker code is 4417.", None, T0 + DAY).await?;
+        }
+        nocturne_sync::procedure::Exchange::exchange(&Loop(self.server), url, replica, nonce).await
+    }
+}
+
+#[test]
+fn regression_a_turn_recorded_while_a_sync_sends_is_kept_for_the_next_sync() {
+    let server = LoopbackServer::new();
+    let a = Device::new(1);
+    block(a.journal().say(&OfflineProvider, None, "I live in Ghent.", None, T0)).expect("first turn");
+    a.sync(&server, "laptop").expect("first sync");
+    let ask = Ask {
+        server: None,
+        space: None,
+        device_name: None,
+        passphrase: "correct horse",
+        kdf: KdfParams::TEST,
+        kind: "test",
+        empty_hint: "start empty",
+    };
+    let meanwhile = TurnMeanwhile { server: &server, device: &a, calls: Cell::new(0) };
+    block(procedure::sync(&a.kept, &meanwhile, &a.random, &StoreLocks, &a.store, &ask, T0 + 2 * DAY)).expect("sync");
+    assert_eq!(meanwhile.calls.get(), 2, "the turn was made during the send");
+    let pending = a.kept.0.borrow().as_ref().map(|(j, _)| j.device.pending.len());
+    assert_eq!(pending, Some(1), "the turn's record still waits for the next sync");
+    // It goes out as a record of its own, not as a checkpoint of writes made outside sync.
+    let third = block(procedure::sync(&a.kept, &Loop(&server), &a.random, &StoreLocks, &a.store, &ask, T0 + 3 * DAY));
+    let third = third.expect("third sync");
+    assert!(third.sealed == 1 && !third.outside_writes, "sealed {} outside {}", third.sealed, third.outside_writes);
+    let b = Device::new(2);
+    b.sync(&server, "phone").expect("join");
+    let on_b: Vec<String> = block(b.store.items()).expect("items").into_iter().map(|i| i.text).collect();
+    assert!(on_b.iter().any(|t| t.contains("4417")), "the other device has the turn's fact: {on_b:?}");
+}
