@@ -66,16 +66,29 @@ pub struct Ask {
     pub passphrase: String,
 }
 
-/// This memory's sync state, when it has joined a space, and what its replica held at the
-/// last sync (`None` when no sync has saved a summary yet).
-pub async fn load(memory: &str) -> Result<Option<(Joined, Option<Summary>)>, String> {
+/// The rows of this memory's sync state named by `keys`, read in one transaction.
+async fn read<const N: usize>(memory: &str, keys: [&str; N]) -> Result<[Option<JsValue>; N], String> {
     let db = db(memory).await?;
     let tx = db.transaction(&[STATE], TransactionMode::ReadOnly).map_err(|e| format!("{e:?}"))?;
     let s = tx.store(STATE).map_err(|e| format!("{e:?}"))?;
-    let joined = s.get(JsValue::from_str(JOINED)).await.map_err(|e| format!("{e:?}"))?;
-    let summary = s.get(JsValue::from_str(SUMMARY)).await.map_err(|e| format!("{e:?}"))?;
-    let Some(joined) = joined.and_then(|v| v.as_string()) else { return Ok(None) };
-    let joined: Joined = serde_json::from_str(&joined).map_err(|e| format!("the sync state is unreadable ({e})"))?;
+    let mut out = [const { None }; N];
+    for (slot, key) in out.iter_mut().zip(keys) {
+        *slot = s.get(JsValue::from_str(key)).await.map_err(|e| format!("{e:?}"))?.filter(|v| !v.is_undefined());
+    }
+    Ok(out)
+}
+
+/// The device's state from its row, when this memory has joined a space.
+fn joined_of(row: Option<JsValue>) -> Result<Option<Joined>, String> {
+    let Some(text) = row.and_then(|v| v.as_string()) else { return Ok(None) };
+    serde_json::from_str(&text).map(Some).map_err(|e| format!("the sync state is unreadable ({e})"))
+}
+
+/// This memory's sync state, when it has joined a space, and what its replica held at the
+/// last sync (`None` when no sync has saved a summary yet).
+pub async fn load(memory: &str) -> Result<Option<(Joined, Option<Summary>)>, String> {
+    let [joined, summary] = read(memory, [JOINED, SUMMARY]).await?;
+    let Some(joined) = joined_of(joined)? else { return Ok(None) };
     let summary = summary.and_then(|v| v.as_string()).and_then(|t| serde_json::from_str(&t).ok());
     Ok(Some((joined, summary)))
 }
@@ -91,7 +104,8 @@ pub struct Idb(String);
 
 impl StateKeeper for Idb {
     async fn state(&self) -> Result<Option<Joined>, String> {
-        Ok(load(&self.0).await?.map(|(joined, _)| joined))
+        let [joined] = read(&self.0, [JOINED]).await?;
+        joined_of(joined)
     }
     async fn save_state(&self, joined: &Joined) -> Result<(), String> {
         let db = db(&self.0).await?;

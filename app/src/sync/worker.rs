@@ -8,14 +8,14 @@
 //! Both halves of the exchange are here: [`sync`] and [`Leasing`] on the page, [`serve`] in
 //! the worker. The page posts one [`Request`] as JSON text and gets one [`Reply`].
 
-use super::{db, Ask, Idb, Summary, JOINED, REPLICA, STATE, SUMMARY};
+use super::{db, joined_of, read, Ask, Idb, Summary, JOINED, REPLICA, STATE, SUMMARY};
 use crate::idb::IdbStore;
 use crate::inbox::Inbox;
 use crate::worker::{self as module, Started};
 use nocturne_sync::crypto::KdfParams;
 use nocturne_sync::engine::Replica;
 use nocturne_sync::journal::{Lease, ServerLease};
-use nocturne_sync::procedure::{self, Exchange, Joined, Keeper, Random, StateKeeper, Synced, WriteLock};
+use nocturne_sync::procedure::{self, Exchange, Joined, Keeper, Random, Synced, WriteLock};
 use nocturne_sync::session::Session;
 use rexie::TransactionMode;
 use serde::{Deserialize, Serialize};
@@ -149,13 +149,10 @@ async fn sync_here(store: &IdbStore, ask: &Ask, now: i64) -> Result<Synced, Stri
 
 impl Keeper for Idb {
     async fn load(&self) -> Result<Option<(Joined, Replica)>, String> {
-        let Some(joined) = self.state().await? else { return Ok(None) };
-        let db = db(&self.0).await?;
-        let tx = db.transaction(&[STATE], TransactionMode::ReadOnly).map_err(|e| format!("{e:?}"))?;
-        let s = tx.store(STATE).map_err(|e| format!("{e:?}"))?;
-        let replica = s.get(JsValue::from_str(REPLICA)).await.map_err(|e| format!("{e:?}"))?;
-        let bytes = replica.filter(|v| !v.is_undefined()).map(|v| js_sys::Uint8Array::new(&v).to_vec());
-        let replica = match bytes.filter(|b| !b.is_empty()) {
+        let [joined, replica] = read(&self.0, [JOINED, REPLICA]).await?;
+        let Some(joined) = joined_of(joined)? else { return Ok(None) };
+        let bytes = replica.map(|v| js_sys::Uint8Array::new(&v).to_vec()).filter(|b| !b.is_empty());
+        let replica = match bytes {
             None => Replica::new(joined.client_id),
             Some(bytes) => Replica::load(joined.client_id, &bytes).map_err(|e| e.to_string())?,
         };
@@ -249,7 +246,7 @@ async fn exchange(url: &str, replica: &Replica, nonce: [u8; 8]) -> Result<(), St
     socket.set_onclose(Some(on_close.as_ref().unchecked_ref()));
     socket.set_onerror(Some(on_error.as_ref().unchecked_ref()));
     let p = inbox.clone();
-    let timer = Timer::start(EXCHANGE_TIMEOUT_MS, move || {
+    let timer = crate::task::Timer::start(EXCHANGE_TIMEOUT_MS, move || {
         p.push(Event::Closed(format!("no complete answer within {} s", EXCHANGE_TIMEOUT_MS / 1000)))
     });
     let result = drive(&socket, replica, nonce, &inbox).await;
@@ -286,36 +283,6 @@ async fn drive(
                 }
             }
             Event::Closed(why) => return Err(why),
-        }
-    }
-}
-
-/// A `setTimeout` of the worker's global scope, cleared when dropped.
-struct Timer {
-    id: Option<JsValue>,
-    _callback: Closure<dyn FnMut()>,
-}
-
-impl Timer {
-    fn start(ms: u32, f: impl FnMut() + 'static) -> Timer {
-        let callback = Closure::<dyn FnMut()>::new(f);
-        let global = js_sys::global();
-        let set = js_sys::Reflect::get(&global, &"setTimeout".into())
-            .ok()
-            .and_then(|f| f.dyn_into::<js_sys::Function>().ok());
-        let id = set.and_then(|set| set.call2(&global, callback.as_ref(), &ms.into()).ok());
-        Timer { id, _callback: callback }
-    }
-}
-
-impl Drop for Timer {
-    fn drop(&mut self) {
-        let global = js_sys::global();
-        let clear = js_sys::Reflect::get(&global, &"clearTimeout".into())
-            .ok()
-            .and_then(|f| f.dyn_into::<js_sys::Function>().ok());
-        if let (Some(clear), Some(id)) = (clear, &self.id) {
-            let _ = clear.call1(&global, id);
         }
     }
 }

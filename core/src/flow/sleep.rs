@@ -474,8 +474,8 @@ impl Basis {
 
 /// A Sleep's [`Estimate`] worked out a step at a time, so a page can return to its event
 /// loop between steps: first the retention rules over the active facts, `facts` of them a
-/// step, then for each pass a step finding its candidates and one building its requests. Stepped to its end, it is
-/// [`estimate`]'s result, whatever the step sizes.
+/// step, then for each pass a step finding its candidates and one building its requests.
+/// Stepped to its end, it is [`estimate`]'s result, whatever the step sizes.
 ///
 /// ```
 /// # use nocturne_core::flow::sleep::{Basis, Estimating, SleepOptions};
