@@ -11,6 +11,7 @@ fn main() {
             rd.filter_map(|e| e.ok()).map(|e| e.path()).filter(|p| p.extension().is_some_and(|x| x == "json")).collect()
         })
         .unwrap_or_default();
+    #[allow(clippy::disallowed_methods)] // a build script, not the bundle
     files.sort();
     let mut out = String::from(
         "/// Every gate case file of `cases/`, as (file name, JSON text).\npub const BUNDLED: &[(&str, &str)] = &[\n",

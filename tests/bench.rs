@@ -8,6 +8,7 @@ use nocturne_core::flow::sleep::{self, SleepOptions};
 use nocturne_core::llm::offline::OfflineProvider;
 use nocturne_core::store::{Commit, Store};
 use nocturne_core::testkit::synth;
+use nocturne_core::text::order;
 use wasm_bindgen_test::*;
 
 wasm_bindgen_test_configure!(run_in_browser);
@@ -99,7 +100,7 @@ async fn bench_chat_selection_over_10000_facts_in_wasm() {
         times.push((js_sys::Date::now() - t) / 200.0);
         found += usize::from(s.facts.iter().any(|i| i.text.contains(probe.value.as_str())));
     }
-    times.sort_by(f64::total_cmp);
+    order::sort_by(&mut times, f64::total_cmp);
     console_log!(
         "browser bench: chat selection over {n} facts in wasm: index built in {build:.0} ms, p50 {:.3} ms, max {:.3} ms; planted facts found {found}/{}",
         times[times.len() / 2],

@@ -12,6 +12,7 @@ use nocturne_core::llm::offline::OfflineProvider;
 use nocturne_core::proof::verify;
 use nocturne_core::store::Store;
 use nocturne_core::testkit::conformance;
+use nocturne_core::text::order;
 use nocturne_tests::unique_db;
 use wasm_bindgen::JsValue;
 use wasm_bindgen_test::*;
@@ -112,8 +113,8 @@ async fn an_aborted_pass_leaves_the_pre_pass_version() {
     assert!(err.is_err(), "the aborted write must end the Sleep with an error");
     let mut after = store.items().await.expect("items");
     let mut before = items.clone();
-    before.sort_by_key(|i| i.ordinal());
-    after.sort_by_key(|i| i.ordinal());
+    order::sort_by_key(&mut before, |i| i.ordinal());
+    order::sort_by_key(&mut after, |i| i.ordinal());
     assert_eq!(after, before, "items changed although the transaction aborted");
     assert_eq!(store.versions().await.expect("versions"), versions, "a version survived the abort");
     assert_eq!(store.mutations().await.expect("log"), log, "a mutation survived the abort");
@@ -286,10 +287,10 @@ async fn a_zipped_chatgpt_export_imports_into_indexeddb_once() {
         .filter(|t| t.role == nocturne_core::model::memory::Role::User)
         .map(|t| (t.text, t.at))
         .collect();
-    users.sort_by_key(|u| u.1);
+    order::sort_by_key(&mut users, |u| u.1);
     let mut want: Vec<(String, i64)> =
         exports::chatgpt_expected().into_iter().map(|(t, at)| (t.to_string(), at)).collect();
-    want.sort_by_key(|w| w.1);
+    order::sort_by_key(&mut want, |w| w.1);
     assert_eq!(users, want);
     let known = store.transcript().await.expect("reads").into_iter().filter_map(|t| t.source).collect();
     assert!(import::plan(&history, &known, &options).messages.is_empty(), "a second import would add something");
@@ -366,7 +367,7 @@ async fn a_read_of_thousands_of_rows_decodes_every_one_in_order() {
     let commit = Commit { at: NOW, label: Some("bulk".into()), items: facts.clone(), ..Default::default() };
     store.commit(commit).await.expect("bulk write");
     let mut read = store.items().await.expect("read");
-    read.sort_by_key(|i| i.ordinal());
+    order::sort_by_key(&mut read, |i| i.ordinal());
     assert_eq!(read.len(), facts.len(), "every row read back");
     assert_eq!(read, facts, "each row as written");
     let changes = store.changes(0, store.meta().await.expect("meta").head).await.expect("changes");

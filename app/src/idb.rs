@@ -6,6 +6,7 @@
 use js_sys::Array;
 use nocturne_core::model::memory::{Item, Mutation, Turn, Version};
 use nocturne_core::store::{plan_rows, Commit, Meta, Rows, Store, StoreError};
+use nocturne_core::text::order;
 use nocturne_core::RetentionPolicy;
 use rexie::{Index, KeyRange, ObjectStore, Rexie, TransactionMode};
 use serde::de::DeserializeOwned;
@@ -343,9 +344,9 @@ impl IdbStore {
     pub async fn export(&self) -> Result<nocturne_core::store::document::Document, StoreError> {
         let changes: Vec<ChangeRow> = self.read_all(CHANGES, None).await?;
         let mut changes: Vec<(u64, Item)> = changes.into_iter().map(|c| (c.seq, c.item)).collect();
-        changes.sort_by(|a, b| a.0.cmp(&b.0).then(a.1.ordinal().cmp(&b.1.ordinal())));
+        order::sort_by(&mut changes, |a, b| a.0.cmp(&b.0).then(a.1.ordinal().cmp(&b.1.ordinal())));
         let mut items = self.items().await?;
-        items.sort_by_key(Item::ordinal);
+        order::sort_by_key(&mut items, Item::ordinal);
         Ok(nocturne_core::store::document::Document::new(
             self.read_meta().await?,
             items,
@@ -395,7 +396,7 @@ impl Store for IdbStore {
             latest.insert(row.item_id, row.item);
         }
         let mut out: Vec<Item> = latest.into_values().collect();
-        out.sort_by_key(Item::ordinal);
+        order::sort_by_key(&mut out, Item::ordinal);
         Ok(out)
     }
 
@@ -418,14 +419,14 @@ impl Store for IdbStore {
         let rows = self.by_seq(CHANGES, lo, hi).await?;
         let rows: Vec<ChangeRow> = decode_rows(rows).await?;
         let mut out: Vec<(u64, Item)> = rows.into_iter().map(|r| (r.seq, r.item)).collect();
-        out.sort_by(|a, b| a.0.cmp(&b.0).then(a.1.ordinal().cmp(&b.1.ordinal())));
+        order::sort_by(&mut out, |a, b| a.0.cmp(&b.0).then(a.1.ordinal().cmp(&b.1.ordinal())));
         Ok(out)
     }
 
     async fn mutations_between(&self, lo: u64, hi: u64) -> Result<Vec<Mutation>, StoreError> {
         let rows = self.by_seq(MUTATIONS, lo, hi).await?;
         let mut out: Vec<Mutation> = decode_rows(rows).await?;
-        out.sort_by_key(|m| m.id);
+        order::sort_by_key(&mut out, |m| m.id);
         Ok(out)
     }
 

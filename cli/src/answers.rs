@@ -13,6 +13,7 @@ use nocturne_core::llm::provider::{Provider, ProviderError};
 use nocturne_core::model::memory::Item;
 use nocturne_core::store::{lineage, Store};
 use nocturne_core::testkit::locomo;
+use nocturne_core::text::order;
 use std::collections::{HashMap, HashSet};
 use std::path::Path;
 
@@ -75,7 +76,7 @@ pub fn run<P: Provider>(file: &Path, n: usize, provider: &P) -> Result<Classes, 
     let transcript = block(store.transcript()).map_err(|e| e.to_string())?;
     let by_id: HashMap<&str, &Item> = items.iter().map(|i| (i.item_id.as_str(), i)).collect();
     let mut active: Vec<&Item> = items.iter().filter(|i| i.active).collect();
-    active.sort_by_key(|i| (i.block, i.ordinal()));
+    order::sort_by_key(&mut active, |i| (i.block, i.ordinal()));
     let index = MemoryIndex::new(&active, &policy, now).with_context(&transcript);
     let mut out = Classes::default();
     for (k, q) in sample(&c.questions, n).into_iter().enumerate() {

@@ -18,6 +18,7 @@ use nocturne_core::model::policy::RetentionPolicy;
 use nocturne_core::store::{lineage, MemStore, Store};
 use nocturne_core::testkit::corpora::{half_of, Half};
 use nocturne_core::testkit::locomo::{self, Conversation};
+use nocturne_core::text::order;
 use nocturne_core::text::textmath::content_tokens;
 use nocturne_core::text::when::Day;
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
@@ -326,7 +327,7 @@ pub fn measure(conversation: &Conversation, budget: u64, keep: Keep, misses: boo
     let transcript = block(store.transcript()).map_err(|e| e.to_string())?;
     let by_id: HashMap<&str, &Item> = items.iter().map(|i| (i.item_id.as_str(), i)).collect();
     let mut active: Vec<Item> = items.iter().filter(|i| i.active).cloned().collect();
-    active.sort_by_key(|i| (i.block, i.ordinal()));
+    order::sort_by_key(&mut active, |i| (i.block, i.ordinal()));
     let refs: Vec<&Item> = active.iter().collect();
     let index = nocturne_core::llm::context::MemoryIndex::new(&refs, &policy, now).with_context(&transcript);
     let history = &transcript[transcript.len().saturating_sub(chat::HISTORY_TURNS)..];
@@ -495,7 +496,7 @@ impl Bm25 {
             }
         }
         let mut ranked: Vec<(f64, usize)> = scores.into_iter().map(|(d, s)| (s, d)).collect();
-        ranked.sort_by(|a, b| b.0.total_cmp(&a.0).then(b.1.cmp(&a.1)));
+        order::sort_by(&mut ranked, |a, b| b.0.total_cmp(&a.0).then(b.1.cmp(&a.1)));
         ranked.into_iter().map(|(_, d)| d).collect()
     }
 }

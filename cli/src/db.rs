@@ -22,6 +22,7 @@ use nocturne_core::model::memory::{Item, Mutation, Turn, Version};
 use nocturne_core::model::policy::RetentionPolicy;
 use nocturne_core::store::document::Document;
 use nocturne_core::store::{check_turns, plan_rows, Candidates, Commit, Corpus, Meta, Rows, Store, StoreError};
+use nocturne_core::text::order;
 use nocturne_core::text::textmath::content_tokens;
 use rusqlite::{params, Connection, OptionalExtension, TransactionBehavior};
 use serde::de::DeserializeOwned;
@@ -255,7 +256,7 @@ impl DbStore {
                 tx.query_row("SELECT count(*) FROM roots WHERE root = ?1", [root], |r| r.get(0)).map_err(&fail)?;
             df.insert(root.clone(), n as usize);
         }
-        ids.sort();
+        order::sort(&mut ids);
         ids.dedup();
         let mut items = Vec::with_capacity(ids.len());
         let mut turn_ids = std::collections::BTreeSet::new();
@@ -509,7 +510,7 @@ impl Store for DbStore {
         // change row at or before `seq`.
         let mut items: Vec<Item> =
             self.rows("SELECT json, max(n) FROM changes WHERE seq <= ?1 GROUP BY item_id", [seq as i64])?;
-        items.sort_by_key(Item::ordinal);
+        order::sort_by_key(&mut items, Item::ordinal);
         Ok(items)
     }
 
@@ -796,7 +797,7 @@ mod tests {
         let now = 1_767_400_000;
         let mut all: Vec<Item> =
             pollster::block_on(mem.items()).expect("items").into_iter().filter(|i| i.active).collect();
-        all.sort_by_key(|i| (i.block, i.ordinal()));
+        order::sort_by_key(&mut all, |i| (i.block, i.ordinal()));
         let transcript = pollster::block_on(mem.transcript()).expect("turns");
         let refs: Vec<&Item> = all.iter().collect();
         let full = MemoryIndex::new(&refs, &policy, now).with_context(&transcript);
@@ -807,7 +808,7 @@ mod tests {
             let asked: Vec<String> = nocturne_core::llm::context::roots(&probe.question).into_iter().collect();
             let c = pollster::block_on(db.prompt_candidates(&asked)).expect("read").expect("a large memory");
             let mut some = c.items;
-            some.sort_by_key(|i| (i.block, i.ordinal()));
+            order::sort_by_key(&mut some, |i| (i.block, i.ordinal()));
             let refs: Vec<&Item> = some.iter().collect();
             let part = MemoryIndex::new(&refs, &policy, now).with_context(&c.turns).with_corpus(c.corpus);
             let (a, b) = (full.select(&probe.question, budget), part.select(&probe.question, budget));

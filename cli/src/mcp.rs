@@ -22,6 +22,7 @@ use nocturne_core::llm::provider::estimate_tokens;
 use nocturne_core::model::memory::{Block, Item, Mutation};
 use nocturne_core::model::pass::MutationKind;
 use nocturne_core::store::Store;
+use nocturne_core::text::order;
 use nocturne_core::text::when::Day;
 use nocturne_sync::journal::{Heavy, SleepCall, SleepFailure};
 use rmcp::model::{
@@ -647,7 +648,7 @@ pub fn parse_time(text: &str) -> Result<i64, String> {
 
 fn active_in_order(items: &[Item]) -> Vec<&Item> {
     let mut active: Vec<&Item> = items.iter().filter(|i| i.active).collect();
-    active.sort_by(|a, b| context::display_order(a, b));
+    order::sort_by(&mut active, |a, b| context::display_order(a, b));
     active
 }
 

@@ -9,6 +9,7 @@ use nocturne_core::model::memory::Mutation;
 use nocturne_core::model::DAY;
 use nocturne_core::store::{Commit, MemStore, Store};
 use nocturne_core::testkit::{lifetime, synth};
+use nocturne_core::text::order;
 use std::collections::{BTreeSet, HashSet};
 
 /// The clock of the lifetime memory; the new day is said one day later.
@@ -236,7 +237,7 @@ pub fn recall(facts: usize, export: Option<&std::path::Path>) -> Result<(), Stri
     let all = block(store.items()).map_err(|e| e.to_string())?;
     let policy = block(store.meta()).map_err(|e| e.to_string())?.policy;
     let mut active: Vec<&nocturne_core::model::memory::Item> = all.iter().filter(|i| i.active).collect();
-    active.sort_by_key(|i| (i.block, i.ordinal()));
+    order::sort_by_key(&mut active, |i| (i.block, i.ordinal()));
     let t = Instant::now();
     let index = MemoryIndex::new(&active, &policy, day_at);
     let build_ms = t.elapsed().as_secs_f64() * 1000.0;
@@ -291,7 +292,7 @@ pub fn recall(facts: usize, export: Option<&std::path::Path>) -> Result<(), Stri
             }
         }
     }
-    times.sort_by(f64::total_cmp);
+    order::sort_by(&mut times, f64::total_cmp);
     let p50 = times.get(times.len() / 2).copied().unwrap_or(0.0);
     let ratio = |a: usize, b: usize| if b == 0 { 0.0 } else { a as f64 / b as f64 };
     let (hit, all_n) = found.values().fold((0, 0), |(a, b), (x, y)| (a + x, b + y));

@@ -10,6 +10,7 @@ use nocturne_core::model::memory::{Mutation, Proposer, Refs};
 use nocturne_core::model::pass::{MutationKind, PassKind};
 use nocturne_core::store::{search, Commit, MemStore, Store};
 use nocturne_core::testkit::{lifetime, synth};
+use nocturne_core::text::order;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -134,7 +135,7 @@ fn median_ms(n: usize, mut f: impl FnMut(usize) -> Result<(), String>) -> Result
         f(i)?;
         times.push(t.elapsed().as_secs_f64() * 1000.0);
     }
-    times.sort_by(f64::total_cmp);
+    order::sort_by(&mut times, f64::total_cmp);
     Ok(times[n / 2])
 }
 

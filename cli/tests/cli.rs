@@ -1,5 +1,6 @@
 //! The command line as a user runs it.
 
+use nocturne_core::text::order;
 mod common;
 
 use common::exported;
@@ -58,7 +59,7 @@ fn cases() -> Vec<String> {
         .filter(|p| p.extension().is_some_and(|x| x == "json"))
         .map(|p| p.display().to_string())
         .collect();
-    files.sort();
+    order::sort(&mut files);
     files
 }
 

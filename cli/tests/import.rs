@@ -2,6 +2,7 @@
 //! estimate of a dry run, a second import that adds nothing, refused files that change
 //! nothing, an unreachable model.
 
+use nocturne_core::text::order;
 mod common;
 
 use common::exported;
@@ -60,7 +61,7 @@ fn a_zipped_chatgpt_export_imports_into_a_store_file_once() {
         .collect();
     let mut want: Vec<(String, i64)> =
         exports::chatgpt_expected().into_iter().map(|(t, at)| (t.to_string(), at)).collect();
-    want.sort_by_key(|w| w.1);
+    order::sort_by_key(&mut want, |w| w.1);
     assert_eq!(users, want);
     let lisbon = doc.items.iter().find(|i| i.text.contains("Lisbon")).expect("a fact about Lisbon");
     assert_eq!(lisbon.created_at, START + 60);

@@ -3,6 +3,7 @@
 //! the log, a Sleep, bad input as tool errors that change nothing, a 10,000-fact store
 //! searched within the budget, and a chat in another process writing the same file.
 
+use nocturne_core::text::order;
 use rmcp::model::{CallToolRequestParams, CallToolResult};
 use rmcp::service::RunningService;
 use rmcp::transport::{ConfigureCommandExt, TokioChildProcess};
@@ -83,7 +84,7 @@ fn the_tools_are_listed_with_a_schema_and_a_description_each() {
         let client = connect(&temp("list.db"), &[]).await;
         let tools = client.list_all_tools().await.expect("tools/list");
         let mut names: Vec<String> = tools.iter().map(|t| t.name.to_string()).collect();
-        names.sort();
+        order::sort(&mut names);
         assert_eq!(
             names,
             [

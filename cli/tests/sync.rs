@@ -8,6 +8,7 @@
 use nocturne_core::model::memory::Role;
 use nocturne_core::model::pass::Stage;
 use nocturne_core::store::document::Document;
+use nocturne_core::text::order;
 use nocturne_sync::engine::Replica;
 use std::net::TcpStream;
 use std::path::{Path, PathBuf};
@@ -161,7 +162,7 @@ fn doc(store: &Path) -> Document {
 fn user_turns(store: &Path) -> Vec<String> {
     let mut t: Vec<String> =
         doc(store).transcript.into_iter().filter(|t| t.role == Role::User).map(|t| t.text).collect();
-    t.sort();
+    order::sort(&mut t);
     t
 }
 

@@ -1,6 +1,7 @@
 //! Every gate case file in `cases/` judged natively; each must agree with its `expect`.
 
 use nocturne_core::gate::case;
+use nocturne_core::text::order;
 use std::path::Path;
 
 #[test]
@@ -9,7 +10,7 @@ fn every_case_file_agrees_with_its_expectations() {
     let mut files: Vec<_> =
         std::fs::read_dir(&dir).expect("cases/ exists").map(|e| e.expect("readable").path()).collect();
     files.retain(|p| p.extension().is_some_and(|e| e == "json"));
-    files.sort();
+    order::sort(&mut files);
     assert!(files.len() >= 60, "only {} case files", files.len());
     let mut failures = Vec::new();
     for path in &files {

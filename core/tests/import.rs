@@ -10,6 +10,7 @@ use nocturne_core::llm::provider::{Completion, ProposalStyle, Provider, Provider
 use nocturne_core::model::memory::Role;
 use nocturne_core::store::{MemStore, Store};
 use nocturne_core::testkit::exports::{self, START};
+use nocturne_core::text::order;
 use std::cell::Cell;
 use std::collections::HashSet;
 
@@ -217,9 +218,9 @@ fn an_import_stores_every_message_as_a_turn_at_its_time_and_facts_dated_when_sai
     let users: Vec<(String, i64)> =
         turns.iter().filter(|t| t.role == Role::User).map(|t| (t.text.clone(), t.at)).collect();
     let mut want = user_messages(&h);
-    want.sort_by_key(|w| w.1);
+    order::sort_by_key(&mut want, |w| w.1);
     let mut got = users.clone();
-    got.sort_by_key(|w| w.1);
+    order::sort_by_key(&mut got, |w| w.1);
     assert_eq!(got, want, "every user message, once, at its own time");
     assert!(turns.windows(2).all(|w| w[0].at <= w[1].at), "the transcript is in time order");
     assert_eq!(report.user_turns, want.len());

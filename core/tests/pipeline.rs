@@ -11,6 +11,7 @@ use nocturne_core::model::memory::{Block, Mutation, Proposer, Refs};
 use nocturne_core::proof::{audit, verify};
 use nocturne_core::store::diff;
 use nocturne_core::store::{Commit, MemStore, Store};
+use nocturne_core::text::order;
 use nocturne_core::{PassKind, RetentionPolicy, DAY};
 use serde_json::{json, Value};
 use std::cell::RefCell;
@@ -147,7 +148,7 @@ fn offline_sleep_over_the_scripted_conversation() {
     let undo = block(store.restore(start, NOW + 10)).expect("restore");
     assert_eq!(undo.active_count, 25);
     let mut now_active: Vec<_> = block(store.items()).expect("items").into_iter().filter(|i| i.active).collect();
-    now_active.sort_by_key(|i| i.ordinal());
+    order::sort_by_key(&mut now_active, |i| i.ordinal());
     assert_eq!(now_active, before);
     let redo = block(store.restore(end, NOW + 20)).expect("restore the restore");
     assert_eq!(redo.active_count, 17);

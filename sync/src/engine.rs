@@ -9,6 +9,7 @@
 //! neither this replica's saved state nor the server's stored document keeps its bytes.
 
 use crate::crypto::KdfParams;
+use nocturne_core::text::order;
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
 use yrs::updates::decoder::Decode;
@@ -164,7 +165,7 @@ impl Replica {
                 (k.to_string(), bytes)
             })
             .collect();
-        out.sort();
+        order::sort(&mut out);
         out
     }
 

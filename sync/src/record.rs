@@ -10,6 +10,7 @@
 use nocturne_core::flow::edit::UserEdit;
 use nocturne_core::model::memory::MemoryUse;
 use nocturne_core::store::document::Document;
+use nocturne_core::text::order;
 use serde::{Deserialize, Serialize};
 use std::cmp::Ordering;
 
@@ -164,7 +165,7 @@ pub fn order(records: &[Record]) -> Vec<&Record> {
         .filter(|r| Some(*r) != checkpoint && !covered.contains(&r.id))
         .filter(|r| !matches!(r.op, Op::Checkpoint { .. }) || checkpoint.is_none())
         .collect();
-    rest.sort_by(|a, b| compare(a, b));
+    order::sort_by(&mut rest, |a, b| compare(a, b));
     checkpoint.into_iter().chain(rest).collect()
 }
 

@@ -3,6 +3,7 @@
 //! user turn is lost; a wrong passphrase and a tampered record change nothing; an erase
 //! leaves the words in no device and in nothing the server's document holds.
 
+use nocturne_core::text::order;
 mod common;
 
 use common::{Counter, Kept, Loop};
@@ -99,7 +100,7 @@ impl Phone {
             .filter(|t| t.role == Role::User)
             .map(|t| t.text)
             .collect();
-        t.sort();
+        order::sort(&mut t);
         t
     }
 
@@ -193,7 +194,7 @@ proptest! {
         }
         let digests: Vec<String> = phones.iter().map(Phone::digest).collect();
         prop_assert!(digests.iter().all(|d| d == &digests[0]), "devices diverged: {digests:?}");
-        said.sort();
+        order::sort(&mut said);
         for p in &phones {
             prop_assert_eq!(&p.user_turns(), &said);
         }

@@ -6,6 +6,7 @@ use leptos::prelude::*;
 use nocturne_core::flow::edit::{self, UserEdit};
 use nocturne_core::model::memory::{Block, Item};
 use nocturne_core::store::Store;
+use nocturne_core::text::order;
 
 /// What the user asked of one fact.
 #[derive(Clone, Debug)]
@@ -158,7 +159,7 @@ fn BlockView(block: Block, visible: Memo<Vec<Item>>, edits: Edits) -> impl IntoV
     let facts = Memo::new(move |_| {
         let mut facts: Vec<Item> =
             visible.with(|v| v.iter().filter(|i| i.active && i.block == block).cloned().collect());
-        facts.sort_by_key(Item::ordinal);
+        order::sort_by_key(&mut facts, Item::ordinal);
         facts
     });
     let count = move || facts.with(Vec::len);

@@ -15,6 +15,7 @@ use crate::gate::meaning;
 use crate::model::candidate::{ConflictCandidate, DuplicateCandidate, MergeCandidate};
 use crate::model::memory::{Block, Item, Turn};
 use crate::model::policy::RetentionPolicy;
+use crate::text::order;
 use crate::text::pairs::{self, PairInput, TokenSets};
 use crate::text::polarity;
 use crate::text::textmath::{self, content_tokens};
@@ -229,7 +230,7 @@ impl<'a> Group<'a> {
         }
         let threshold = policy.similarity_threshold;
         for members in by_slot.values_mut().filter(|m| m.len() > 1) {
-            members.sort_by_key(|n| (self.items[*n].created_at, self.items[*n].ordinal()));
+            order::sort_by_key(members, |n| (self.items[*n].created_at, self.items[*n].ordinal()));
             for (at, &n) in members.iter().enumerate().filter(|(_, n)| self.scope[**n]) {
                 let before: &mut dyn Iterator<Item = &usize> = &mut members[..at].iter().rev();
                 let after: &mut dyn Iterator<Item = &usize> = &mut members[at + 1..].iter();
@@ -301,7 +302,7 @@ impl<'a> Group<'a> {
                 }
             }
             work.examined += steps as u64;
-            near.sort_by(|x, y| y.0.cmp(&x.0).then(y.1.cmp(&x.1)).then(x.2.cmp(&y.2)));
+            order::sort_by(&mut near, |x, y| y.0.cmp(&x.0).then(y.1.cmp(&x.1)).then(x.2.cmp(&y.2)));
             if near.len() > bounds.conflict_partners {
                 work.left += (near.len() - bounds.conflict_partners) as u64;
                 near.truncate(bounds.conflict_partners);
@@ -415,7 +416,7 @@ pub fn merge_neighbours_bounded<'a>(
     for (n, item) in active.iter().enumerate() {
         let Some(own) = tokens[n].as_ref().filter(|_| is_fresh(item)) else { continue };
         let mut lists: Vec<&Vec<usize>> = own.iter().filter_map(|t| postings.get(t)).collect();
-        lists.sort_by_key(|l| l.len());
+        order::sort_by_key(&mut lists, |l| l.len());
         let mut shared: HashMap<usize, usize> = HashMap::new();
         let mut steps = 0usize;
         for (k, list) in lists.iter().enumerate() {
@@ -454,7 +455,7 @@ pub fn merge_neighbours_bounded<'a>(
         if near.is_empty() {
             continue;
         }
-        near.sort_by(|(sa, a), (sb, b)| {
+        order::sort_by(&mut near, |(sa, a), (sb, b)| {
             sb.cmp(sa).then(b.created_at.cmp(&a.created_at)).then(a.item_id.cmp(&b.item_id))
         });
         near.truncate(MERGE_NEIGHBOURS);

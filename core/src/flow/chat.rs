@@ -12,6 +12,7 @@ use crate::model::memory::{AnswerStyle, Item, MemoryUse, Mutation, Proposer, Ref
 use crate::model::pass::{MutationKind, PassKind, Stage};
 use crate::store::{Commit, Store, StoreError};
 use crate::text::candidates;
+use crate::text::order;
 use serde::Serialize;
 use serde_json::Value;
 
@@ -260,7 +261,7 @@ pub async fn reply_streaming<S: Store, P: Provider>(
     let text = checked(text)?;
     let facts = PromptFacts::read(store, text).await?;
     let mut memory: Vec<&Item> = facts.items.iter().filter(|i| i.active).collect();
-    memory.sort_by_key(|i| (i.block, i.ordinal()));
+    order::sort_by_key(&mut memory, |i| (i.block, i.ordinal()));
     let history: Vec<Turn> = match facts.corpus {
         Some(_) => {
             let count = store.turn_count().await?;

@@ -6,6 +6,7 @@ use crate::gate::Judge;
 use crate::model::candidate::DuplicateCandidate;
 use crate::model::memory::{promotion_priority, promotion_target, Block, Item, Proposer};
 use crate::model::policy::RetentionPolicy;
+use crate::text::order;
 use serde_json::{json, Value};
 use std::collections::{BTreeMap, HashSet};
 
@@ -65,7 +66,7 @@ pub fn promotion_rule(
         .filter(|i| i.active && i.block == Block::Scratch && !judge.is_consumed(&i.item_id))
         .filter(|i| promotion_target(&i.category).is_some())
         .collect();
-    candidates.sort_by_key(|i| (promotion_priority(&i.category), i.ordinal()));
+    order::sort_by_key(&mut candidates, |i| (promotion_priority(&i.category), i.ordinal()));
     let mut room: BTreeMap<Block, u64> = BTreeMap::new();
     for block in Block::PROMOTION_TARGETS {
         if let (Some(size), Some(held)) = (policy.capacity(block), judge.held(block)) {

@@ -18,6 +18,7 @@ use crate::model::candidate::Candidates;
 use crate::model::label::Label;
 use crate::model::memory::{Block, Item, Version};
 use crate::model::pass::PassKind;
+use crate::text::order;
 use std::collections::{HashMap, HashSet};
 
 /// How much of the memory a Sleep asks the model about.
@@ -144,21 +145,21 @@ pub fn focus<'a>(kind: PassKind, active: &[&'a Item], fresh: Option<&Fresh>, can
     }
     // Every link left is a pair not yet judged, so its whole group goes.
     let roots: HashSet<usize> = links.iter().map(|(a, _)| groups.root(*a)).collect();
-    let mut order: Vec<(usize, usize)> = Vec::new();
+    let mut placed: Vec<(usize, usize)> = Vec::new();
     for (n, item) in active.iter().enumerate() {
         let root = groups.root(n);
         let fresh_alone = every && is_fresh(&item.item_id);
         if roots.contains(&root) || fresh_alone || fresh.is_none() {
-            order.push((root, n));
+            placed.push((root, n));
         }
     }
     // A group sits where its first fact would; inside it, memory order.
     let mut first: HashMap<usize, usize> = HashMap::new();
-    for (root, n) in &order {
+    for (root, n) in &placed {
         first.entry(*root).or_insert(*n);
     }
-    order.sort_by_key(|(root, n)| (first[root], *n));
-    Focus { items: order.into_iter().map(|(_, n)| active[n]).collect(), candidates }
+    order::sort_by_key(&mut placed, |(root, n)| (first[root], *n));
+    Focus { items: placed.into_iter().map(|(_, n)| active[n]).collect(), candidates }
 }
 
 /// Union–find over positions, to group linked facts.

@@ -28,6 +28,7 @@ use crate::llm::provider::{ProposalStyle, Provider};
 use crate::model::memory::{Item, Mutation, Role, Turn};
 use crate::store::{Commit, Store, StoreError};
 use crate::text::candidates;
+use crate::text::order;
 use crate::text::textmath::estimate_tokens;
 use crate::text::when::Day;
 use std::collections::{BTreeMap, HashSet};
@@ -183,7 +184,7 @@ pub fn plan(history: &History, known: &HashSet<String>, options: &ImportOptions)
             }
         }
     }
-    keyed.sort_by_key(|k| (k.0, k.1, k.2));
+    order::sort_by_key(&mut keyed, |k| (k.0, k.1, k.2));
     let batch = options.batch.max(1);
     let mut batches = Vec::new();
     let mut start = 0;
@@ -402,7 +403,7 @@ impl Report {
                 None => self.refusals.push((why, n)),
             }
         }
-        self.refusals.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+        order::sort_by(&mut self.refusals, |a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
         self.duplicates += later.duplicates;
         self.too_long += later.too_long;
         self.unencoded += later.unencoded;
@@ -544,7 +545,7 @@ pub async fn run<S: Store, P: Provider>(
         on_progress(&progress);
     }
     let mut refusals: Vec<(String, usize)> = refusals.into_iter().collect();
-    refusals.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+    order::sort_by(&mut refusals, |a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
     report.refusals = refusals;
     Ok(report)
 }

@@ -7,6 +7,7 @@ use crate::model::candidate::Candidates;
 use crate::model::memory::{Item, Mutation, Proposer, Refs, Turn};
 use crate::model::pass::PassKind;
 use crate::model::policy::RetentionPolicy;
+use crate::text::order;
 use serde_json::Value;
 use std::collections::{BTreeMap, HashSet};
 
@@ -159,7 +160,7 @@ pub fn plan(pass: PassKind, input: PassInput<'_>, model: Vec<Value>) -> Plan {
     let mut model = model;
     if pass == PassKind::Promote {
         // Identity, preference and commitment facts are applied first.
-        model.sort_by_key(|p| {
+        order::sort_by_key(&mut model, |p| {
             p.get("itemId")
                 .and_then(Value::as_str)
                 .and_then(|id| input.items.get(id))
@@ -261,6 +262,6 @@ pub fn apply(items: &BTreeMap<String, Item>, outcomes: &[Outcome], now: i64) -> 
         }
     }
     let mut out: Vec<Item> = changed.into_values().collect();
-    out.sort_by_key(Item::ordinal);
+    order::sort_by_key(&mut out, Item::ordinal);
     out
 }

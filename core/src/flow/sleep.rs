@@ -13,6 +13,7 @@ use crate::model::memory::{Item, Mutation, Proposer};
 use crate::model::pass::PassKind;
 use crate::model::policy::RetentionPolicy;
 use crate::store::{Commit, Store, StoreError};
+use crate::text::order;
 use serde::Serialize;
 use std::collections::{BTreeMap, HashMap, HashSet};
 
@@ -261,7 +262,7 @@ pub async fn sleep<S: Store, P: Provider>(
             return Err(SleepError::Stopped { after: passes.last().map(|p: &PassReport| p.event.pass) });
         }
         let mut active: Vec<&Item> = items.values().filter(|i| i.active).collect();
-        active.sort_by_key(|i| i.ordinal());
+        order::sort_by_key(&mut active, |i| i.ordinal());
         let mut event = PassEvent::start(kind, options.dry_run, active.len());
         on_event(&event);
         let (candidates, search) = candidates(kind, &active, &policy, &turns, seeds.as_ref(), &options.bounds);
@@ -510,7 +511,7 @@ pub struct Estimating<'a> {
 impl<'a> Estimating<'a> {
     pub fn new(basis: &'a Basis, style: provider::ProposalStyle, options: &'a SleepOptions) -> Self {
         let mut active: Vec<&Item> = basis.items.iter().filter(|i| i.active).collect();
-        active.sort_by_key(|i| i.ordinal());
+        order::sort_by_key(&mut active, |i| i.ordinal());
         let overflow = basis.policy.overflow(active.iter().copied(), options.now);
         let out = Estimate {
             retire: 0,

@@ -2,6 +2,7 @@
 //! miniz_oxide, from bytes in memory). Only the conversation files are read:
 //! `conversations.json` or ChatGPT's split `conversations-000.json …`, in name order.
 
+use crate::text::order;
 use std::io::{Cursor, Read};
 
 /// The largest conversation file read out of a zip (a zip bomb is refused, not inflated).
@@ -21,7 +22,7 @@ pub(super) fn conversations(bytes: &[u8]) -> Result<Vec<(String, String)>, Strin
         let held = if held.is_empty() { "nothing".to_string() } else { held.join(", ") };
         return Err(format!("the zip holds no conversations.json (it holds {held})"));
     }
-    names.sort();
+    order::sort(&mut names);
     let mut files = Vec::with_capacity(names.len());
     for name in names {
         let entry = zip.by_name(&name).map_err(|e| format!("{name} cannot be read from the zip ({e})"))?;

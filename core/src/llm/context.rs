@@ -12,6 +12,7 @@ use crate::llm::provider::estimate_tokens;
 use crate::model::memory::{Block, Item, Turn};
 use crate::model::policy::RetentionPolicy;
 use crate::store::Corpus;
+use crate::text::order;
 use crate::text::textmath::content_tokens;
 use std::collections::{BTreeSet, HashMap};
 
@@ -293,11 +294,11 @@ impl<'a> MemoryIndex<'a> {
         let salience: Vec<f64> = facts.iter().map(|i| policy.salience(i, now)).collect();
         let (mut pinned, mut rest): (Vec<u32>, Vec<u32>) =
             (0..facts.len() as u32).partition(|n| is_pinned(facts[*n as usize]));
-        pinned.sort_by(|a, b| {
+        order::sort_by(&mut pinned, |a, b| {
             let (a, b) = (*a as usize, *b as usize);
             facts[a].block.cmp(&facts[b].block).then(salience[b].total_cmp(&salience[a]))
         });
-        rest.sort_by(|a, b| {
+        order::sort_by(&mut rest, |a, b| {
             let (a, b) = (facts[*a as usize], facts[*b as usize]);
             (b.created_at, b.ordinal()).cmp(&(a.created_at, a.ordinal()))
         });
@@ -417,7 +418,7 @@ impl<'a> MemoryIndex<'a> {
         fill.take(relevant.iter().copied());
         fill.take(self.rest.iter().copied());
         let mut facts: Vec<&'a Item> = fill.picked.iter().map(|n| self.facts[*n as usize]).collect();
-        facts.sort_by(|a, b| display_order(a, b));
+        order::sort_by(&mut facts, |a, b| display_order(a, b));
         Selection { left_out: self.size() - facts.len(), facts, tokens: fill.used, now: Some(self.now) }
     }
 
@@ -458,7 +459,7 @@ impl<'a> MemoryIndex<'a> {
         // Words the best matches share, that the question lacks, count a little too: a
         // question about "destressing" also finds the facts that talk like the best ones.
         let mut best: Vec<(f64, u32)> = scores.iter().map(|(d, s)| (*s, *d)).collect();
-        best.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+        order::sort_by(&mut best, |a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
         let mut counts: HashMap<&str, f64> = HashMap::new();
         let top = best.iter().take(FEEDBACK_FACTS).collect::<Vec<_>>();
         for (_, d) in &top {
@@ -476,7 +477,7 @@ impl<'a> MemoryIndex<'a> {
             })
             .map(|(t, c)| (t.to_string(), FEEDBACK_WEIGHT * c / top.len().max(1) as f64))
             .collect();
-        extra.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+        order::sort_by(&mut extra, |a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
         extra.truncate(FEEDBACK_TERMS);
         for (d, s) in self.score(&extra) {
             *scores.entry(d).or_default() += s;
@@ -493,7 +494,7 @@ impl<'a> MemoryIndex<'a> {
             }
         }
         let order = |ranked: &mut Vec<(f64, u32)>| {
-            ranked.sort_by(|(sa, a), (sb, b)| {
+            order::sort_by(ranked, |(sa, a), (sb, b)| {
                 let (fa, fb) = (self.facts[*a as usize], self.facts[*b as usize]);
                 sb.total_cmp(sa).then(fb.created_at.cmp(&fa.created_at)).then(fa.ordinal().cmp(&fb.ordinal()))
             })

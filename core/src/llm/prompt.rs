@@ -6,6 +6,7 @@ use crate::model::candidate::Candidates;
 use crate::model::memory::{Block, Item, Turn};
 use crate::model::pass::PassKind;
 use crate::model::policy::RetentionPolicy;
+use crate::text::order;
 use serde_json::{json, Value};
 
 /// Appended to every pass prompt. A polite request, not the safety mechanism: the gates are.
@@ -458,7 +459,7 @@ about the user. If the answer is not in memory, say exactly: \"",
     }
     // Under each block's heading, the facts one speaker said on one day under theirs.
     let mut facts = selection.facts.clone();
-    facts.sort_by(|a, b| crate::llm::context::display_order(a, b));
+    order::sort_by(&mut facts, |a, b| crate::llm::context::display_order(a, b));
     let (mut block, mut group) = (None, None);
     for item in facts {
         if block != Some(item.block) {

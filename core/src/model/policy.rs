@@ -5,6 +5,7 @@
 
 use crate::model::category::Category;
 use crate::model::memory::Item;
+use crate::text::order;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeSet;
 
@@ -206,7 +207,7 @@ impl RetentionPolicy {
         }
         let mut candidates: Vec<(f64, &Item)> =
             active.into_iter().filter(|i| !self.protects(i, now)).map(|i| (self.salience(i, now), i)).collect();
-        candidates.sort_by(|(sa, a), (sb, b)| {
+        order::sort_by(&mut candidates, |(sa, a), (sb, b)| {
             sa.total_cmp(sb).then(a.created_at.cmp(&b.created_at)).then(a.ordinal().cmp(&b.ordinal()))
         });
         candidates.into_iter().take(excess).map(|(_, i)| i.item_id.clone()).collect()

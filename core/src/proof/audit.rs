@@ -5,6 +5,7 @@
 use crate::model::memory::{Item, Mutation, Role, SupersedeBasis, Turn};
 use crate::model::pass::{MutationKind, PassKind, Stage};
 use crate::store::{Store, StoreError};
+use crate::text::order;
 use crate::text::{polarity, slots, textmath};
 use serde::Serialize;
 use std::collections::{BTreeMap, HashMap};
@@ -330,7 +331,7 @@ fn forgotten(e: &Evidence<'_>) -> Result<(), String> {
             .filter(|i| !policy.is_protected(&i.category))
             .map(|i| (salience(i, &policy.protected_categories, policy.stale_after_days, m.at), i))
             .collect();
-        ranked.sort_by(|a, b| {
+        order::sort_by(&mut ranked, |a, b| {
             a.0.total_cmp(&b.0).then(a.1.created_at.cmp(&b.1.created_at)).then(a.1.ordinal().cmp(&b.1.ordinal()))
         });
         ranked.iter().take(excess).any(|(_, i)| i.item_id == m.item_id)

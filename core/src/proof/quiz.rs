@@ -10,6 +10,7 @@ use crate::llm::provider::{self, ProposalStyle, Provider, ProviderError};
 use crate::model::memory::{Item, Mutation};
 use crate::model::pass::PassKind;
 use crate::store::{Store, StoreError};
+use crate::text::order;
 use crate::text::textmath::{self, content_tokens, tokens};
 use serde::Serialize;
 use std::collections::BTreeSet;
@@ -203,7 +204,7 @@ pub fn pool<'a>(
         .iter()
         .filter(|i| i.active && !merged.contains(&i.item_id) && content_tokens(&i.text).len() >= 3)
         .collect();
-    pool.sort_by(|a, b| {
+    order::sort_by(&mut pool, |a, b| {
         policy.salience(b, now).total_cmp(&policy.salience(a, now)).then(a.ordinal().cmp(&b.ordinal()))
     });
     pool
@@ -217,7 +218,7 @@ pub async fn wake<S: Store, P: Provider>(store: &S, provider: &P, now: i64) -> R
     let merged: BTreeSet<String> =
         mutations.iter().filter(|m| m.accepted && m.pass == PassKind::Merge).map(|m| m.item_id.clone()).collect();
     let mut active: Vec<&Item> = items.iter().filter(|i| i.active).collect();
-    active.sort_by_key(|i| (i.block, i.ordinal()));
+    order::sort_by_key(&mut active, |i| (i.block, i.ordinal()));
     // Answers come through the same retrieval as chat: the quiz measures recall through it.
     let transcript = store.transcript().await?;
     let index = MemoryIndex::new(&active, &meta.policy, now).with_context(&transcript);

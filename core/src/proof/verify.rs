@@ -15,6 +15,7 @@ use crate::proof::audit;
 use crate::proof::quiz;
 use crate::store::diff;
 use crate::store::Store;
+use crate::text::order;
 use crate::text::{polarity, textmath};
 use serde::Serialize;
 use std::collections::BTreeSet;
@@ -546,7 +547,7 @@ async fn restore_and_undo<S: Store>(
     let (start, end) = (sleep.start, sleep.end);
     let active_sorted = |items: Vec<crate::model::memory::Item>| {
         let mut v: Vec<_> = items.into_iter().filter(|i| i.active).collect();
-        v.sort_by_key(crate::model::memory::Item::ordinal);
+        order::sort_by_key(&mut v, crate::model::memory::Item::ordinal);
         v
     };
     let start_state = active_sorted(store.items_at(start).await.map_err(|x| e(&x))?);
@@ -713,7 +714,7 @@ async fn falls_due<S: Store, P: Provider>(
     let policy = store.meta().await.map_err(|x| e(&x))?.policy;
     let items = store.items().await.map_err(|x| e(&x))?;
     let mut active: Vec<&crate::model::memory::Item> = items.iter().filter(|i| i.active).collect();
-    active.sort_by_key(|i| (i.block, i.ordinal()));
+    order::sort_by_key(&mut active, |i| (i.block, i.ordinal()));
     let promise = active.iter().find(|i| i.is_commitment() && i.text.contains("thesis"));
     let (Some(fact), Some(grace)) = (promise.filter(|i| i.when().is_some()), policy.commitment_grace_days) else {
         let why = if policy.commitment_grace_days.is_none() {

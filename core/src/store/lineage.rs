@@ -4,6 +4,7 @@
 
 use crate::model::memory::{Item, Mutation};
 use crate::model::pass::{MutationKind, PassKind, Stage};
+use crate::text::order;
 use serde::Serialize;
 
 /// One step in an item's history.
@@ -102,7 +103,7 @@ pub fn lineage(item_id: &str, log: &[Mutation]) -> Vec<Step> {
 /// The items whose lineage reaches `item`'s (merge sources and duplicates), by id.
 pub fn ancestors(item: &Item, log: &[Mutation]) -> Vec<String> {
     let mut out: Vec<String> = lineage(&item.item_id, log).into_iter().flat_map(|s| s.links).collect();
-    out.sort();
+    order::sort(&mut out);
     out.dedup();
     out
 }

@@ -4,6 +4,7 @@ use super::document::Document;
 use super::{plan_rows, Commit, Meta, Rows, Store, StoreError};
 use crate::model::memory::{Item, Mutation, Turn, Version};
 use crate::model::policy::RetentionPolicy;
+use crate::text::order;
 use std::cell::RefCell;
 use std::collections::{BTreeMap, HashMap};
 
@@ -123,7 +124,7 @@ impl Store for MemStore {
         }
         let mut out: Vec<Item> =
             s.history.values().filter_map(|h| h.range(..=seq).next_back().map(|(_, i)| i.clone())).collect();
-        out.sort_by_key(Item::ordinal);
+        order::sort_by_key(&mut out, Item::ordinal);
         Ok(out)
     }
 

@@ -8,6 +8,7 @@
 
 use crate::model::memory::{Block, Item, Mutation, Turn, Version};
 use crate::model::policy::RetentionPolicy;
+use crate::text::order;
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 
@@ -243,7 +244,7 @@ pub trait Store {
     /// The active items of one block, oldest first.
     async fn get_block(&self, block: Block) -> Result<Vec<Item>, StoreError> {
         let mut items: Vec<Item> = self.items().await?.into_iter().filter(|i| i.active && i.block == block).collect();
-        items.sort_by_key(|i| (i.created_at, i.ordinal()));
+        order::sort_by_key(&mut items, |i| (i.created_at, i.ordinal()));
         Ok(items)
     }
 
@@ -272,7 +273,7 @@ pub trait Store {
                 None => {}
             }
         }
-        changed.sort_by_key(Item::ordinal);
+        order::sort_by_key(&mut changed, Item::ordinal);
         let label = crate::model::label::Label::Restore(seq).to_string();
         let base = Some(meta.head);
         let mut written =

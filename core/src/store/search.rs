@@ -16,6 +16,7 @@
 use crate::model::memory::{Item, Mutation};
 use crate::store::lineage::{self, Step};
 use crate::store::{Store, StoreError};
+use crate::text::order;
 use crate::text::textmath::content_tokens;
 
 /// Words that make a question without naming what it is about.
@@ -36,7 +37,7 @@ pub fn search<'a>(items: &'a [Item], log: &[Mutation], query: &str) -> Vec<Hit<'
         return Vec::new();
     }
     let mut hits: Vec<&Item> = items.iter().filter(|i| holds(i, &wanted)).collect();
-    hits.sort_by_key(|i| std::cmp::Reverse((i.created_at, i.ordinal())));
+    order::sort_by_key(&mut hits, |i| std::cmp::Reverse((i.created_at, i.ordinal())));
     hits.into_iter().map(|item| Hit { item, lineage: lineage::lineage(&item.item_id, log) }).collect()
 }
 

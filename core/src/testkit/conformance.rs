@@ -14,6 +14,7 @@ use crate::model::pass::{MutationKind, PassKind};
 use crate::model::policy::RetentionPolicy;
 use crate::store::diff;
 use crate::store::{Commit, Store};
+use crate::text::order;
 
 /// Every check, by name.
 pub const CHECKS: &[&str] = &[
@@ -103,7 +104,7 @@ async fn seed<S: Store>(store: &S) -> Result<(), String> {
 }
 
 fn sorted(mut items: Vec<Item>) -> Vec<Item> {
-    items.sort_by(|a, b| a.item_id.cmp(&b.item_id));
+    order::sort_by(&mut items, |a, b| a.item_id.cmp(&b.item_id));
     items
 }
 

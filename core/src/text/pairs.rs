@@ -13,6 +13,7 @@
 //! ```
 
 use super::textmath::content_tokens;
+use crate::text::order;
 use std::collections::HashMap;
 
 /// A pair of facts similar enough to be one: `drop` restates `keeper`.
@@ -160,7 +161,7 @@ impl TokenSets {
     /// `n`'s tokens, rarest first (ties by id): the order prefix filtering probes them in.
     pub fn rarest_first(&self, n: usize) -> Vec<u32> {
         let mut v = self.sets[n].clone();
-        v.sort_by_key(|t| (self.postings[*t as usize].len(), *t));
+        order::sort_by_key(&mut v, |t| (self.postings[*t as usize].len(), *t));
         v
     }
 }
@@ -201,7 +202,7 @@ pub fn similar_pairs(
             }
         }
         for members in groups.values_mut().filter(|m| m.len() > bounds.partners + 1) {
-            members.sort_by(|a, b| keeper_order(key(*a), key(*b)));
+            order::sort_by(members, |a, b| keeper_order(key(*a), key(*b)));
             let keeper = members[0];
             for &m in &members[1..] {
                 folded[m] = true;
@@ -298,7 +299,9 @@ pub fn required_overlap(n: usize, threshold: f64) -> usize {
 
 /// Orders pairs by similarity (highest first), then keeper and drop index.
 pub fn sort_pairs(pairs: &mut [DuplicatePair]) {
-    pairs.sort_by(|a, b| b.similarity.total_cmp(&a.similarity).then(a.keeper.cmp(&b.keeper)).then(a.drop.cmp(&b.drop)));
+    order::sort_by(pairs, |a, b| {
+        b.similarity.total_cmp(&a.similarity).then(a.keeper.cmp(&b.keeper)).then(a.drop.cmp(&b.drop))
+    });
 }
 
 /// The pair `(a, b)` as the finder would report it at any threshold it reaches: the
