@@ -26,7 +26,7 @@ if not any(f.endswith(".wasm") for f in files):
 # The wasm modules fetched on first use (sw.js's ON_DEMAND) are not precached, but their
 # contents name the cache too: they keep their names from build to build.
 on_demand = sorted(
-    f for f in os.listdir(stage) if re.fullmatch(r"nocturne-(import|sync-worker)(_bg|_loader)?\.(js|wasm)", f)
+    f for f in os.listdir(stage) if re.fullmatch(r"nocturne-(import|sync-worker|proof)(_bg|_loader)?\.(js|wasm)", f)
 )
 digests = [hashlib.sha256(open(os.path.join(stage, f), "rb").read()).hexdigest() for f in on_demand]
 path = os.path.join(stage, "sw.js")

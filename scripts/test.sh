@@ -119,6 +119,15 @@ if trunk build --release 2>&1 | tail -n 3; then
       failed_steps+=("size: sync outside the sync worker")
     fi
   done
+  printf "size: verifier worker, fetched when Verify or Compare first runs: wasm %s gzipped, js %s gzipped\n" \
+    "$(gz dist/nocturne-proof_bg.wasm)" "$(gz dist/nocturne-proof.js dist/nocturne-proof_loader.js)"
+  # And Verify and Compare: the verifier (its empty-store refusal) and the gate case reader.
+  for words in "the verifier needs an empty store" "lists no case files"; do
+    if grep -q "$words" "$wasm_file" || ! grep -q "$words" dist/nocturne-proof_bg.wasm; then
+      echo "size: Verify ('$words') is in the main bundle, or missing from the verifier worker"
+      failed_steps+=("size: Verify outside the verifier worker")
+    fi
+  done
   rt=dist/inpage
   printf "size: in-page runtime, loaded only when chosen: js %s gzipped, wasm %s gzipped (single-thread; multi-thread %s)\n" \
     "$(cat "$rt"/*.js "$rt/wllama/index.js" | gzip -9c | wc -c)" "$(gzip -9c "$rt/wllama/single-thread/wllama.wasm" | wc -c)" \

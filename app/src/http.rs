@@ -65,6 +65,16 @@ impl StyleSlot<'_> {
         self.memo.0.borrow_mut().insert(self.key.clone(), next);
         line
     }
+
+    /// Sets the style, as a run elsewhere (the verifier's worker) left it.
+    pub fn set(&self, state: StyleState) {
+        self.memo.0.borrow_mut().insert(self.key.clone(), state);
+    }
+
+    /// The model's name, as `auto` words its switch line.
+    pub fn model(&self) -> &str {
+        self.model
+    }
 }
 
 /// Settings of an OpenAI-compatible endpoint.

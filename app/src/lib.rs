@@ -7,6 +7,7 @@ pub mod idb;
 pub mod inbox;
 pub mod inpage;
 pub mod lock;
+pub mod proof;
 pub mod providers;
 pub mod reader;
 pub mod stop;

@@ -14,3 +14,15 @@ pub enum AnyProvider {
 }
 
 nocturne_core::forward_provider!(AnyProvider { Offline, Http, InPage });
+
+impl AnyProvider {
+    /// Where the provider keeps its proposal style this session (`None`: the offline
+    /// provider's never changes).
+    pub fn style(&self) -> Option<crate::http::StyleSlot<'_>> {
+        match self {
+            AnyProvider::Offline(_) => None,
+            AnyProvider::Http(p) => Some(p.style()),
+            AnyProvider::InPage(p) => Some(p.style()),
+        }
+    }
+}

@@ -74,6 +74,14 @@ impl Started {
         self.worker.post_message(message).map_err(|e| format!("{} could not be asked ({e:?})", self.what))
     }
 
+    /// Posts to the worker from a callback that may outlive this borrow (an abort's).
+    pub fn poster(&self) -> impl Fn(&JsValue) + 'static {
+        let worker = self.worker.clone();
+        move |message| {
+            let _ = worker.post_message(message);
+        }
+    }
+
     /// The worker's next message, as the text it is.
     pub async fn next_text(&self) -> Result<String, String> {
         match self.inbox.next().await {

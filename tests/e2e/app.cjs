@@ -15,6 +15,15 @@ const [url, out = 'out', fake] = process.argv.slice(2);
   page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
   page.on('pageerror', (e) => errors.push(String(e)));
   page.on('dialog', async (d) => { dialogs.push(d.message()); await d.accept(); });
+  // The verifier worker's module, as fetched from the server: by the page before its
+  // service worker runs, by the service worker after (one served from its cache reached no
+  // server).
+  const proofFetched = [];
+  page.context().on('requestfinished', async (r) => {
+    if (!/nocturne-proof_bg\.wasm$/.test(r.url())) return;
+    const resp = await r.response();
+    if (r.serviceWorker() || (resp && !resp.fromServiceWorker())) proofFetched.push(r.url());
+  });
   try {
     await page.goto(url);
     await page.waitForSelector('[data-block="scratch"]', { timeout: 30000 });
@@ -274,7 +283,9 @@ const [url, out = 'out', fake] = process.argv.slice(2);
     // Something new for the next Sleep to ask the model about.
     await said('I grow basil on the balcony.');
 
-    // The verifier, in the browser, against a scratch database.
+    // The verifier, in the browser, against a scratch database, in a worker of its own.
+    await page.waitForFunction(() => navigator.serviceWorker.controller !== null, null, { timeout: 30000 });
+    check(proofFetched.length === 0, 'a visit that runs neither Verify nor Compare does not fetch the verifier module', proofFetched.join(' '));
     await page.click('text=Wake & verify');
     await page.click('[data-testid="verify"]');
     await page.waitForSelector('[data-testid="verify-summary"]', { timeout: 60000 });
@@ -286,6 +297,15 @@ const [url, out = 'out', fake] = process.argv.slice(2);
     await page.waitForSelector('[data-testid="compare-table"] tbody tr', { timeout: 30000 });
     const compareRow = await page.locator('[data-testid="compare-table"] tbody tr').first().innerText();
     check(compareRow.includes('offline') && compareRow.includes('passed'), 'the cross-model table is produced in the app', compareRow);
+    check(proofFetched.length === 1, 'the verifier module is fetched once, when Verify first runs, and from the service worker\'s cache after', `${proofFetched.length} fetches`);
+    // The offline provider runs in the worker itself: Stop reaches it by a message.
+    await page.click('[data-testid="verify"]');
+    await page.waitForFunction(() => [...document.querySelectorAll('[data-testid="checks"] li')].some((l) => l.innerText.includes('gate cases')), null, { timeout: 30000 });
+    await page.click('[data-testid="stop-verify"]');
+    await page.waitForSelector('[data-testid="stop-verify"]', { state: 'hidden', timeout: 20000 });
+    const offlineStopped = await page.locator('[data-testid="checks"] li').allInnerTexts();
+    check(offlineStopped.some((l) => l.includes('stopped by the user')) && offlineStopped.length < lines,
+      'Stop ends a Verify run by the offline provider in the worker', `${offlineStopped.length} of ${lines} checks; ${offlineStopped.slice(-1)}`);
 
     // Stop a Sleep mid-pass against a slow model: the passes before it stay, nothing of
     // the stopped one is written, and the next Sleep runs cleanly.
@@ -350,6 +370,34 @@ const [url, out = 'out', fake] = process.argv.slice(2);
       const turns = await page.locator('.turn:not(.pending)').allInnerTexts();
       const cut = turns[turns.length - 1];
       check(cut.includes('Hel') && cut.includes('[stopped by the user]') && turns[turns.length - 2].includes('Tell me a long story.'), 'a stopped chat reply keeps what was streamed, marked as cut, and the turn is kept', cut);
+      // Verify and Compare run in their worker; the endpoint stays on the page, which
+      // answers the worker's model calls. A Stop reaches a call the model never answers.
+      await page.click('text=Settings');
+      await page.getByRole('textbox', { name: 'Base URL', exact: true }).fill(`${fake}/hang/v1`);
+      await page.click('text=Save provider');
+      await page.click('text=Wake & verify');
+      await page.click('[data-testid="verify"]');
+      await page.waitForFunction(() => [...document.querySelectorAll('[data-testid="checks"] li')].some((l) => l.innerText.includes('gate cases')), null, { timeout: 30000 });
+      await page.waitForTimeout(1000);
+      await page.click('[data-testid="stop-verify"]');
+      // The run is over when its Stop button goes (the summary shown may be the last run's).
+      await page.waitForSelector('[data-testid="stop-verify"]', { state: 'hidden', timeout: 20000 });
+      const stoppedChecks = await page.locator('[data-testid="checks"] li').allInnerTexts();
+      const stoppedSummary = await page.locator('[data-testid="verify-summary"]').innerText();
+      check(stoppedChecks.some((l) => l.includes('stopped by the user')), 'Stop ends a Verify whose model call (asked by its worker, made by the page) is held open', `${stoppedChecks.slice(-2).join(' | ')}; ${stoppedSummary}`);
+      await page.click('text=Settings');
+      await page.getByRole('textbox', { name: 'Base URL', exact: true }).fill(`${fake}/good/v1`);
+      await page.click('text=Save provider');
+      await page.click('text=Wake & verify');
+      const goodCalls = async () => (await (await fetch(`${fake}/_requests`)).json()).filter((r) => r.mode === 'good').length;
+      const callsBefore = await goodCalls();
+      await page.click('[data-testid="compare"]');
+      await page.waitForFunction(() => document.querySelectorAll('[data-testid="compare-table"] tbody tr').length === 2, null, { timeout: 60000 });
+      const rows = await page.locator('[data-testid="compare-table"] tbody tr').allInnerTexts();
+      const calls = (await goodCalls()) - callsBefore;
+      check(rows[1].includes('fake @') && rows[1].includes('/good/v1') && calls >= 10,
+        'Compare\'s worker has the page ask the endpoint for the second row', `${calls} calls; ${rows[1]}`);
+      await page.screenshot({ path: `${out}/13-compare-endpoint.png`, fullPage: true });
       await page.click('text=Settings');
       await page.check('input[name=provider] >> nth=0');
       await page.click('text=Save provider');
@@ -453,7 +501,9 @@ const [url, out = 'out', fake] = process.argv.slice(2);
       await qpage.fill('#message', `I keep notes about ${noise}`);
       await qpage.click('.composer button[type=submit]');
       await qpage.waitForFunction((b) => document.querySelector('.chat p.error') || document.querySelectorAll('.turn:not(.pending)').length >= b + 2, turnsBefore, { timeout: 60000 });
-      quotaMessage = await qpage.locator('.chat p.error').innerText().catch(() => '');
+      // No error shown: no wait (innerText would wait its 30 s for one to appear).
+      const error = qpage.locator('.chat p.error');
+      quotaMessage = (await error.count()) ? await error.innerText() : '';
       sent += 1;
     }
     check(quotaMessage.includes('storage is full') && quotaMessage.includes('nothing was changed'), 'a full disk gets a clear message', `after ${sent} long messages: ${quotaMessage.slice(0, 200)}`);

@@ -1,14 +1,11 @@
 //! The Wake quiz and the Verify panel: the product proving itself, in the browser.
 
 use super::{ctx, now};
-use crate::idb::IdbStore;
-use crate::providers::AnyProvider;
-use crate::stop::{StopHandle, Stoppable};
+use crate::stop::StopHandle;
 use leptos::prelude::*;
-use nocturne_core::llm::offline::OfflineProvider;
-use nocturne_core::proof::compare::{self, Row};
+use nocturne_core::proof::compare::Row;
 use nocturne_core::proof::quiz::{self, QuizReport};
-use nocturne_core::proof::verify::{self, Check};
+use nocturne_core::proof::verify::Check;
 
 /// Five recall questions and the forgotten probe.
 #[component]
@@ -95,20 +92,10 @@ pub fn VerifyPanel() -> impl IntoView {
         let provider = c.provider_for(&handle);
         checks.set(Vec::new());
         async move {
-            let cases = crate::cases::load().await?;
-            let name = "nocturne-verify";
-            IdbStore::delete(name).await.map_err(|e| e.to_string())?;
-            let store = IdbStore::open(name).await.map_err(|e| e.to_string())?;
-            let require_skill = matches!(provider.inner, AnyProvider::Offline(_));
-            let options = verify::VerifyOptions { now: now(), require_skill, cases };
-            let report = verify::verify(&store, &provider, &options, &mut |check| {
-                let check = check.clone();
-                checks.update(|all| all.push(check));
-            })
-            .await;
-            store.close();
+            let summary =
+                crate::proof::verify(&provider, now(), &mut |check| checks.update(|all| all.push(check))).await;
             c.refresh_mode();
-            Ok::<String, String>(report.summary(require_skill))
+            summary
         }
     });
     view! {
@@ -141,17 +128,7 @@ pub fn ComparePanel() -> impl IntoView {
         stop.set_value(handle.clone());
         let provider = c.provider_for(&handle);
         async move {
-            let clock = || js_sys::Date::now();
-            // One provider type for both rows: the benchmark is compiled once.
-            let offline = Stoppable {
-                inner: AnyProvider::Offline(OfflineProvider),
-                stop: handle,
-                memory_tokens: nocturne_core::llm::provider::DEFAULT_MEMORY_TOKENS,
-            };
-            let mut rows = vec![compare::run(offline, now(), &clock).await];
-            if matches!(provider.inner, AnyProvider::Http(_)) {
-                rows.push(compare::run(provider, now(), &clock).await);
-            }
+            let rows = crate::proof::compare(&provider, now()).await;
             c.refresh_mode();
             rows
         }
@@ -164,7 +141,10 @@ pub fn ComparePanel() -> impl IntoView {
                 {move || if run.pending().get() { "Comparing…" } else { "Compare" }}
             </button>
             <button data-testid="stop-compare" hidden=move || !run.pending().get() on:click=move |_| stop.get_value().stop()>"Stop"</button>
-            {move || run.value().get().map(compare_table)}
+            {move || run.value().get().map(|r| match r {
+                Ok(rows) => compare_table(rows).into_any(),
+                Err(e) => view! { <p class="error" role="alert">{e}</p> }.into_any(),
+            })}
         </div>
     }
 }

@@ -60,7 +60,7 @@ impl ProposalStyle {
 /// `auto` for a configurable provider: starts from the model's name, then moves to
 /// candidates for good once its free-text proposals are refused more than half the time
 /// (over at least four proposals).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct AutoStyle {
     pub style: ProposalStyle,
     proposed: usize,
@@ -133,7 +133,7 @@ impl StyleSetting {
 }
 
 /// A provider's proposal style as it runs (keep it in a `Cell`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum StyleState {
     Fixed(ProposalStyle),
     Auto(AutoStyle),
@@ -196,8 +196,8 @@ impl Message {
     }
 }
 
-/// A request to the model.
-#[derive(Clone, Debug, PartialEq)]
+/// A request to the model (serialised only between the page and a worker of its own).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Request {
     pub task: Task,
     pub messages: Vec<Message>,
@@ -207,14 +207,14 @@ pub struct Request {
 }
 
 /// The JSON the reply must follow.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct JsonContract {
     pub name: String,
     pub schema: Value,
 }
 
 /// The model's reply.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Completion {
     pub text: String,
     pub prompt_tokens: u64,
@@ -224,7 +224,7 @@ pub struct Completion {
 }
 
 /// The model could not be reached or did not answer usably.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub enum ProviderError {
     /// Network failure, CORS refusal, DNS — the request never got an answer.
     Unreachable(String),

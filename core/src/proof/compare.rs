@@ -11,7 +11,7 @@ use crate::model::DAY;
 use crate::proof::quiz;
 use crate::proof::verify::SCRIPT;
 use crate::store::{MemStore, Store};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::cell::Cell;
 
 /// Counts the calls and tokens going through a provider.
@@ -42,7 +42,7 @@ impl<P: Provider> Layer for Metered<P> {
 }
 
 /// One provider's row of the table.
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Row {
     pub provider: String,

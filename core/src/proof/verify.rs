@@ -17,7 +17,7 @@ use crate::store::diff;
 use crate::store::Store;
 use crate::text::order;
 use crate::text::{polarity, textmath};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::collections::BTreeSet;
 
 /// The scripted conversation: (days before `now`, user message). Exact duplicates,
@@ -39,7 +39,7 @@ pub const SCRIPT: &[(f64, &str)] = &[
 ];
 
 /// One verifier check.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Check {
     pub name: String,
