@@ -20,12 +20,12 @@ use crate::stop::{StopHandle, Stoppable};
 use crate::worker::{self as module, Started};
 use nocturne_core::llm::offline::OfflineProvider;
 use nocturne_core::llm::provider::{
-    Completion, ProposalStyle, Provider, ProviderError, Request, StyleState, DEFAULT_MEMORY_TOKENS,
+    Completion, ProposalStyle, Provider, ProviderError, Request, StyleCell, StyleState, DEFAULT_MEMORY_TOKENS,
 };
 use nocturne_core::proof::compare::{self, Row};
 use nocturne_core::proof::verify::{self, Check};
 use serde::{Deserialize, Serialize};
-use std::cell::Cell;
+use std::rc::Rc;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
@@ -258,7 +258,7 @@ impl WorkerModel {
         let (inner, memory_tokens) = match model {
             Model::Offline => (Chosen::Offline(OfflineProvider), DEFAULT_MEMORY_TOKENS),
             Model::Page { label, model, style, memory_tokens } => {
-                (Chosen::Page(Remote { label, model, style: std::rc::Rc::new(Cell::new(style)) }), memory_tokens)
+                (Chosen::Page(Remote { label, style: Rc::new(StyleCell::new(style, &model)) }), memory_tokens)
             }
         };
         Stoppable { inner, stop: stop.clone(), memory_tokens }
@@ -280,8 +280,8 @@ impl Chosen {
 #[derive(Clone)]
 struct Remote {
     label: String,
-    model: String,
-    style: std::rc::Rc<Cell<StyleState>>,
+    /// Shared by clones: the run's copy and the one kept to read it afterwards.
+    style: Rc<StyleCell>,
 }
 
 impl Provider for Remote {
@@ -290,17 +290,15 @@ impl Provider for Remote {
     }
 
     fn proposal_style(&self) -> ProposalStyle {
-        self.style.get().current()
+        self.style.current()
     }
 
     fn observe_refusals(&self, proposed: usize, refused: usize) {
-        self.style.set(self.style.get().observe(proposed, refused));
+        self.style.observe(proposed, refused)
     }
 
     fn observe_unusable(&self, why: &str) -> Option<String> {
-        let (next, line) = self.style.get().unusable(&self.model, why);
-        self.style.set(next);
-        line
+        self.style.unusable(why)
     }
 
     async fn complete(&self, request: &Request) -> Result<Completion, ProviderError> {

@@ -4,7 +4,7 @@
 
 use nocturne_core::llm::openai::{self, JsonMode};
 use nocturne_core::llm::provider::{
-    Completion, ProposalStyle, Provider, ProviderError, Request, StyleSetting, StyleState,
+    Completion, ProposalStyle, Provider, ProviderError, Request, StyleCell, StyleSetting, StyleState,
 };
 use std::cell::Cell;
 use std::time::Duration;
@@ -17,7 +17,7 @@ pub struct OpenAi {
     api_key: Option<String>,
     timeout: Duration,
     mode: Cell<JsonMode>,
-    style: Cell<StyleState>,
+    style: StyleCell,
     agent: ureq::Agent,
 }
 
@@ -35,7 +35,7 @@ impl OpenAi {
             api_key,
             timeout,
             mode: Cell::new(JsonMode::Schema),
-            style: Cell::new(style.start(model)),
+            style: StyleCell::new(style.start(model), model),
             agent: ureq::AgentBuilder::new().timeout(timeout).build(),
         }
     }
@@ -88,17 +88,15 @@ impl OpenAi {
 
 impl Provider for OpenAi {
     fn proposal_style(&self) -> ProposalStyle {
-        self.style.get().current()
+        self.style.current()
     }
 
     fn observe_refusals(&self, proposed: usize, refused: usize) {
-        self.style.set(self.style.get().observe(proposed, refused));
+        self.style.observe(proposed, refused)
     }
 
     fn observe_unusable(&self, why: &str) -> Option<String> {
-        let (next, line) = self.style.get().unusable(&self.model, why);
-        self.style.set(next);
-        line
+        self.style.unusable(why)
     }
 
     fn label(&self) -> String {

@@ -132,6 +132,52 @@ impl StyleSetting {
     }
 }
 
+/// A provider's own proposal style as it runs, for a provider that keeps it itself (the
+/// command line's endpoint, the verifier worker's view of the page's provider): what the
+/// [`Provider`] methods about the style answer, written once.
+///
+/// ```
+/// use nocturne_core::llm::provider::{ProposalStyle, StyleCell, StyleSetting};
+/// let style = StyleCell::new(StyleSetting::Auto.start("llama-3-8b"), "llama-3-8b");
+/// assert_eq!(style.current(), ProposalStyle::FreeText);
+/// assert!(style.unusable("cut off").is_some());
+/// assert_eq!(style.current(), ProposalStyle::Candidates);
+/// ```
+#[derive(Clone, Debug)]
+pub struct StyleCell {
+    state: std::cell::Cell<StyleState>,
+    model: String,
+}
+
+impl StyleCell {
+    /// Starts at `state` for the model named `model` (as `auto`'s switch line names it).
+    pub fn new(state: StyleState, model: &str) -> StyleCell {
+        StyleCell { state: std::cell::Cell::new(state), model: model.to_string() }
+    }
+
+    /// The state now.
+    pub fn get(&self) -> StyleState {
+        self.state.get()
+    }
+
+    /// The style to ask with now ([`Provider::proposal_style`]).
+    pub fn current(&self) -> ProposalStyle {
+        self.state.get().current()
+    }
+
+    /// [`Provider::observe_refusals`].
+    pub fn observe(&self, proposed: usize, refused: usize) {
+        self.state.set(self.state.get().observe(proposed, refused));
+    }
+
+    /// [`Provider::observe_unusable`].
+    pub fn unusable(&self, why: &str) -> Option<String> {
+        let (next, line) = self.state.get().unusable(&self.model, why);
+        self.state.set(next);
+        line
+    }
+}
+
 /// A provider's proposal style as it runs (keep it in a `Cell`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum StyleState {
