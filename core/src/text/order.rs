@@ -37,8 +37,8 @@ pub fn sort<T: Ord>(v: &mut [T]) {
 }
 
 /// The browser build's sort: the positions sorted by one shared routine, then the
-/// elements moved to them. Public so the native tests check it against the standard sort.
-pub fn by_positions<T>(v: &mut [T], mut cmp: impl FnMut(&T, &T) -> Ordering) {
+/// elements moved to them (the tests below check it natively against the standard sort).
+fn by_positions<T>(v: &mut [T], mut cmp: impl FnMut(&T, &T) -> Ordering) {
     if v.len() < 2 {
         return;
     }
