@@ -109,3 +109,17 @@ pub async fn write<T>(work: impl Future<Output = T>) -> Result<T, LockError> {
     crate::storage::persist_once().await;
     exclusive(WRITE_LOCK, Wait::Queue, work).await
 }
+
+/// The write lock every tab of this memory shares, as the one write path and the sync
+/// procedure hold it (`nocturne_sync::procedure::WriteLock`).
+pub struct Tabs;
+
+impl nocturne_sync::procedure::WriteLock for Tabs {
+    async fn hold<T>(&self, work: impl Future<Output = Result<T, String>>) -> Result<T, String> {
+        write(work).await.map_err(|e| e.to_string())?
+    }
+    async fn hold_if_free<T>(&self, work: impl Future<Output = Result<T, String>>) -> Result<T, String> {
+        crate::storage::persist_once().await;
+        exclusive(WRITE_LOCK, Wait::IfAvailable, work).await.map_err(|e| e.to_string())?
+    }
+}

@@ -1,10 +1,12 @@
 //! `nocturne import FILE`: a ChatGPT or Claude export (the `.zip` as downloaded or its
 //! `conversations.json`), a JSON Lines log or a LoCoMo file into a store file, through the
-//! core's one import path. The file is saved after every piece of the plan (whole days,
-//! under the store's lock), so Ctrl-C keeps what was imported and the same command resumes.
+//! core's one import path, through the one write path (`write::Writer`). The file is saved
+//! after every piece of the plan (whole days, under the store's lock), so Ctrl-C keeps what
+//! was imported and the same command resumes.
 
 use crate::store::Memory;
-use nocturne_core::flow::import::{self, ImportOptions, Plan, Report, SleepAfter};
+use crate::write::Writer;
+use nocturne_core::flow::import::{self, ImportOptions, Plan, Report, Seen, SleepAfter};
 use nocturne_core::import::{self as readers, Format, History};
 use nocturne_core::llm::provider::Provider;
 use nocturne_core::store::Store;
@@ -59,45 +61,34 @@ pub fn run<P: Provider>(request: Request<'_>, provider: &P) -> Result<Option<Rep
             ..Default::default()
         }));
     }
-    let report = import_pieces(&memory, provider, &plan, &options, request.now)?;
+    let report = import_pieces(&Writer::new(request.store, &memory), provider, &plan, &options, request.now)?;
     print_report(&report);
     let peak = peak_mib().map_or(String::new(), |m| format!(" peakMiB={m:.0}"));
     println!("import-cost: seconds={:.1}{peak} (reading, planning and importing)", started.elapsed().as_secs_f64());
     Ok(Some(report))
 }
 
-/// Imports `plan` a piece at a time, saving the file after each.
+/// Imports `plan` a piece at a time through the one write path, saving the file after
+/// each (and recording each day for the next sync when the store syncs).
 fn import_pieces<P: Provider>(
-    memory: &Memory,
+    writer: &Writer<'_>,
     provider: &P,
     plan: &Plan,
     options: &ImportOptions,
     now: i64,
 ) -> Result<Report, String> {
-    // A Sleep at the end runs once, on the file, after the last piece.
-    let piece_options = ImportOptions {
-        sleep: if options.sleep == SleepAfter::EachDay { SleepAfter::EachDay } else { SleepAfter::Never },
-        ..options.clone()
-    };
     let started = Instant::now();
     let total = plan.batches.len();
     let mut done = 0;
     let mut report = Report::default();
+    let mut seen = Seen::default();
     crate::progress("before the first batch; nothing was written");
     for piece in plan.pieces(PIECE_BATCHES) {
         let batches = piece.batches.len();
-        let (piece, piece_options) = (&piece, &piece_options);
-        let outcome = match memory {
-            // A database commits each batch as it goes: a killed import keeps every batch
-            // before the one it was writing.
-            Memory::Db(db) => Ok(pollster::block_on(import::run(db, provider, piece, piece_options, now, &mut |_| {}))),
-            // A JSON file is rewritten whole, so once per piece, under its lock.
-            Memory::File(file) => pollster::block_on(file.write(|mem| async move {
-                Ok(import::run(&*mem, provider, piece, piece_options, now, &mut |_| {}).await)
-            })),
-        }
-        .map_err(|e| format!("{e}; the store holds what was imported before"))?;
-        report.absorb(outcome.map_err(|e| e.to_string())?);
+        let outcome = writer
+            .import(provider, &piece, options, &mut seen, now)
+            .map_err(|e| format!("{e}; the store holds what was imported before"))?;
+        report.absorb(outcome.done);
         done += batches;
         let line = format!(
             "imported {done}/{total} batches: {} turns, {} facts ({:.1} s)",
@@ -107,10 +98,14 @@ fn import_pieces<P: Provider>(
         );
         eprintln!("{line}");
         crate::progress(format!("after {line}; import again to resume"));
+        if let Some(recorded) = outcome.recorded {
+            eprintln!("recorded for the next sync: {recorded}");
+        }
     }
     if options.sleep == SleepAfter::End && report.user_turns > 0 {
         eprintln!("sleeping (one deep Sleep over the imported memory)");
-        pollster::block_on(import::final_sleep(memory, provider, options, now, &mut report))
+        writer
+            .import_sleep(provider, options, now, &mut report)
             .map_err(|e| format!("the import is saved, but its Sleep failed: {e}"))?;
     }
     Ok(report)

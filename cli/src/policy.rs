@@ -2,7 +2,7 @@
 //! (`flow::edit::set_policy`), with what the next Sleep would retire under it.
 
 use crate::store::Memory;
-use nocturne_core::flow::{edit, sleep};
+use nocturne_core::flow::sleep;
 use nocturne_core::llm::provider::ProposalStyle;
 use nocturne_core::store::Store;
 
@@ -66,9 +66,13 @@ pub fn run(path: &std::path::Path, now: i64, changes: Changes) -> Result<(), Str
     if let Some(s) = changes.commitment_grace_days {
         policy.commitment_grace_days = s.days();
     }
-    match pollster::block_on(edit::set_policy(&memory, policy.clone(), now)).map_err(|e| e.to_string())? {
+    let set = crate::write::Writer::new(path, &memory).set_policy(&policy, now)?;
+    match set.done {
         Some(reason) => println!("changed: {reason}"),
         None => println!("unchanged"),
+    }
+    if let Some(recorded) = set.recorded {
+        println!("recorded for the next sync: {recorded}");
     }
     let days = |d: Option<f64>| d.map_or("off".to_string(), |d| format!("{d} days"));
     println!("forget by age: {}", days(policy.stale_after_days));

@@ -6,12 +6,15 @@ use crate::store::Memory;
 use crate::sync::{Files, Os, Socket};
 use nocturne_core::flow::chat::{self, TurnOutcome};
 use nocturne_core::flow::edit::UserEdit;
+use nocturne_core::flow::import::{ImportOptions, Plan, Report, Seen};
 use nocturne_core::flow::review::{Applied, Decisions, Review};
 use nocturne_core::flow::sleep::{PassEvent, SleepReport};
 use nocturne_core::llm::provider::Provider;
 use nocturne_core::model::memory::Version;
+use nocturne_core::model::policy::RetentionPolicy;
 use nocturne_core::store::erase::Erased;
 use nocturne_sync::journal::{Journal, Journaled, ServerLease, SleepCall, SleepFailure};
+use nocturne_sync::procedure::StoreLocks;
 use std::path::Path;
 
 /// A store file and the sync state beside it.
@@ -25,8 +28,8 @@ impl<'a> Writer<'a> {
         Writer { files: Files(path), memory }
     }
 
-    fn journal(&self) -> Journal<'_, Files<'a>, Memory> {
-        Journal { keeper: &self.files, store: self.memory }
+    fn journal(&self) -> Journal<'_, Files<'a>, Memory, StoreLocks> {
+        Journal { keeper: &self.files, store: self.memory, lock: &StoreLocks }
     }
 
     /// The space's Sleep lease, over this store's replica and the command line's WebSocket.
@@ -57,6 +60,16 @@ impl<'a> Writer<'a> {
         pollster::block_on(self.journal().edit(edit, at))
     }
 
+    /// The user's retention policy: what it logged, `None` when it changed nothing.
+    pub fn set_policy(&self, policy: &RetentionPolicy, at: i64) -> Result<Journaled<Option<String>>, String> {
+        pollster::block_on(self.journal().set_policy(policy, at))
+    }
+
+    /// Restores version `seq` as a new version.
+    pub fn restore(&self, seq: u64, at: i64) -> Result<Journaled<Version>, String> {
+        pollster::block_on(self.journal().restore(seq, at))
+    }
+
     /// Erases a fact's words from every version.
     pub fn erase(&self, item_id: &str, at: i64) -> Result<Journaled<Erased>, String> {
         pollster::block_on(self.journal().erase(item_id, at))
@@ -75,6 +88,41 @@ impl<'a> Writer<'a> {
             }
             heavy => heavy,
         })
+    }
+
+    /// One piece of an import (`flow::import::Plan::pieces`): a database commits each
+    /// batch as it goes; a JSON file is rewritten once for the piece, under its lock.
+    pub fn import<P: Provider>(
+        &self,
+        provider: &P,
+        piece: &Plan,
+        options: &ImportOptions,
+        seen: &mut Seen,
+        now: i64,
+    ) -> Result<Journaled<Report>, String> {
+        let lease = self.lease();
+        match self.memory {
+            Memory::Db(db) => {
+                let journal = Journal { keeper: &self.files, store: db, lock: &StoreLocks };
+                pollster::block_on(journal.import(provider, &lease, piece, options, seen, now, &mut |_| {}))
+            }
+            Memory::File(file) => pollster::block_on(file.write(|mem| async move {
+                let journal = Journal { keeper: &self.files, store: &*mem, lock: &StoreLocks };
+                Ok(journal.import(provider, &lease, piece, options, seen, now, &mut |_| {}).await)
+            }))
+            .map_err(|e| e.to_string())?,
+        }
+    }
+
+    /// The deep Sleep at the end of an import, when it asked for one.
+    pub fn import_sleep<P: Provider>(
+        &self,
+        provider: &P,
+        options: &ImportOptions,
+        now: i64,
+        report: &mut Report,
+    ) -> Result<(), String> {
+        pollster::block_on(self.journal().import_sleep(provider, &self.lease(), options, now, report))
     }
 
     /// A reviewed Sleep's plan applied with the user's decisions.

@@ -425,3 +425,30 @@ fn regression_an_mcp_write_on_a_synced_store_reaches_another_device_as_a_record(
     assert!(got.contains("applied 2 from other devices") && head(&got) == head(&sent), "{sent}\n{got}");
     assert!(ok(&["search", "--store", sb, "Porto"]).contains("My sister Ana lives in Porto."));
 }
+
+/// `nocturne import` on a store that syncs once wrote straight into the store, and the next
+/// sync sent the whole memory as a checkpoint ("writes made outside sync"); the import now
+/// goes through the one write path, a record per day of history and per Sleep, which
+/// another device replays to the same memory. A database store this time.
+#[test]
+fn regression_an_import_on_a_synced_store_reaches_another_device_as_records() {
+    let d = std::env::temp_dir().join(format!("nocturne-sync-import-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).expect("temp dir");
+    let server = Server::start(&d.join("server"), free_port());
+    let url = server.url();
+    let (a, b, zip) = (d.join("desktop.db"), d.join("phone.db"), d.join("history.zip"));
+    let (sa, sb, sz) = (a.to_str().expect("utf8"), b.to_str().expect("utf8"), zip.to_str().expect("utf8"));
+    let out = ok(&["sync", "--store", sa, "--server", &url, "--test-kdf", "--now", "1790000000"]);
+    let space = out.split("space ").nth(1).and_then(|s| s.split(';').next()).expect(&out).to_string();
+    ok(&["sync", "--store", sb, "--server", &url, "--space", &space, "--now", "1790000001"]);
+    ok(&["sample-export", "chatgpt", sz]);
+    let imported = ok(&["import", sz, "--store", sa, "--now", "1790000100"]);
+    assert!(imported.contains("recorded for the next sync: ") && imported.contains("import record(s)"), "{imported}");
+    let sent = ok(&["sync", "--store", sa, "--now", "1790000200"]);
+    assert!(!sent.contains("outside sync") && !sent.contains("sealed 1 record(s)"), "{sent}");
+    let got = ok(&["sync", "--store", sb, "--now", "1790000300"]);
+    assert!(head(&got) == head(&sent), "{sent}\n{got}");
+    let (on_a, on_b) = (user_turns(&a), user_turns(&b));
+    assert!(!on_b.is_empty() && on_b == on_a, "{on_a:?}\n{on_b:?}");
+}

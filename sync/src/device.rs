@@ -4,7 +4,7 @@
 
 use crate::crypto::{digest_hex, KdfParams, Key};
 use crate::engine::{Header, Replica};
-use crate::record::{self, Op, Record, RecordId, SCHEMA};
+use crate::record::{self, Op, Record, RecordId, SCHEMA, SPACE_SCHEMA};
 use crate::replay::{perform, perform_watched, Applied, Performed, Recording, Replaying, Watch};
 use crate::SyncError;
 use nocturne_core::llm::provider::Provider;
@@ -113,7 +113,7 @@ impl Device {
 
     fn next_record(&mut self, at: i64, op: Op, calls: Vec<crate::record::Call>) -> Record {
         let record = Record {
-            schema: SCHEMA,
+            schema: op.schema(),
             id: RecordId { device: self.id.clone(), seq: self.next_seq },
             device_name: self.name.clone(),
             base: self.chain.clone(),
@@ -145,7 +145,7 @@ pub fn open_space(
         return Err(SyncError::WrongPassphrase("the passphrase is empty".into()));
     }
     match replica.header() {
-        Some(h) if h.schema > SCHEMA => Err(SyncError::NewerSchema(h.schema)),
+        Some(h) if h.schema > SPACE_SCHEMA => Err(SyncError::NewerSchema(h.schema)),
         Some(h) => {
             let key = Key::derive(passphrase, &h.salt, h.kdf).map_err(|e| SyncError::Space(e.to_string()))?;
             if key.opens_check(&h.check) {
@@ -159,7 +159,7 @@ pub fn open_space(
         None => {
             let (kdf, salt, nonce) = new_space;
             let key = Key::derive(passphrase, &salt, kdf).map_err(|e| SyncError::Space(e.to_string()))?;
-            replica.set_header(&Header { salt: salt.to_vec(), kdf, check: key.check(&nonce), schema: SCHEMA });
+            replica.set_header(&Header { salt: salt.to_vec(), kdf, check: key.check(&nonce), schema: SPACE_SCHEMA });
             Ok(key)
         }
     }
@@ -208,11 +208,21 @@ pub async fn act_watched<S: Store, P: Provider>(
     at: i64,
     watch: &mut Watch<'_>,
 ) -> Result<Performed, SyncError> {
+    // Writes made outside sync go out first: a record made on top of them would move the
+    // mark past them, and no sync would notice them again.
+    adopt_outside_writes(device, store, at).await?;
     let recording = Recording::new(provider);
     // Performed as a record would be replayed, so every device reaches the same rows.
     let mut record = device.next_record(at, op, Vec::new());
     let applied = perform_watched(store, &recording, &record, false, watch).await?;
     record.calls = recording.calls();
+    // An import stopped partway (or cut short by its model) records the batches it wrote.
+    if let (Op::Import { messages, batches }, Some(done)) = (&mut record.op, &applied.import) {
+        if done.batches < batches.len() {
+            batches.truncate(done.batches);
+            messages.truncate(batches.last().map_or(0, |b| b.end));
+        }
+    }
     device.applied(&record.id);
     device.pending.push(record);
     device.mark = Some(mark_of(store).await?);

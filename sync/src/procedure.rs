@@ -78,7 +78,13 @@ pub trait Random {
 /// line's store file locks each write itself.
 #[allow(async_fn_in_trait)]
 pub trait WriteLock {
+    /// Runs `work` holding the lock, waiting for another holder to finish.
     async fn hold<T>(&self, work: impl Future<Output = Result<T, String>>) -> Result<T, String>;
+    /// Runs `work` holding the lock, or refuses at once, saying so, when another writer
+    /// holds it (a Sleep: the user tries again later rather than wait behind a long write).
+    async fn hold_if_free<T>(&self, work: impl Future<Output = Result<T, String>>) -> Result<T, String> {
+        self.hold(work).await
+    }
 }
 
 /// No lock beyond the store's own.

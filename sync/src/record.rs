@@ -8,15 +8,23 @@
 //! rows.
 
 use nocturne_core::flow::edit::UserEdit;
+use nocturne_core::import::Message;
 use nocturne_core::model::memory::MemoryUse;
+use nocturne_core::model::policy::RetentionPolicy;
 use nocturne_core::store::document::Document;
 use nocturne_core::text::order;
 use serde::{Deserialize, Serialize};
 use std::cmp::Ordering;
+use std::ops::Range;
 
-/// The record schema this build writes and reads. A record of a newer schema is refused
-/// with a message asking to update, and nothing is applied after it.
-pub const SCHEMA: u32 = 1;
+/// The newest record schema this build reads. A record of a newer schema is refused with
+/// a message asking to update, and nothing is applied after it. A record is written with
+/// the oldest schema that holds its operation ([`Op::schema`]), so a build that cannot
+/// perform an import's record refuses it by name instead of misreading it.
+pub const SCHEMA: u32 = 2;
+
+/// The schema a space's header is made with: its layout, unchanged since the first.
+pub const SPACE_SCHEMA: u32 = 1;
 
 /// A record's identity: the device that made it and its place in that device's sequence.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -77,10 +85,30 @@ pub enum Op {
     /// A reviewed Sleep's plan applied with the user's decisions (`flow::review`), over the
     /// head the device had: stale on another head, like a Sleep.
     Apply { plan: Box<nocturne_core::flow::review::Review>, decisions: nocturne_core::flow::review::Decisions },
+    /// Part of an imported history (`flow::import`): its messages, oldest first, in
+    /// batches (one commit and at most one encoder call each). It holds only the batches
+    /// its device wrote: an import stopped partway records what it did. The Sleeps an
+    /// import runs are records of their own.
+    Import { messages: Vec<Message>, batches: Vec<Range<usize>> },
+    /// The user's retention policy (`flow::edit::set_policy`: validated and logged).
+    Policy { policy: RetentionPolicy },
+    /// The memory as it was at version `seq`, as a new version (`Store::restore`), over
+    /// the head the device had: stale on another head, like a Sleep.
+    Restore { seq: u64 },
     /// The whole memory at a point (a device joining with a memory, or an erase, which
     /// must leave no earlier record holding the erased words): replay starts here, and
     /// the records it `covers` are removed from the space.
     Checkpoint { document: Box<Document>, covers: Vec<RecordId>, why: String },
+}
+
+impl Op {
+    /// The oldest record schema that holds this operation.
+    pub fn schema(&self) -> u32 {
+        match self {
+            Op::Import { .. } | Op::Restore { .. } | Op::Policy { .. } => 2,
+            _ => 1,
+        }
+    }
 }
 
 /// The reply stored with a user's turn.

@@ -13,15 +13,18 @@
 use crate::record::{Call, EditRow, Op, Record, ReplyRow};
 use nocturne_core::flow::chat::{self, Reply};
 use nocturne_core::flow::edit;
+use nocturne_core::flow::import;
 use nocturne_core::flow::review;
 use nocturne_core::flow::sleep::{self, PassEvent, SleepOptions, SleepReport};
 use nocturne_core::flow::stop::StopToken;
+use nocturne_core::import::Message;
 use nocturne_core::llm::provider::{Completion, Layer, ProposalStyle, Provider, ProviderError, Request};
-use nocturne_core::model::memory::{Mutation, Proposer, Refs};
+use nocturne_core::model::memory::{Mutation, Proposer, Refs, Version};
 use nocturne_core::model::pass::{MutationKind, Stage};
 use nocturne_core::store::{Commit, Store, StoreError};
 use std::cell::RefCell;
 use std::collections::VecDeque;
+use std::ops::Range;
 
 /// What performing a record did, for the device's report.
 #[derive(Clone, Debug, PartialEq)]
@@ -43,12 +46,28 @@ pub struct Performed {
     pub sleep: Option<SleepReport>,
     /// What applying a reviewed plan did (its Sleep is `sleep`).
     pub review: Option<review::Applied>,
+    pub import: Option<Imported>,
+    /// The version a restore wrote.
+    pub restored: Option<Version>,
+    /// What a policy change logged (`None`: it changed nothing).
+    pub policy: Option<String>,
 }
 
 impl From<Applied> for Performed {
     fn from(applied: Applied) -> Self {
-        Performed { applied, turn: None, sleep: None, review: None }
+        Performed { applied, turn: None, sleep: None, review: None, import: None, restored: None, policy: None }
     }
+}
+
+/// What performing an import's record wrote.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Imported {
+    pub report: import::Report,
+    /// The batches written, from the first: fewer than the record's when the import was
+    /// stopped or the model failed (and then the record keeps only these).
+    pub batches: usize,
+    /// Why the model could not go on, when it could not.
+    pub failed: Option<String>,
 }
 
 /// How the device doing an operation watches it: the Stop of a Sleep, and its passes as
@@ -112,7 +131,7 @@ pub async fn perform_watched<S: Store, P: Provider>(
             } else {
                 Applied::AsMade
             };
-            Ok(Performed { applied, turn: Some(outcome), sleep: None, review: None })
+            Ok(Performed { turn: Some(outcome), ..applied.into() })
         }
         Op::Edit { edit: row } => perform_edit(store, record, row, stale).await.map(Performed::from),
         Op::Sleep { deep } => {
@@ -130,7 +149,7 @@ pub async fn perform_watched<S: Store, P: Provider>(
                 options = options.deep();
             }
             match sleep::sleep(store, provider, &options, watch.on_event).await {
-                Ok(report) => Ok(Performed { applied: Applied::AsMade, turn: None, sleep: Some(report), review: None }),
+                Ok(report) => Ok(Performed { sleep: Some(report), ..Applied::AsMade.into() }),
                 Err(sleep::SleepError::Store(s)) => Err(s),
                 // Stopped, or the model failed: the passes before stay. Worded without the
                 // cause so the device that stopped and the devices replaying (whose replies
@@ -155,14 +174,47 @@ pub async fn perform_watched<S: Store, P: Provider>(
                 return Ok(Applied::Refused(why).into());
             }
             match review::apply(store, plan, decisions, at, watch.on_event).await {
-                Ok(done) => Ok(Performed {
-                    applied: Applied::AsMade,
-                    turn: None,
-                    sleep: done.report.clone(),
-                    review: Some(done),
-                }),
+                Ok(done) => Ok(Performed { sleep: done.report.clone(), review: Some(done), ..Applied::AsMade.into() }),
                 Err(review::ReviewError::Sleep(sleep::SleepError::Store(s))) => Err(s),
                 Err(other) => Err(StoreError::Invalid(other.to_string())),
+            }
+        }
+        Op::Import { messages, batches } => {
+            perform_import(store, provider, record, messages, batches, stale, watch).await
+        }
+        Op::Policy { policy } => match edit::set_policy(store, policy.clone(), at).await {
+            Ok(changed) => {
+                let applied = if stale {
+                    Applied::Replayed(format!("{}'s retention policy set again on the new head", record.device_name))
+                } else {
+                    Applied::AsMade
+                };
+                Ok(Performed { policy: changed, ..applied.into() })
+            }
+            Err(edit::EditError::Store(e)) => Err(e),
+            Err(refused) => {
+                let why = format!("{}'s retention policy refused: {refused}", record.device_name);
+                log_refusal(store, record, MutationKind::Policy, "", &why).await?;
+                Ok(Applied::Refused(why).into())
+            }
+        },
+        Op::Restore { seq } => {
+            if stale {
+                let why = format!(
+                    "{}'s restore of v{seq} was made on a memory that has since changed (another device's record came first); refused as stale: restore it again if it is still wanted",
+                    record.device_name
+                );
+                log_refusal(store, record, MutationKind::Restore, "", &why).await?;
+                return Ok(Applied::Refused(why).into());
+            }
+            match store.restore(*seq, at).await {
+                Ok(version) => Ok(Performed { restored: Some(version), ..Applied::AsMade.into() }),
+                Err(StoreError::NoSuchVersion(_)) => {
+                    let why = format!("{}'s restore refused: this memory has no v{seq}", record.device_name);
+                    log_refusal(store, record, MutationKind::Restore, "", &why).await?;
+                    Ok(Applied::Refused(why).into())
+                }
+                Err(e) => Err(e),
             }
         }
         Op::Checkpoint { document, .. } => {
@@ -171,6 +223,48 @@ pub async fn perform_watched<S: Store, P: Provider>(
             Ok(Applied::AsMade.into())
         }
     }
+}
+
+/// An import's record: its batches written as `flow::import` writes them (a message whose
+/// source the memory holds already is skipped), a Stop checked before each batch.
+async fn perform_import<S: Store, P: Provider>(
+    store: &S,
+    provider: &P,
+    record: &Record,
+    messages: &[Message],
+    batches: &[Range<usize>],
+    stale: bool,
+    watch: &mut Watch<'_>,
+) -> Result<Performed, StoreError> {
+    let Some(plan) = import::Plan::of(messages.to_vec(), batches.to_vec()) else {
+        let why = format!(
+            "an import from {} refused: its batches do not cover its {} messages in order",
+            record.device_name,
+            messages.len()
+        );
+        log_refusal(store, record, MutationKind::Add, "", &why).await?;
+        return Ok(Applied::Refused(why).into());
+    };
+    let options =
+        import::ImportOptions { sleep: import::SleepAfter::Never, stop: watch.stop.clone(), ..Default::default() };
+    let mut written = 0;
+    let run = import::run(store, provider, &plan, &options, record.at, &mut |p| written = p.batches_done).await;
+    let (report, failed) = match run {
+        Ok(report) => (report, None),
+        Err(import::ImportError::Store(e)) => return Err(e),
+        Err(import::ImportError::Provider(why)) => (import::Report::default(), Some(why)),
+    };
+    let applied = if stale {
+        Applied::Replayed(format!(
+            "an import from {} appended ({} turns, {} facts)",
+            record.device_name,
+            report.user_turns + report.assistant_turns,
+            report.facts
+        ))
+    } else {
+        Applied::AsMade
+    };
+    Ok(Performed { import: Some(Imported { report, batches: written, failed }), ..applied.into() })
 }
 
 async fn perform_edit<S: Store>(store: &S, record: &Record, row: &EditRow, stale: bool) -> Result<Applied, StoreError> {

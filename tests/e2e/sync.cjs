@@ -300,6 +300,30 @@ async function everything(page) {
       check(p.fetched.length === 1, `profile ${name} fetched the sync module once, at its first sync, and from the service worker's cache after`, `${p.fetched.length} fetches`);
     }
 
+    // (5b) A history imported on a synced memory goes out as records (one per day of history
+    // and one per Sleep, with a Sleep per day chosen, under the space's lease), which the
+    // other browser replays — not as a checkpoint of writes made outside sync.
+    await tab(b.page, 'Chat, memory & sleep');
+    const history = [
+      { role: 'user', content: 'I moved to Lisbon in March.', timestamp: 1714554000 },
+      { role: 'assistant', content: 'Noted.', timestamp: 1714554060 },
+      { role: 'user', content: 'My brother Tomas plays the cello.', timestamp: 1714640400 },
+    ].map((m) => JSON.stringify(m)).join('\n');
+    await b.page.setInputFiles('[data-testid="history-file"]', { name: 'log.jsonl', mimeType: 'application/json', buffer: Buffer.from(history) });
+    await b.page.waitForSelector('[data-testid="history-estimate"]', { timeout: 30000 });
+    await b.page.check('input[name="history-sleep"] >> nth=1');
+    await b.page.click('[data-testid="history-start"]');
+    await b.page.waitForSelector('[data-testid="history-report"], [data-testid="history-error"]', { timeout: 60000 });
+    const imported = await b.page.locator('[data-testid="history-report"], [data-testid="history-error"]').first().innerText();
+    check(/2 of your messages/.test(imported), 'B imports a two-day log on the synced memory', imported);
+    const sentImport = await syncNow(b.page);
+    const importNotes = await b.page.locator('[data-testid="sync-note"]').allInnerTexts();
+    check(sentImport.ok && /sealed 4 record\(s\)/.test(sentImport.text) && !importNotes.some((n) => /outside sync/.test(n)),
+      'the import goes out as four records (two days, a Sleep after each), not as a checkpoint', `${sentImport.text} | ${importNotes.join(' | ')}`);
+    const gotImport = await syncNow(a.page);
+    check(gotImport.ok && gotImport.head === sentImport.head && (await transcript(a.page)).some((t) => t.includes('Tomas plays the cello')),
+      'A replays them to the same head, with the imported turns', `${sentImport.head} ${gotImport.head}`);
+
     // (6) Scale: a new browser profile joins a space that holds a 10,000-fact memory (the
     // command line's, one checkpoint); the time and the page's longest task are printed.
     const seed = path.join(work, 'seed-10k.json');

@@ -16,12 +16,15 @@
 pub mod worker;
 
 use crate::idb::IdbStore;
+use crate::lock::Tabs;
 use nocturne_core::llm::provider::Provider;
 use nocturne_sync::engine::Lease;
 use nocturne_sync::journal::Journal;
 use nocturne_sync::procedure::StateKeeper;
 use rexie::{ObjectStore, Rexie, TransactionMode};
 use serde::{Deserialize, Serialize};
+use std::cell::RefCell;
+use std::rc::Rc;
 use wasm_bindgen::prelude::*;
 
 pub use nocturne_sync::procedure::{Joined, Synced};
@@ -67,8 +70,7 @@ pub struct Ask {
 }
 
 /// The rows of this memory's sync state named by `keys`, read in one transaction.
-async fn read<const N: usize>(memory: &str, keys: [&str; N]) -> Result<[Option<JsValue>; N], String> {
-    let db = db(memory).await?;
+async fn read<const N: usize>(db: &Rexie, keys: [&str; N]) -> Result<[Option<JsValue>; N], String> {
     let tx = db.transaction(&[STATE], TransactionMode::ReadOnly).map_err(|e| format!("{e:?}"))?;
     let s = tx.store(STATE).map_err(|e| format!("{e:?}"))?;
     let mut out = [const { None }; N];
@@ -87,7 +89,9 @@ fn joined_of(row: Option<JsValue>) -> Result<Option<Joined>, String> {
 /// This memory's sync state, when it has joined a space, and what its replica held at the
 /// last sync (`None` when no sync has saved a summary yet).
 pub async fn load(memory: &str) -> Result<Option<(Joined, Option<Summary>)>, String> {
-    let [joined, summary] = read(memory, [JOINED, SUMMARY]).await?;
+    let db = db(memory).await?;
+    let [joined, summary] = read(&db, [JOINED, SUMMARY]).await?;
+    db.close();
     let Some(joined) = joined_of(joined)? else { return Ok(None) };
     let summary = summary.and_then(|v| v.as_string()).and_then(|t| serde_json::from_str(&t).ok());
     Ok(Some((joined, summary)))
@@ -99,16 +103,44 @@ pub async fn leave(memory: &str) -> Result<(), String> {
 }
 
 /// This memory's sync state in IndexedDB: the state alone on the page, the replica too in
-/// the sync worker ([`worker`]).
-pub struct Idb(String);
+/// the sync worker ([`worker`]). Its database is opened at the first use and closed with
+/// the keeper (an import asks once per piece: opening it each time cost a fifth of a
+/// 5,000-conversation import).
+pub struct Idb {
+    memory: String,
+    opened: RefCell<Option<Rc<Rexie>>>,
+}
+
+impl Idb {
+    pub fn new(memory: String) -> Idb {
+        Idb { memory, opened: RefCell::new(None) }
+    }
+
+    async fn db(&self) -> Result<Rc<Rexie>, String> {
+        if let Some(db) = self.opened.borrow().clone() {
+            return Ok(db);
+        }
+        let db = Rc::new(db(&self.memory).await?);
+        *self.opened.borrow_mut() = Some(db.clone());
+        Ok(db)
+    }
+}
+
+impl Drop for Idb {
+    fn drop(&mut self) {
+        if let Some(db) = self.opened.take().and_then(|db| Rc::try_unwrap(db).ok()) {
+            db.close();
+        }
+    }
+}
 
 impl StateKeeper for Idb {
     async fn state(&self) -> Result<Option<Joined>, String> {
-        let [joined] = read(&self.0, [JOINED]).await?;
+        let [joined] = read(&*self.db().await?, [JOINED]).await?;
         joined_of(joined)
     }
     async fn save_state(&self, joined: &Joined) -> Result<(), String> {
-        let db = db(&self.0).await?;
+        let db = self.db().await?;
         let tx = db.transaction(&[STATE], TransactionMode::ReadWrite).map_err(|e| format!("{e:?}"))?;
         let s = tx.store(STATE).map_err(|e| format!("{e:?}"))?;
         let json = serde_json::to_string(joined).map_err(|e| e.to_string())?;
@@ -130,13 +162,19 @@ pub async fn sync_now(store: &IdbStore, ask: &Ask, now: i64) -> Result<Synced, S
 
 /// The one write path over this memory (`nocturne_sync::journal`): every write of the
 /// page goes through it, recorded for the next sync when the memory syncs.
-pub fn journal<'a>(store: &'a IdbStore, keeper: &'a Idb) -> Journal<'a, Idb, IdbStore> {
-    Journal { keeper, store }
+pub fn journal<'a>(store: &'a IdbStore, keeper: &'a Idb) -> Journal<'a, Idb, IdbStore, Tabs> {
+    Journal { keeper, store, lock: &Tabs }
+}
+
+/// The space's Sleep lease of this memory, asked through the sync worker (only when the
+/// memory syncs).
+pub fn lease(store: &IdbStore) -> worker::Leasing {
+    worker::Leasing(store.name())
 }
 
 /// This memory's sync state, for [`journal`].
 pub fn keeper(store: &IdbStore) -> Idb {
-    Idb(store.name())
+    Idb::new(store.name())
 }
 
 /// A Sleep through the journal (the estimate, the guard against a heavy retirement, the
@@ -147,7 +185,7 @@ pub async fn sleep<P: Provider>(
     call: &mut nocturne_sync::journal::SleepCall<'_>,
 ) -> Result<nocturne_core::flow::sleep::SleepReport, nocturne_sync::journal::SleepFailure> {
     let keeper = keeper(store);
-    let lease = worker::Leasing(store.name());
+    let lease = lease(store);
     journal(store, &keeper).sleep(provider, &lease, call).await.map(|j| j.done)
 }
 
@@ -160,6 +198,6 @@ pub async fn apply(
     at: i64,
 ) -> Result<nocturne_core::flow::review::Applied, String> {
     let keeper = keeper(store);
-    let lease = worker::Leasing(store.name());
+    let lease = lease(store);
     journal(store, &keeper).apply(plan, decisions, &lease, at, &mut |_| {}).await.map(|j| j.done)
 }

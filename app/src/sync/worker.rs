@@ -8,18 +8,18 @@
 //! Both halves of the exchange are here: [`sync`] and [`Leasing`] on the page, [`serve`] in
 //! the worker. The page posts one [`Request`] as JSON text and gets one [`Reply`].
 
-use super::{db, joined_of, read, Ask, Idb, Summary, JOINED, REPLICA, STATE, SUMMARY};
+use super::{joined_of, read, Ask, Idb, Summary, JOINED, REPLICA, STATE, SUMMARY};
 use crate::idb::IdbStore;
 use crate::inbox::Inbox;
+use crate::lock::Tabs;
 use crate::worker::{self as module, Started};
 use nocturne_sync::crypto::KdfParams;
 use nocturne_sync::engine::Replica;
 use nocturne_sync::journal::{Lease, ServerLease};
-use nocturne_sync::procedure::{self, Exchange, Joined, Keeper, Random, Synced, WriteLock};
+use nocturne_sync::procedure::{self, Exchange, Joined, Keeper, Random, Synced};
 use nocturne_sync::session::Session;
 use rexie::TransactionMode;
 use serde::{Deserialize, Serialize};
-use std::future::Future;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
@@ -118,12 +118,12 @@ async fn answer(data: JsValue) -> Result<(), String> {
             Reply::Synced { synced: Box::new(synced) }
         }
         Request::TakeLease { memory, now } => {
-            let keeper = Idb(memory);
+            let keeper = Idb::new(memory);
             let lease = ServerLease { keeper: &keeper, exchange: &Socket, random: &WebCrypto };
             Reply::Lease { taken: lease.take(now).await }
         }
         Request::ReleaseLease { memory, now } => {
-            let keeper = Idb(memory);
+            let keeper = Idb::new(memory);
             ServerLease { keeper: &keeper, exchange: &Socket, random: &WebCrypto }.release(now).await;
             Reply::Released
         }
@@ -144,12 +144,12 @@ async fn sync_here(store: &IdbStore, ask: &Ask, now: i64) -> Result<Synced, Stri
         kind: "browser",
         empty_hint: "join with an empty memory (Settings → memories)",
     };
-    procedure::sync(&Idb(store.name()), &Socket, &WebCrypto, &Tabs, store, &ask, now).await
+    procedure::sync(&Idb::new(store.name()), &Socket, &WebCrypto, &Tabs, store, &ask, now).await
 }
 
 impl Keeper for Idb {
     async fn load(&self) -> Result<Option<(Joined, Replica)>, String> {
-        let [joined, replica] = read(&self.0, [JOINED, REPLICA]).await?;
+        let [joined, replica] = read(&*self.db().await?, [JOINED, REPLICA]).await?;
         let Some(joined) = joined_of(joined)? else { return Ok(None) };
         let bytes = replica.map(|v| js_sys::Uint8Array::new(&v).to_vec()).filter(|b| !b.is_empty());
         let replica = match bytes {
@@ -161,7 +161,7 @@ impl Keeper for Idb {
 
     /// The state, the replica and its summary, in one transaction.
     async fn save(&self, joined: &Joined, replica: &Replica) -> Result<(), String> {
-        let db = db(&self.0).await?;
+        let db = self.db().await?;
         let tx = db.transaction(&[STATE], TransactionMode::ReadWrite).map_err(|e| format!("{e:?}"))?;
         let s = tx.store(STATE).map_err(|e| format!("{e:?}"))?;
         let json = serde_json::to_string(joined).map_err(|e| e.to_string())?;
@@ -202,15 +202,6 @@ struct Socket;
 impl Exchange for Socket {
     async fn exchange(&self, url: &str, replica: &Replica, nonce: [u8; 8]) -> Result<(), String> {
         exchange(url, replica, nonce).await
-    }
-}
-
-/// The write lock every tab of this memory shares.
-struct Tabs;
-
-impl WriteLock for Tabs {
-    async fn hold<T>(&self, work: impl Future<Output = Result<T, String>>) -> Result<T, String> {
-        crate::lock::write(work).await.map_err(|e| e.to_string())?
     }
 }
 

@@ -2,7 +2,6 @@
 //! and the memory its prompt carried under "memory used" — each turn encoded into scratch.
 
 use super::{ctx, now, Ctx};
-use crate::lock;
 use crate::stop::StopHandle;
 use leptos::prelude::*;
 use nocturne_core::flow::chat::{self, TurnOutcome};
@@ -77,15 +76,8 @@ pub fn ChatPanel() -> impl IntoView {
             // Through the one write path: a memory that syncs records the turn for the next
             // sync, through the same core function.
             let keeper = crate::sync::keeper(&store);
-            let record = async {
-                let journal = crate::sync::journal(&store, &keeper);
-                journal.say(&provider, None, &text, Some(&reply), at).await.map(|j| j.done)
-            };
-            let result: Result<TurnOutcome, String> = match lock::write(record).await {
-                Ok(r) => r,
-                Err(e) => Err(e.to_string()),
-            };
-            result
+            let journal = crate::sync::journal(&store, &keeper);
+            journal.say(&provider, None, &text, Some(&reply), at).await.map(|j| j.done)
         }
     });
     Effect::new(move |_| {

@@ -2,20 +2,20 @@
 //! `conversations.json`), a JSON Lines log or a LoCoMo file, chosen or dropped on the page;
 //! the estimate before anything runs, then progress with Stop, then what was imported.
 //! The file is read off the page, in the import worker (`reader`: the core's readers in a
-//! wasm module of their own); the import is the core's (`flow::import`), each batch
-//! committed under the write lock, so a chat in this or another tab waits a batch, not the
-//! whole import.
+//! wasm module of their own); the import is the core's (`flow::import`) through the one
+//! write path, a few batches at a time under the write lock, so a chat in this or another
+//! tab waits those, not the whole import.
 
 use super::{ctx, next_task, now};
 use crate::idb::IdbStore;
 use crate::stop::StopHandle;
 use leptos::prelude::*;
-use nocturne_core::flow::import::{self, Estimate, Estimating, ImportOptions, Plan, Progress, Report, SleepAfter};
+use nocturne_core::flow::import::{
+    self, Estimate, Estimating, ImportOptions, Plan, Progress, Report, Seen, SleepAfter,
+};
 use nocturne_core::import::History;
 use nocturne_core::llm::provider::Provider;
-use nocturne_core::model::memory::{Item, Mutation, Turn, Version};
-use nocturne_core::model::policy::RetentionPolicy;
-use nocturne_core::store::{document::Document, Commit, Meta, Store, StoreError};
+use nocturne_core::store::Store;
 use std::collections::HashSet;
 use std::rc::Rc;
 
@@ -85,16 +85,14 @@ pub fn HistoryImport() -> impl IntoView {
             // Planned again: the memory may have changed since the estimate (a resume).
             let plan = plan_for(&store, &r.history).await?;
             progress.set(Some(Progress { batches: plan.batches.len(), ..Default::default() }));
-            crate::storage::persist_once().await;
-            let locked = Locked(&store);
             let mut on_progress = |p: &Progress| progress.set(Some(p.clone()));
-            let result = import::run(&locked, &provider, &plan, &options, now(), &mut on_progress).await;
+            let result = import_pieces(&store, &provider, &plan, &options, now(), &mut on_progress).await;
             // What is left to import, for a resume.
             if let Ok(plan) = plan_for(&store, &r.history).await {
                 ready.set(Some(Ready { plan: Rc::new(plan), ..r }));
             }
             c.bump();
-            result.map_err(|e| e.to_string())
+            result
         }
     });
     let running = run.pending();
@@ -156,6 +154,52 @@ pub fn HistoryImport() -> impl IntoView {
 /// Batches whose requests are built between two returns to the page's event loop (a few
 /// milliseconds).
 const BATCHES_PER_TASK: usize = 200;
+
+/// Batches an import writes under one hold of the write lock: a chat turn in this or
+/// another tab waits at most this many encoder calls to be stored.
+const PIECE_BATCHES: usize = 16;
+
+/// Writes `plan` through the one write path (`sync::journal`: recorded for the next sync
+/// when the memory syncs), a piece at a time under the write lock, then the Sleep at the
+/// end when one was asked for.
+async fn import_pieces<P: Provider>(
+    store: &IdbStore,
+    provider: &P,
+    plan: &Plan,
+    options: &ImportOptions,
+    at: i64,
+    on_progress: &mut dyn FnMut(&Progress),
+) -> Result<Report, String> {
+    let keeper = crate::sync::keeper(store);
+    let lease = crate::sync::lease(store);
+    let journal = crate::sync::journal(store, &keeper);
+    let mut report = Report::default();
+    let mut seen = Seen::default();
+    let mut shown = Progress { batches: plan.batches.len(), ..Default::default() };
+    for piece in plan.pieces(PIECE_BATCHES) {
+        let before = shown.clone();
+        let mut within = |p: &Progress| {
+            shown = Progress {
+                batches_done: before.batches_done + p.batches_done,
+                turns: before.turns + p.turns,
+                facts: before.facts + p.facts,
+                refused: before.refused + p.refused,
+                sleeps: before.sleeps + p.sleeps,
+                day: p.day.or(before.day),
+                ..before
+            };
+            on_progress(&shown);
+        };
+        let written = journal.import(provider, &lease, &piece, options, &mut seen, at, &mut within).await?;
+        report.absorb(written.done);
+        if report.stopped {
+            return Ok(report);
+        }
+    }
+    journal.import_sleep(provider, &lease, options, at, &mut report).await?;
+    on_progress(&Progress { sleeps: report.sleeps, ..shown });
+    Ok(report)
+}
 
 /// Plans `history` against the sources the memory's transcript already holds.
 async fn plan_for(store: &IdbStore, history: &History) -> Result<Plan, String> {
@@ -266,55 +310,5 @@ fn ReportView(report: Report) -> impl IntoView {
             <p class=if report.stopped { "status" } else { "ok" }>{head}</p>
             <ul>{notes.into_iter().map(|n| view! { <li>{n}</li> }).collect_view()}</ul>
         </div>
-    }
-}
-
-/// The memory with every write under the app's write lock (one writer across tabs): an
-/// import's batch waits for a chat turn's record or a Sleep, and they for it, one commit
-/// at a time.
-struct Locked<'a>(&'a IdbStore);
-
-impl Store for Locked<'_> {
-    async fn items(&self) -> Result<Vec<Item>, StoreError> {
-        self.0.items().await
-    }
-    async fn meta(&self) -> Result<Meta, StoreError> {
-        self.0.meta().await
-    }
-    async fn versions(&self) -> Result<Vec<Version>, StoreError> {
-        self.0.versions().await
-    }
-    async fn mutations(&self) -> Result<Vec<Mutation>, StoreError> {
-        self.0.mutations().await
-    }
-    async fn transcript(&self) -> Result<Vec<Turn>, StoreError> {
-        self.0.transcript().await
-    }
-    async fn turn_count(&self) -> Result<u32, StoreError> {
-        self.0.turn_count().await
-    }
-    async fn items_at(&self, seq: u64) -> Result<Vec<Item>, StoreError> {
-        self.0.items_at(seq).await
-    }
-    async fn changes(&self, lo: u64, hi: u64) -> Result<Vec<(u64, Item)>, StoreError> {
-        self.0.changes(lo, hi).await
-    }
-    async fn item_states(&self, ids: &[String], seq: u64) -> Result<Vec<Item>, StoreError> {
-        self.0.item_states(ids, seq).await
-    }
-    async fn mutations_between(&self, lo: u64, hi: u64) -> Result<Vec<Mutation>, StoreError> {
-        self.0.mutations_between(lo, hi).await
-    }
-    async fn commit(&self, commit: Commit) -> Result<Vec<Version>, StoreError> {
-        crate::lock::write(self.0.commit(commit)).await.map_err(|e| StoreError::Backend(e.to_string()))?
-    }
-    async fn set_policy(&self, policy: RetentionPolicy) -> Result<(), StoreError> {
-        crate::lock::write(self.0.set_policy(policy)).await.map_err(|e| StoreError::Backend(e.to_string()))?
-    }
-    fn rows_written(&self) -> u64 {
-        self.0.rows_written()
-    }
-    async fn replace_all(&self, doc: Document, base: u64) -> Result<(), StoreError> {
-        crate::lock::write(self.0.replace_all(doc, base)).await.map_err(|e| StoreError::Backend(e.to_string()))?
     }
 }

@@ -54,21 +54,15 @@ pub fn MemoryPanel() -> impl IntoView {
         let store = c.store.get_value();
         async move {
             let r = match ask {
-                Ask::Edit(e) => match crate::lock::write(edit_synced(&store, e)).await {
-                    Ok(r) => r,
-                    Err(x) => Err(x.to_string()),
-                },
-                Ask::Erase(id) => match crate::lock::write(erase_synced(&store, id)).await {
-                    Ok(r) => r.map(|x| {
-                        format!(
-                            "Erased {} fact(s) ({}) from every version; {} row(s) rewritten; a tombstone remains.",
-                            x.item_ids.len(),
-                            x.item_ids.join(", "),
-                            x.rows
-                        )
-                    }),
-                    Err(x) => Err(x.to_string()),
-                },
+                Ask::Edit(e) => edit_synced(&store, e).await,
+                Ask::Erase(id) => erase_synced(&store, id).await.map(|x| {
+                    format!(
+                        "Erased {} fact(s) ({}) from every version; {} row(s) rewritten; a tombstone remains.",
+                        x.item_ids.len(),
+                        x.item_ids.join(", "),
+                        x.rows
+                    )
+                }),
             };
             c.bump();
             r

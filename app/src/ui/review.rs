@@ -4,7 +4,6 @@
 //! discarded, so it survives a reload.
 
 use super::{ctx, now};
-use crate::lock;
 use leptos::prelude::*;
 use nocturne_core::flow::review::{Applied, Decisions, Fact, Proposed, Review};
 use std::collections::{BTreeMap, BTreeSet};
@@ -124,11 +123,7 @@ pub fn ReviewPanel(reviewing: Reviewing) -> impl IntoView {
             for e in p.edits.iter().filter(|e| e.refused.is_none() && !chosen.contains(&e.id)) {
                 decisions = decisions.reject(&e.id, why.trim());
             }
-            crate::storage::persist_once().await;
-            let work = crate::sync::apply(&store, &p, &decisions, now());
-            let done: Result<Applied, String> = lock::exclusive(lock::WRITE_LOCK, lock::Wait::IfAvailable, work)
-                .await
-                .unwrap_or_else(|e| Err(e.to_string()));
+            let done: Result<Applied, String> = crate::sync::apply(&store, &p, &decisions, now()).await;
             c.bump();
             c.refresh_mode();
             let applied = done?;

@@ -264,10 +264,9 @@ fn PolicyEditor() -> impl IntoView {
         let store = c.store.get_value();
         async move {
             // A logged edit by the user, so every forgetting is judged by the policy of its day.
-            let r = match crate::lock::write(nocturne_core::flow::edit::set_policy(&store, p, super::now())).await {
-                Ok(r) => r.map(|_| ()).map_err(|e| e.to_string()),
-                Err(e) => Err(e.to_string()),
-            };
+            // Through the one write path: recorded for the next sync when the memory syncs.
+            let keeper = crate::sync::keeper(&store);
+            let r = crate::sync::journal(&store, &keeper).set_policy(&p, super::now()).await.map(|_| ());
             c.bump();
             r
         }

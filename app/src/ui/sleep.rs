@@ -3,7 +3,6 @@
 
 use super::review::{ReviewPanel, Reviewing};
 use super::{ctx, now};
-use crate::lock;
 use crate::stop::StopHandle;
 use leptos::prelude::*;
 use nocturne_core::flow::focus::Scope;
@@ -95,27 +94,18 @@ pub fn SleepPanel() -> impl IntoView {
             let result: Result<SleepReport, String> = if dry {
                 sleep::sleep(&store, &provider, &options, &mut on_event).await.map_err(|e| e.to_string())
             } else {
-                crate::storage::persist_once().await;
-                let work = async {
-                    // Through the one write path: the estimate and the guard against a heavy
-                    // retirement (the user confirmed, or it is refused), then, when the
-                    // memory syncs, the space's Sleep lease (saying so when the server cannot
-                    // be asked) and a record for the next sync.
-                    let heavy = if confirmed { Heavy::GoAhead } else { Heavy::Refuse };
-                    let mut call = SleepCall { heavy, on_event: Box::new(on_event), ..SleepCall::quiet(&options) };
-                    let report = crate::sync::sleep(&store, &provider, &mut call).await;
-                    lease_note.set(call.notes.into_iter().next());
-                    report.map_err(|e| match e {
-                        SleepFailure::Heavy(_) => {
-                            format!("{e}. Run a dry run to see which, then Sleep again and confirm.")
-                        }
-                        SleepFailure::Failed(why) => why,
-                    })
-                };
-                match lock::exclusive(lock::WRITE_LOCK, lock::Wait::IfAvailable, work).await {
-                    Ok(r) => r,
-                    Err(e) => Err(e.to_string()),
-                }
+                // Through the one write path, when no other writer holds the memory: the
+                // estimate and the guard against a heavy retirement (the user confirmed, or
+                // it is refused), then, when the memory syncs, the space's Sleep lease
+                // (saying so when the server cannot be asked) and a record for the next sync.
+                let heavy = if confirmed { Heavy::GoAhead } else { Heavy::Refuse };
+                let mut call = SleepCall { heavy, on_event: Box::new(on_event), ..SleepCall::quiet(&options) };
+                let report = crate::sync::sleep(&store, &provider, &mut call).await;
+                lease_note.set(call.notes.into_iter().next());
+                report.map_err(|e| match e {
+                    SleepFailure::Heavy(_) => format!("{e}. Run a dry run to see which, then Sleep again and confirm."),
+                    SleepFailure::Failed(why) => why,
+                })
             };
             c.bump();
             c.refresh_mode();

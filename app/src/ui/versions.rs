@@ -17,10 +17,9 @@ pub fn VersionsPanel() -> impl IntoView {
         let seq = *seq;
         let store = c.store.get_value();
         async move {
-            let r = match crate::lock::write(store.restore(seq, now())).await {
-                Ok(r) => r.map(|v| v.id()).map_err(|e| e.to_string()),
-                Err(e) => Err(e.to_string()),
-            };
+            // Through the one write path: recorded for the next sync when the memory syncs.
+            let keeper = crate::sync::keeper(&store);
+            let r = crate::sync::journal(&store, &keeper).restore(seq, now()).await.map(|v| v.done.id());
             c.bump();
             r
         }

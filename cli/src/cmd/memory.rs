@@ -26,11 +26,16 @@ pub(crate) fn diff(store: &StoreArgs, lo: &str, hi: &str) -> Result<(), CliError
     Ok(())
 }
 
-/// `nocturne restore VERSION`: the version's state as a new version.
+/// `nocturne restore VERSION`: the version's state as a new version, through the one
+/// write path.
 pub(crate) fn restore(store: &StoreArgs, version: &str) -> Result<(), CliError> {
     let memory = Memory::open_existing(&store.store)?;
-    let v = pollster::block_on(memory.restore(seq(version)?, store.now()))?;
+    let restored = write::Writer::new(&store.store, &memory).restore(seq(version)?, store.now())?;
+    let v = restored.done;
     println!("{} {} active={}", v.id(), v.label, v.active_count);
+    if let Some(recorded) = restored.recorded {
+        println!("restore recorded for the next sync: {recorded}");
+    }
     Ok(())
 }
 

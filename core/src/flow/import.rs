@@ -139,17 +139,44 @@ impl Plan {
         let lo = self.batches[batches.start].start;
         let hi = self.batches[batches.end - 1].end;
         let messages = self.messages[lo..hi].to_vec();
+        let batches = self.batches[batches].iter().map(|b| b.start - lo..b.end - lo).collect();
+        let mut piece = Plan::of(messages, batches).unwrap_or_default();
+        if first {
+            (piece.conversations, piece.duplicates, piece.too_long) =
+                (self.conversations, self.duplicates, self.too_long);
+        }
+        piece
+    }
+
+    /// The plan that writes `messages` (oldest first) in `batches`: what a synced import's
+    /// record holds, read back. `None` unless the batches cover the messages in order, each
+    /// one non-empty — a record's batches are not trusted.
+    ///
+    /// ```
+    /// use nocturne_core::flow::import::Plan;
+    /// assert!(Plan::of(Vec::new(), vec![0..1]).is_none());
+    /// assert_eq!(Plan::of(Vec::new(), Vec::new()).map(|p| p.new_user), Some(0));
+    /// ```
+    pub fn of(messages: Vec<Message>, batches: Vec<Range<usize>>) -> Option<Plan> {
+        let mut next = 0;
+        for b in &batches {
+            if b.start != next || b.end <= b.start {
+                return None;
+            }
+            next = b.end;
+        }
+        if next != messages.len() {
+            return None;
+        }
         let user = |m: &&Message| m.role == Role::User;
-        Plan {
-            conversations: if first { self.conversations } else { 0 },
-            duplicates: if first { self.duplicates } else { 0 },
-            batches: self.batches[batches].iter().map(|b| b.start - lo..b.end - lo).collect(),
+        Some(Plan {
             new_user: messages.iter().filter(user).count(),
             new_assistant: messages.iter().filter(|m| m.role == Role::Assistant).count(),
-            too_long: if first { self.too_long } else { 0 },
             days: messages.iter().map(|m| Day::from_unix(m.at)).collect::<HashSet<_>>().len(),
+            batches,
             messages,
-        }
+            ..Plan::default()
+        })
     }
 
     /// The Sleeps an import of this plan runs when it sleeps as `sleep` says.
@@ -477,6 +504,20 @@ pub async fn run<S: Store, P: Provider>(
     now: i64,
     on_progress: &mut dyn FnMut(&Progress),
 ) -> Result<Report, ImportError> {
+    run_seen(store, provider, plan, options, now, &mut Seen::default(), on_progress).await
+}
+
+/// [`run`] for one of a plan's [`pieces`](Plan::pieces), `seen` carried from the piece
+/// before: while nobody else wrote in between, the transcript is not read again.
+pub async fn run_seen<S: Store, P: Provider>(
+    store: &S,
+    provider: &P,
+    plan: &Plan,
+    options: &ImportOptions,
+    now: i64,
+    seen: &mut Seen,
+    on_progress: &mut dyn FnMut(&Progress),
+) -> Result<Report, ImportError> {
     let mut report = Report {
         conversations: plan.conversations,
         duplicates: plan.duplicates,
@@ -485,7 +526,6 @@ pub async fn run<S: Store, P: Provider>(
     };
     let mut refusals: BTreeMap<String, usize> = BTreeMap::new();
     let mut progress = Progress { batches: plan.batches.len(), ..Default::default() };
-    let mut seen = Seen::default();
     let mut since_sleep = 0;
     for (n, b) in plan.batches.iter().enumerate() {
         if options.stop.is_stopped() {
@@ -494,7 +534,7 @@ pub async fn run<S: Store, P: Provider>(
         }
         let written = crate::store::replanning(
             |e| matches!(e, ImportError::Store(e) if e.is_conflict()),
-            async || write_batch(store, provider, plan, b, options, now, &mut seen).await,
+            async || write_batch(store, provider, plan, b, options, now, seen).await,
         )
         .await;
         let written = match written {
@@ -560,17 +600,33 @@ pub async fn final_sleep<S: Store, P: Provider>(
     now: i64,
     report: &mut Report,
 ) -> Result<(), ImportError> {
+    if holds_final_sleep(store, provider.proposal_style(), options, now, report).await? {
+        return Ok(());
+    }
+    sleep_once(store, provider, options, now, Scope::Deep, report).await.map(|_| ())
+}
+
+/// Whether the deep Sleep after an import must not run: it would retire more than a
+/// quarter of the memory and `options.retire_a_lot` is not set (`report.held` then says
+/// why and what to do).
+pub async fn holds_final_sleep<S: Store>(
+    store: &S,
+    style: ProposalStyle,
+    options: &ImportOptions,
+    now: i64,
+    report: &mut Report,
+) -> Result<bool, ImportError> {
     let sleep_options =
         SleepOptions { budget: options.budget, stop: options.stop.clone(), ..SleepOptions::new(now) }.deep();
-    let estimate = sleep::estimate(store, provider.proposal_style(), &sleep_options).await?;
+    let estimate = sleep::estimate(store, style, &sleep_options).await?;
     if estimate.retires_a_lot() && !options.retire_a_lot {
         report.held = Some(format!(
             "the Sleep after the import would retire {} of {} active facts (older than the policy's staleAfterDays and not protected), so it did not run; run a Sleep to let it, or raise staleAfterDays first",
             estimate.retire, estimate.active
         ));
-        return Ok(());
+        return Ok(true);
     }
-    sleep_once(store, provider, options, now, Scope::Deep, report).await.map(|_| ())
+    Ok(false)
 }
 
 /// Runs one Sleep; `false` when the user stopped it.
@@ -610,11 +666,11 @@ struct Written {
     unusable: Option<String>,
 }
 
-/// What the import last saw of the store: the sources in its transcript, and the head,
+/// What an import last saw of the store: the sources in its transcript, and the head,
 /// cursor and turn count it left; while those stand, nobody else wrote a turn and the
 /// transcript need not be read again.
 #[derive(Default)]
-struct Seen {
+pub struct Seen {
     sources: HashSet<String>,
     left: Option<(u64, u32, u32)>,
 }

@@ -190,6 +190,9 @@ pub enum MutationKind {
     Cite,
     /// A whole Sleep another device ran (logged when it is refused as stale on replay).
     Sleep,
+    /// A restore of a version another device made (logged when it is refused as stale on
+    /// replay).
+    Restore,
     /// The retention policy changed under a rule of the code (a store on the old default
     /// moving to forget by value): what changed and why, the old and new policy in the
     /// raw proposal.
@@ -215,6 +218,7 @@ impl MutationKind {
             MutationKind::Erase => "erase",
             MutationKind::Cite => "cite",
             MutationKind::Sleep => "sleep",
+            MutationKind::Restore => "restore",
             MutationKind::Skip => "skip",
             MutationKind::Policy => "policy",
         }
