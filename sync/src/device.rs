@@ -5,7 +5,7 @@
 use crate::crypto::{digest_hex, KdfParams, Key};
 use crate::engine::{Header, Replica};
 use crate::record::{self, Op, Record, RecordId, SCHEMA, SPACE_SCHEMA};
-use crate::replay::{perform, perform_watched, Applied, Performed, Recording, Replaying, Watch};
+use crate::replay::{perform, perform_plain, perform_watched, Applied, Performed, Recording, Replaying, Watch};
 use crate::SyncError;
 use nocturne_core::llm::provider::Provider;
 use nocturne_core::store::{MemStore, Store};
@@ -223,10 +223,33 @@ pub async fn act_watched<S: Store, P: Provider>(
             messages.truncate(batches.last().map_or(0, |b| b.end));
         }
     }
+    made(device, store, record).await?;
+    Ok(applied)
+}
+
+/// [`act_watched`] for an operation that asks no model (`replay::perform_plain`): a user's
+/// edit, a reviewed plan applied, a policy, a restore.
+pub async fn act_plain<S: Store>(
+    device: &mut Device,
+    store: &S,
+    op: Op,
+    at: i64,
+    watch: &mut Watch<'_>,
+) -> Result<Performed, SyncError> {
+    adopt_outside_writes(device, store, at).await?;
+    let record = device.next_record(at, op, Vec::new());
+    let applied = perform_plain(store, &record, false, watch).await?;
+    made(device, store, record).await?;
+    Ok(applied)
+}
+
+/// Keeps `record`, just performed on `store`, as this device's newest: applied, waiting to
+/// be sent, and the store's counters marked.
+async fn made<S: Store>(device: &mut Device, store: &S, record: Record) -> Result<(), SyncError> {
     device.applied(&record.id);
     device.pending.push(record);
     device.mark = Some(mark_of(store).await?);
-    Ok(applied)
+    Ok(())
 }
 
 /// Compacts the space after an erase (or to join with an existing memory): a pending

@@ -16,7 +16,6 @@ use nocturne_core::flow::import::{self, ImportOptions, Plan, Progress, Report, S
 use nocturne_core::flow::review::{self, Decisions, Review};
 use nocturne_core::flow::sleep::{self, Estimate, PassEvent, SleepOptions, SleepReport};
 use nocturne_core::flow::stop::StopToken;
-use nocturne_core::llm::offline::OfflineProvider;
 use nocturne_core::llm::provider::Provider;
 use nocturne_core::model::memory::Version;
 use nocturne_core::model::policy::RetentionPolicy;
@@ -305,7 +304,7 @@ impl<K: StateKeeper, S: Store, L: WriteLock> Journal<'_, K, S, L> {
     /// error, and nothing else was written.
     async fn act_for_user(&self, op: Op, at: i64) -> Result<Performed, String> {
         let mut watch = Watch { stop: Default::default(), on_event: &mut |_| {} };
-        let done = procedure::act(self.keeper, self.store, &OfflineProvider, op, at, &mut watch)
+        let done = procedure::act_plain(self.keeper, self.store, op, at, &mut watch)
             .await?
             .ok_or("the memory stopped syncing; nothing was changed")?;
         match done.applied {
@@ -486,7 +485,7 @@ impl<K: StateKeeper, S: Store, L: WriteLock> Journal<'_, K, S, L> {
                     let note = lease.take(at).await?;
                     let op = Op::Apply { plan: Box::new(plan.clone()), decisions: decisions.clone() };
                     let mut watch = Watch { stop: Default::default(), on_event };
-                    let done = procedure::act(self.keeper, self.store, &OfflineProvider, op, at, &mut watch).await;
+                    let done = procedure::act_plain(self.keeper, self.store, op, at, &mut watch).await;
                     lease.release(at).await;
                     let done = done?.ok_or("the memory stopped syncing; nothing was changed")?;
                     let applied = done.review.ok_or_else(|| done.applied.to_string())?;

@@ -21,7 +21,8 @@ pub mod replay;
 pub mod session;
 
 pub use device::{
-    act, act_watched, adopt_outside_writes, checkpoint, erase, flush, head_digest, merge, open_space, Device, Merged,
+    act, act_plain, act_watched, adopt_outside_writes, checkpoint, erase, flush, head_digest, merge, open_space,
+    Device, Merged,
 };
 
 use nocturne_core::store::StoreError;

@@ -335,6 +335,20 @@ pub async fn act<S: Store, P: Provider>(
     Ok(Some(done))
 }
 
+/// [`act`] for an operation that asks no model (`device::act_plain`).
+pub async fn act_plain<S: Store>(
+    keeper: &impl StateKeeper,
+    store: &S,
+    op: Op,
+    at: i64,
+    watch: &mut Watch<'_>,
+) -> Result<Option<Performed>, String> {
+    let Some(mut joined) = keeper.state().await? else { return Ok(None) };
+    let done = crate::act_plain(&mut joined.device, store, op, at, watch).await.map_err(|e| e.to_string())?;
+    keeper.save_state(&joined).await?;
+    Ok(Some(done))
+}
+
 /// Erases as this device when the memory syncs: the words leave this memory now and every
 /// copy at the next sync. `None` when it does not sync.
 pub async fn erase<S: Store>(

@@ -133,7 +133,6 @@ pub async fn perform_watched<S: Store, P: Provider>(
             };
             Ok(Performed { turn: Some(outcome), ..applied.into() })
         }
-        Op::Edit { edit: row } => perform_edit(store, record, row, stale).await.map(Performed::from),
         Op::Sleep { deep } => {
             if stale {
                 let why = format!(
@@ -164,6 +163,28 @@ pub async fn perform_watched<S: Store, P: Provider>(
                 }
             }
         }
+        Op::Import { messages, batches } => {
+            perform_import(store, provider, record, messages, batches, stale, watch).await
+        }
+        _ => perform_plain(store, record, stale, watch).await,
+    }
+}
+
+/// [`perform_watched`] for a record that asks no model — a user's edit, a reviewed plan
+/// applied, a policy, a restore, a checkpoint — compiled once, whatever the provider.
+/// A record that asks one is refused as an error.
+pub async fn perform_plain<S: Store>(
+    store: &S,
+    record: &Record,
+    stale: bool,
+    watch: &mut Watch<'_>,
+) -> Result<Performed, StoreError> {
+    let at = record.at;
+    match &record.op {
+        Op::Say { .. } | Op::Sleep { .. } | Op::Import { .. } => {
+            Err(StoreError::Invalid(format!("record {} asks a model; it is performed with one", record.id)))
+        }
+        Op::Edit { edit: row } => perform_edit(store, record, row, stale).await.map(Performed::from),
         Op::Apply { plan, decisions } => {
             if stale {
                 let why = format!(
@@ -178,9 +199,6 @@ pub async fn perform_watched<S: Store, P: Provider>(
                 Err(review::ReviewError::Sleep(sleep::SleepError::Store(s))) => Err(s),
                 Err(other) => Err(StoreError::Invalid(other.to_string())),
             }
-        }
-        Op::Import { messages, batches } => {
-            perform_import(store, provider, record, messages, batches, stale, watch).await
         }
         Op::Policy { policy } => match edit::set_policy(store, policy.clone(), at).await {
             Ok(changed) => {
