@@ -300,8 +300,8 @@ impl<K: StateKeeper, S: Store, L: WriteLock> Journal<'_, K, S, L> {
     }
 
     /// Performs a write of the user's own (no model) as this device's next record, on a
-    /// memory that syncs; a refusal on replay (the fact changed, the version is gone) is the
-    /// error, and nothing else was written.
+    /// memory that syncs. A refusal (the edit's gate said no) is the error: it is logged,
+    /// and its record stays so the other devices log the same refusal.
     async fn act_for_user(&self, op: Op, at: i64) -> Result<Performed, String> {
         let mut watch = Watch { stop: Default::default(), on_event: &mut |_| {} };
         let done = procedure::act_plain(self.keeper, self.store, op, at, &mut watch)
