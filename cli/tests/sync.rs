@@ -59,6 +59,10 @@ impl Server {
             assert!(start.elapsed() < Duration::from_secs(20), "y-sweet did not listen on {}", self.port);
             std::thread::sleep(Duration::from_millis(50));
         }
+        // What listens must be this server, not another process that holds the port.
+        std::thread::sleep(Duration::from_millis(100));
+        let exited = self.child.as_mut().and_then(|c| c.try_wait().ok().flatten());
+        assert!(exited.is_none(), "y-sweet exited ({exited:?}): port {} is held by something else", self.port);
     }
 
     fn stop(&mut self) {
@@ -117,8 +121,19 @@ fn walk(dir: &Path) -> Vec<PathBuf> {
     out
 }
 
+/// A port no other test of this binary was given: the tests run in parallel, and two
+/// servers handed one port once made a test talk to another test's server until that test
+/// ended and stopped it ("cannot connect" on a fresh machine's CI).
 fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0").expect("bind").local_addr().expect("addr").port()
+    static GIVEN: std::sync::Mutex<Vec<u16>> = std::sync::Mutex::new(Vec::new());
+    let mut given = GIVEN.lock().unwrap_or_else(|e| e.into_inner());
+    loop {
+        let port = std::net::TcpListener::bind("127.0.0.1:0").expect("bind").local_addr().expect("addr").port();
+        if !given.contains(&port) {
+            given.push(port);
+            return port;
+        }
+    }
 }
 
 fn dir() -> PathBuf {
