@@ -33,6 +33,19 @@ CRATE=llama-cpp-sys-2-0.1.126
 CRATE_SHA256=fcf4f0b93f111d7cc2ae702b2dd20efb4a9a19297addb3e63c1cfb97e6a13c6f
 WASM_DIS=${WASM_DIS:-$TOOLS/binaryen/node_modules/.bin/wasm-dis}
 say() { echo "[build-wllama] $*" >&2; }
+# Whether every function the wasm in $1 imports is named in its glue's import object.
+glue_matches() {
+  "$WASM_DIS" "$1/wllama.wasm" 2>/dev/null | python3 -c '
+import re, sys
+wanted = set(re.findall(r"\(import \"[^\"]+\" \"([^\"]+)\" \(func", sys.stdin.read()))
+glue = open(sys.argv[1], encoding="utf-8").read()
+m = re.search(r"asmLibraryArg=\{(.*?)\};", glue, re.S)
+given = set(re.findall(r"\"([^\"]+)\":", m.group(1))) if m else set()
+missing = sorted(wanted - given)
+if missing or not wanted:
+    sys.exit("glue lacks %d of %d imports, such as %s" % (len(missing), len(wanted), missing[:3]))
+' "$1/wllama.js"
+}
 
 recipe=$(cat "$ROOT/scripts/build-wllama.sh" "$ROOT/scripts/wllama_glue.py" <(echo "$VARIANTS") | sha256sum | cut -c1-16)
 if [ -f "$OUT/runtime.json" ] && grep -q "\"recipe\": \"$recipe\"" "$OUT/runtime.json"; then exit 0; fi
@@ -72,6 +85,15 @@ for v in $VARIANTS; do
     || { tail -n 20 "$build/cmake.log" >&2; say "cmake failed: $build/cmake.log"; exit 1; }
   (cd "$build" && EMCC_CFLAGS="$FLAGS $extra" emmake make wllama -j2 > make.log 2>&1) \
     || { grep -m 20 -E "error" "$build/make.log" >&2; say "the $v-thread build failed: $build/make.log"; exit 1; }
+  # Seen once, on a fresh machine's first build (emscripten's library cache still cold):
+  # the wasm's imports minified ("a" "a") and its glue's left whole, so the page could not
+  # load it. The link is made again once; a second mismatch fails the build (npm's runs).
+  if ! glue_matches "$build"; then
+    say "the $v-thread glue does not provide the wasm's imports; linking again"
+    rm -f "$build/wllama.js" "$build/wllama.wasm"
+    (cd "$build" && EMCC_CFLAGS="$FLAGS $extra" emmake make wllama -j2 >> make.log 2>&1) || { say "the $v-thread link failed"; exit 1; }
+    glue_matches "$build" || { say "the $v-thread glue still does not provide the wasm's imports"; exit 1; }
+  fi
   mkdir -p "$OUT.part/$v-thread"
   for f in wllama.js wllama.wasm wllama.worker.js; do [ -f "$build/$f" ] && cp "$build/$f" "$OUT.part/$v-thread/"; done
   dots=$("$WASM_DIS" "$OUT.part/$v-thread/wllama.wasm" 2>/dev/null | grep -c 'i32x4.dot_i16x8_s' || true)
