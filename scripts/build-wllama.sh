@@ -33,6 +33,9 @@ CRATE=llama-cpp-sys-2-0.1.126
 CRATE_SHA256=fcf4f0b93f111d7cc2ae702b2dd20efb4a9a19297addb3e63c1cfb97e6a13c6f
 WASM_DIS=${WASM_DIS:-$TOOLS/binaryen/node_modules/.bin/wasm-dis}
 say() { echo "[build-wllama] $*" >&2; }
+# Builds (or, with its outputs removed, links again) the wllama target of the variant in
+# $build with its flags, appending to its make.log.
+link_wllama() { (cd "$build" && EMCC_CFLAGS="$FLAGS $extra" emmake make wllama -j2 >> make.log 2>&1); }
 # Whether every function the wasm in $1 imports is named in its glue's import object.
 glue_matches() {
   "$WASM_DIS" "$1/wllama.wasm" 2>/dev/null | python3 -c '
@@ -83,15 +86,15 @@ for v in $VARIANTS; do
   (cd "$build" && EMCC_CFLAGS="" emcmake cmake "$WORK/wllama" -DEMSCRIPTEN_SYSTEM_PROCESSOR=wasm \
     -DCMAKE_BUILD_TYPE=Release -DLLAMA_CURL=OFF -DLLAMA_HTTPLIB=OFF -DGGML_OPENMP=OFF -DLLAMA_BUILD_COMMON=OFF > cmake.log 2>&1) \
     || { tail -n 20 "$build/cmake.log" >&2; say "cmake failed: $build/cmake.log"; exit 1; }
-  (cd "$build" && EMCC_CFLAGS="$FLAGS $extra" emmake make wllama -j2 > make.log 2>&1) \
-    || { grep -m 20 -E "error" "$build/make.log" >&2; say "the $v-thread build failed: $build/make.log"; exit 1; }
+  : > "$build/make.log"
+  link_wllama || { grep -m 20 -E "error" "$build/make.log" >&2; say "the $v-thread build failed: $build/make.log"; exit 1; }
   # Seen once, on a fresh machine's first build (emscripten's library cache still cold):
   # the wasm's imports minified ("a" "a") and its glue's left whole, so the page could not
   # load it. The link is made again once; a second mismatch fails the build (npm's runs).
   if ! glue_matches "$build"; then
     say "the $v-thread glue does not provide the wasm's imports; linking again"
     rm -f "$build/wllama.js" "$build/wllama.wasm"
-    (cd "$build" && EMCC_CFLAGS="$FLAGS $extra" emmake make wllama -j2 >> make.log 2>&1) || { say "the $v-thread link failed"; exit 1; }
+    link_wllama || { say "the $v-thread link failed: $build/make.log"; exit 1; }
     glue_matches "$build" || { say "the $v-thread glue still does not provide the wasm's imports"; exit 1; }
   fi
   mkdir -p "$OUT.part/$v-thread"
