@@ -418,6 +418,37 @@ talk_case("forget refuses an old event where forgetting by age is off", "forget"
           [forget("m_3", "stale", "a year old")], [(False, "forgetting by age is off")],
           items=PASSING, policy=BY_VALUE)
 
+# Issue 41, found on a LoCoMo conversation: a picture caption's frame (`photo`, `shared`)
+# joined two unrelated pictures; one word in common passed as a restatement; a new thing
+# replaced an old one on the cue `new`. Fresh wording here, not the conversation's.
+PICTURES = [item(n, "scratch", f"Photo shared: a photo of {what}.", "context", 2) for n, what in enumerate(
+    ["a red kayak on a lake", "a cake with candles", "a cat asleep on a rug", "a bridge at dusk", "a stack of books",
+     "a mountain trail in fog", "a bowl of ramen", "a vintage bicycle", "a garden full of tulips"], start=1)]
+PICTURES += [item(10, "scratch", "I painted the kayak red.", "context", 2),
+             item(11, "scratch", "The red kayak leaks a little.", "context", 1)]
+talk_case("merge refuses two pictures joined by their caption's frame", "merge",
+          [merge("m_1", ["m_3"], "Photo shared: a photo of a red kayak on a lake; a photo of a cat asleep on a rug.")],
+          [(False, "\"photo\", \"shared\" count for nothing")], items=PICTURES)
+talk_case("merge accepts two facts sharing uncommon words among common ones", "merge",
+          [merge("m_11", ["m_1"], "The red kayak leaks a little; Photo shared: a photo of a red kayak on a lake.")],
+          [(True, "")], items=PICTURES)
+MENTION = [item(1, "scratch", "This is Biscuit.", "context", 3),
+           item(2, "scratch", "I took Biscuit to the vet on Monday.", "context", 1),
+           item(3, "scratch", "I have a parrot.", "context", 3),
+           item(4, "scratch", "I have a parrot named Kiwi.", "context", 1)]
+case("dedupe refuses a fact that only mentions the other's one word", "dedupe",
+     [drop("m_1", "m_2")], [(False, "rests on a mention")], items=MENTION)
+case("dedupe accepts a one-word fact the longer one restates whole", "dedupe",
+     [drop("m_3", "m_4")], [(True, "1.000")], items=MENTION)
+NEWS = [item(1, "scratch", "I got a new puppy last week.", "context", 3),
+        item(2, "scratch", "I got her a new collar.", "context", 1),
+        item(3, "scratch", "My phone is an old Nokia.", "context", 3),
+        item(4, "scratch", "My new phone is a Pixel.", "context", 1)]
+case("supersede refuses a new thing as a change of an old one", "supersede",
+     [sup("m_1", "m_2")], [(False, "\"new\" in m_2 describes \"collar\"")], items=NEWS)
+case("supersede accepts a new thing that replaces the old one", "supersede",
+     [sup("m_3", "m_4")], [(True, "\"new\"")], items=NEWS)
+
 if __name__ == "__main__":
     for n, c in enumerate(CASES, start=17):
         slug = c["pass"]

@@ -167,6 +167,22 @@ fn regression_dedupe_never_folds_atomic_facts_into_a_compound_with_an_elided_sub
     );
 }
 
+/// Found on a LoCoMo conversation (`…, and me and my team had a blast`): the splitter cut a
+/// subject made of a pronoun and a noun phrase in two, storing `…, and me.` as a statement.
+#[test]
+fn regression_a_pronoun_and_a_noun_phrase_are_one_subject() {
+    assert_eq!(
+        split::pieces("The race was in Bruges, and me and my brother finished it together!"),
+        ["The race was in Bruges.", "Me and my brother finished it together."]
+    );
+    assert_eq!(
+        split::pieces("We cooked dinner and him and his wife brought dessert."),
+        ["We cooked dinner.", "Him and his wife brought dessert."]
+    );
+    // After a verb the pronoun is its object, and the cut stays where it was.
+    assert_eq!(split::pieces("I told them and my sister agreed."), ["I told them.", "My sister agreed."]);
+}
+
 #[test]
 fn regression_a_positive_clause_before_and_i_do_not_keeps_both_halves() {
     let store = MemStore::new();

@@ -84,6 +84,7 @@ pub fn duplicates(items: &[&Item], threshold: f64, bounds: &Bounds) -> (Vec<Dupl
             crate::gate::dedupe::folds_into(items[p.drop], drop, items[p.keeper], keeper, threshold).is_none()
         })
         .filter(|p| read(p.drop).1 == read(p.keeper).1)
+        .filter(|p| crate::gate::dedupe::only_a_mention(&items[p.drop].text, &items[p.keeper].text).is_none())
         // A pinned fact is never the one dropped: it keeps, or the pair is left alone.
         .filter_map(|p| match (items[p.drop].pinned, items[p.keeper].pinned) {
             (false, _) => Some((p.drop, p.keeper, p.similarity)),
@@ -409,8 +410,10 @@ pub fn merge_neighbours_bounded<'a>(
             postings.entry(t).or_default().push(n);
         }
     }
+    // Common tokens say nothing of a shared subject (the Merge gate counts the same).
     let limit = common_token_limit(active.len());
-    postings.retain(|_, docs| docs.len() <= limit);
+    let common = textmath::common_tokens(active.iter().map(|i| i.text.as_str()));
+    postings.retain(|t, docs| docs.len() <= limit && !common.contains(*t));
     let mut out = BTreeMap::new();
     let mut work = Work::default();
     for (n, item) in active.iter().enumerate() {

@@ -1,6 +1,7 @@
 //! The Dedupe gate: a drop is accepted only between two live facts of one speaker and the
 //! same polarity whose similarity reaches the policy's threshold, never into a chain, and
-//! never of a simple fact into a compound that holds it among other statements.
+//! never of a simple fact into a compound that holds it among other statements, nor on a
+//! single word in common that the longer fact only mentions.
 
 use super::fields::{optional_str, require_reason, required_str, Ruling};
 use super::{Edit, Scope};
@@ -43,6 +44,39 @@ pub(crate) fn folds_into(
     })
 }
 
+/// Why two facts whose similarity rests on one content word in common are not one fact:
+/// containment of a one-word fact (`This is Max.` in `I took Max for a walk.`) shows a
+/// mention, not a restatement, unless the longer fact holds every word of the shorter
+/// (`I have a dog.` in `I have a dog named Max.`).
+///
+/// ```
+/// # use nocturne_core::gate::dedupe::only_a_mention;
+/// assert!(only_a_mention("This is Max.", "I took Max for a walk.").unwrap().contains("\"this\", \"is\""));
+/// assert_eq!(only_a_mention("I have a dog.", "I have a dog named Max."), None);
+/// ```
+pub fn only_a_mention(a: &str, b: &str) -> Option<String> {
+    let (ca, cb) = (textmath::content_tokens(a), textmath::content_tokens(b));
+    let shared: Vec<&String> = ca.intersection(&cb).collect();
+    if shared.len() != 1 || ca == cb {
+        return None;
+    }
+    let (short, long) = if ca.len() <= cb.len() { (a, b) } else { (b, a) };
+    let held: std::collections::BTreeSet<String> = textmath::tokens(long).into_iter().collect();
+    let mut lacking: Vec<String> = Vec::new();
+    for word in textmath::normalize(short).split_whitespace() {
+        if !held.contains(&textmath::stem_token(word)) && !lacking.iter().any(|w| w == word) {
+            lacking.push(word.to_string());
+        }
+    }
+    (!lacking.is_empty()).then(|| {
+        format!(
+            "the two share one content word (\"{}\") and the longer one lacks {}: a fact that mentions a word does not restate a fact made of it",
+            shared[0],
+            lacking.iter().map(|t| format!("\"{t}\"")).collect::<Vec<_>>().join(", ")
+        )
+    })
+}
+
 pub(super) fn judge(scope: &Scope<'_, '_>, p: &Value) -> Ruling<Edit> {
     let item_id = required_str(p, "itemId")?;
     let keeper_id = required_str(p, "duplicateOf")?;
@@ -75,6 +109,9 @@ pub(super) fn judge(scope: &Scope<'_, '_>, p: &Value) -> Ruling<Edit> {
     }
     if let Some(why) = folds_into_a_compound(item, keeper, scope.ground.policy.similarity_threshold) {
         return Err(why);
+    }
+    if let Some(why) = only_a_mention(&item.text, &keeper.text) {
+        return Err(format!("similarity {sim:.3} between {item_id} and {keeper_id} rests on a mention: {why}"));
     }
     if polarity::opposite(&item.text, &keeper.text) {
         let (neg, id) =

@@ -24,9 +24,46 @@ pub struct Reading<'a> {
     negated: bool,
     /// The one-value slots the text fills, by their index in the policy's list.
     fills: Vec<(usize, SlotFill)>,
-    /// Clauses of the text and of its source turn that state a change: their tokens and
-    /// the first cue.
-    changes: Vec<(BTreeSet<String>, String)>,
+    /// Clauses of the text and of its source turn that state a change.
+    changes: Vec<Change>,
+}
+
+/// A clause that states a change: its tokens and its cues, each with what it is said of.
+#[derive(Clone, Debug)]
+struct Change {
+    tokens: BTreeSet<String>,
+    /// `(cue, the content word it describes)`: `new` describes the word after it (`my new
+    /// phone`), which must be what the two facts share; other cues (`now`, `moved`) speak
+    /// of the whole clause (`None`).
+    cues: Vec<(String, Option<String>)>,
+}
+
+impl Change {
+    fn read(clause: &str) -> Option<Change> {
+        let words: Vec<String> = textmath::normalize(clause).split_whitespace().map(String::from).collect();
+        let cues: Vec<(String, Option<String>)> = polarity::change_cues(clause)
+            .into_iter()
+            .map(|cue| {
+                let described = (cue == "new").then(|| {
+                    let after = words.iter().skip_while(|w| *w != "new").skip(1);
+                    after.map(|w| textmath::stem_token(w)).find(|t| !textmath::is_stopword(t)).unwrap_or_default()
+                });
+                (cue, described)
+            })
+            .collect();
+        (!cues.is_empty()).then(|| Change { tokens: textmath::tokens(clause).into_iter().collect(), cues })
+    }
+
+    /// The first cue that speaks of `subject`, if the clause shares it: `I got a new
+    /// friend` states no change of `I got a new addition to the family` (`new` describes
+    /// `friend`, not what the two share).
+    fn cue_about(&self, subject: &[&String]) -> Option<&str> {
+        if !subject.iter().any(|s| self.tokens.contains(*s)) {
+            return None;
+        }
+        let about = |d: &Option<String>| d.as_ref().is_none_or(|d| subject.contains(&d));
+        self.cues.iter().find(|(_, d)| about(d)).map(|(cue, _)| cue.as_str())
+    }
 }
 
 impl<'a> Reading<'a> {
@@ -41,10 +78,7 @@ impl<'a> Reading<'a> {
         let changes = std::iter::once(item.text.as_str())
             .chain(source)
             .flat_map(polarity::clauses)
-            .filter_map(|clause| {
-                let cue = polarity::change_cues(clause).into_iter().next()?;
-                Some((textmath::tokens(clause).into_iter().collect(), cue))
-            })
+            .filter_map(Change::read)
             .collect();
         let content = textmath::content_tokens(&item.text);
         Reading {
@@ -139,9 +173,22 @@ pub fn basis(old: &Reading<'_>, new: &Reading<'_>, policy: &RetentionPolicy) -> 
             slots::holder_name(&y.holder)
         ));
     }
-    // A cue counts only in a clause that shares the subject.
-    if let Some((_, cue)) = new.changes.iter().find(|(tokens, _)| subject.iter().any(|s| tokens.contains(*s))) {
-        return Ok(SupersedeBasis::Change { cue: cue.clone() });
+    // A cue counts only in a clause that shares the subject, and `new` only of what is shared.
+    if let Some(cue) = new.changes.iter().find_map(|c| c.cue_about(&subject)) {
+        return Ok(SupersedeBasis::Change { cue: cue.to_string() });
+    }
+    let described = new
+        .changes
+        .iter()
+        .filter(|c| subject.iter().any(|s| c.tokens.contains(*s)))
+        .flat_map(|c| &c.cues)
+        .find_map(|(_, d)| d.as_ref().filter(|d| !d.is_empty()));
+    if let Some(word) = described {
+        return Err(format!(
+            "\"new\" in {} describes \"{word}\", not what the two share ({}): a new thing is not a change of an old one",
+            new.item.item_id,
+            subject.iter().map(|s| s.as_str()).collect::<Vec<_>>().join(", ")
+        ));
     }
     let predicate = textmath::tokens(&new.item.text).into_iter().find(|t| subject.contains(&t)).unwrap_or_default();
     Err(format!("\"{predicate}\" can hold several values at once and the newer fact states no change"))

@@ -1,21 +1,47 @@
 //! The Merge gate: sources in one block, said by one speaker, unconsumed, and merged text
 //! fully traceable to them with no new names, each clause keeping its source's polarity.
 //! Where the policy bounds a merge's words (SPEC §14), a merge stays atomic: every source
-//! shares a subject with the fact it joins (two content tokens, a name, or a one-value
-//! slot for the same holder), and the merged text stays within the bound.
+//! shares a subject with the fact it joins (two content tokens not common in the memory, a
+//! name, or a one-value slot for the same holder), and the merged text stays within the bound.
 
 use super::fields::{invented, optional_str, require_reason, required_str, required_str_list, Ruling};
-use super::{Edit, Scope};
+use super::{Edit, Ground, Scope};
 use crate::model::memory::Item;
 use crate::text::{polarity, slots, textmath};
 use serde_json::Value;
-use std::collections::HashSet;
+use std::collections::{BTreeSet, HashSet};
 
-/// Whether `a` and `b` are about one subject: two content tokens in common, a name in
-/// common, or the same one-value slot for the same holder.
-fn shares_a_subject(a: &Item, b: &Item, scope: &Scope<'_, '_>) -> bool {
+/// The Merge gate's state: the content tokens common in the pre-pass memory
+/// (`textmath::common_tokens` over its active facts), which do not make a subject.
+#[derive(Debug)]
+pub(super) struct MergeGate {
+    common: Common,
+}
+
+/// Tokens held by more than `limit` active facts.
+#[derive(Debug)]
+struct Common {
+    tokens: BTreeSet<String>,
+    limit: usize,
+}
+
+impl MergeGate {
+    pub(super) fn new(ground: &Ground<'_>) -> Self {
+        let active: Vec<&str> = ground.items.values().filter(|i| i.active).map(|i| i.text.as_str()).collect();
+        let limit = textmath::common_limit(active.len());
+        MergeGate { common: Common { tokens: textmath::common_tokens(active), limit } }
+    }
+
+    pub(super) fn judge(&self, scope: &Scope<'_, '_>, p: &Value) -> Ruling<Edit> {
+        judge(scope, p, &self.common)
+    }
+}
+
+/// Whether `a` and `b` are about one subject: two content tokens in common that are not
+/// common in the memory, a name in common, or the same one-value slot for the same holder.
+fn shares_a_subject(a: &Item, b: &Item, scope: &Scope<'_, '_>, common: &Common) -> bool {
     let (ta, tb) = (textmath::content_tokens(&a.text), textmath::content_tokens(&b.text));
-    if ta.intersection(&tb).count() >= 2 {
+    if ta.intersection(&tb).filter(|t| !common.tokens.contains(*t)).count() >= 2 {
         return true;
     }
     let names = textmath::proper_nouns(&a.text);
@@ -25,7 +51,7 @@ fn shares_a_subject(a: &Item, b: &Item, scope: &Scope<'_, '_>) -> bool {
     slots::shared_slot(&a.text, &b.text, &scope.ground.policy.single_valued_slots).is_some()
 }
 
-pub(super) fn judge(scope: &Scope<'_, '_>, p: &Value) -> Ruling<Edit> {
+fn judge(scope: &Scope<'_, '_>, p: &Value, common: &Common) -> Ruling<Edit> {
     let into_id = required_str(p, "intoId")?;
     let from_ids = required_str_list(p, "fromIds")?;
     let merged_text = required_str(p, "mergedText")?;
@@ -73,13 +99,29 @@ pub(super) fn judge(scope: &Scope<'_, '_>, p: &Value) -> Ruling<Edit> {
     }
     polarity::keeps_polarity(merged_text, &texts, "a source says", "mergedText")?;
     if let Some(bound) = scope.ground.policy.merge_max_words {
-        let unrelated: Vec<&str> =
-            sources[1..].iter().filter(|s| !shares_a_subject(into, s, scope)).map(|s| s.item_id.as_str()).collect();
+        let unrelated: Vec<&Item> =
+            sources[1..].iter().copied().filter(|s| !shares_a_subject(into, s, scope, common)).collect();
         if !unrelated.is_empty() {
+            let into_tokens = textmath::content_tokens(&into.text);
+            let frame: BTreeSet<String> = unrelated
+                .iter()
+                .flat_map(|s| textmath::content_tokens(&s.text))
+                .filter(|t| into_tokens.contains(t) && common.tokens.contains(t))
+                .collect();
+            let besides = if frame.is_empty() {
+                String::new()
+            } else {
+                let words: Vec<&str> = frame.iter().map(String::as_str).collect();
+                format!(
+                    "; \"{}\" count for nothing, held by more than {} facts of this memory",
+                    words.join("\", \""),
+                    common.limit
+                )
+            };
             return Err(format!(
-                "mergedText joins {} statement(s) that share no subject with {into_id} ({}): no two content words, name or one-value slot in common",
+                "mergedText joins {} statement(s) that share no subject with {into_id} ({}): no two content words, name or one-value slot in common{besides}",
                 unrelated.len(),
-                unrelated.join(", ")
+                unrelated.iter().map(|s| s.item_id.as_str()).collect::<Vec<_>>().join(", ")
             ));
         }
         let words = textmath::words(merged_text).count();

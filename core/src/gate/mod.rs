@@ -17,7 +17,7 @@
 
 pub mod case;
 pub mod cite;
-pub(crate) mod dedupe;
+pub mod dedupe;
 mod encode;
 mod fields;
 pub use fields::json_type;
@@ -33,6 +33,7 @@ use crate::model::policy::RetentionPolicy;
 use encode::EncodeGate;
 use fields::Ruling;
 use forget::ForgetGate;
+use merge::MergeGate;
 use promote::PromoteGate;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -194,7 +195,7 @@ pub struct Ground<'a> {
 
 /// Judges the proposals of one pass in order, remembering what earlier accepted edits of
 /// the same pass consumed, so an id consumed earlier is told apart from one that never
-/// existed. Each pass has its own small gate; only Encode and Forget carry state.
+/// existed. Each pass has its own small gate; Encode, Merge, Promote and Forget carry state.
 #[derive(Debug)]
 pub struct Judge<'a> {
     ground: Ground<'a>,
@@ -207,7 +208,7 @@ pub struct Judge<'a> {
 enum PassGate {
     Encode(EncodeGate),
     Dedupe,
-    Merge,
+    Merge(MergeGate),
     Promote(PromoteGate),
     Forget(ForgetGate),
     Supersede,
@@ -259,7 +260,7 @@ impl<'a> Judge<'a> {
         let gate = match pass {
             PassKind::Encode => PassGate::Encode(EncodeGate::new(ground.transcript)),
             PassKind::Dedupe => PassGate::Dedupe,
-            PassKind::Merge => PassGate::Merge,
+            PassKind::Merge => PassGate::Merge(MergeGate::new(&ground)),
             PassKind::Promote => PassGate::Promote(PromoteGate::new(&ground)),
             PassKind::Forget => PassGate::Forget(ForgetGate::new(&ground)),
             PassKind::Supersede => PassGate::Supersede,
@@ -271,7 +272,7 @@ impl<'a> Judge<'a> {
         match self.gate {
             PassGate::Encode(_) => PassKind::Encode,
             PassGate::Dedupe => PassKind::Dedupe,
-            PassGate::Merge => PassKind::Merge,
+            PassGate::Merge(_) => PassKind::Merge,
             PassGate::Promote(_) => PassKind::Promote,
             PassGate::Forget(_) => PassKind::Forget,
             PassGate::Supersede => PassKind::Supersede,
@@ -300,7 +301,7 @@ impl<'a> Judge<'a> {
                 match &self.gate {
                     PassGate::Encode(gate) => gate.judge(proposal),
                     PassGate::Dedupe => dedupe::judge(&scope, proposal),
-                    PassGate::Merge => merge::judge(&scope, proposal),
+                    PassGate::Merge(gate) => gate.judge(&scope, proposal),
                     PassGate::Promote(gate) => gate.judge(&scope, proposal),
                     PassGate::Forget(gate) => gate.judge(&scope, proposal),
                     PassGate::Supersede => supersede::judge(&scope, proposal),

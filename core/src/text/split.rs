@@ -530,7 +530,20 @@ fn subject_before(toks: &[Tok<'_>], from: usize, v: usize) -> Option<(usize, usi
         return Some((k, end));
     }
     let (start, _) = noun_phrase_back(toks, from, end)?;
-    Some((start, end))
+    Some((paired_pronoun(toks, from, start).unwrap_or(start), end))
+}
+
+/// Pronouns that pair with a noun phrase into one subject in speech (`me and my team`).
+const PAIRED: &[&str] = &["i", "me", "he", "him", "she", "her", "we", "us", "they", "them", "you"];
+
+/// Where a subject starting at `start` really starts when a pronoun and `and` open it
+/// (`…, and me and my team had a blast`): the pronoun, if it opens a conjunct itself (after
+/// a coordinator, a comma or at `from`). After a verb the pronoun is its object (`I told
+/// them and my sister agreed`), and the subject stays as it was.
+fn paired_pronoun(toks: &[Tok<'_>], from: usize, start: usize) -> Option<usize> {
+    let p = start.checked_sub(2).filter(|p| *p >= from)?;
+    let opens = p == from || matches!(toks[p - 1].lower.as_str(), "and" | "," | "but" | "so");
+    (toks[start - 1].lower == "and" && is(PAIRED, &toks[p].lower) && opens).then_some(p)
 }
 
 /// Words that count what follows `of` (`most of my friends`).

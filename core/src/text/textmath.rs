@@ -383,6 +383,36 @@ pub fn estimate_tokens(text: &str) -> u64 {
     words.div_ceil(4) + single
 }
 
+/// How many of `facts` facts may hold a content token before it stops telling which of
+/// them belong together: one in 25, and at least 8.
+pub fn common_limit(facts: usize) -> usize {
+    (facts / 25).max(8)
+}
+
+/// The content tokens held by more than [`common_limit`] of `texts`: a frame every fact of
+/// a kind repeats (`photo` and `shared` where each picture is `Photo shared: a photo of
+/// …`) says nothing about whether two of them are about one thing.
+///
+/// ```
+/// use nocturne_core::text::textmath::common_tokens;
+/// let mut texts = vec!["I walked my dog."; 9];
+/// texts.push("I fed my cat.");
+/// let common = common_tokens(texts.iter().copied());
+/// assert!(common.contains("dog") && !common.contains("cat"));
+/// ```
+pub fn common_tokens<'a>(texts: impl IntoIterator<Item = &'a str>) -> BTreeSet<String> {
+    let mut held: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
+    let mut facts = 0;
+    for text in texts {
+        facts += 1;
+        for t in content_tokens(text) {
+            *held.entry(t).or_default() += 1;
+        }
+    }
+    let limit = common_limit(facts);
+    held.into_iter().filter(|(_, n)| *n > limit).map(|(t, _)| t).collect()
+}
+
 /// Whether `score` reaches `threshold`, tolerant of float noise in the last place.
 pub fn reaches(score: f64, threshold: f64) -> bool {
     score + 1e-12 >= threshold
