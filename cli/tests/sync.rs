@@ -13,7 +13,7 @@ use nocturne_sync::engine::Replica;
 use std::net::TcpStream;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 const PASSPHRASE: &str = "a long passphrase for the test";
 const CANARY: &str = "Quokka7731";
@@ -44,25 +44,43 @@ impl Server {
         s
     }
 
+    /// Starts the server and waits for its own word that it listens: a port that answers
+    /// may be held by another process (two tests once shared one), and a server that cannot
+    /// bind exits — reported here, never mistaken for the one that holds the port.
     fn restart(&mut self) {
-        let child = Command::new(Self::binary())
+        let mut child = Command::new(Self::binary())
             .args(["serve", self.data.to_str().expect("utf8"), "--port", &self.port.to_string(), "--host", "127.0.0.1"])
             // A snapshot on disk every second (the default is ten).
             .args(["--checkpoint-freq-seconds", "1"])
-            .stdout(Stdio::null())
+            .stdout(Stdio::piped())
             .stderr(Stdio::null())
             .spawn()
             .expect("y-sweet starts");
+        let stdout = child.stdout.take().expect("piped stdout");
         self.child = Some(child);
-        let start = Instant::now();
-        while TcpStream::connect(("127.0.0.1", self.port)).is_err() {
-            assert!(start.elapsed() < Duration::from_secs(20), "y-sweet did not listen on {}", self.port);
-            std::thread::sleep(Duration::from_millis(50));
+        let listening = format!("Listening on ws://127.0.0.1:{}", self.port);
+        let (tx, rx) = std::sync::mpsc::channel();
+        // Reads the log to its end, so the server never blocks on a full pipe.
+        std::thread::spawn(move || {
+            use std::io::BufRead;
+            for line in std::io::BufReader::new(stdout).lines().map_while(Result::ok) {
+                if line.contains(&listening) {
+                    let _ = tx.send(true);
+                }
+            }
+            let _ = tx.send(false);
+        });
+        match rx.recv_timeout(Duration::from_secs(20)) {
+            Ok(true) => {}
+            Ok(false) => {
+                let status = self.child.as_mut().and_then(|c| c.wait().ok());
+                panic!(
+                    "y-sweet exited before listening on port {} ({status:?}): the port is held by something else",
+                    self.port
+                )
+            }
+            Err(_) => panic!("y-sweet did not listen on {} within 20 s", self.port),
         }
-        // What listens must be this server, not another process that holds the port.
-        std::thread::sleep(Duration::from_millis(100));
-        let exited = self.child.as_mut().and_then(|c| c.try_wait().ok().flatten());
-        assert!(exited.is_none(), "y-sweet exited ({exited:?}): port {} is held by something else", self.port);
     }
 
     fn stop(&mut self) {
@@ -183,6 +201,23 @@ fn user_turns(store: &Path) -> Vec<String> {
 
 fn contains(hay: &[u8], needle: &[u8]) -> bool {
     hay.windows(needle.len()).any(|w| w == needle)
+}
+
+/// The fault behind "cannot connect to ws://…" on a fresh machine: a server started on a
+/// port something else holds exits, while the port still answers. It must be reported.
+#[test]
+fn regression_a_server_whose_port_is_taken_is_reported_not_mistaken_for_the_holder() {
+    let holder = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+    let port = holder.local_addr().expect("addr").port();
+    let data = std::env::temp_dir().join(format!("nocturne-sync-taken-{}", std::process::id()));
+    std::fs::create_dir_all(&data).expect("temp dir");
+    let started = std::panic::catch_unwind(|| Server::start(&data, port));
+    let message = match started {
+        Ok(_) => panic!("a server on a taken port was taken for a running one"),
+        Err(e) => e.downcast_ref::<String>().cloned().unwrap_or_default(),
+    };
+    assert!(message.contains("exited before listening"), "{message}");
+    let _ = std::fs::remove_dir_all(&data);
 }
 
 #[test]
