@@ -449,6 +449,15 @@ case("supersede refuses a new thing as a change of an old one", "supersede",
 case("supersede accepts a new thing that replaces the old one", "supersede",
      [sup("m_3", "m_4")], [(True, "\"new\"")], items=NEWS)
 
+CUES = [item(1, "scratch", "And you're part of that.", "context", 3),
+        item(2, "scratch", "Music is a huge part of my life, not just a hobby.", "context", 1),
+        item(3, "scratch", "Chess is my thing.", "context", 3),
+        item(4, "scratch", "Now the chess club meets in the library on Thursdays after work.", "context", 1)]
+case("supersede refuses one shared word read as the opposite statement", "supersede",
+     [sup("m_1", "m_2")], [(False, "not one statement said both ways")], items=CUES)
+case("supersede refuses a change of something the older fact only mentions", "supersede",
+     [sup("m_3", "m_4")], [(False, "of something else")], items=CUES)
+
 if __name__ == "__main__":
     for n, c in enumerate(CASES, start=17):
         slug = c["pass"]

@@ -126,6 +126,13 @@ pub fn basis(old: &Reading<'_>, new: &Reading<'_>, policy: &RetentionPolicy) -> 
     let (a, b) = (&old.content, &new.content);
     let sim = textmath::set_similarity(a, b);
     if textmath::reaches(sim, threshold) {
+        // `And you're part of that.` is not the opposite of `… part of my life, not just a hobby`.
+        if let Some(why) = crate::gate::dedupe::only_a_mention(&old.item.text, &new.item.text) {
+            return Err(format!(
+                "{} and {} are not one statement said both ways: {why}",
+                old.item.item_id, new.item.item_id
+            ));
+        }
         if old.negated != new.negated {
             return Ok(SupersedeBasis::Polarity);
         }
@@ -175,6 +182,20 @@ pub fn basis(old: &Reading<'_>, new: &Reading<'_>, policy: &RetentionPolicy) -> 
     }
     // A cue counts only in a clause that shares the subject, and `new` only of what is shared.
     if let Some(cue) = new.changes.iter().find_map(|c| c.cue_about(&subject)) {
+        // The change must be of the older fact's matter, not of a word the two happen to
+        // share: a newer fact states a new value of a thing when half of what it is about is
+        // that thing (`My new phone is a Pixel.`); a long one that mentions a word of a short
+        // older one (`Game changer.` / `… a block that totally changed the game`) does not.
+        if 2 * subject.len() < b.len() {
+            return Err(format!(
+                "{} states a change (\"{cue}\") of something else: it shares {} of its {} content tokens with {} ({}), not half",
+                new.item.item_id,
+                subject.len(),
+                b.len(),
+                old.item.item_id,
+                subject.iter().map(|s| s.as_str()).collect::<Vec<_>>().join(", ")
+            ));
+        }
         return Ok(SupersedeBasis::Change { cue: cue.to_string() });
     }
     let described = new
