@@ -458,6 +458,15 @@ case("supersede refuses one shared word read as the opposite statement", "supers
 case("supersede refuses a change of something the older fact only mentions", "supersede",
      [sup("m_3", "m_4")], [(False, "of something else")], items=CUES)
 
+FRAGMENTS = [item(1, "scratch", "I bake sourdough on weekends.", "context", 3),
+             item(2, "scratch", "Baking the sourdough now.", "context", 1),
+             item(3, "scratch", "My bakery idea needs a good oven.", "context", 3),
+             item(4, "scratch", "It changed my oven plans.", "context", 1)]
+case("supersede refuses a fragment as a stated change", "supersede",
+     [sup("m_1", "m_2")], [(False, "a fragment states no change")], items=FRAGMENTS)
+case("supersede refuses a change of what it points at", "supersede",
+     [sup("m_3", "m_4")], [(False, "points at")], items=FRAGMENTS)
+
 if __name__ == "__main__":
     for n, c in enumerate(CASES, start=17):
         slug = c["pass"]

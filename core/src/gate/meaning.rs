@@ -10,6 +10,7 @@ use crate::model::memory::{Item, SupersedeBasis, Turn};
 use crate::model::policy::RetentionPolicy;
 use crate::text::polarity;
 use crate::text::slots::{self, SlotFill};
+use crate::text::split::{self, About};
 use crate::text::textmath;
 use std::collections::BTreeSet;
 
@@ -26,6 +27,8 @@ pub struct Reading<'a> {
     fills: Vec<(usize, SlotFill)>,
     /// Clauses of the text and of its source turn that state a change.
     changes: Vec<Change>,
+    /// Who the text's first clause is about (`None`: no subject with a verb).
+    about: Option<About>,
 }
 
 /// A clause that states a change: its tokens and its cues, each with what it is said of.
@@ -87,6 +90,7 @@ impl<'a> Reading<'a> {
             content,
             negated: polarity::is_negated(&item.text),
             fills: slots::fills(&item.text, &policy.single_valued_slots),
+            about: split::about(&item.text).map(|(who, _)| who),
             changes,
         }
     }
@@ -182,21 +186,7 @@ pub fn basis(old: &Reading<'_>, new: &Reading<'_>, policy: &RetentionPolicy) -> 
     }
     // A cue counts only in a clause that shares the subject, and `new` only of what is shared.
     if let Some(cue) = new.changes.iter().find_map(|c| c.cue_about(&subject)) {
-        // The change must be of the older fact's matter, not of a word the two happen to
-        // share: a newer fact states a new value of a thing when half of what it is about is
-        // that thing (`My new phone is a Pixel.`); a long one that mentions a word of a short
-        // older one (`Game changer.` / `… a block that totally changed the game`) does not.
-        if 2 * subject.len() < b.len() {
-            return Err(format!(
-                "{} states a change (\"{cue}\") of something else: it shares {} of its {} content tokens with {} ({}), not half",
-                new.item.item_id,
-                subject.len(),
-                b.len(),
-                old.item.item_id,
-                subject.iter().map(|s| s.as_str()).collect::<Vec<_>>().join(", ")
-            ));
-        }
-        return Ok(SupersedeBasis::Change { cue: cue.to_string() });
+        return stated_change(old, new, &subject, cue);
     }
     let described = new
         .changes
@@ -213,4 +203,42 @@ pub fn basis(old: &Reading<'_>, new: &Reading<'_>, policy: &RetentionPolicy) -> 
     }
     let predicate = textmath::tokens(&new.item.text).into_iter().find(|t| subject.contains(&t)).unwrap_or_default();
     Err(format!("\"{predicate}\" can hold several values at once and the newer fact states no change"))
+}
+
+/// The change basis once a clause of `new` states a change (`cue`) of what the two share
+/// (`subject`): only if that is what `new` is about.
+fn stated_change(
+    old: &Reading<'_>,
+    new: &Reading<'_>,
+    subject: &[&String],
+    cue: &str,
+) -> Result<SupersedeBasis, String> {
+    let b = &new.topic;
+    // The change must be of the older fact's matter, not of a word the two happen to
+    // share: a newer fact states a new value of a thing when half of what it is about is
+    // that thing (`My new phone is a Pixel.`); a long one that mentions a word of a short
+    // older one (`Game changer.` / `… a block that totally changed the game`) does not.
+    if 2 * subject.len() < b.len() {
+        return Err(format!(
+            "{} states a change (\"{cue}\") of something else: it shares {} of its {} content tokens with {} ({}), not half",
+            new.item.item_id,
+            subject.len(),
+            b.len(),
+            old.item.item_id,
+            subject.iter().map(|s| s.as_str()).collect::<Vec<_>>().join(", ")
+        ));
+    }
+    // Only a statement states a change, and of something it names: not a fragment
+    // (`Sending you the recipe now.`), not what `it` points at (`It helped me up my game.`).
+    match new.about {
+        None => Err(format!(
+            "{} has no subject with a verb of its own: a fragment states no change (\"{cue}\")",
+            new.item.item_id
+        )),
+        Some(About::Pointed) => Err(format!(
+            "{} is about what \"it\" or \"that\" points at, which {} does not name: \"{cue}\" shows no change of its matter",
+            new.item.item_id, old.item.item_id
+        )),
+        Some(_) => Ok(SupersedeBasis::Change { cue: cue.to_string() }),
+    }
 }
