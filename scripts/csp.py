@@ -11,7 +11,12 @@ import os
 import re
 import sys
 
+from snippets import repair
+
 stage = os.environ.get("TRUNK_STAGING_DIR") or (sys.argv[1] if len(sys.argv) > 1 else "dist")
+# First the snippets and digests (scripts/snippets.py): this hook is the one that writes
+# index.html, and Trunk runs hooks at once.
+repair(stage)
 path = os.path.join(stage, "index.html")
 html = open(path, encoding="utf-8").read()
 hashes = [
