@@ -467,6 +467,11 @@ case("supersede refuses a fragment as a stated change", "supersede",
 case("supersede refuses a change of what it points at", "supersede",
      [sup("m_3", "m_4")], [(False, "points at")], items=FRAGMENTS)
 
+case("encode keeps a fact the model names twice once", "encode",
+     [{"text": "I live in Lisbon.", "category": "identity"}, {"text": "I live in Lisbon", "category": "identity"},
+      {"text": "I installed postgres 16 on the backup box.", "category": "context"}],
+     [(True, ""), (False, "already kept in this pass"), (True, "")])
+
 if __name__ == "__main__":
     for n, c in enumerate(CASES, start=17):
         slug = c["pass"]

@@ -12,7 +12,7 @@ use nocturne_core::proof::{audit, verify};
 use nocturne_core::store::diff;
 use nocturne_core::store::{Commit, MemStore, Store};
 use nocturne_core::text::order;
-use nocturne_core::{PassKind, RetentionPolicy, DAY};
+use nocturne_core::{Item, PassKind, RetentionPolicy, DAY};
 use serde_json::{json, Value};
 use std::cell::RefCell;
 
@@ -774,7 +774,14 @@ fn regression_a_promise_stored_under_two_categories_falls_due_as_one() {
     }
     let stored = block(store.items()).expect("items");
     let drill: Vec<_> = stored.iter().filter(|i| i.text.contains("drill")).map(|i| i.category.as_str()).collect();
-    assert_eq!(drill, ["commitments", "event"], "the encoder stored the promise twice");
+    assert_eq!(drill, ["commitments"], "the encoder keeps one statement once, whatever category each copy had");
+    // The second copy, as an encoder before that rule stored it.
+    let head = block(store.meta()).expect("meta").head;
+    let first = stored.iter().find(|i| i.text.contains("drill")).expect("the promise");
+    let copy = Item { item_id: "m_100".into(), category: "event".into(), ..first.clone() };
+    let commit =
+        Commit { at: said, label: Some("copy".into()), items: vec![copy], base: Some(head), ..Default::default() };
+    block(store.commit(commit)).expect("the second copy");
     block(sleep::sleep(&store, &OfflineProvider, &SleepOptions::new(NOW), &mut |_| {})).expect("sleep");
     let items = block(store.items()).expect("items");
     let active: Vec<&str> = items.iter().filter(|i| i.active).map(|i| i.text.as_str()).collect();

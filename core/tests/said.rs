@@ -228,6 +228,24 @@ fn regression_a_turn_that_stores_nothing_says_so_with_a_logged_reason() {
     assert!(skips(&block(store.mutations()).expect("log")).is_empty());
 }
 
+/// The in-page model chose "I live in Ghent." twice for "I live in Ghent and I keep a cat
+/// called Miso.": both copies were stored, and the reply said "Kept 2 facts".
+#[test]
+fn regression_a_fact_the_model_names_twice_is_stored_once() {
+    let twice = json!({"facts": [{"text": "I live in Ghent."}, {"text": "I live in Ghent"}]}).to_string();
+    let model = Careless { task: Task::Propose(PassKind::Encode), reply: twice, style: ProposalStyle::FreeText };
+    let store = MemStore::new();
+    let out =
+        block(chat::chat_turn(&store, &model, "I live in Ghent and I keep a cat called Miso.", NOW)).expect("turn");
+    assert_eq!(active(&store), ["I live in Ghent."]);
+    let refused: Vec<_> = out.encoded.iter().filter(|m| !m.accepted && m.kind == MutationKind::Add).collect();
+    assert_eq!(refused.len(), 1, "the copy is refused, and logged: {:?}", out.encoded);
+    assert!(refused[0].rejection_reason.as_deref().is_some_and(|r| r.contains("already kept")), "{refused:?}");
+    // The reply names the fact once, and the statement no fact was proposed from.
+    assert!(out.reply.starts_with("Kept 1 fact: “I live in Ghent”."), "{}", out.reply);
+    assert!(!out.reply.contains("already kept") && out.reply.contains("Miso"), "{}", out.reply);
+}
+
 #[test]
 fn regression_a_pasted_page_is_stored_as_nothing_with_its_reason_and_the_memory_stays_valid() {
     let store = MemStore::new();

@@ -124,8 +124,14 @@ pub fn note(kept: &[Item], verdicts: &[Mutation]) -> String {
             format!("Kept {n} fact{}: {}.", if n == 1 { "" } else { "s" }, facts.join(", "))
         }
     };
+    // A copy of a kept fact the model proposed again is in the log, not in the reply: what
+    // it says was kept.
+    let repeats = |m: &Mutation| {
+        let text = m.refs.proposal.as_ref().and_then(|p| p.get("text")).and_then(|t| t.as_str());
+        text.is_some_and(|t| kept.iter().any(|i| textmath::wording(&i.text) == textmath::wording(t)))
+    };
     let reasons: Vec<&str> =
-        verdicts.iter().filter(|m| !m.accepted).filter_map(|m| m.rejection_reason.as_deref()).collect();
+        verdicts.iter().filter(|m| !m.accepted && !repeats(m)).filter_map(|m| m.rejection_reason.as_deref()).collect();
     if !reasons.is_empty() {
         out.push_str(&format!(" Not kept: {}.", reasons.join("; ")));
     }

@@ -1,7 +1,8 @@
 //! The Encode gate: a new fact enters scratch only when it states something worth
 //! remembering (`text::worth`: no greeting, thanks or reaction), every content token and
 //! every name in it is in the transcript, and each of its clauses keeps the polarity of the
-//! user's clause it comes from (a dropped `not` is refused).
+//! user's clause it comes from (a dropped `not` is refused), and it is not a statement the
+//! same pass already kept (a model that names one fact twice stores it once).
 
 use super::fields::{invented, optional_str, required_str, Ruling};
 use super::{strip_role, Edit};
@@ -17,6 +18,8 @@ pub(super) struct EncodeGate {
     transcript_names: BTreeSet<String>,
     /// The user's lines, whose clauses set each fact's polarity.
     user_lines: Vec<String>,
+    /// What the facts accepted so far in this pass say, normalised.
+    kept: BTreeSet<String>,
 }
 
 impl EncodeGate {
@@ -29,7 +32,13 @@ impl EncodeGate {
                 .filter(|l| !l.starts_with("assistant:"))
                 .map(|l| strip_role(l).to_string())
                 .collect(),
+            kept: BTreeSet::new(),
         }
+    }
+
+    /// Remembers an accepted fact, so the same statement proposed again is refused.
+    pub(super) fn keep(&mut self, text: &str) {
+        self.kept.insert(textmath::wording(text));
     }
 
     pub(super) fn judge(&self, p: &Value) -> Ruling<Edit> {
@@ -65,6 +74,9 @@ impl EncodeGate {
         }
         let lines: Vec<&str> = self.user_lines.iter().map(String::as_str).collect();
         polarity::keeps_polarity(text, &lines, "the user said", "the fact")?;
+        if self.kept.contains(&textmath::wording(text)) {
+            return Err(format!("fact '{}' was already kept in this pass: one statement is stored once", text.trim()));
+        }
         Ok(Edit::Add { text: text.trim().to_string(), category: category.trim().into(), block })
     }
 }

@@ -320,7 +320,11 @@ impl<'a> Judge<'a> {
     fn consume(&mut self, edit: &Edit) {
         let consumed = &mut self.ledger.consumed;
         match edit {
-            Edit::Add { .. } => {}
+            Edit::Add { text, .. } => {
+                if let PassGate::Encode(gate) = &mut self.gate {
+                    gate.keep(text);
+                }
+            }
             Edit::Drop { item_id, duplicate_of, .. } => {
                 consumed.insert(item_id.clone(), format!("dropped as a duplicate of {duplicate_of}"));
                 self.ledger.keepers.insert(duplicate_of.clone());

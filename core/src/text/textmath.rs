@@ -212,6 +212,12 @@ pub fn normalize(text: &str) -> String {
     out
 }
 
+/// A text's words, lowercase, without punctuation, one space apart: two texts with the
+/// same wording say the same words. `"I live in Ghent."` → `"i live in ghent"`.
+pub fn wording(text: &str) -> String {
+    normalize(text).split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
 /// Strip a possessive, then drop one trailing `s` unless the word ends in `ss` or `us` or
 /// is at most 3 characters long. Not a real stemmer, on purpose.
 pub fn stem_token(token: &str) -> String {
