@@ -6,6 +6,7 @@
 use nocturne_core::llm::prompt::{self, Budget};
 use nocturne_core::llm::provider::{AutoStyle, ProposalStyle};
 use nocturne_core::model::candidate::{Candidates, DuplicateCandidate};
+use nocturne_core::model::policy::RetentionPolicy;
 use nocturne_core::text::candidates;
 use nocturne_core::{Block, Item, PassKind, DAY};
 
@@ -73,4 +74,33 @@ fn auto_moves_to_candidates_when_free_text_is_mostly_refused() {
     let mut good = AutoStyle::for_model("gpt-4o");
     good.observe(10, 2);
     assert_eq!(good.style, ProposalStyle::FreeText);
+}
+
+/// Verify's dry run, its two policy dry runs and its Sleep asked every pass again because
+/// the cap, which only Forget reads, was in every request: a request differs only where
+/// the pass reads it.
+#[test]
+fn regression_a_cap_only_forget_reads_changes_only_forgets_requests() {
+    let items: Vec<Item> = (1..=4)
+        .map(|n| {
+            Item::new_fact(n, Block::Scratch, "identity", &format!("I keep note {n} on shelf {n}."), NOW - 40 * DAY)
+        })
+        .collect();
+    let refs: Vec<&Item> = items.iter().collect();
+    let capped = |cap| RetentionPolicy {
+        max_active_facts: Some(cap),
+        stale_after_days: Some(30.0),
+        ..RetentionPolicy::default()
+    };
+    let ask = |pass, policy: &RetentionPolicy| {
+        prompt::pass_requests(pass, &refs, &Candidates::None, policy, NOW, &Budget::default(), ProposalStyle::FreeText)
+    };
+    for pass in [PassKind::Dedupe, PassKind::Merge, PassKind::Supersede, PassKind::Promote] {
+        assert_eq!(ask(pass, &capped(120)), ask(pass, &capped(6)), "{pass:?} asks the same under either cap");
+        let said = serde_json::to_string(&ask(pass, &capped(6))).expect("json");
+        assert!(!said.contains("maxActiveFacts") && !said.contains("staleAfterDays"), "{pass:?}: {said}");
+    }
+    assert_ne!(ask(PassKind::Forget, &capped(120)), ask(PassKind::Forget, &capped(6)), "Forget reads the cap");
+    let forget = serde_json::to_string(&ask(PassKind::Forget, &capped(6))).expect("json");
+    assert!(forget.contains(r#"\"maxActiveFacts\":6"#), "{forget}");
 }

@@ -83,6 +83,23 @@ fn item_fields(item: &Item, now: i64) -> Value {
     })
 }
 
+/// What only Forget reads of a policy: the cap, forgetting by age and the graces.
+const FORGET_ONLY: [&str; 4] = ["maxActiveFacts", "staleAfterDays", "commitmentGraceDays", "transientGraceDays"];
+
+/// The policy as a pass's request states it: all of it for Forget; the other passes leave
+/// out [`FORGET_ONLY`], a rule they cannot apply, so they ask the same whatever the cap
+/// (and a model that gives a request's reply again — the in-page runtime — answers a dry
+/// run under one cap and the Sleep under another once).
+pub fn policy_for(pass: PassKind, policy: &RetentionPolicy) -> Value {
+    let mut value = json!(policy);
+    if let (false, Some(fields)) = (pass == PassKind::Forget, value.as_object_mut()) {
+        for field in FORGET_ONLY {
+            fields.remove(field);
+        }
+    }
+    value
+}
+
 /// The requests of one pass over `items` (the active pre-pass items): chunked so each
 /// call's item payload fits `budget`; Merge chunks never mix blocks, and each chunk gets
 /// the candidate pairs whose both sides it holds.
@@ -117,7 +134,7 @@ pub fn pass_requests(
             let mut payload = json!({
                 "task": pass.name(),
                 "now": now,
-                "policy": policy,
+                "policy": policy_for(pass, policy),
                 "items": chunk.iter().map(|i| item_json(i, now)).collect::<Vec<_>>(),
             });
             let both = |a: &str, b: &str| ids.contains(a) && ids.contains(b);
