@@ -162,6 +162,10 @@ pub struct InPageProvider {
 struct JsRequest<'a> {
     messages: &'a [nocturne_core::llm::provider::Message],
     max_tokens: u32,
+    /// The reply's grammar (GBNF), when it has one: with the messages, what makes two
+    /// requests the same, so the runtime may give a greedy reply it already produced.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    grammar: Option<&'a str>,
 }
 
 #[derive(serde::Deserialize)]
@@ -196,10 +200,13 @@ impl InPageProvider {
             return Err(ProviderError::Stopped);
         }
         load(&self.config).await.map_err(ProviderError::Runtime)?;
-        let fit = match &request.json {
-            Some(contract) => {
-                let text = gbnf::grammar(&contract.schema).map_err(|e| ProviderError::Runtime(e.to_string()))?;
-                let grammar = Grammar::parse(&text).map_err(|e| ProviderError::Runtime(e.to_string()))?;
+        let grammar_text = match &request.json {
+            Some(contract) => Some(gbnf::grammar(&contract.schema).map_err(|e| ProviderError::Runtime(e.to_string()))?),
+            None => None,
+        };
+        let fit = match &grammar_text {
+            Some(text) => {
+                let grammar = Grammar::parse(text).map_err(|e| ProviderError::Runtime(e.to_string()))?;
                 let fit = Closure::<dyn Fn(String) -> u8>::new(move |t: String| match grammar.fit(&t) {
                     Fit::Never => 0,
                     Fit::Prefix => 1,
@@ -214,7 +221,8 @@ impl InPageProvider {
         if let Some(stop) = &self.stop {
             stop.register(controller.clone());
         }
-        let body = JsRequest { messages: &request.messages, max_tokens: request.max_tokens };
+        let body =
+            JsRequest { messages: &request.messages, max_tokens: request.max_tokens, grammar: grammar_text.as_deref() };
         let js_request = body
             .serialize(&serde_wasm_bindgen::Serializer::json_compatible())
             .map_err(|e| ProviderError::Runtime(e.to_string()))?;

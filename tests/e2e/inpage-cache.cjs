@@ -21,13 +21,16 @@ async function measure(page, module) {
   return page.evaluate(async ({ module, first, changed }) => {
     const rt = await import(new URL(module, document.baseURI).href);
     await rt.load({ nCtx: 2048, threads: 1 });
-    const ask = async (messages, cache) => {
-      const r = await rt.complete({ messages, maxTokens: 24, cache });
+    // The KV cache is what is measured: a reply already produced is given again only
+    // where asked for (`replay`).
+    const ask = async (messages, cache, replay = false) => {
+      const r = await rt.complete({ messages, maxTokens: 24, cache, replay });
       return { text: r.text, ...rt.stats.last };
     };
     const out = {};
     out.cold = await ask(first, false);
     out.again = await ask(first);
+    out.replayed = await ask(first, undefined, true);
     const followup = [...first, { role: 'assistant', content: out.cold.text }, { role: 'user', content: 'And the box on shelf 6?' }];
     out.followup = await ask(followup);
     out.followupCold = await ask(followup, false);
@@ -35,6 +38,7 @@ async function measure(page, module) {
     await ask(first);
     out.changed = await ask(changed);
     out.changedCold = await ask(changed, false);
+    out.fresh = await ask([first[0], { role: 'user', content: 'And the box on shelf 9?' }], undefined, true);
     await rt.unload();
     return out;
   }, { module, first, changed });
@@ -63,6 +67,9 @@ function judge(m, say) {
   const c = (cond, what, detail) => { all = all && cond; say(cond, what, detail); };
   c(m.cold.decoded === m.cold.promptTokens && m.cold.promptTokens > 400, 'without the cache the whole prompt is read', JSON.stringify(m.cold));
   c(m.again.decoded === 1 && m.again.text === m.cold.text, 'the same prompt again reads one token and gives the same reply', JSON.stringify(m.again));
+  c(m.replayed.replayed === true && m.replayed.decoded === 0 && m.replayed.text === m.cold.text,
+    'a request answered before is given the same reply without reading its prompt', JSON.stringify(m.replayed));
+  c(m.fresh.replayed === false && m.fresh.decoded > 0, 'a request not answered before is decoded, not given another\'s reply', JSON.stringify(m.fresh));
   c(m.followup.reused >= m.cold.promptTokens - 8 && m.followup.decoded < 80, 'a follow-up on the same memory reads only its new turns', JSON.stringify(m.followup));
   c(m.followup.text === m.followupCold.text, 'the follow-up\'s reply is the one an empty cache gives', `${m.followup.text} | ${m.followupCold.text}`);
   // The change is in the first fact's last words: what comes before it (the instructions
@@ -105,6 +112,17 @@ function judge(m, say) {
     judge(f, (cond, what) => { if (!cond) failed.push(what); });
     console.log(`# the planted fault fails: ${failed.join('; ') || 'nothing'}`);
     check(failed.length > 0, 'the checks catch a cache kept across a change of memory', JSON.stringify(f.changed));
+
+    // A second planted fault: replies kept by their token limit and grammar, not their prompt.
+    const loose = source.replace('JSON.stringify([prompt, request.maxTokens', 'JSON.stringify([request.maxTokens');
+    check(loose !== source, 'the second fault is planted in a copy of the runtime');
+    await context.route('**/inpage/runtime-planted-replay.js', (r) => r.fulfill({ body: loose, contentType: 'text/javascript' }));
+    const replayed = await bounded(context, page, 'inpage/runtime-planted-replay.js');
+    page = replayed.page;
+    const wrong = [];
+    judge(replayed.m, (cond, what) => { if (!cond) wrong.push(what); });
+    console.log(`# the replay fault fails: ${wrong.join('; ') || 'nothing'}`);
+    check(wrong.some((w) => w.includes('not given another')), 'the checks catch a reply given for another prompt', JSON.stringify(replayed.m.fresh));
   } catch (e) {
     check(false, 'the cache checks ran', String(e));
   }

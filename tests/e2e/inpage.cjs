@@ -188,6 +188,7 @@ async function chat(page, text, timeout = 300000) {
     if (!process.env.INPAGE_QUICK) {
       // The Verify panel, its required checks passing with real evidence.
       const t3 = Date.now();
+      const before = await stats(page);
       await page.click('text=Wake & verify');
       await page.click('[data-testid="verify"]');
       await page.waitForSelector('[data-testid="verify-summary"]', { timeout: 40 * 60 * 1000 });
@@ -206,6 +207,13 @@ async function chat(page, text, timeout = 300000) {
       check(!probe.includes('leakedForgottenContent=true'), 'the forgotten probe does not leak', probe);
       await page.screenshot({ path: `${out}/inpage-verify.png`, fullPage: true });
       s2 = await stats(page);
+      // Where Verify's time went: the model's calls, the prompt tokens read and the tokens produced.
+      const spent = (k) => s2[k] - before[k];
+      console.log(`verify-cost: seconds=${verifySeconds.toFixed(0)} calls=${spent('calls')} replayed=${spent('replayed')} promptTokens=${spent('promptTokens')} promptS=${(spent('promptMs') / 1000).toFixed(0)} generated=${spent('generated')} genS=${(spent('genMs') / 1000).toFixed(0)} grammarS=${(spent('grammarMs') / 1000).toFixed(1)}`);
+
+      // The dry run and the real Sleep ask the model the same things: the greedy runtime
+      // gives the replies it already produced instead of decoding them again.
+      check(spent('replayed') >= 3, 'Verify\'s repeated requests are answered from the replies already produced', `replayed ${spent('replayed')} of ${spent('calls')} calls`);
 
       // Offline: the page, the runtime and the model all come from this browser.
       await context.setOffline(true);

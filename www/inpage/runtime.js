@@ -16,6 +16,13 @@ const PROMPT_CHUNK = 64;
 const quiet = { debug() {}, log() {}, warn() {}, error: (...a) => console.error('[in-page model]', ...a) };
 
 let engine = null; // { wllama, key, info, vocab, pieces }
+// Replies already produced, by request: decoding is greedy (temperature 0, top-k 1), so the
+// same prompt under the same grammar and token limit gets the same reply, and asking again
+// costs nothing. A Sleep planned as a dry run and then run, or the same pass under two
+// retention policies, asks the model the same things. Emptied when the model changes;
+// only completed replies are kept (a stopped or failed one never is).
+const replies = new Map();
+const REPLIES_KEPT = 64;
 // Loads and replies run one at a time: a second load of the same model waits for the first
 // and finds it loaded, instead of starting a second runtime.
 let queue = Promise.resolve();
@@ -25,11 +32,12 @@ const serially = (work) => {
   return run;
 };
 
-/** Counters the end-to-end checks and the benchmark read: tokens the worker produced,
- * replies it ended because Stop was pressed, prompt and grammar costs, and `last`, the
- * newest reply's `{ promptTokens, decoded, reused, firstTokenMs }` (`decoded` of its
- * prompt's tokens were read; `reused` were already in the cache). */
-export const stats = { generated: 0, generating: false, stopped: 0, lastTokensPerSecond: 0, promptTokens: 0, promptMs: 0, grammarChecks: 0, grammarMs: 0, widened: 0, last: null };
+/** Counters the end-to-end checks and the benchmark read: calls answered, replies given
+ * again without decoding (`replayed`), tokens the worker produced and the time spent
+ * producing them, replies it ended because Stop was pressed, prompt and grammar costs, and
+ * `last`, the newest reply's `{ promptTokens, decoded, reused, firstTokenMs, replayed }`
+ * (`decoded` of its prompt's tokens were read; `reused` were already in the cache). */
+export const stats = { calls: 0, replayed: 0, generated: 0, genMs: 0, generating: false, stopped: 0, lastTokensPerSecond: 0, promptTokens: 0, promptMs: 0, grammarChecks: 0, grammarMs: 0, widened: 0, last: null };
 
 /** What the loaded model runs with (as `load` resolved), or null when none is loaded. */
 export function loaded() {
@@ -44,6 +52,7 @@ export function unload() {
 async function unloadNow() {
   const old = engine;
   engine = null;
+  replies.clear();
   if (old) await old.wllama.exit().catch(() => {});
 }
 
@@ -118,6 +127,7 @@ async function loadNow(config) {
     loadMs: Math.round(performance.now() - started),
   };
   engine = { wllama, key, info, vocab, pieces };
+  replies.clear();
   return info;
 }
 
@@ -147,6 +157,20 @@ async function generate(request, onDelta, signal) {
   if (tokens.length + request.maxTokens > info.nCtx) {
     throw new Error(`the prompt (${tokens.length} tokens) and its reply (up to ${request.maxTokens}) do not fit the in-page model's context of ${info.nCtx} tokens; lower the prompt budget or raise the context size in Settings`);
   }
+  // `cache: false` reads the prompt from an empty cache and `replay: false` decodes the
+  // reply even when the same request was answered before (either way the reply is kept).
+  // A grammar the caller did not name (a `fit` alone) makes a request never kept.
+  const key = !request.fit || request.grammar ? JSON.stringify([prompt, request.maxTokens, request.grammar ?? null]) : null;
+  const kept = key === null || request.cache === false || request.replay === false ? undefined : replies.get(key);
+  stats.calls += 1;
+  if (kept) {
+    replies.delete(key);
+    replies.set(key, kept);
+    stats.replayed += 1;
+    stats.last = { promptTokens: tokens.length, decoded: 0, reused: tokens.length, firstTokenMs: Math.round(performance.now() - started), replayed: true };
+    if (kept.text) onDelta?.(kept.text);
+    return { ...kept, ms: Math.round(performance.now() - started) };
+  }
   await wllama.samplingInit({ temp: 0, top_k: 1 });
   // What the model already read: the cache keeps the tokens of the last call, so only
   // what follows the longest prefix this prompt shares with them is decoded (prompts put
@@ -163,7 +187,7 @@ async function generate(request, onDelta, signal) {
     }
     stats.promptTokens += tokens.length - reused;
     stats.promptMs += performance.now() - promptStart;
-    stats.last = { promptTokens: tokens.length, decoded: tokens.length - reused, reused, firstTokenMs: null };
+    stats.last = { promptTokens: tokens.length, decoded: tokens.length - reused, reused, firstTokenMs: null, replayed: false };
     const decoder = new TextDecoder();
     let text = '';
     let produced = 0;
@@ -189,15 +213,15 @@ async function generate(request, onDelta, signal) {
       text += tail;
       onDelta?.(tail);
     }
+    stats.genMs += performance.now() - genStart;
     const seconds = (performance.now() - genStart) / 1000;
     if (produced > 0 && seconds > 0) stats.lastTokensPerSecond = produced / seconds;
-    return {
-      text,
-      promptTokens: tokens.length,
-      completionTokens: produced,
-      truncated: produced >= request.maxTokens,
-      ms: Math.round(performance.now() - started),
-    };
+    const reply = { text, promptTokens: tokens.length, completionTokens: produced, truncated: produced >= request.maxTokens };
+    if (key !== null && current === engine) {
+      replies.set(key, reply);
+      if (replies.size > REPLIES_KEPT) replies.delete(replies.keys().next().value);
+    }
+    return { ...reply, ms: Math.round(performance.now() - started) };
   } catch (e) {
     if (e?.name === 'AbortError') stats.stopped += 1;
     // Stopped or failed mid-way: what the cache holds is not known, so the next call
