@@ -472,6 +472,23 @@ case("encode keeps a fact the model names twice once", "encode",
       {"text": "I installed postgres 16 on the backup box.", "category": "context"}],
      [(True, ""), (False, "already kept in this pass"), (True, "")])
 
+CLAUSES = [item(1, "scratch", "Keep going for your dreams and don't quit.", "context", 3),
+           item(2, "scratch", "Keep going after your dreams.", "context", 1),
+           item(3, "scratch", "I am not allergic to peanuts.", "context", 3),
+           item(4, "scratch", "I am allergic to peanuts.", "context", 1),
+           item(5, "scratch", "They have been practicing the routine hard.", "context", 3),
+           item(6, "scratch", "I won't quit the routine, even when it's hard.", "context", 1),
+           item(7, "scratch", "I am busy with my writing these days.", "context", 3),
+           item(8, "scratch", "I can't do any writing right now.", "context", 1)]
+case("supersede refuses a polarity that is another clause's", "supersede",
+     [sup("m_1", "m_2")], [(False, "keeps the polarity of the clause")], items=CLAUSES)
+case("supersede accepts the same statement said the other way", "supersede",
+     [sup("m_3", "m_4")], [(True, "")], items=CLAUSES)
+case("supersede refuses a change stated of another person", "supersede",
+     [sup("m_5", "m_6")], [(False, "a change (\"quit\") stated of one is not a change of the other")], items=CLAUSES)
+case("supersede refuses right now as a stated change", "supersede",
+     [sup("m_7", "m_8")], [(False, "")], items=CLAUSES)
+
 if __name__ == "__main__":
     for n, c in enumerate(CASES, start=17):
         slug = c["pass"]

@@ -137,11 +137,14 @@ pub fn basis(old: &Reading<'_>, new: &Reading<'_>, policy: &RetentionPolicy) -> 
                 old.item.item_id, new.item.item_id
             ));
         }
-        if old.negated != new.negated {
+        // Polarity is a clause's: `Keep going after your dreams.` restates the first clause
+        // of `Keep going for your dreams and don't quit.`, whose `not` is the other clause's.
+        if polarity::keeps_polarity(&new.item.text, &[old.item.text.as_str()], "", "").is_err() {
             return Ok(SupersedeBasis::Polarity);
         }
         return Err(format!(
-            "similarity {sim:.3} reaches the threshold {threshold}: a duplicate, which is Dedupe's job"
+            "similarity {sim:.3} reaches the threshold {threshold} and each clause of {} keeps the polarity of the clause of {} it restates: a duplicate, which is Dedupe's job",
+            new.item.item_id, old.item.item_id
         ));
     }
     // What the two are about, and whether they differ in value, counts the topic words:
@@ -228,6 +231,16 @@ fn stated_change(
             subject.iter().map(|s| s.as_str()).collect::<Vec<_>>().join(", ")
         ));
     }
+    // A change stated of one person is not a change of another: `They've been practicing
+    // hard.` is not replaced by `I won't quit, even when it's hard.`
+    if let (Some(was), Some(is)) = (person(&old.item.text), person(&new.item.text)) {
+        if was != is {
+            return Err(format!(
+                "{} is about {} and {} about {}: a change (\"{cue}\") stated of one is not a change of the other",
+                old.item.item_id, PERSONS[was], new.item.item_id, PERSONS[is]
+            ));
+        }
+    }
     // Only a statement states a change, and of something it names: not a fragment
     // (`Sending you the recipe now.`), not what `it` points at (`It helped me up my game.`).
     match new.about {
@@ -240,5 +253,23 @@ fn stated_change(
             new.item.item_id, old.item.item_id
         )),
         Some(_) => Ok(SupersedeBasis::Change { cue: cue.to_string() }),
+    }
+}
+
+/// The grammatical persons [`person`] tells apart, by index.
+const PERSONS: [&str; 3] = ["the speaker", "the one spoken to", "someone else"];
+
+/// The grammatical person of the subject of `text`'s first clause, when a personal or
+/// possessive pronoun says it: 0 for `I`, `we`, `my …`; 1 for `you`, `your …`; 2 for `he`,
+/// `she`, `they`, `their …`. `None` for a noun phrase (`the flat`, `a lot`), a pointer or
+/// no subject, where the words alone do not say whose it is.
+fn person(text: &str) -> Option<usize> {
+    let (_, at) = split::about(text)?;
+    let word = textmath::normalize(text.get(at..)?).split_whitespace().next()?.to_string();
+    match word.as_str() {
+        "i" | "we" | "my" | "our" | "im" | "ive" | "id" | "ill" | "were" | "weve" => Some(0),
+        "you" | "your" | "youre" | "youve" | "youll" => Some(1),
+        "he" | "she" | "they" | "his" | "her" | "their" | "hes" | "shes" | "theyre" | "theyve" => Some(2),
+        _ => None,
     }
 }

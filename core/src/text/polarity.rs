@@ -183,8 +183,23 @@ fn written_cue(clause: &str) -> Option<(String, String)> {
 /// The change cues of `text` (`now`, `moved`, `no longer`, …), in order, as written
 /// (normalized, not stemmed: `news` is not `new`).
 pub fn change_cues(text: &str) -> Vec<String> {
-    normalize(text).split_whitespace().filter(|t| CHANGE_CUES.contains(t)).map(String::from).collect()
+    let normalized = normalize(text);
+    let words: Vec<&str> = normalized.split_whitespace().collect();
+    let time = |at: usize| at > 0 && NOW_AS_TIME.contains(&words[at - 1]);
+    words
+        .iter()
+        .enumerate()
+        .filter(|&(at, w)| CHANGE_CUES.contains(w) && !(*w == "now" && time(at)))
+        .map(|(_, w)| w.to_string())
+        .collect()
 }
+
+/// Words that make the `now` after them a time, not a change: a moment (`right now`, `just
+/// now`), a while (`for now`), a point reached (`by now`) or a length (`a year now`, `for
+/// weeks now`).
+const NOW_AS_TIME: &[&str] = &[
+    "by", "day", "days", "for", "hours", "just", "month", "months", "right", "week", "weeks", "while", "year", "years",
+];
 
 /// Whether a (normalized, stemmed) token belongs to the polarity or change vocabulary
 /// rather than to what a fact is about (`longer` in `no longer`, `now`).
@@ -328,6 +343,9 @@ mod tests {
     #[test]
     fn change_cues_are_found() {
         assert_eq!(change_cues("I now live in Porto"), ["now"]);
+        assert!(change_cues("I can't right now.").is_empty());
+        assert!(change_cues("I've been playing for just under a year now.").is_empty());
+        assert_eq!(change_cues("Now I live in Porto, for now."), ["now"]);
         assert_eq!(change_cues("I moved to Porto last year"), ["moved"]);
         assert!(change_cues("I play chess on Mondays").is_empty());
     }
