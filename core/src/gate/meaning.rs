@@ -29,6 +29,8 @@ pub struct Reading<'a> {
     changes: Vec<Change>,
     /// Who the text's first clause is about (`None`: no subject with a verb).
     about: Option<About>,
+    /// That subject's grammatical person, when a pronoun says it ([`person`]).
+    person: Option<usize>,
 }
 
 /// A clause that states a change: its tokens and its cues, each with what it is said of.
@@ -84,13 +86,15 @@ impl<'a> Reading<'a> {
             .filter_map(Change::read)
             .collect();
         let content = textmath::content_tokens(&item.text);
+        let subject = split::about(&item.text);
         Reading {
             item,
             topic: content.iter().filter(|t| !polarity::is_cue_token(t)).cloned().collect(),
             content,
             negated: polarity::is_negated(&item.text),
             fills: slots::fills(&item.text, &policy.single_valued_slots),
-            about: split::about(&item.text).map(|(who, _)| who),
+            about: subject.map(|(who, _)| who),
+            person: subject.and_then(|(_, at)| person(&item.text, at)),
             changes,
         }
     }
@@ -233,7 +237,7 @@ fn stated_change(
     }
     // A change stated of one person is not a change of another: `They've been practicing
     // hard.` is not replaced by `I won't quit, even when it's hard.`
-    if let (Some(was), Some(is)) = (person(&old.item.text), person(&new.item.text)) {
+    if let (Some(was), Some(is)) = (old.person, new.person) {
         if was != is {
             return Err(format!(
                 "{} is about {} and {} about {}: a change (\"{cue}\") stated of one is not a change of the other",
@@ -259,12 +263,11 @@ fn stated_change(
 /// The grammatical persons [`person`] tells apart, by index.
 const PERSONS: [&str; 3] = ["the speaker", "the one spoken to", "someone else"];
 
-/// The grammatical person of the subject of `text`'s first clause, when a personal or
-/// possessive pronoun says it: 0 for `I`, `we`, `my …`; 1 for `you`, `your …`; 2 for `he`,
-/// `she`, `they`, `their …`. `None` for a noun phrase (`the flat`, `a lot`), a pointer or
-/// no subject, where the words alone do not say whose it is.
-fn person(text: &str) -> Option<usize> {
-    let (_, at) = split::about(text)?;
+/// The grammatical person of the subject starting at byte `at` of `text`, when a personal
+/// or possessive pronoun says it: 0 for `I`, `we`, `my …`; 1 for `you`, `your …`; 2 for
+/// `he`, `she`, `they`, `their …`. `None` for a noun phrase (`the flat`, `a lot`) or a
+/// pointer, where the words alone do not say whose it is.
+fn person(text: &str, at: usize) -> Option<usize> {
     let word = textmath::normalize(text.get(at..)?).split_whitespace().next()?.to_string();
     match word.as_str() {
         "i" | "we" | "my" | "our" | "im" | "ive" | "id" | "ill" | "were" | "weve" => Some(0),
