@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds the in-page model's runtime here: wllama 2.3.7's C++ (from its npm package) over
 # llama.cpp, compiled by Debian's emscripten 3.1.6 with ggml's wasm SIMD kernels, into
-# $NOCTURNE_TOOLS/wllama-built-2.3.7 (index.js, single-thread/wllama.wasm, runtime.json).
+# $NOCTURNE_TOOLS/wllama-built-2.3.7 (index.js, {single,multi}-thread/wllama.wasm, runtime.json).
 # scripts/inpage_runtime.py copies it into the build in place of npm's runtime, whose wasm
 # has no SIMD dot products: emscripten's CMake toolchain reports the processor as x86, so
 # ggml-cpu falls back to its generic code. -DEMSCRIPTEN_SYSTEM_PROCESSOR=wasm makes it
@@ -10,15 +10,20 @@
 # llama.cpp: wllama 2.3.7 bundles b7179, which no registry serves; the closest registry
 # copy is the one vendored in crates.io's llama-cpp-sys-2 0.1.126 (commit 4c91f2633f, about
 # a week older), pinned by SHA-256. wllama's C++ compiles against it unchanged, and clang-14
-# compiles it with no source patch. Flags are wllama's own (scripts/docker-compose.yml in
-# its package) except -fexceptions for -fwasm-exceptions (3.1.6's wasm exceptions never
-# caught) and no -flto; the glue fixes are in scripts/wllama_glue.py.
+# compiles it with no source patch. One patch makes prompts faster
+# (scripts/wllama-q8-2x2.patch): Q8_0's wasm dot product also takes two rows by two
+# columns, as ARM's int8 matmul kernel does, so a prompt's matrix products widen each
+# block's bytes once for two dot products instead of once for one. Flags are wllama's own
+# (scripts/docker-compose.yml in its package) except -fexceptions for -fwasm-exceptions
+# (3.1.6's wasm exceptions never caught) and no -flto; the glue fixes are in
+# scripts/wllama_glue.py.
 #
-# Only the single-thread variant is built by default: it is what runs wherever the page is
-# not cross-origin isolated and what Settings' auto picks on two cores; the multi-thread
-# variant (NOCTURNE_WLLAMA_VARIANTS="single multi") doubles the build time, and without it
-# the multi-thread runtime stays npm's. Idempotent: a build of this recipe is kept; a
-# failure leaves no output, so the page falls back to the npm runtime and says so.
+# Both variants are built (NOCTURNE_WLLAMA_VARIANTS="single multi", about 2 minutes each
+# on a quiet 2-core machine): the single-thread one runs wherever the page is not
+# cross-origin isolated and where Settings' auto picks one thread (two cores); the
+# multi-thread one wherever more run. A variant not built runs npm's. Idempotent: a build
+# of this recipe is kept; a failure leaves no output, so the page falls back to the npm
+# runtime and says so.
 #
 # A check before the output is kept: each wasm holds i32x4.dot_i16x8_s instructions (the
 # SIMD kernels were compiled in). The e2e (tests/e2e/inpage.cjs) checks a completion.
@@ -28,7 +33,7 @@ TOOLS=${NOCTURNE_TOOLS:-$HOME/.cache/nocturne-tools}
 NPM=${NOCTURNE_WLLAMA:-$TOOLS/wllama-2.3.7/package}
 OUT=$TOOLS/wllama-built-2.3.7
 WORK=$TOOLS/wllama-build
-VARIANTS=${NOCTURNE_WLLAMA_VARIANTS:-single}
+VARIANTS=${NOCTURNE_WLLAMA_VARIANTS:-single multi}
 CRATE=llama-cpp-sys-2-0.1.126
 CRATE_SHA256=fcf4f0b93f111d7cc2ae702b2dd20efb4a9a19297addb3e63c1cfb97e6a13c6f
 WASM_DIS=${WASM_DIS:-$TOOLS/binaryen/node_modules/.bin/wasm-dis}
@@ -50,7 +55,8 @@ if missing or not wanted:
 ' "$1/wllama.js"
 }
 
-recipe=$(cat "$ROOT/scripts/build-wllama.sh" "$ROOT/scripts/wllama_glue.py" <(echo "$VARIANTS") | sha256sum | cut -c1-16)
+PATCH=$ROOT/scripts/wllama-q8-2x2.patch
+recipe=$(cat "$ROOT/scripts/build-wllama.sh" "$ROOT/scripts/wllama_glue.py" "$PATCH" <(echo "$VARIANTS") | sha256sum | cut -c1-16)
 if [ -f "$OUT/runtime.json" ] && grep -q "\"recipe\": \"$recipe\"" "$OUT/runtime.json"; then exit 0; fi
 [ -s "$NPM/esm/index.min.js" ] || { say "no npm wllama at $NPM (scripts/setup.sh fetches it first)"; exit 1; }
 
@@ -72,6 +78,7 @@ got=$(sha256sum "$WORK/crate.tgz" | cut -d' ' -f1)
 tar -xzf "$WORK/crate.tgz" -C "$WORK"
 cp -a "$NPM" "$WORK/wllama"
 cp -a "$WORK/$CRATE/llama.cpp" "$WORK/wllama/llama.cpp"
+(cd "$WORK/wllama/llama.cpp" && git apply "$PATCH") || { say "$PATCH does not apply to $CRATE's llama.cpp"; exit 1; }
 
 FLAGS="--no-entry -O3 -msimd128 -DNDEBUG -frtti -fexceptions -sEXPORT_ALL=1 -sEXPORT_ES6=0 -sMODULARIZE=0 \
 -sINITIAL_MEMORY=128MB -sMAXIMUM_MEMORY=4096MB -sALLOW_MEMORY_GROWTH=1 -sFORCE_FILESYSTEM=1 \

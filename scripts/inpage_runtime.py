@@ -32,13 +32,22 @@ files = {
     "multi-thread/wllama.wasm": os.path.join(src, "esm", "multi-thread", "wllama.wasm"),
     "LICENCE": os.path.join(src, "LICENCE"),
 }
-runtime = {"runtime": "npm", "detail": "@wllama/wllama 2.3.7 from npm (generic CPU code, no wasm SIMD kernels)"}
+NPM = "@wllama/wllama 2.3.7 from npm (generic CPU code, no wasm SIMD kernels)"
+# `variants`: the thread variants built here (the others run npm's build, `npmDetail`).
+runtime = {"runtime": "npm", "detail": NPM, "variants": [], "npmDetail": NPM}
 if built and os.path.isfile(os.path.join(built, "runtime.json")):
     with open(os.path.join(built, "runtime.json")) as f:
         runtime = json.load(f)
+    runtime["variants"] = [v for v in ("single", "multi") if os.path.isfile(os.path.join(built, v + "-thread", "wllama.wasm"))]
+    runtime["npmDetail"] = NPM
     for name in ("index.js", "single-thread/wllama.wasm", "multi-thread/wllama.wasm"):
         if os.path.isfile(os.path.join(built, name)):
             files[name] = os.path.join(built, name)
+    # A multi-thread build's pthreads load their worker script and the glue as files of
+    # this origin (scripts/wllama_glue.py says why).
+    if os.path.isfile(os.path.join(built, "multi-thread", "wllama.glue.js")):
+        files["multi-thread/wllama.js"] = os.path.join(built, "multi-thread", "wllama.glue.js")
+        files["multi-thread/wllama.worker.js"] = os.path.join(built, "multi-thread", "wllama.worker.js")
 missing = [p for p in files.values() if not os.path.isfile(p)]
 if missing:
     sys.exit("the in-page model's runtime is missing (%s); run scripts/setup.sh, which fetches "

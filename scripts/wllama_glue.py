@@ -14,7 +14,12 @@ to apply exactly once:
   prot, flags), the signature of newer emscriptens; 3.1.6 still passes an `address` first,
   so the model's weights would be read from a wrong offset (every logit NaN).
 - 3.1.6 starts pthreads from a separate wllama.worker.js through locateFile, which
-  wllama's refuses: the worker script is embedded and started from a Blob URL.
+  wllama's refuses, and each pthread then imports the glue from the URL or Blob it is
+  given: wllama gives a Blob, and the page's CSP (script-src without blob:) forbids
+  importing one. Both are files of the page's own origin instead, next to the wasm
+  wllama was given (RUN_OPTIONS.pathConfig in its worker): multi-thread/wllama.worker.js,
+  and multi-thread/wllama.js, the fixed glue, which this script writes as
+  BUILT_DIR/multi-thread/wllama.glue.js (scripts/inpage_runtime.py serves it).
 
 usage: wllama_glue.py NPM_INDEX_MIN_JS OUT_INDEX_JS BUILT_DIR
 """
@@ -30,6 +35,12 @@ MMAP_FIXES = [
      "stream.stream_ops.mmap(stream,length,position,prot,flags)"),
 ]
 WORKER = re.compile(r"locateFile\(\s*[\"']wllama\.worker\.js[\"']\s*\)")
+MAIN_SCRIPT = re.compile(r"Module\[\s*[\"']mainScriptUrlOrBlob[\"']\s*\]\s*\|\|\s*_scriptDir")
+
+
+def sibling(name):
+    """A same-origin file next to the wasm wllama's worker was given (its URL is absolute)."""
+    return 'new URL("%s",RUN_OPTIONS.pathConfig["wllama.wasm"]).href' % name
 
 
 def literal(text, name):
@@ -55,14 +66,13 @@ def glue_of(variant_dir):
         if glue.count(old) != 1:
             sys.exit(f"{variant_dir}/wllama.js: expected {old!r} once, found it {glue.count(old)} times")
         glue = glue.replace(old, new)
-    worker = os.path.join(variant_dir, "wllama.worker.js")
-    if os.path.exists(worker):
-        if len(WORKER.findall(glue)) != 1:
-            sys.exit(f"{variant_dir}/wllama.js: expected one locateFile(\"wllama.worker.js\")")
-        script = json.dumps(open(worker, encoding="utf-8").read())
-        url = ("(globalThis.__wllamaWorkerUrl||(globalThis.__wllamaWorkerUrl=URL.createObjectURL("
-               "new Blob([%s],{type:\"text/javascript\"}))))" % script)
-        glue = WORKER.sub(lambda _: url, glue)
+    if os.path.exists(os.path.join(variant_dir, "wllama.worker.js")):
+        for pattern, name in ((WORKER, "wllama.worker.js"), (MAIN_SCRIPT, "wllama.js")):
+            if len(pattern.findall(glue)) != 1:
+                sys.exit(f"{variant_dir}/wllama.js: expected {pattern.pattern!r} once")
+            glue = pattern.sub(lambda _: sibling(name), glue)
+        with open(os.path.join(variant_dir, "wllama.glue.js"), "w", encoding="utf-8") as f:
+            f.write(glue)
     if "var Module" not in glue:
         sys.exit(f"{variant_dir}/wllama.js: no `var Module` (wllama's worker renames it)")
     return glue

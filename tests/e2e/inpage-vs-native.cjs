@@ -5,12 +5,16 @@
 //   inpage-vs-native: promptTokens= pageTtftS= nativeTtftS= ratio= pageFollowupTtftS=
 //     nativeFollowupTtftS= pagePromptTokS= nativePromptTokS= pageGenTokS= nativeGenTokS=
 //     threads= runtime= quant= flashAttn= kv=
-// and checks only that both sides answered and that the page's follow-up read only its
-// new turns (the speed itself is a figure, measured, not a pass mark). The page runs one
-// thread (what Settings' auto picks on two cores) with the runtime's default options;
-// INPAGE_OPTIONS=both (scripts/bench.sh) adds a line for llama.cpp's own defaults (flash
-// attention auto, f16 cache), the other side of that choice.
+// and checks only that both sides answered, that the page's follow-up read only its new
+// turns and that two threads run the multi-thread runtime built here when it was built
+// (the speed itself is a figure, measured, not a pass mark). The page runs one thread
+// (what Settings' auto picks on two cores) and, cross-origin isolated, two (what the native
+// server reads prompts with, `-tb 2`) with the runtime's default options (INPAGE_THREADS=N:
+// only N); INPAGE_OPTIONS=both (scripts/bench.sh) adds a line for llama.cpp's own defaults
+// (flash attention auto, f16 cache), the other side of that choice.
 // usage: node inpage-vs-native.cjs APP_URL GGUF_FILE NATIVE_V1_URL
+const fs = require('fs');
+const path = require('path');
 const { check, launch, finish } = require('./harness.cjs');
 
 const [url, gguf, native] = process.argv.slice(2);
@@ -20,6 +24,12 @@ const facts = Array.from({ length: 48 }, (_, i) => `${i + 1}. (scratch, said 202
 const system = `You are Nocturne, an assistant with a memory that sleeps. Answer from the memory below; keep replies short.\nMEMORY (48 facts):\n${facts.join('\n')}\n`;
 const first = [{ role: 'system', content: system }, { role: 'user', content: 'What does the box on shelf 5 hold?' }];
 const MAX = 32;
+const THREADS = process.env.INPAGE_THREADS ? [Number(process.env.INPAGE_THREADS)] : [1, 2];
+// A load that has not answered in this long never will (a pthread that cannot start its
+// script leaves the runtime waiting for it).
+const LOAD_TIMEOUT_MS = Number(process.env.INPAGE_LOAD_TIMEOUT_S || 300) * 1000;
+const tools = process.env.NOCTURNE_TOOLS || path.join(require('os').homedir(), '.cache', 'nocturne-tools');
+const multiBuilt = fs.existsSync(path.join(tools, 'wllama-built-2.3.7', 'multi-thread', 'wllama.wasm'));
 
 /** One request to the native server: its timings (llama.cpp's own, in ms) and reply. */
 async function nativeCall(messages, cache) {
@@ -52,17 +62,19 @@ async function nativeCall(messages, cache) {
     await page.waitForSelector('[data-block="scratch"]', { timeout: 30000 });
     await page.evaluate(() => { const i = document.createElement('input'); i.type = 'file'; i.id = 'gguf'; document.body.append(i); });
     await page.setInputFiles('#gguf', gguf);
-    const variants = [{}];
-    if (process.env.INPAGE_OPTIONS === 'both') variants.push({ flashAttn: true, kvType: 'f16' });
+    const isolated = await page.evaluate(() => globalThis.crossOriginIsolated);
+    const variants = THREADS.filter((t) => t === 1 || isolated).map((threads) => ({ threads }));
+    if (process.env.INPAGE_OPTIONS === 'both') variants.push({ threads: 1, flashAttn: true, kvType: 'f16' });
     await page.evaluate(async () => {
       const models = await import(new URL('inpage/models.js', document.baseURI).href);
       await models.keep(document.getElementById('gguf').files[0]);
     });
     const pageSides = [];
     for (const options of variants) {
-      pageSides.push(await page.evaluate(async ({ first, MAX, options }) => {
+      pageSides.push(await page.evaluate(async ({ first, MAX, options, LOAD_TIMEOUT_MS }) => {
         const rt = await import(new URL('inpage/runtime.js', document.baseURI).href);
-        const info = await rt.load({ nCtx: 4096, threads: 1, ...options });
+        const late = new Promise((_, no) => setTimeout(() => no(new Error(`loading with ${JSON.stringify(options)} did not answer in ${LOAD_TIMEOUT_MS / 1000} s`)), LOAD_TIMEOUT_MS));
+        const info = await Promise.race([rt.load({ nCtx: 4096, ...options }), late]);
         const ask = async (messages, cache) => {
           const t0 = performance.now();
           const r = await rt.complete({ messages, maxTokens: MAX, cache });
@@ -74,7 +86,7 @@ async function nativeCall(messages, cache) {
         const next = await ask(followup);
         await rt.unload();
         return { info, cold, next, followup };
-      }, { first, MAX, options }));
+      }, { first, MAX, options, LOAD_TIMEOUT_MS }));
     }
     const pageSide = pageSides[0];
     const cold = await nativeCall(first, false);
@@ -89,6 +101,9 @@ async function nativeCall(messages, cache) {
       check(p.text.length > 0, `the page answered the 2,000-token memory prompt (${what})`, JSON.stringify(p.text));
       check(p.promptTokens > 1700 && p.promptTokens < 2400, 'the memory prompt is about 2,000 tokens', `${p.promptTokens}`);
       check(side.next.decoded < 80, "the page's follow-up reads only its new turns", JSON.stringify(side.next));
+      if (i.threads > 1 && multiBuilt) {
+        check(i.multiThread && i.runtime === 'built', `${i.threads} threads run the multi-thread runtime built here`, JSON.stringify(i));
+      }
       const pagePromptTokS = p.promptTokens / (p.ttftMs / 1000);
       console.log(`inpage-vs-native: promptTokens=${p.promptTokens} pageTtftS=${s(p.ttftMs)} nativeTtftS=${s(cold.ttftMs)} ratio=${(p.ttftMs / cold.ttftMs).toFixed(1)} pageFollowupTtftS=${s(side.next.ttftMs)} nativeFollowupTtftS=${s(next.ttftMs)} pagePromptTokS=${pagePromptTokS.toFixed(0)} nativePromptTokS=${(cold.promptTokS ?? 0).toFixed(0)} pageGenTokS=${(p.genTokS ?? 0).toFixed(1)} nativeGenTokS=${(cold.genTokS ?? 0).toFixed(1)} ${what}`);
     }

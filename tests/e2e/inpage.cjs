@@ -109,7 +109,8 @@ async function chat(page, text, timeout = 300000) {
     // The runtime built here (scripts/setup.sh) is the one the page must run when it exists;
     // the npm build is only the fallback.
     const tools = process.env.NOCTURNE_TOOLS || path.join(require('os').homedir(), '.cache', 'nocturne-tools');
-    const built = fs.existsSync(path.join(tools, 'wllama-built-2.3.7', 'runtime.json'));
+    const variant = info.multiThread ? 'multi-thread' : 'single-thread';
+    const built = fs.existsSync(path.join(tools, 'wllama-built-2.3.7', variant, 'wllama.wasm'));
     check(info.runtime === (built ? 'built' : 'npm'), `the page runs the ${built ? 'runtime built with wasm SIMD' : 'npm runtime (none was built)'}`, JSON.stringify(info));
     // Quantisations with a wasm SIMD dot product in llama.cpp (ggml-cpu/arch/wasm/quants.c).
     const KERNELS = ['Q4_0', 'Q5_0', 'Q5_1', 'Q8_0', 'Q2_K', 'Q3_K_S', 'Q3_K_M', 'Q3_K_L', 'Q4_K_S', 'Q4_K_M', 'Q5_K_S', 'Q5_K_M', 'Q6_K'];
