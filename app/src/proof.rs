@@ -71,7 +71,7 @@ pub fn serve() {
 
 /// What the page asks the worker to run.
 #[derive(Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "camelCase")]
+#[serde(rename_all = "camelCase")]
 enum Job {
     Verify {
         now: i64,
@@ -88,7 +88,7 @@ enum Job {
 /// Everything the page posts: a job, then the answers to the worker's model calls, and a
 /// stop when the user presses Stop.
 #[derive(Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "camelCase")]
+#[serde(rename_all = "camelCase")]
 enum ToWorker {
     Run { job: Job },
     Answer { result: Result<Completion, ProviderError> },
@@ -97,7 +97,7 @@ enum ToWorker {
 
 /// Everything the worker posts.
 #[derive(Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "camelCase")]
+#[serde(rename_all = "camelCase")]
 enum FromWorker {
     /// A model call for the page's provider to answer.
     Call { request: Request },
@@ -111,7 +111,7 @@ enum FromWorker {
 
 /// What a job came to.
 #[derive(Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "camelCase")]
+#[serde(rename_all = "camelCase")]
 enum Done {
     Verified { summary: String },
     Compared { rows: Vec<Row> },
@@ -119,7 +119,7 @@ enum Done {
 
 /// The model a job uses, as the worker sees it.
 #[derive(Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "camelCase")]
+#[serde(rename_all = "camelCase")]
 enum Model {
     /// The offline provider, run in the worker.
     Offline,

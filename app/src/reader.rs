@@ -40,7 +40,7 @@ struct Request {
 
 /// What the worker says.
 #[derive(Debug, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "camelCase")]
+#[serde(rename_all = "camelCase")]
 enum Reply {
     /// Listening, speaking `protocol` (posted by `worker::serve`).
     Ready { protocol: u32 },

@@ -137,7 +137,7 @@ pub fn post(reply: &impl serde::Serialize) {
 }
 
 fn post_failed(message: &str) {
-    post(&serde_json::json!({ "kind": "failed", "message": message }));
+    post(&serde_json::json!({ "failed": { "message": message } }));
 }
 
 fn post_text(text: &str) {

@@ -34,7 +34,7 @@ const EXCHANGE_TIMEOUT_MS: u32 = 30_000;
 
 /// What the page asks of the sync worker, for the memory named `memory`.
 #[derive(Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "camelCase")]
+#[serde(rename_all = "camelCase")]
 enum Request {
     Sync { memory: String, ask: Ask, now: i64 },
     TakeLease { memory: String, now: i64 },
@@ -43,7 +43,7 @@ enum Request {
 
 /// What the sync worker answers.
 #[derive(Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "camelCase")]
+#[serde(rename_all = "camelCase")]
 enum Reply {
     Synced {
         synced: Box<Synced>,
