@@ -55,13 +55,14 @@ impl Default for Settings {
 }
 
 /// Prompt tokens the in-page runtime reads per second on this project's 2-core machine
-/// (`inpage-vs-native:` in the README: SmolLM2-135M Q8_0, one thread, the runtime built
-/// with wasm SIMD, flash attention off; npm's generic runtime reads ~13).
-pub const INPAGE_PROMPT_TOKENS_PER_S: f64 = 50.0;
+/// (`inpage-vs-native:` in the README: SmolLM2-135M Q8_0, one thread — what auto runs on
+/// two cores — the runtime built with wasm SIMD, flash attention off, q8_0 keys: 57-61;
+/// two threads on a quiet machine read 103-109; npm's generic runtime reads ~13).
+pub const INPAGE_PROMPT_TOKENS_PER_S: f64 = 58.0;
 
 /// The in-page model's default prompt budget: a full 1,000-token prompt shows its first
-/// token in about 23 s from a cold start at that rate (a server's 2,000 would take about
-/// 43); a follow-up on the same memory reads only its new turns (the kept cache).
+/// token in about 20 s from a cold start at that rate (a server's 2,000 would take about
+/// 37); a follow-up on the same memory reads only its new turns (the kept cache).
 pub const INPAGE_DEFAULT_BUDGET: u64 = 1_000;
 
 /// Seconds to the first token of a cold prompt that fills `budget` (plus the instructions
