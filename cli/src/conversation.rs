@@ -102,8 +102,6 @@ pub struct Figures {
     /// Categories 1–4 by the question's half ([`half_of`] its words): the memory's, BM25's,
     /// and the memory's multi-hop questions. Retrieval is tuned on the tuning half alone.
     halves: BTreeMap<&'static str, HalfTally>,
-    /// Conversations measured.
-    conversations: usize,
 }
 
 /// What one method's prompt did for one question.
@@ -144,9 +142,8 @@ impl Figures {
         self.missed_retired += other.missed_retired;
         self.missed_unreached += other.missed_unreached;
         for (rule, n) in other.retired_by {
-            *self.retired_by.entry(rule.clone()).or_default() += n;
+            *self.retired_by.entry(rule).or_default() += n;
         }
-        self.conversations += other.conversations.max(1);
     }
 
     /// `retired: name=… policy=… share=… dedupe=… forget:transient=…`: what the Sleeps
@@ -331,7 +328,6 @@ pub fn measure(conversation: &Conversation, budget: u64, keep: Keep, misses: boo
         active: active.len(),
         skipped: conversation.skipped_evidence,
         retired_by,
-        conversations: 1,
         ..Default::default()
     };
     for q in conversation.questions.iter().filter(|q| !q.evidence.is_empty()) {
