@@ -1,4 +1,7 @@
 // What both end-to-end scripts share: a TAP-like check() and the system Chromium.
+const fs = require('fs');
+const os = require('os');
+const path = require('path');
 const { chromium } = require('playwright-core');
 
 let n = 0, failed = 0;
@@ -41,10 +44,19 @@ async function say(page, text, timeout = 15000) {
   await page.waitForFunction((b) => document.querySelectorAll('.turn:not(.pending)').length >= b + 2, before, { timeout });
 }
 
+/**
+ * Whether scripts/setup.sh built the in-page runtime's `variant` ('single' or 'multi')
+ * with wasm SIMD here (scripts/build-wllama.sh), so the page must run it, not npm's.
+ */
+function builtRuntime(variant) {
+  const tools = process.env.NOCTURNE_TOOLS || path.join(os.homedir(), '.cache', 'nocturne-tools');
+  return fs.existsSync(path.join(tools, 'wllama-built-2.3.7', `${variant}-thread`, 'wllama.wasm'));
+}
+
 /** Prints the closing "name: N passed, M failed" line and exits non-zero on a failure. */
 function finish(name) {
   console.log(`${name}: ${n - failed} passed, ${failed} failed`);
   process.exit(failed ? 1 : 0);
 }
 
-module.exports = { check, launch, finish, until, say };
+module.exports = { check, launch, finish, until, say, builtRuntime };

@@ -13,9 +13,7 @@
 // only N); INPAGE_OPTIONS=both (scripts/bench.sh) adds a line for llama.cpp's own defaults
 // (flash attention auto, f16 cache), the other side of that choice.
 // usage: node inpage-vs-native.cjs APP_URL GGUF_FILE NATIVE_V1_URL
-const fs = require('fs');
-const path = require('path');
-const { check, launch, finish } = require('./harness.cjs');
+const { check, launch, finish, builtRuntime } = require('./harness.cjs');
 
 const [url, gguf, native] = process.argv.slice(2);
 
@@ -28,8 +26,7 @@ const THREADS = process.env.INPAGE_THREADS ? [Number(process.env.INPAGE_THREADS)
 // A load that has not answered in this long never will (a pthread that cannot start its
 // script leaves the runtime waiting for it).
 const LOAD_TIMEOUT_MS = Number(process.env.INPAGE_LOAD_TIMEOUT_S || 300) * 1000;
-const tools = process.env.NOCTURNE_TOOLS || path.join(require('os').homedir(), '.cache', 'nocturne-tools');
-const multiBuilt = fs.existsSync(path.join(tools, 'wllama-built-2.3.7', 'multi-thread', 'wllama.wasm'));
+const multiBuilt = builtRuntime('multi');
 
 /** One request to the native server: its timings (llama.cpp's own, in ms) and reply. */
 async function nativeCall(messages, cache) {

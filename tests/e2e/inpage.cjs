@@ -6,7 +6,7 @@
 // usage: node inpage.cjs APP_URL GGUF_FILE DIST_DIR OUTDIR
 const fs = require('fs');
 const path = require('path');
-const { check, launch, finish } = require('./harness.cjs');
+const { check, launch, finish, builtRuntime } = require('./harness.cjs');
 
 const [url, gguf, dist, out = 'out'] = process.argv.slice(2);
 const origin = new URL(url).origin;
@@ -108,9 +108,7 @@ async function chat(page, text, timeout = 300000) {
     check(loaded.includes(`runtime: ${info.runtimeDetail}`) && loaded.includes(info.quant), 'the load report names the runtime and the quantisation', loaded);
     // The runtime built here (scripts/setup.sh) is the one the page must run when it exists;
     // the npm build is only the fallback.
-    const tools = process.env.NOCTURNE_TOOLS || path.join(require('os').homedir(), '.cache', 'nocturne-tools');
-    const variant = info.multiThread ? 'multi-thread' : 'single-thread';
-    const built = fs.existsSync(path.join(tools, 'wllama-built-2.3.7', variant, 'wllama.wasm'));
+    const built = builtRuntime(info.multiThread ? 'multi' : 'single');
     check(info.runtime === (built ? 'built' : 'npm'), `the page runs the ${built ? 'runtime built with wasm SIMD' : 'npm runtime (none was built)'}`, JSON.stringify(info));
     // Quantisations with a wasm SIMD dot product in llama.cpp (ggml-cpu/arch/wasm/quants.c).
     const KERNELS = ['Q4_0', 'Q5_0', 'Q5_1', 'Q8_0', 'Q2_K', 'Q3_K_S', 'Q3_K_M', 'Q3_K_L', 'Q4_K_S', 'Q4_K_M', 'Q5_K_S', 'Q5_K_M', 'Q6_K'];
