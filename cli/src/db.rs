@@ -776,7 +776,7 @@ mod tests {
         assert!(!retired.is_empty(), "the setup retires facts");
         let questions = probes.iter().map(|p| p.question.as_str()).chain(retired.iter().map(String::as_str));
         for question in questions.chain(["Also a harpsichord?"]) {
-            let asked: Vec<String> = nocturne_core::llm::context::roots(question).into_iter().collect();
+            let asked: Vec<String> = nocturne_core::llm::context::asked(question).into_iter().map(|(t, _)| t).collect();
             let c = pollster::block_on(db.prompt_candidates(&asked)).expect("read").expect("a large memory");
             assert_eq!(c.corpus.facts, items.len(), "active facts");
             assert!((c.corpus.avg_len - avg).abs() < 1e-9, "mean length {} against {avg}", c.corpus.avg_len);
@@ -805,7 +805,8 @@ mod tests {
         let (mut lost, mut found, mut by_reading, mut overlap) = (Vec::new(), 0, 0, 0.0);
         let answered: Vec<&lifetime::Probe> = probes.iter().filter(|p| p.kind != lifetime::ProbeKind::Absent).collect();
         for probe in &answered {
-            let asked: Vec<String> = nocturne_core::llm::context::roots(&probe.question).into_iter().collect();
+            let asked: Vec<String> =
+                nocturne_core::llm::context::asked(&probe.question).into_iter().map(|(t, _)| t).collect();
             let c = pollster::block_on(db.prompt_candidates(&asked)).expect("read").expect("a large memory");
             let mut some = c.items;
             order::sort_by_key(&mut some, |i| (i.block, i.ordinal()));

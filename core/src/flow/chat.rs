@@ -291,7 +291,7 @@ impl PromptFacts {
     /// Reads what a prompt about `message` ranks.
     pub async fn read<S: Store>(store: &S, message: &str) -> Result<PromptFacts, StoreError> {
         let policy = store.meta().await?.policy;
-        let asked: Vec<String> = crate::llm::context::roots(message).into_iter().collect();
+        let asked: Vec<String> = crate::llm::context::asked(message).into_iter().map(|(t, _)| t).collect();
         Ok(match store.prompt_candidates(&asked).await? {
             Some(c) => PromptFacts { items: c.items, transcript: c.turns, policy, corpus: Some(c.corpus) },
             None => {

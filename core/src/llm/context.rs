@@ -2,7 +2,8 @@
 //! not grow with it. Under a token budget the pinned blocks (persona, human) come first,
 //! most salient first, but never past half the budget; then the facts of any block most
 //! relevant to the message (BM25 over the roots of each fact's words and its speaker's
-//! name, from an inverted index built once; newer, then lower id, break ties); then the
+//! name, from an inverted index built once; a kind the message names, `pets`, also found
+//! by its members' words, `turtle`, at half weight; newer, then lower id, break ties); then the
 //! newest of the rest. So a large human block cannot crowd out the one fact the user asks
 //! about. The prompt says how many facts were left out. The Wake quiz answers through the same selection,
 //! so it measures recall *through* retrieval. Only active facts are ever offered, so a
@@ -12,6 +13,7 @@ use crate::llm::provider::estimate_tokens;
 use crate::model::memory::{Block, Item, Turn};
 use crate::model::policy::RetentionPolicy;
 use crate::store::Corpus;
+use crate::text::kinds;
 use crate::text::order;
 use crate::text::textmath::content_tokens;
 use std::collections::{BTreeSet, HashMap};
@@ -27,6 +29,10 @@ pub const SAME_TURN: f64 = 0.5;
 pub const FEEDBACK_FACTS: usize = 16;
 pub const FEEDBACK_TERMS: usize = 8;
 pub const FEEDBACK_WEIGHT: f64 = 0.3;
+
+/// What a word naming a member of a kind the question names (`turtle` for "pets",
+/// [`kinds`]) weighs against one of the question's own.
+pub const KIND_WEIGHT: f64 = 0.5;
 
 /// What a word of the conversation around a fact weighs against one of its own.
 pub const CONTEXT_WEIGHT: f64 = 0.45;
@@ -192,6 +198,28 @@ fn root(token: &str) -> String {
         stem.pop();
     }
     stem
+}
+
+/// The roots a question is matched by, each weighted: its own at 1, and the members of
+/// every kind it names ("pets": `dog`, `turtle`, …) at [`KIND_WEIGHT`].
+///
+/// ```
+/// use nocturne_core::llm::context::asked;
+/// let terms = asked("What pets does Nate have?");
+/// assert!(terms.contains(&("pet".to_string(), 1.0)));
+/// assert!(terms.iter().any(|(t, w)| t == "turtl" && *w < 1.0));
+/// ```
+pub fn asked(question: &str) -> Vec<(String, f64)> {
+    let own = roots(question);
+    let mut terms: Vec<(String, f64)> = own.iter().map(|t| (t.clone(), 1.0)).collect();
+    for word in kinds::members(question) {
+        for t in roots(word) {
+            if !terms.iter().any(|(have, _)| *have == t) {
+                terms.push((t, KIND_WEIGHT));
+            }
+        }
+    }
+    terms
 }
 
 /// Chooses the facts of `memory` (active facts) for a prompt about `query` within
@@ -454,7 +482,7 @@ impl<'a> MemoryIndex<'a> {
     /// Facts sharing a content token with `query`, best BM25 score (k1 = 1.2, b = 0.75)
     /// first; newer, then lower id, break ties.
     pub fn ranked(&self, query: &str) -> Vec<u32> {
-        let asked: Vec<(String, f64)> = roots(query).into_iter().map(|t| (t, 1.0)).collect();
+        let asked = asked(query);
         let mut scores = self.score(&asked);
         // Words the best matches share, that the question lacks, count a little too: a
         // question about "destressing" also finds the facts that talk like the best ones.
@@ -702,5 +730,26 @@ mod tests {
         let index = MemoryIndex::new(&refs, &RetentionPolicy::default(), 600);
         assert_eq!(index.select("topic 3", 200), select(&refs, "topic 3", 200, &RetentionPolicy::default(), 600));
         assert_eq!(index.len(), 499);
+    }
+    /// A question that names a kind ("pets", "European countries") finds the facts that
+    /// name its members and share no word with it; words of its own still count most.
+    #[test]
+    fn a_question_naming_a_kind_finds_the_facts_naming_its_members() {
+        let mut items: Vec<Item> = (1..400)
+            .map(|n| fact(n, Block::Scratch, &format!("Note {n}: Nate and Maria share the weekly chores.")))
+            .collect();
+        items.push(fact(400, Block::Scratch, "I have had my two turtles for three years."));
+        items.push(fact(401, Block::Scratch, "We adopted a puppy from the shelter."));
+        items.push(fact(402, Block::Scratch, "We spent a week in Portugal and then flew to Croatia."));
+        items.push(fact(403, Block::Scratch, "My pet peeve is loud music."));
+        let refs: Vec<&Item> = items.iter().collect();
+        let index = MemoryIndex::new(&refs, &RetentionPolicy::default(), 500);
+        let best =
+            |q: &str, n: usize| -> Vec<String> { index.best(q, n).into_iter().map(|i| i.item_id.clone()).collect() };
+        let pets = best("What pets does Nate have?", 3);
+        assert!(pets.contains(&"m_400".to_string()) && pets.contains(&"m_401".to_string()), "{pets:?}");
+        assert_eq!(pets.first().map(String::as_str), Some("m_403"), "a word of the question's own outranks a member's");
+        assert_eq!(best("Which European countries has Maria been to?", 1), ["m_402"]);
+        assert!(!best("What did Nate eat?", 3).contains(&"m_400".to_string()), "no kind named, no member found");
     }
 }

@@ -2,6 +2,7 @@
 //! layer: it uses nothing else in the crate.
 
 pub mod candidates;
+pub mod kinds;
 pub mod order;
 pub mod pairs;
 pub mod polarity;
