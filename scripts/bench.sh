@@ -75,6 +75,12 @@ for dir in "${NOCTURNE_LOCOMO:-}" "$ROOT/../shared/locomo" /work/shared/locomo; 
   [ -n "$dir" ] && [ -f "$dir/30.json" ] && { locomo="$dir"; break; }
 done
 if [ -n "$locomo" ]; then
+  # Retrieval on all five conversations (policy keep; each figure by half and by category):
+  # the measures issue #41 states its targets in.
+  five=()
+  for n in 26 30 41 42 43; do [ -f "$locomo/$n.json" ] && five+=("$locomo/$n.json"); done
+  cargo run --locked --release -q -p nocturne-cli -- bench-conversation --policy keep "${five[@]}" \
+    | grep -E '^(conversation|half|category): name=all' || true
   cargo run --locked --release -q -p nocturne-cli -- bench-answers "$locomo/30.json" --provider offline 2>/dev/null
   ./scripts/local-llm.sh start
   cargo run --locked --release -q -p nocturne-cli -- bench-answers "$locomo/30.json" --provider openai \

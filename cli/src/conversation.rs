@@ -570,6 +570,9 @@ pub fn run(
             total.merge(figures);
         }
         if files.len() > 1 {
+            for l in total.by_category("all") {
+                println!("{l} policy={label}");
+            }
             println!("{} policy={label}", total.line("all"));
             for l in total.by_half("all") {
                 println!("{l} policy={label}");
