@@ -33,6 +33,10 @@ node tests/e2e/inpage-cache.cjs "http://127.0.0.1:$port/" "$gguf" | grep -E "^ca
 # quantisations with the default options: which is faster, measured.
 INPAGE_OPTIONS=both node tests/e2e/inpage-vs-native.cjs "http://127.0.0.1:$port/" "$gguf" "http://127.0.0.1:${LLM_PORT:-18080}/v1" \
   | grep -E "^inpage-vs-native:|^not ok"
+# The same with one core kept busy: whether two threads still beat one when the machine
+# does something else (Settings' auto on two cores rests on it).
+INPAGE_BUSY=1 node tests/e2e/inpage-vs-native.cjs "http://127.0.0.1:$port/" "$gguf" "http://127.0.0.1:${LLM_PORT:-18080}/v1" \
+  | grep -E "^inpage-vs-native:|^not ok"
 for other in "$q40" "$q41"; do
   node tests/e2e/inpage-vs-native.cjs "http://127.0.0.1:$port/" "$other" "http://127.0.0.1:${LLM_PORT:-18080}/v1" \
     | grep -E "^inpage-vs-native:|^not ok"

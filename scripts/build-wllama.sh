@@ -13,7 +13,11 @@
 # compiles it with no source patch. One patch makes prompts faster
 # (scripts/wllama-q8-2x2.patch): Q8_0's wasm dot product also takes two rows by two
 # columns, as ARM's int8 matmul kernel does, so a prompt's matrix products widen each
-# block's bytes once for two dot products instead of once for one. Flags are wllama's own
+# block's bytes once for two dot products instead of once for one. Another keeps two
+# threads fast when the machine is busy (scripts/wllama-barrier.patch): in the
+# multi-thread build a thread waiting at ggml's barrier, or for the next graph, spins
+# briefly and then sleeps on the counter (a futex, Atomics.wait) instead of spinning on,
+# which burnt a time slice per barrier whenever the other thread was descheduled. Flags are wllama's own
 # (scripts/docker-compose.yml in its package) except -fexceptions for -fwasm-exceptions
 # (3.1.6's wasm exceptions never caught) and no -flto; the glue fixes are in
 # scripts/wllama_glue.py.
@@ -55,8 +59,8 @@ if missing or not wanted:
 ' "$1/wllama.js"
 }
 
-PATCH=$ROOT/scripts/wllama-q8-2x2.patch
-recipe=$(cat "$ROOT/scripts/build-wllama.sh" "$ROOT/scripts/wllama_glue.py" "$PATCH" <(echo "$VARIANTS") | sha256sum | cut -c1-16)
+PATCHES=("$ROOT/scripts/wllama-q8-2x2.patch" "$ROOT/scripts/wllama-barrier.patch")
+recipe=$(cat "$ROOT/scripts/build-wllama.sh" "$ROOT/scripts/wllama_glue.py" "${PATCHES[@]}" <(echo "$VARIANTS") | sha256sum | cut -c1-16)
 if [ -f "$OUT/runtime.json" ] && grep -q "\"recipe\": \"$recipe\"" "$OUT/runtime.json"; then exit 0; fi
 [ -s "$NPM/esm/index.min.js" ] || { say "no npm wllama at $NPM (scripts/setup.sh fetches it first)"; exit 1; }
 
@@ -78,7 +82,9 @@ got=$(sha256sum "$WORK/crate.tgz" | cut -d' ' -f1)
 tar -xzf "$WORK/crate.tgz" -C "$WORK"
 cp -a "$NPM" "$WORK/wllama"
 cp -a "$WORK/$CRATE/llama.cpp" "$WORK/wllama/llama.cpp"
-(cd "$WORK/wllama/llama.cpp" && git apply "$PATCH") || { say "$PATCH does not apply to $CRATE's llama.cpp"; exit 1; }
+for patch in "${PATCHES[@]}"; do
+  (cd "$WORK/wllama/llama.cpp" && git apply "$patch") || { say "$patch does not apply to $CRATE's llama.cpp"; exit 1; }
+done
 
 FLAGS="--no-entry -O3 -msimd128 -DNDEBUG -frtti -fexceptions -sEXPORT_ALL=1 -sEXPORT_ES6=0 -sMODULARIZE=0 \
 -sINITIAL_MEMORY=128MB -sMAXIMUM_MEMORY=4096MB -sALLOW_MEMORY_GROWTH=1 -sFORCE_FILESYSTEM=1 \

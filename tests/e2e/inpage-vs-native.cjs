@@ -11,7 +11,9 @@
 // (what Settings' auto picks on two cores) and, cross-origin isolated, two (what the native
 // server reads prompts with, `-tb 2`) with the runtime's default options (INPAGE_THREADS=N:
 // only N); INPAGE_OPTIONS=both (scripts/bench.sh) adds a line for llama.cpp's own defaults
-// (flash attention auto, f16 cache), the other side of that choice.
+// (flash attention auto, f16 cache), the other side of that choice. INPAGE_BUSY=1 keeps one
+// core busy (a spinning process) while the page side runs, as anything else the machine
+// does would: the line then says busy=1 (the native side is always measured quiet).
 // usage: node inpage-vs-native.cjs APP_URL GGUF_FILE NATIVE_V1_URL
 const { check, launch, finish, builtRuntime } = require('./harness.cjs');
 
@@ -27,6 +29,7 @@ const THREADS = process.env.INPAGE_THREADS ? [Number(process.env.INPAGE_THREADS)
 // script leaves the runtime waiting for it).
 const LOAD_TIMEOUT_MS = Number(process.env.INPAGE_LOAD_TIMEOUT_S || 300) * 1000;
 const multiBuilt = builtRuntime('multi');
+const BUSY = process.env.INPAGE_BUSY === '1';
 
 /** One request to the native server: its timings (llama.cpp's own, in ms) and reply. */
 async function nativeCall(messages, cache) {
@@ -67,6 +70,8 @@ async function nativeCall(messages, cache) {
       await models.keep(document.getElementById('gguf').files[0]);
     });
     const pageSides = [];
+    const busy = BUSY ? require('child_process').spawn(process.execPath, ['-e', 'for (;;) {}'], { stdio: 'ignore' }) : null;
+    try {
     for (const options of variants) {
       pageSides.push(await page.evaluate(async ({ first, MAX, options, LOAD_TIMEOUT_MS }) => {
         const rt = await import(new URL('inpage/runtime.js', document.baseURI).href);
@@ -85,6 +90,9 @@ async function nativeCall(messages, cache) {
         return { info, cold, next, followup };
       }, { first, MAX, options, LOAD_TIMEOUT_MS }));
     }
+    } finally {
+      if (busy) busy.kill();
+    }
     const pageSide = pageSides[0];
     const cold = await nativeCall(first, false);
     await nativeCall(pageSide.followup.slice(0, 2), true); // the slot holds the memory, as after the first reply
@@ -94,7 +102,7 @@ async function nativeCall(messages, cache) {
     for (const side of pageSides) {
       const p = side.cold;
       const i = side.info;
-      const what = `threads=${i.threads} runtime=${i.runtime} quant=${i.quant} flashAttn=${i.flashAttn} kv=${i.kvType}`;
+      const what = `threads=${i.threads} runtime=${i.runtime} quant=${i.quant} flashAttn=${i.flashAttn} kv=${i.kvType} busy=${BUSY ? 1 : 0}`;
       check(p.text.length > 0, `the page answered the 2,000-token memory prompt (${what})`, JSON.stringify(p.text));
       check(p.promptTokens > 1700 && p.promptTokens < 2400, 'the memory prompt is about 2,000 tokens', `${p.promptTokens}`);
       check(side.next.decoded < 80, "the page's follow-up reads only its new turns", JSON.stringify(side.next));

@@ -72,8 +72,8 @@ pub fn InPageModel() -> impl IntoView {
     let threads_note = if crate::inpage::isolated() {
         format!(
             "multi-threaded if asked: this page is cross-origin isolated. Auto runs {auto_threads} here \
-             ({} cores: one on two cores or fewer, where two read a prompt ~1.8× faster on a quiet machine \
-             but collapse when anything else runs; else half, at most four).",
+             ({} cores: two on two cores, where two read a prompt ~1.8× faster than one on a quiet machine \
+             and as fast when something else keeps a core busy; else half, at most four).",
             crate::inpage::cores()
         )
     } else {

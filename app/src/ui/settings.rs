@@ -54,21 +54,29 @@ impl Default for Settings {
     }
 }
 
-/// Prompt tokens the in-page runtime reads per second on this project's 2-core machine
-/// (`inpage-vs-native:` in the README: SmolLM2-135M Q8_0, one thread — what auto runs on
-/// two cores — the runtime built with wasm SIMD, flash attention off, q8_0 keys: 57-61;
-/// two threads on a quiet machine read 103-109; npm's generic runtime reads ~13).
-pub const INPAGE_PROMPT_TOKENS_PER_S: f64 = 58.0;
+/// Prompt tokens the in-page runtime reads per second on this project's 2-core machine with
+/// `threads` worker threads (`inpage-vs-native:` in the README: SmolLM2-135M Q8_0, the
+/// runtime built with wasm SIMD, flash attention off, q8_0 keys): one thread 54-61, two
+/// (what auto runs on two cores) 100-109; more were not measured here and are taken as
+/// two. npm's generic runtime reads ~13.
+pub fn inpage_prompt_tokens_per_s(threads: u32) -> f64 {
+    if threads >= 2 {
+        100.0
+    } else {
+        58.0
+    }
+}
 
 /// The in-page model's default prompt budget: a full 1,000-token prompt shows its first
-/// token in about 20 s from a cold start at that rate (a server's 2,000 would take about
-/// 37); a follow-up on the same memory reads only its new turns (the kept cache).
+/// token in about 12 s from a cold start on two threads, 20 s on one (a server's 2,000
+/// would take about 22 and 37); a follow-up on the same memory reads only its new turns
+/// (the kept cache).
 pub const INPAGE_DEFAULT_BUDGET: u64 = 1_000;
 
 /// Seconds to the first token of a cold prompt that fills `budget` (plus the instructions
-/// and the message, ~150 tokens) in the page.
-pub fn inpage_first_token_s(budget: u64) -> f64 {
-    (budget + 150) as f64 / INPAGE_PROMPT_TOKENS_PER_S
+/// and the message, ~150 tokens) in the page, read with `threads` worker threads.
+pub fn inpage_first_token_s(budget: u64, threads: u32) -> f64 {
+    (budget + 150) as f64 / inpage_prompt_tokens_per_s(threads)
 }
 
 impl Settings {
@@ -209,8 +217,8 @@ pub fn SettingsPanel() -> impl IntoView {
                 <Show when=move || s.get().provider == "inpage">
                     <p class="hint" data-testid="expected-ttft">{move || format!(
                         "Expected first token with this budget: about {:.0} s when the memory is read from scratch (this page reads ~{:.0} prompt tokens/s here); a follow-up on the same memory about a second or two, since what the model read is kept.",
-                        inpage_first_token_s(s.get().prompt_budget()),
-                        INPAGE_PROMPT_TOKENS_PER_S
+                        inpage_first_token_s(s.get().prompt_budget(), s.get().inpage_config().threads),
+                        inpage_prompt_tokens_per_s(s.get().inpage_config().threads)
                     )}</p>
                 </Show>
                 <label>"Proposals and answers " <select data-testid="proposal-style"
