@@ -215,11 +215,11 @@ pub fn SettingsPanel() -> impl IntoView {
                         }
                     }) /></label>
                 <Show when=move || s.get().provider == "inpage">
-                    <p class="hint" data-testid="expected-ttft">{move || format!(
+                    <p class="hint" data-testid="expected-ttft">{move || { let threads = s.get().inpage_config().threads; format!(
                         "Expected first token with this budget: about {:.0} s when the memory is read from scratch (this page reads ~{:.0} prompt tokens/s here); a follow-up on the same memory about a second or two, since what the model read is kept.",
-                        inpage_first_token_s(s.get().prompt_budget(), s.get().inpage_config().threads),
-                        inpage_prompt_tokens_per_s(s.get().inpage_config().threads)
-                    )}</p>
+                        inpage_first_token_s(s.get().prompt_budget(), threads),
+                        inpage_prompt_tokens_per_s(threads)
+                    ) }}</p>
                 </Show>
                 <label>"Proposals and answers " <select data-testid="proposal-style"
                     on:change=move |ev| s.update(|x| x.proposal_style = StyleSetting::parse(&event_target_value(&ev)).unwrap_or_default())>
