@@ -10,10 +10,14 @@
 # llama.cpp: wllama 2.3.7 bundles b7179, which no registry serves; the closest registry
 # copy is the one vendored in crates.io's llama-cpp-sys-2 0.1.126 (commit 4c91f2633f, about
 # a week older), pinned by SHA-256. wllama's C++ compiles against it unchanged, and clang-14
-# compiles it with no source patch. One patch makes prompts faster
-# (scripts/wllama-q8-2x2.patch): Q8_0's wasm dot product also takes two rows by two
-# columns, as ARM's int8 matmul kernel does, so a prompt's matrix products widen each
-# block's bytes once for two dot products instead of once for one. Another keeps two
+# compiles it with no source patch. Two patches make prompts faster. In
+# scripts/wllama-q8-2x2.patch Q8_0's wasm dot product also takes two rows by two columns,
+# as ARM's int8 matmul kernel does, so a prompt's matrix products widen each block's bytes
+# once for two dot products instead of once for one, and widens them as even and odd bytes
+# by shifts rather than as low and high halves (V8 spends two x64 instructions on each
+# extend_high): that kernel is two thirds of a prompt's time in the page.
+# scripts/wllama-wasm-expf.patch gives wasm the vector expf x86 and ARM have, so softmax
+# and SiLU no longer call the scalar expf once per element. Another keeps two
 # threads fast when the machine is busy (scripts/wllama-barrier.patch): in the
 # multi-thread build a thread waiting at ggml's barrier, or for the next graph, spins
 # briefly and then sleeps on the counter (a futex, Atomics.wait) instead of spinning on,
@@ -59,7 +63,7 @@ if missing or not wanted:
 ' "$1/wllama.js"
 }
 
-PATCHES=("$ROOT/scripts/wllama-q8-2x2.patch" "$ROOT/scripts/wllama-barrier.patch")
+PATCHES=("$ROOT/scripts/wllama-q8-2x2.patch" "$ROOT/scripts/wllama-barrier.patch" "$ROOT/scripts/wllama-wasm-expf.patch")
 recipe=$(cat "$ROOT/scripts/build-wllama.sh" "$ROOT/scripts/wllama_glue.py" "${PATCHES[@]}" <(echo "$VARIANTS") | sha256sum | cut -c1-16)
 if [ -f "$OUT/runtime.json" ] && grep -q "\"recipe\": \"$recipe\"" "$OUT/runtime.json"; then exit 0; fi
 [ -s "$NPM/esm/index.min.js" ] || { say "no npm wllama at $NPM (scripts/setup.sh fetches it first)"; exit 1; }
