@@ -56,20 +56,20 @@ impl Default for Settings {
 
 /// Prompt tokens the in-page runtime reads per second on this project's 2-core machine with
 /// `threads` worker threads (`inpage-vs-native:` in the README: SmolLM2-135M Q8_0, the
-/// runtime built with wasm SIMD, flash attention off, q8_0 keys): one thread 54-61, two
-/// (what auto runs on two cores) 100-109; more were not measured here and are taken as
-/// two. npm's generic runtime reads ~13.
+/// runtime built with wasm SIMD, flash attention off, q8_0 keys, the even/odd Q8_0 kernel):
+/// one thread 65-66, two (what auto runs on two cores) 119-121; more were not measured
+/// here and are taken as two. npm's generic runtime reads ~18.
 pub fn inpage_prompt_tokens_per_s(threads: u32) -> f64 {
     if threads >= 2 {
-        100.0
+        120.0
     } else {
-        58.0
+        65.0
     }
 }
 
 /// The in-page model's default prompt budget: a full 1,000-token prompt shows its first
-/// token in about 12 s from a cold start on two threads, 20 s on one (a server's 2,000
-/// would take about 22 and 37); a follow-up on the same memory reads only its new turns
+/// token in about 10 s from a cold start on two threads, 18 s on one (a server's 2,000
+/// would take about 18 and 33); a follow-up on the same memory reads only its new turns
 /// (the kept cache).
 pub const INPAGE_DEFAULT_BUDGET: u64 = 1_000;
 
