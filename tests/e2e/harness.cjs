@@ -13,11 +13,15 @@ function check(cond, what, detail = '') {
   else { failed += 1; console.log(`not ok ${n} - ${what}${detail ? ` (${detail})` : ''}`); }
 }
 
-/** Debian's chromium, headless, quiet on a closed network; never a downloaded browser. */
+/** Debian's chromium, headless, quiet on a closed network; never a downloaded browser.
+ * CHROMIUM_ARGS adds switches, space-separated (to profile the page's wasm, run from an
+ * empty directory with CHROMIUM_ARGS=--js-flags=--prof, then `node --prof-process` on the
+ * largest isolate-*.log). */
 function launch() {
+  const extra = (process.env.CHROMIUM_ARGS || '').split(' ').filter(Boolean);
   return chromium.launch({
     executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
-    args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--disable-background-networking', '--disable-component-update', '--no-first-run'],
+    args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--disable-background-networking', '--disable-component-update', '--no-first-run', ...extra],
   });
 }
 
