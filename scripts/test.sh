@@ -112,8 +112,10 @@ if trunk build --release 2>&1 | tail -n 3; then
     failed_steps+=("size: export readers outside the import worker")
   fi
   # Likewise the sync: the procedure (its first-sync refusal), the key derivation and
-  # sealing (the key check's words) and the sync engine (its unreadable-document error).
-  for words in "the first sync needs the server's address" "nocturne sync key check v1" "the sync document could not be read"; do
+  # sealing (the key check's words), the sync engine (its unreadable-document error) and
+  # the record reader (serde's words for a checkpoint record: the page keeps the records it
+  # makes as JSON and never reads one back).
+  for words in "the first sync needs the server's address" "nocturne sync key check v1" "the sync document could not be read" "struct variant Op::Checkpoint"; do
     if grep -q "$words" "$wasm_file" || ! grep -q "$words" dist/nocturne-sync-worker_bg.wasm; then
       echo "size: the sync ('$words') is in the main bundle, or missing from the sync worker"
       failed_steps+=("size: sync outside the sync worker")

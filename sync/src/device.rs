@@ -31,7 +31,7 @@ pub struct Device {
     /// Records made here and not yet sealed into the space (sealing needs the key, which
     /// only a sync has): a chat turn on the command line needs no passphrase.
     #[serde(default)]
-    pub pending: Vec<Record>,
+    pub pending: Vec<Pending>,
     /// Other devices' names by id, learned from their records (the Sleep lease names only
     /// an id).
     #[serde(default)]
@@ -41,6 +41,37 @@ pub struct Device {
     /// next sync publishes it as a checkpoint rather than lose it.
     #[serde(default)]
     pub mark: Option<Mark>,
+}
+
+/// A record made here and not yet sealed, kept as the JSON it was written as. A writer
+/// that does not sync (the page, whose sync runs in a worker) only appends and counts
+/// these, so its bundle holds no record reader (the operations' deserialisers were 47 KB
+/// of its wasm before optimisation); [`flush`] reads each when the sync seals it. The JSON
+/// is the record's own, so a state saved before this type existed reads the same.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct Pending(Box<serde_json::value::RawValue>);
+
+impl Pending {
+    /// `record` as it waits for the next sync.
+    pub fn of(record: &Record) -> Result<Pending, SyncError> {
+        serde_json::value::to_raw_value(record)
+            .map(Pending)
+            .map_err(|e| SyncError::Engine(format!("cannot keep record {} for the next sync ({e})", record.id.key())))
+    }
+
+    /// The record.
+    pub fn record(&self) -> Result<Record, SyncError> {
+        serde_json::from_str(self.0.get()).map_err(|e| {
+            SyncError::Engine(format!("a record waiting for this sync is unreadable ({e}); nothing was sent"))
+        })
+    }
+}
+
+impl PartialEq for Pending {
+    fn eq(&self, other: &Pending) -> bool {
+        self.0.get() == other.0.get()
+    }
 }
 
 /// A store's write counters (any commit moves one of them).
@@ -174,8 +205,15 @@ pub fn publish(replica: &Replica, key: &Key, record: &Record, nonce: [u8; 12]) {
 
 /// Seals every pending record into the replica (`nonce` gives each a fresh nonce); a
 /// checkpoint also removes the records it covers. Returns how many were sealed.
-pub fn flush(device: &mut Device, replica: &Replica, key: &Key, mut nonce: impl FnMut() -> [u8; 12]) -> usize {
-    let pending = std::mem::take(&mut device.pending);
+/// Nothing is sealed when a pending record cannot be read.
+pub fn flush(
+    device: &mut Device,
+    replica: &Replica,
+    key: &Key,
+    mut nonce: impl FnMut() -> [u8; 12],
+) -> Result<usize, SyncError> {
+    let pending = device.pending.iter().map(Pending::record).collect::<Result<Vec<_>, _>>()?;
+    device.pending.clear();
     for record in &pending {
         publish(replica, key, record, nonce());
         if let Op::Checkpoint { covers, .. } = &record.op {
@@ -183,7 +221,7 @@ pub fn flush(device: &mut Device, replica: &Replica, key: &Key, mut nonce: impl 
             replica.remove(&covers.iter().map(RecordId::key).collect::<Vec<_>>());
         }
     }
-    pending.len()
+    Ok(pending.len())
 }
 
 /// Does `op` on the local memory as this device (asking `provider` when it needs a
@@ -246,8 +284,8 @@ pub async fn act_plain<S: Store>(
 /// Keeps `record`, just performed on `store`, as this device's newest: applied, waiting to
 /// be sent, and the store's counters marked.
 async fn made<S: Store>(device: &mut Device, store: &S, record: Record) -> Result<(), SyncError> {
+    device.pending.push(Pending::of(&record)?);
     device.applied(&record.id);
-    device.pending.push(record);
     device.mark = Some(mark_of(store).await?);
     Ok(())
 }
@@ -265,7 +303,7 @@ pub async fn checkpoint<S: Store>(device: &mut Device, store: &S, at: i64, why: 
     device.applied.clear();
     device.chain.clear();
     device.applied(&record.id);
-    device.pending.push(record);
+    device.pending.push(Pending::of(&record)?);
     device.mark = Some(mark_of(store).await?);
     Ok(())
 }

@@ -260,6 +260,7 @@ pub async fn sync<S: Store>(
             if let Some(e) = failed {
                 return Err(e);
             }
+            let sealed = sealed.map_err(|e| e.to_string())?;
             let merged = crate::merge(&mut joined.device, &replica, &key, store).await.map_err(|e| e.to_string())?;
             // What was sealed and merged is saved before it is sent: a dropped connection
             // loses nothing.

@@ -476,7 +476,8 @@ fn a_connection_dropped_mid_exchange_loses_nothing() {
     flush(&mut a.device, &a.replica, &a.key, || {
         nonce += 1;
         [nonce; 12]
-    });
+    })
+    .expect("the pending record reads back");
     // The exchange starts; the server answers; the client's step 2 never arrives.
     let (_session, first) = nocturne_sync::session::Session::start(&a.replica, [3; 8]);
     let _ = server.receive(&first).expect("server");
@@ -487,6 +488,48 @@ fn a_connection_dropped_mid_exchange_loses_nothing() {
     let mut b = Phone::join(&server, 2, "pass phrase").expect("b");
     b.sync(&server);
     assert_eq!(b.user_turns(), vec!["My cat is called Miso.".to_string()]);
+}
+
+/// Pending records are kept as the JSON they were written as, so the page never reads one
+/// back: the state's JSON is what it was when they were kept as records (a state saved by
+/// an earlier build reads the same), and each reads back as the record made.
+#[test]
+fn pending_records_kept_as_json_read_as_the_records_made_and_the_state_reads_the_same() {
+    let server = LoopbackServer::new();
+    let mut a = Phone::join(&server, 1, "pass phrase").expect("a");
+    a.say("My cat is called Miso.", T0);
+    a.say("I moved to Ghent in May.", T0 + 60);
+    assert_eq!(a.device.pending.len(), 2);
+    let json = serde_json::to_value(&a.device).expect("the state serialises");
+    let as_records: Vec<nocturne_sync::record::Record> =
+        serde_json::from_value(json["pending"].clone()).expect("each pending entry is a record's own JSON");
+    let read: Vec<_> = a.device.pending.iter().map(|p| p.record().expect("reads back")).collect();
+    assert_eq!(read, as_records);
+    assert!(matches!(&read[0].op, Op::Say { text, .. } if text == "My cat is called Miso."));
+    let text = serde_json::to_string(&a.device).expect("the state serialises");
+    let again: Device = serde_json::from_str(&text).expect("the state reads back");
+    assert_eq!(again, a.device);
+    assert_eq!(serde_json::to_string(&again).expect("serialises"), text, "byte for byte");
+}
+
+/// A pending record that cannot be read (a damaged state) stops the sync before anything
+/// is sealed: the replica and the waiting records stay as they were.
+#[test]
+fn an_unreadable_pending_record_seals_nothing() {
+    let server = LoopbackServer::new();
+    let mut a = Phone::join(&server, 1, "pass phrase").expect("a");
+    a.say("My cat is called Miso.", T0);
+    let before = a.replica.records().len();
+    a.device.pending.push(serde_json::from_str(r#"{"not":"a record"}"#).expect("any JSON is kept"));
+    let mut nonce = 0u8;
+    let sealed = flush(&mut a.device, &a.replica, &a.key, || {
+        nonce += 1;
+        [nonce; 12]
+    });
+    let err = sealed.expect_err("an unreadable record fails the flush").to_string();
+    assert!(err.contains("a record waiting for this sync is unreadable"), "{err}");
+    assert_eq!(a.replica.records().len(), before, "nothing was sealed");
+    assert_eq!(a.device.pending.len(), 2, "nothing waiting was dropped");
 }
 
 /// A device that joins late replays many records in memory and writes them in one

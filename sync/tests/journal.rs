@@ -368,6 +368,7 @@ fn regression_an_import_on_a_synced_memory_reaches_another_device_as_records() {
         .device
         .pending
         .iter()
+        .map(|p| p.record().expect("a pending record reads back"))
         .map(|r| (matches!(r.op, nocturne_sync::record::Op::Import { .. }), r.schema))
         .collect();
     assert_eq!(schemas, [(true, 2), (false, 1)].repeat(3));

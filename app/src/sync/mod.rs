@@ -2,9 +2,10 @@
 //! needs to be recorded for the next sync), the one write path over it, and the sync itself
 //! and the Sleep lease asked of the sync worker ([`worker`]: a wasm module of its own,
 //! `nocturne-sync-worker`, fetched the first time the memory syncs or takes the lease). The
-//! sync engine, the key derivation, the sealing and the replay of other devices' records
-//! are in that module only: the page's bundle carries none of them and its thread runs none
-//! of them.
+//! sync engine, the key derivation, the sealing, the replay of other devices' records and
+//! the record reader (the page keeps the records it makes as their JSON,
+//! `nocturne_sync::device::Pending`) are in that module only: the page's bundle carries
+//! none of them and its thread runs none of them.
 //!
 //! The passphrase lives only in the Settings panel's field for the session and in the one
 //! message that hands it to the worker: it is never stored, logged or exported. The
