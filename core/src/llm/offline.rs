@@ -184,7 +184,9 @@ fn dedupe(payload: &Value) -> Vec<Value> {
 }
 
 fn policy(payload: &Value) -> RetentionPolicy {
-    serde_json::from_value(payload["policy"].clone()).unwrap_or_default()
+    // Read from text, as every other policy is: reading it from the `Value` would build
+    // serde_json's `Value` deserialiser into the page's bundle for this one call.
+    serde_json::from_str(&payload["policy"].to_string()).unwrap_or_default()
 }
 
 /// Merge proposals the offline rules make: each of the engine's `candidateMerges` (same

@@ -77,7 +77,11 @@ impl Document {
             }
             None => return Err("this export has no schemaVersion".into()),
         }
-        let doc: Document = serde_json::from_value(value).map_err(|e| format!("this export is damaged: {e}"))?;
+        // Read again from the text (the checks above need the loose `Value`): reading the
+        // document from the `Value` would build serde_json's `Value` deserialiser into the
+        // page's bundle for this one call.
+        drop(value);
+        let doc: Document = serde_json::from_str(text).map_err(|e| format!("this export is damaged: {e}"))?;
         doc.check()?;
         Ok(doc)
     }
