@@ -5,13 +5,13 @@
 //   inpage-vs-native: promptTokens= pageTtftS= nativeTtftS= ratio= pageFollowupTtftS=
 //     nativeFollowupTtftS= pagePromptTokS= nativePromptTokS= pageGenTokS= nativeGenTokS=
 //     threads= runtime= quant= flashAttn= kv=
-// and checks only that both sides answered, the page's reply opening as the native server's
-// does (its kernels compute what llama.cpp's native ones do), that the page's follow-up read only its new
-// turns and that two threads run the multi-thread runtime built here when it was built
-// (the speed itself is a figure, measured, not a pass mark). The page runs one thread
-// and, cross-origin isolated, two (what Settings' auto picks on two cores, and what the
-// native server reads prompts with, `-tb 2`) with the runtime's default options (INPAGE_THREADS=N:
-// only N); INPAGE_OPTIONS=both (scripts/bench.sh) adds a line for llama.cpp's own defaults
+// and checks only that both sides answered, that the page's reply opens as the native
+// server's does (its kernels compute what llama.cpp's native ones do), that the page's
+// follow-up read only its new turns and that two threads run the multi-thread runtime
+// built here when it was built (the speed itself is a figure, measured, not a pass mark).
+// The page runs one thread and, cross-origin isolated, two (what Settings' auto picks on
+// two cores, and what the native server reads prompts with, `-tb 2`) with the runtime's
+// default options (INPAGE_THREADS=N: only N); INPAGE_OPTIONS=both (scripts/bench.sh) adds a line for llama.cpp's own defaults
 // (flash attention auto, f16 cache), the other side of that choice. INPAGE_BUSY=1 keeps one
 // core busy (a spinning process) while the page side runs, as anything else the machine
 // does would: the line then says busy=1 (the native side is always measured quiet).
