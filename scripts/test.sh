@@ -121,13 +121,16 @@ if trunk build --release 2>&1 | tail -n 3; then
       failed_steps+=("size: sync outside the sync worker")
     fi
   done
-  printf "size: verifier worker, fetched when Verify or Compare first runs: wasm %s gzipped, js %s gzipped\n" \
-    "$(gz dist/nocturne-proof_bg.wasm)" "$(gz dist/nocturne-proof.js dist/nocturne-proof_loader.js)"
-  # And Verify and Compare: the verifier (its empty-store refusal) and the gate case reader.
-  for words in "the verifier needs an empty store" "lists no case files"; do
-    if grep -q "$words" "$wasm_file" || ! grep -q "$words" dist/nocturne-proof_bg.wasm; then
-      echo "size: Verify ('$words') is in the main bundle, or missing from the verifier worker"
-      failed_steps+=("size: Verify outside the verifier worker")
+  printf "size: engine worker, precached and started for each job on the memory: wasm %s gzipped, js %s gzipped\n" \
+    "$(gz dist/nocturne-engine_bg.wasm)" "$(gz dist/nocturne-engine.js dist/nocturne-engine_loader.js)"
+  # And the engine: the verifier (its empty-store refusal), the gate case reader, a Sleep
+  # (its stop), the offline provider, the gates and the write path live in the engine
+  # worker only; the page draws and answers the model.
+  for words in "the verifier needs an empty store" "lists no case files" "stopped by the user after pass" \
+      "both describe the same" "fact introduces proper nouns absent from the transcript" "the edit wrote no version"; do
+    if grep -q "$words" "$wasm_file" || ! grep -q "$words" dist/nocturne-engine_bg.wasm; then
+      echo "size: the engine ('$words') is in the main bundle, or missing from the engine worker"
+      failed_steps+=("size: the engine outside the engine worker")
     fi
   done
   rt=dist/inpage

@@ -7,10 +7,11 @@ const CACHE = 'nocturne-v3';
 // This build's hashed files (scripts/precache.py writes them in), cached on install so the
 // first visit is enough to start offline.
 const PRECACHE = [];
-// The wasm modules fetched on first use (the import, sync and verifier workers): never on install, cached
-// when first fetched; their contents are part of the cache's name (scripts/precache.py),
-// so a build that changes them starts a new cache.
-const ON_DEMAND = /\/nocturne-(import|sync-worker|proof)(_bg|_loader)?\.(js|wasm)$/;
+// The wasm modules named without a hash (the import and sync workers, fetched on first use
+// and cached then; the engine, precached with PRECACHE): served from the cache first; their
+// contents are part of the cache's name (scripts/precache.py), so a build that changes them
+// starts a new cache.
+const ON_DEMAND = /\/nocturne-(import|sync-worker|engine)(_bg|_loader)?\.(js|wasm)$/;
 // What makes the app installable, cached with it so an installed app opens offline.
 const INSTALL = ['manifest.webmanifest', 'icons/icon-192.png', 'icons/icon-512.png', 'icons/maskable-512.png'];
 

@@ -1,7 +1,6 @@
 //! Timers of the global scope — the page's window or a worker's, whichever runs this:
-//! returning to the event loop between the steps of long work (decoding a large read, a
-//! Sleep's estimate), so input and drawing run in between, and a timeout cleared when
-//! dropped.
+//! returning to the event loop between the steps of long work (decoding a large read), so
+//! input and drawing run in between, and a timeout cleared when dropped.
 
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;

@@ -2,16 +2,12 @@
 //! and the memory its prompt carried under "memory used" — each turn encoded into scratch.
 
 use super::{ctx, now, Ctx};
+use crate::engine::{self, Given, Job, Model, Progress};
 use crate::stop::StopHandle;
 use leptos::prelude::*;
-use nocturne_core::flow::chat::{self, TurnOutcome};
-use nocturne_core::llm::provider::ProviderError;
 use nocturne_core::model::memory::{AnswerStyle, Item, MemoryUse, Turn};
 use nocturne_core::store::Store;
 use std::collections::HashMap;
-
-/// How a reply the user stopped ends in the transcript.
-pub const CUT: &str = "[stopped by the user]";
 
 /// Turns drawn at first, and added by each "Show older turns": a memory that has lived
 /// for years holds tens of thousands.
@@ -49,35 +45,28 @@ pub fn ChatPanel() -> impl IntoView {
     let end: NodeRef<leptos::html::Li> = NodeRef::new();
     let send = Action::new_local(move |text: &String| {
         let text = text.clone();
-        let store = c.store.get_value();
         let handle = StopHandle::default();
         stop.set_value(handle.clone());
         let provider = c.provider_for(&handle);
+        // A stopped reply is still recorded: its encoder call is one the Stop does not reach.
+        let recorder = c.provider_for(&StopHandle::default());
+        let memory = c.memory.get_untracked();
         streaming.set(String::new());
         asked.set(text.clone());
         async move {
-            let mut on_delta = |d: &str| streaming.update(|s| s.push_str(d));
-            // The reply writes nothing; storing the turn waits for the one writer, so a
-            // turn sent during a Sleep is recorded after it, never over it.
-            let reply = match chat::reply_streaming(&store, &provider, &text, now(), &mut on_delta).await {
-                Ok(reply) => reply,
-                // Stopped: keep what was streamed, marked as cut. Only the user's turn is
-                // ever encoded, so nothing of the cut reply becomes a fact.
-                Err(chat::ChatError::Provider(ProviderError::Stopped)) => chat::Reply {
-                    text: format!("{} {CUT}", streaming.get_untracked().trim_end()),
-                    ..Default::default()
-                },
-                Err(e) => return Err(e.to_string()),
+            let mut on_progress = |p: Progress| {
+                if let Progress::Delta { text } = p {
+                    streaming.update(|s| s.push_str(&text))
+                }
             };
-            // The turn is recorded with a provider the Stop does not reach (same type, so
-            // the chat code is compiled once).
-            let provider = c.provider_for(&StopHandle::default());
-            let at = now();
-            // Through the one write path: a memory that syncs records the turn for the next
-            // sync, through the same core function.
-            let keeper = crate::sync::keeper(&store);
-            let journal = crate::sync::journal(&store, &keeper);
-            journal.say(&provider, None, &text, Some(&reply), at).await.map(|j| j.done)
+            // In the engine: the reply (its words streamed here as they come), then the turn
+            // recorded through the one write path, after any writer holding the memory.
+            let job = Job::Turn { memory, text, now: now(), model: Model::of(&provider) };
+            let with = Given { provider: Some(&provider), recorder: Some(&recorder), file: None };
+            match engine::run(job, with, &mut on_progress).await? {
+                engine::Done::Turn(turned) => Ok(turned),
+                other => engine::unexpected(other),
+            }
         }
     });
     Effect::new(move |_| {
@@ -225,15 +214,14 @@ fn clip(text: &str, chars: usize) -> String {
     }
 }
 
-fn encode_summary(out: &TurnOutcome) -> impl IntoView {
-    let accepted = out.encoded.iter().filter(|m| m.accepted).count();
-    let refused: Vec<String> = out.encoded.iter().filter_map(|m| m.rejection_reason.clone()).collect();
+fn encode_summary(out: &engine::Turned) -> impl IntoView {
+    let (accepted, refused) = (out.accepted, out.refused.clone());
     view! {
         <div class="encoded" data-testid="encoded">
             <p>{format!("Encoded {accepted} fact(s) into scratch; {} refused.", refused.len())}</p>
             <ul>{refused.into_iter().map(|r| view! { <li class="refused">{r}</li> }).collect_view()}</ul>
             {out.switched.iter().map(|s| view! { <p class="switched" data-testid="style-switched">{s.clone()}</p> }).collect_view()}
-            {out.refused_citations.iter().map(|(_, why)| view! { <p class="refused" data-testid="citation-refused">{format!("Citation refused: {why}")}</p> }).collect_view()}
+            {out.refused_citations.iter().map(|why| view! { <p class="refused" data-testid="citation-refused">{format!("Citation refused: {why}")}</p> }).collect_view()}
             {out.encode_error.clone().map(|e| view! { <p class="error" role="alert">{format!("The encoder failed: {e}. The turn is kept and will be encoded with the next one.")}</p> })}
         </div>
     }

@@ -1,30 +1,24 @@
 //! Bring your history: a ChatGPT or Claude export (the `.zip` as downloaded, or its
 //! `conversations.json`), a JSON Lines log or a LoCoMo file, chosen or dropped on the page;
 //! the estimate before anything runs, then progress with Stop, then what was imported.
-//! The file is read off the page, in the import worker (`reader`: the core's readers in a
-//! wasm module of their own); the import is the core's (`flow::import`) through the one
-//! write path, a few batches at a time under the write lock, so a chat in this or another
-//! tab waits those, not the whole import.
+//! Nothing of it runs on the page: the engine (`crate::engine`) has the file read in the
+//! import worker (`reader`: the core's readers in a wasm module of their own), plans and
+//! estimates it, and imports it with the core's `flow::import` through the one write path,
+//! a few batches at a time under the write lock, so a chat in this or another tab waits
+//! those, not the whole import. The page keeps the `File` and reads nothing of it.
 
-use super::{ctx, next_task, now};
-use crate::idb::IdbStore;
+use super::{ctx, now};
+use crate::engine::{self, Done, Given, Job, Model, Progress};
 use crate::stop::StopHandle;
 use leptos::prelude::*;
-use nocturne_core::flow::import::{
-    self, Estimate, Estimating, ImportOptions, Plan, Progress, Report, Seen, SleepAfter,
-};
-use nocturne_core::import::History;
+use nocturne_core::flow::import::{self, Estimate, Report, SleepAfter};
 use nocturne_core::llm::provider::Provider;
-use nocturne_core::store::Store;
-use std::collections::HashSet;
-use std::rc::Rc;
 
 /// A file read and planned, waiting for the user to start it.
 #[derive(Clone)]
 struct Ready {
-    name: String,
-    history: Rc<History>,
-    plan: Rc<Plan>,
+    file: web_sys::File,
+    read: engine::Read,
 }
 
 /// The import panel.
@@ -33,66 +27,65 @@ pub fn HistoryImport() -> impl IntoView {
     let c = ctx();
     let sleep_after = RwSignal::new(SleepAfter::End);
     let ready: RwSignal<Option<Ready>, LocalStorage> = RwSignal::new_local(None);
-    let progress: RwSignal<Option<Progress>> = RwSignal::new(None);
+    let progress: RwSignal<Option<import::Progress>> = RwSignal::new(None);
     let read_so_far: RwSignal<Option<usize>> = RwSignal::new(None);
     let stop = StoredValue::new_local(StopHandle::default());
-    // Reading a file: the core's readers, then a plan against the sources already stored.
+    // Reading a file, in the engine: the import reader's worker unpacks and splits it, then
+    // a plan against the sources already stored, and its estimate.
     let read = Action::new_local(move |file: &web_sys::File| {
         let file = file.clone();
-        let store = c.store.get_value();
+        let job = Job::Read { memory: c.memory.get_untracked(), now: now(), style: c.provider().proposal_style() };
         async move {
             ready.set(None);
-            // Unpacked, inflated and split off the page, in the import worker.
-            let history = crate::reader::read(&file, now(), &mut |n| read_so_far.set(Some(n))).await;
+            let mut on_progress = |p: Progress| {
+                if let Progress::Reading { conversations } = p {
+                    read_so_far.set(Some(conversations))
+                }
+            };
+            let done = engine::run(job, Given { file: Some(&file), ..Given::default() }, &mut on_progress).await;
             read_so_far.set(None);
-            let history = history?;
-            let plan = plan_for(&store, &history).await?;
-            ready.set(Some(Ready { name: file.name(), history: Rc::new(history), plan: Rc::new(plan) }));
+            let read = match done? {
+                Done::Read(read) => read,
+                other => return engine::unexpected(other),
+            };
+            ready.set(Some(Ready { file, read }));
             Ok::<(), String>(())
         }
     });
-    // The estimate builds every batch's request: counted a slice at a time, the page
-    // answering between slices; the Sleeps follow the choice below without counting again.
-    let counted = LocalResource::new(move || {
-        let r = ready.get();
-        let style = c.provider().proposal_style();
-        async move {
-            let r = r?;
-            let options = ImportOptions::default();
-            let mut estimating = Estimating::new(&r.plan, style, &options);
-            loop {
-                if let Some(done) = estimating.step(BATCHES_PER_TASK) {
-                    return Some((r.plan.clone(), done));
-                }
-                next_task().await;
-            }
-        }
-    });
     let estimate = move || {
-        let (plan, e) = counted.get().flatten()?;
-        Some(Estimate { sleeps: plan.sleeps(sleep_after.get()), ..e })
+        let r = ready.get()?;
+        let sleeps = r.read.sleeps.iter().find(|(a, _)| *a == sleep_after.get()).map_or(0, |(_, n)| *n);
+        Some(Estimate { sleeps, ..r.read.estimate })
     };
     let run = Action::new_local(move |_: &()| {
-        let store = c.store.get_value();
         let handle = StopHandle::default();
         stop.set_value(handle.clone());
         let provider = c.provider_for(&handle);
-        let options =
-            ImportOptions { sleep: sleep_after.get_untracked(), stop: handle.token.clone(), ..Default::default() };
         let r = ready.get_untracked();
+        let memory = c.memory.get_untracked();
+        let sleep = sleep_after.get_untracked();
         async move {
             let r = r.ok_or("choose a file first")?;
-            // Planned again: the memory may have changed since the estimate (a resume).
-            let plan = plan_for(&store, &r.history).await?;
-            progress.set(Some(Progress { batches: plan.batches.len(), ..Default::default() }));
-            let mut on_progress = |p: &Progress| progress.set(Some(p.clone()));
-            let result = import_pieces(&store, &provider, &plan, &options, now(), &mut on_progress).await;
-            // What is left to import, for a resume.
-            if let Ok(plan) = plan_for(&store, &r.history).await {
-                ready.set(Some(Ready { plan: Rc::new(plan), ..r }));
-            }
+            // In the engine: the file read again and planned again (the memory may have
+            // changed since the estimate: a resume), then written through the one write path.
+            let job = Job::Import { memory, now: now(), sleep, model: Model::of(&provider) };
+            let with = Given { provider: Some(&provider), file: Some(&r.file), ..Given::default() };
+            let mut on_progress = |p: Progress| {
+                if let Progress::Import { progress: p } = p {
+                    progress.set(Some(p))
+                }
+            };
+            let done = engine::run(job, with, &mut on_progress).await;
             c.bump();
-            result
+            c.refresh_mode();
+            match done? {
+                Done::Imported { report, left } => {
+                    // What is left to import, for a resume.
+                    ready.set(Some(Ready { read: left, ..r }));
+                    Ok(report)
+                }
+                other => engine::unexpected(other),
+            }
         }
     });
     let running = run.pending();
@@ -127,7 +120,7 @@ pub fn HistoryImport() -> impl IntoView {
             {move || estimate().map(|e| view! { <EstimateView estimate=e sleep_after=sleep_after /> })}
             <div class="controls">
                 <button data-testid="history-start"
-                    disabled=move || running.get() || ready.with(|r| r.as_ref().is_none_or(|r| r.plan.messages.is_empty()))
+                    disabled=move || running.get() || ready.with(|r| r.as_ref().is_none_or(|r| r.read.new == 0))
                     on:click=move |_| { run.dispatch(()); }>
                     {move || if run.value().with(|r| matches!(r, Some(Ok(r)) if r.stopped)) { "Resume import" } else { "Import" }}
                 </button>
@@ -151,79 +144,9 @@ pub fn HistoryImport() -> impl IntoView {
     }
 }
 
-/// Batches whose requests are built between two returns to the page's event loop (a few
-/// milliseconds).
-const BATCHES_PER_TASK: usize = 200;
-
-/// Batches an import writes under one hold of the write lock: a chat turn in this or
-/// another tab waits at most this many encoder calls to be stored.
-const PIECE_BATCHES: usize = 16;
-
-/// Writes `plan` through the one write path (`sync::journal`: recorded for the next sync
-/// when the memory syncs), a piece at a time under the write lock, then the Sleep at the
-/// end when one was asked for.
-async fn import_pieces<P: Provider>(
-    store: &IdbStore,
-    provider: &P,
-    plan: &Plan,
-    options: &ImportOptions,
-    at: i64,
-    on_progress: &mut dyn FnMut(&Progress),
-) -> Result<Report, String> {
-    let keeper = crate::sync::keeper(store);
-    let lease = crate::sync::lease(store);
-    let journal = crate::sync::journal(store, &keeper);
-    let mut report = Report::default();
-    let mut seen = Seen::default();
-    let mut shown = Progress { batches: plan.batches.len(), ..Default::default() };
-    for piece in plan.pieces(PIECE_BATCHES) {
-        let before = shown.clone();
-        let mut within = |p: &Progress| {
-            shown = Progress {
-                batches_done: before.batches_done + p.batches_done,
-                turns: before.turns + p.turns,
-                facts: before.facts + p.facts,
-                refused: before.refused + p.refused,
-                sleeps: before.sleeps + p.sleeps,
-                day: p.day.or(before.day),
-                ..before
-            };
-            on_progress(&shown);
-        };
-        let written = journal.import(provider, &lease, &piece, options, &mut seen, at, &mut within).await?;
-        report.absorb(written.done);
-        if report.stopped {
-            return Ok(report);
-        }
-    }
-    journal.import_sleep(provider, &lease, options, at, &mut report).await?;
-    on_progress(&Progress { sleeps: report.sleeps, ..shown });
-    Ok(report)
-}
-
-/// Plans `history` against the sources the memory's transcript already holds.
-async fn plan_for(store: &IdbStore, history: &History) -> Result<Plan, String> {
-    let known: HashSet<String> =
-        store.transcript().await.map_err(|e| e.to_string())?.into_iter().filter_map(|t| t.source).collect();
-    Ok(import::plan(history, &known, &ImportOptions::default()))
-}
-
 #[component]
 fn ReadView(ready: Ready) -> impl IntoView {
-    let h = &ready.history;
-    let s = h.skipped;
-    let line = format!(
-        "{}: {} — {} conversation(s), {} message(s) you wrote; left out: {} hidden, {} system or tool, {} on abandoned branches, {} without text.",
-        ready.name,
-        h.format.title(),
-        h.conversations.len(),
-        h.user_messages(),
-        s.hidden,
-        s.not_a_turn,
-        s.other_branches,
-        s.empty
-    );
-    view! { <p data-testid="history-read">{line}</p> }
+    view! { <p data-testid="history-read">{ready.read.line}</p> }
 }
 
 #[component]

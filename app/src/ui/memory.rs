@@ -2,8 +2,9 @@
 //! said and the date it is about (resolved by the core), and its source turn.
 
 use super::{ctx, now};
+use crate::engine::{self, Done, Given, Job};
 use leptos::prelude::*;
-use nocturne_core::flow::edit::{self, UserEdit};
+use nocturne_core::flow::edit::UserEdit;
 use nocturne_core::model::memory::{Block, Item};
 use nocturne_core::store::Store;
 use nocturne_core::text::order;
@@ -25,24 +26,6 @@ struct Edits {
     action: EditAction,
 }
 
-/// Makes a user's edit through the one write path (a memory that syncs records it,
-/// naming the fact by its words).
-async fn edit_synced(store: &crate::idb::IdbStore, e: edit::UserEdit) -> Result<String, String> {
-    let keeper = crate::sync::keeper(store);
-    let j = crate::sync::journal(store, &keeper).edit(&e, now()).await?;
-    Ok(match j.recorded {
-        Some(what) => format!("Edit made and kept for the next sync ({what})."),
-        None => format!("{} written ({}).", j.done.id(), j.done.label),
-    })
-}
-
-/// Erases through the one write path; a memory that syncs also compacts the space at the
-/// next sync.
-async fn erase_synced(store: &crate::idb::IdbStore, id: String) -> Result<nocturne_core::store::erase::Erased, String> {
-    let keeper = crate::sync::keeper(store);
-    crate::sync::journal(store, &keeper).erase(&id, now()).await.map(|j| j.done)
-}
-
 /// The four blocks of active memory.
 #[component]
 pub fn MemoryPanel() -> impl IntoView {
@@ -51,18 +34,18 @@ pub fn MemoryPanel() -> impl IntoView {
     let query = RwSignal::new(String::new());
     let edit: EditAction = Action::new_local(move |ask: &Ask| {
         let ask = ask.clone();
-        let store = c.store.get_value();
+        let (memory, now) = (c.memory.get_untracked(), now());
+        // In the engine, through the one write path: a memory that syncs records the edit
+        // (naming the fact by its words); an erase also compacts the space at the next sync.
+        let job = match ask {
+            Ask::Edit(edit) => Job::Edit { memory, edit, now },
+            Ask::Erase(item_id) => Job::Erase { memory, item_id, now },
+        };
         async move {
-            let r = match ask {
-                Ask::Edit(e) => edit_synced(&store, e).await,
-                Ask::Erase(id) => erase_synced(&store, id).await.map(|x| {
-                    format!(
-                        "Erased {} fact(s) ({}) from every version; {} row(s) rewritten; a tombstone remains.",
-                        x.item_ids.len(),
-                        x.item_ids.join(", "),
-                        x.rows
-                    )
-                }),
+            let r = match engine::run(job, Given::default(), &mut |_| {}).await {
+                Ok(Done::Written { line }) => Ok(line),
+                Ok(other) => engine::unexpected(other),
+                Err(e) => Err(e),
             };
             c.bump();
             r
@@ -92,7 +75,7 @@ pub fn MemoryPanel() -> impl IntoView {
             if q.trim().is_empty() {
                 items
             } else {
-                // With a query, only the facts whose words hold it (the core's search).
+                // Given a query, only the facts whose words hold it (the core's search).
                 nocturne_core::store::search::search(&items, &[], &q).into_iter().map(|h| h.item.clone()).collect()
             }
         }

@@ -4,8 +4,9 @@
 //! discarded, so it survives a reload.
 
 use super::{ctx, now};
+use crate::engine::{self, Done, Given, Job};
 use leptos::prelude::*;
-use nocturne_core::flow::review::{Applied, Decisions, Fact, Proposed, Review};
+use nocturne_core::flow::review::{Decisions, Fact, Proposed, Review};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// The plan kept for memory `memory`, if any (one that no longer reads is dropped).
@@ -112,7 +113,6 @@ pub fn ReviewPanel(reviewing: Reviewing) -> impl IntoView {
     let c = ctx();
     let reason = RwSignal::new(String::new());
     let apply = Action::new_local(move |_: &()| {
-        let store = c.store.get_value();
         let memory = c.memory.get_untracked();
         let plan_now = untrack(|| reviewing.plan(&memory));
         let chosen = plan_now.as_ref().map(|p| untrack(|| reviewing.chosen(p))).unwrap_or_default();
@@ -123,13 +123,18 @@ pub fn ReviewPanel(reviewing: Reviewing) -> impl IntoView {
             for e in p.edits.iter().filter(|e| e.refused.is_none() && !chosen.contains(&e.id)) {
                 decisions = decisions.reject(&e.id, why.trim());
             }
-            let done: Result<Applied, String> = crate::sync::apply(&store, &p, &decisions, now()).await;
+            // In the engine, judged again, through the one write path.
+            let job = Job::Apply { memory: memory.clone(), plan: p, decisions, now: now() };
+            let done = engine::run(job, Given::default(), &mut |_| {}).await;
             c.bump();
             c.refresh_mode();
-            let applied = done?;
+            let summary = match done? {
+                Done::Applied { summary } => summary,
+                other => return engine::unexpected(other),
+            };
             // Applied (or found applied before): the plan has done its work.
             let _ = reviewing.show(&memory, None);
-            Ok::<String, String>(applied.summary(&p))
+            Ok::<String, String>(summary)
         }
     });
     view! {

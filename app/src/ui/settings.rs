@@ -3,6 +3,7 @@
 //! export / import.
 
 use super::ctx;
+use crate::engine::{self, Done, Given, Job};
 use leptos::prelude::*;
 use nocturne_core::llm::openai;
 use nocturne_core::llm::provider::StyleSetting;
@@ -269,13 +270,16 @@ fn PolicyEditor() -> impl IntoView {
         }
     });
     let save = Action::new_local(move |p: &RetentionPolicy| {
-        let p = p.clone();
-        let store = c.store.get_value();
+        // A logged edit by the user, so every forgetting is judged by the policy of its day.
+        // In the engine, through the one write path: recorded for the next sync when the
+        // memory syncs.
+        let job = Job::Policy { memory: c.memory.get_untracked(), policy: p.clone(), now: super::now() };
         async move {
-            // A logged edit by the user, so every forgetting is judged by the policy of its day.
-            // Through the one write path: recorded for the next sync when the memory syncs.
-            let keeper = crate::sync::keeper(&store);
-            let r = crate::sync::journal(&store, &keeper).set_policy(&p, super::now()).await.map(|_| ());
+            let r = match engine::run(job, Given::default(), &mut |_| {}).await {
+                Ok(Done::Written { .. }) => Ok(()),
+                Ok(other) => engine::unexpected(other),
+                Err(e) => Err(e),
+            };
             c.bump();
             r
         }

@@ -3,17 +3,12 @@
 
 use super::review::{ReviewPanel, Reviewing};
 use super::{ctx, now};
+use crate::engine::{self, Done, Given, Job, Model, Progress, Slept};
 use crate::stop::StopHandle;
 use leptos::prelude::*;
-use nocturne_core::flow::focus::Scope;
-use nocturne_core::flow::review;
-use nocturne_core::flow::sleep::{self, PassEvent, Phase, SleepOptions, SleepReport};
+use nocturne_core::flow::sleep::{PassEvent, Phase};
+use nocturne_core::llm::provider::Provider;
 use nocturne_core::PassKind;
-use nocturne_sync::journal::{Heavy, SleepCall, SleepFailure};
-
-/// Active facts the retention rules look at between two returns to the page's event loop
-/// (a few milliseconds).
-const FACTS_PER_TASK: usize = 500;
 
 /// Runs a Sleep and shows each pass as its events arrive.
 #[component]
@@ -22,90 +17,75 @@ pub fn SleepPanel() -> impl IntoView {
     let dry_run = RwSignal::new(false);
     let deep = RwSignal::new(false);
     // What the Sleep would ask the model, worked out before anything runs.
-    let estimate = c.load(move |store| {
-        let deep = deep.get();
-        let style = nocturne_core::llm::provider::Provider::proposal_style(&c.provider());
+    // Worked out in the engine, off the page's thread; a write meanwhile (each batch of an
+    // import) starts a newer estimate and ends this one's worker.
+    let estimate = LocalResource::new(move || {
+        c.revision.get();
+        let job = Job::Estimate {
+            memory: c.memory.get(),
+            now: now(),
+            deep: deep.get(),
+            style: c.provider().proposal_style(),
+        };
         async move {
-            let options = if deep { SleepOptions::new(now()).deep() } else { SleepOptions::new(now()) };
-            // A step a task: on a large memory the whole estimate would hold the page for a
-            // second (after an import, a sync) while every panel redraws. A write meanwhile
-            // (each batch of an import) starts a newer estimate: this one stops working.
-            let revision = c.revision.get_untracked();
-            let basis = sleep::Basis::read(&store, &options).await?;
-            let mut estimating = sleep::Estimating::new(&basis, style, &options);
-            loop {
-                if let Some(estimate) = estimating.step(FACTS_PER_TASK) {
-                    break Ok(Some(estimate));
-                }
-                super::next_task().await;
-                if c.revision.get_untracked() != revision {
-                    break Ok(None);
-                }
+            match engine::run(job, Given::default(), &mut |_| {}).await? {
+                Done::Estimated(e) => Ok(e),
+                other => engine::unexpected(other),
             }
         }
     });
     let events: RwSignal<Vec<PassEvent>> = RwSignal::new(Vec::new());
-    // Why the space's Sleep lease could not be asked, when it could not (the Sleep went on).
-    let lease_note: RwSignal<Option<String>> = RwSignal::new(None);
+    let on_pass = move |p: Progress| {
+        if let Progress::Pass { event } = p {
+            events.update(|all| {
+                all.retain(|e| e.pass != event.pass);
+                all.push(event);
+            });
+        }
+    };
     let stop = StoredValue::new_local(StopHandle::default());
     // A Sleep planned for review: kept per memory until applied or discarded.
     let reviewing = Reviewing::new();
     let plan = Action::new_local(move |_: &()| {
-        let store = c.store.get_value();
         let memory = c.memory.get_untracked();
         let handle = StopHandle::default();
         stop.set_value(handle.clone());
         let provider = c.provider_for(&handle);
         events.set(Vec::new());
+        let job =
+            Job::Plan { memory: memory.clone(), now: now(), deep: deep.get_untracked(), model: Model::of(&provider) };
         async move {
-            let scope = if deep.get_untracked() { Scope::Deep } else { Scope::Incremental };
-            let options = SleepOptions { stop: handle.token.clone(), scope, ..SleepOptions::new(now()) };
-            let mut on_event = |ev: &PassEvent| {
-                let ev = ev.clone();
-                events.update(|all| {
-                    all.retain(|e| e.pass != ev.pass);
-                    all.push(ev);
-                });
+            // Writes nothing to the memory.
+            let with = Given { provider: Some(&provider), ..Given::default() };
+            let made = match engine::run(job, with, &mut { on_pass }).await? {
+                Done::Planned { review } => review,
+                other => return engine::unexpected(other),
             };
-            // Writes nothing to the memory: no lock.
-            let made = review::plan(&store, &provider, &options, &mut on_event).await.map_err(|e| e.to_string())?;
+            c.refresh_mode();
             Ok::<Option<String>, String>(reviewing.show(&memory, Some(made)).err())
         }
     });
     // (dry run, the user confirmed a heavy retirement)
-    let run = Action::new_local(move |&(dry, confirmed): &(bool, bool)| {
-        let store = c.store.get_value();
+    let run = Action::new_local(move |&(dry_run, confirmed): &(bool, bool)| {
         let handle = StopHandle::default();
         stop.set_value(handle.clone());
         let provider = c.provider_for(&handle);
         events.set(Vec::new());
-        lease_note.set(None);
+        let job = Job::Sleep {
+            memory: c.memory.get_untracked(),
+            now: now(),
+            deep: deep.get_untracked(),
+            dry_run,
+            confirmed,
+            model: Model::of(&provider),
+        };
         async move {
-            let scope = if deep.get_untracked() { Scope::Deep } else { Scope::Incremental };
-            let options = SleepOptions { dry_run: dry, stop: handle.token.clone(), scope, ..SleepOptions::new(now()) };
-            let mut on_event = |ev: &PassEvent| {
-                let ev = ev.clone();
-                events.update(|all| {
-                    all.retain(|e| e.pass != ev.pass);
-                    all.push(ev);
-                });
-            };
-            // One writer across tabs; a dry run writes nothing and needs no lock.
-            let result: Result<SleepReport, String> = if dry {
-                sleep::sleep(&store, &provider, &options, &mut on_event).await.map_err(|e| e.to_string())
-            } else {
-                // Through the one write path, when no other writer holds the memory: the
-                // estimate and the guard against a heavy retirement (the user confirmed, or
-                // it is refused), then, when the memory syncs, the space's Sleep lease
-                // (saying so when the server cannot be asked) and a record for the next sync.
-                let heavy = if confirmed { Heavy::GoAhead } else { Heavy::Refuse };
-                let mut call = SleepCall { heavy, on_event: Box::new(on_event), ..SleepCall::quiet(&options) };
-                let report = crate::sync::sleep(&store, &provider, &mut call).await;
-                lease_note.set(call.notes.into_iter().next());
-                report.map_err(|e| match e {
-                    SleepFailure::Heavy(_) => format!("{e}. Run a dry run to see which, then Sleep again and confirm."),
-                    SleepFailure::Failed(why) => why,
-                })
+            // In the engine, through the one write path (a dry run writes nothing).
+            let with = Given { provider: Some(&provider), ..Given::default() };
+            let result = match engine::run(job, with, &mut { on_pass }).await {
+                Ok(Done::Slept(slept)) => Ok(slept),
+                Ok(other) => engine::unexpected(other),
+                Err(e) => Err(e),
             };
             c.bump();
             c.refresh_mode();
@@ -129,12 +109,11 @@ pub fn SleepPanel() -> impl IntoView {
                         let dry = dry_run.get_untracked();
                         // A Sleep that would retire more than a quarter of the memory asks
                         // first (the journal refuses it unless the user confirmed).
-                        let heavy = estimate.get_untracked().and_then(|e| e.ok().flatten()).filter(|e| e.retires_a_lot());
+                        let heavy = estimate.get_untracked().and_then(|e| e.ok()).and_then(|e| e.heavy);
                         let mut confirmed = false;
-                        if let (false, Some(e)) = (dry, heavy) {
+                        if let (false, Some((retire, active))) = (dry, heavy) {
                             let ask = format!(
-                                "This Sleep would retire {} of {} active facts (passing states and commitments past their time, and stale or over-capacity facts where those rules are set). Run a dry run first to see which.\n\nGo ahead?",
-                                e.retire, e.active
+                                "This Sleep would retire {retire} of {active} active facts (passing states and commitments past their time, and stale or over-capacity facts where those rules are set). Run a dry run first to see which.\n\nGo ahead?"
                             );
                             if !window().confirm_with_message(&ask).unwrap_or(false) {
                                 return;
@@ -157,15 +136,7 @@ pub fn SleepPanel() -> impl IntoView {
             // back to the app's loading state (which would also lose the chat's scroll).
             <Transition fallback=|| ()>
                 <p class="hint" data-testid="sleep-estimate">{move || estimate.get().map(|e| match e {
-                Ok(None) => "Working out the estimate again after the latest write…".to_string(),
-                Ok(Some(e)) => {
-                    let what = match e.fresh {
-                        Some(f) => format!("Incremental: {f} fact(s) new or changed since the last Sleep, of {} active", e.active),
-                        None => format!("Deep: all {} active facts", e.active),
-                    };
-                    let retire = if e.retire > 0 { format!(" The retention rules alone retire {} fact(s).", e.retire) } else { String::new() };
-                    format!("{what} — about {} model call(s), {} prompt tokens.{retire}", e.calls, e.prompt_tokens)
-                }
+                Ok(e) => e.line,
                 Err(e) => format!("No estimate: {e}"),
             })}</p>
             </Transition>
@@ -196,17 +167,14 @@ pub fn SleepPanel() -> impl IntoView {
                     <p class="summary" data-testid="sleep-summary">{format!(
                         "{}: active {} → {}; {} proposed, {} accepted, {} refused, {} enforced by engine rules.",
                         if rep.dry_run { "Dry run — nothing was written" } else { "Sleep complete" },
-                        rep.active_before, rep.active_after,
-                        rep.total(|p| p.proposed), rep.total(|p| p.accepted), rep.total(|p| p.rejected), rep.total(|p| p.enforced))}</p>
+                        rep.active_before, rep.active_after, rep.proposed, rep.accepted, rep.rejected, rep.enforced)}</p>
                     // What changed in how the model was asked, and passes that ended on an
                     // unusable reply (they changed nothing; the Sleep went on).
                     <ul class="notes" data-testid="sleep-notes">
-                        {lease_note.get().map(|n| view! { <li data-testid="lease-note">{n}</li> })}
-                        {rep.passes.iter().flat_map(|p| p.notes.clone()).map(|n| view! { <li class="switched">{n}</li> }).collect_view()}
-                        {rep.failed().map(|e| view! { <li class="error">{format!(
-                            "The {} pass ended on an unusable model reply and changed nothing ({}); the Sleep went on.",
-                            e.pass.name(), e.error.clone().unwrap_or_default())}</li> }).collect_view()}
-                    </ul>
+                        {rep.lease_note.clone().map(|n| view! { <li data-testid="lease-note">{n}</li> })}
+                        {rep.notes.clone().into_iter().map(|n| view! { <li class="switched">{n}</li> }).collect_view()}
+                        {rep.failed.clone().into_iter().map(|e| view! { <li class="error">{e}</li> }).collect_view()}
+                        </ul>
                     <RefusalList report=rep />
                 }.into_any(),
                 Err(e) => view! { <p class="error" role="alert">{e}</p> }.into_any(),
@@ -242,15 +210,16 @@ fn pass_row(pass: PassKind, ev: Option<PassEvent>) -> impl IntoView {
 
 /// The refused proposals of a Sleep (or dry run), with their reasons.
 #[component]
-fn RefusalList(report: SleepReport) -> impl IntoView {
-    let refused: Vec<_> =
-        report.passes.iter().flat_map(|p| p.mutations.iter().filter(|m| !m.accepted).cloned()).collect();
-    (!refused.is_empty()).then(|| view! {
-        <h3>"Refused"</h3>
-        <ul class="refusals">
-            {refused.into_iter().map(|m| view! {
-                <li><b>{m.pass.name()}</b>" "{m.kind.as_str()}" "<code>{m.item_id.clone()}</code>": "{m.rejection_reason.clone().unwrap_or_default()}</li>
-            }).collect_view()}
-        </ul>
+fn RefusalList(report: Slept) -> impl IntoView {
+    let refused = report.refused;
+    (!refused.is_empty()).then(|| {
+        view! {
+            <h3>"Refused"</h3>
+            <ul class="refusals">
+                {refused.into_iter().map(|m| view! {
+                    <li><b>{m.pass}</b>" "{m.kind}" "<code>{m.item_id}</code>": "{m.reason}</li>
+                }).collect_view()}
+            </ul>
+        }
     })
 }

@@ -2,6 +2,7 @@
 //! curve and the mutations table.
 
 use super::{ctx, now};
+use crate::engine::{self, Done, Given, Job};
 use leptos::prelude::*;
 use nocturne_core::model::label::Label;
 use nocturne_core::model::memory::{Mutation, Version};
@@ -14,18 +15,21 @@ pub fn VersionsPanel() -> impl IntoView {
     let c = ctx();
     let versions = c.load(|store| async move { store.versions().await });
     let restore = Action::new_local(move |seq: &u64| {
-        let seq = *seq;
-        let store = c.store.get_value();
+        // In the engine, through the one write path: recorded for the next sync when the
+        // memory syncs.
+        let job = Job::Restore { memory: c.memory.get_untracked(), seq: *seq, now: now() };
         async move {
-            // Through the one write path: recorded for the next sync when the memory syncs.
-            let keeper = crate::sync::keeper(&store);
-            let r = crate::sync::journal(&store, &keeper).restore(seq, now()).await.map(|v| v.done.id());
+            let r = match engine::run(job, Given::default(), &mut |_| {}).await {
+                Ok(Done::Written { line }) => Ok(line),
+                Ok(other) => engine::unexpected(other),
+                Err(e) => Err(e),
+            };
             c.bump();
             r
         }
     });
     let by_time = RwSignal::new(false);
-    // With words, the timeline keeps the versions that changed a fact holding them.
+    // Given words, the timeline keeps the versions that changed a fact holding them.
     let words = RwSignal::new(String::new());
     let touching = LocalResource::new(move || {
         c.revision.get();

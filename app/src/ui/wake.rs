@@ -1,10 +1,11 @@
 //! The Wake quiz and the Verify panel: the product proving itself, in the browser.
 
 use super::{ctx, now};
+use crate::engine::{self, Done, Given, Job, Model, Progress};
+use crate::providers::AnyProvider;
 use crate::stop::StopHandle;
 use leptos::prelude::*;
 use nocturne_core::proof::compare::Row;
-use nocturne_core::proof::quiz::{self, QuizReport};
 use nocturne_core::proof::verify::Check;
 
 /// Five recall questions and the forgotten probe.
@@ -13,12 +14,17 @@ pub fn QuizPanel() -> impl IntoView {
     let c = ctx();
     let stop = StoredValue::new_local(StopHandle::default());
     let run = Action::new_local(move |_: &()| {
-        let store = c.store.get_value();
         let handle = StopHandle::default();
         stop.set_value(handle.clone());
         let provider = c.provider_for(&handle);
+        let job = Job::Quiz { memory: c.memory.get_untracked(), now: now(), model: Model::of(&provider) };
         async move {
-            let r: Result<QuizReport, String> = quiz::wake(&store, &provider, now()).await.map_err(|e| e.to_string());
+            let with = Given { provider: Some(&provider), ..Given::default() };
+            let r = match engine::run(job, with, &mut |_| {}).await {
+                Ok(Done::Quizzed { report }) => Ok(report),
+                Ok(other) => engine::unexpected(other),
+                Err(e) => Err(e),
+            };
             c.refresh_mode();
             r
         }
@@ -91,9 +97,21 @@ pub fn VerifyPanel() -> impl IntoView {
         stop.set_value(handle.clone());
         let provider = c.provider_for(&handle);
         checks.set(Vec::new());
+        // The offline provider must show the skill checks pass; a model is only reported.
+        let require_skill = matches!(provider.inner, AnyProvider::Offline(_));
+        let job = Job::Verify { now: now(), require_skill, model: Model::of(&provider) };
         async move {
-            let summary =
-                crate::proof::verify(&provider, now(), &mut |check| checks.update(|all| all.push(check))).await;
+            let with = Given { provider: Some(&provider), ..Given::default() };
+            let mut on_check = |p: Progress| {
+                if let Progress::Check { check } = p {
+                    checks.update(|all| all.push(check))
+                }
+            };
+            let summary = match engine::run(job, with, &mut on_check).await {
+                Ok(Done::Verified { summary }) => Ok(summary),
+                Ok(other) => engine::unexpected(other),
+                Err(e) => Err(e),
+            };
             c.refresh_mode();
             summary
         }
@@ -127,8 +145,16 @@ pub fn ComparePanel() -> impl IntoView {
         let handle = StopHandle::default();
         stop.set_value(handle.clone());
         let provider = c.provider_for(&handle);
+        // The offline provider's row, and the endpoint's when one is chosen.
+        let endpoint = matches!(provider.inner, AnyProvider::Http(_)).then(|| Model::of(&provider));
+        let job = Job::Compare { now: now(), endpoint };
         async move {
-            let rows = crate::proof::compare(&provider, now()).await;
+            let with = Given { provider: Some(&provider), ..Given::default() };
+            let rows: Result<Vec<Row>, String> = match engine::run(job, with, &mut |_| {}).await {
+                Ok(Done::Compared { rows }) => Ok(rows),
+                Ok(other) => engine::unexpected(other),
+                Err(e) => Err(e),
+            };
             c.refresh_mode();
             rows
         }

@@ -10,7 +10,8 @@ use crate::model::pass::{MutationKind, Stage};
 use crate::store::{Commit, Store, StoreError};
 
 /// What the user asked for.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub enum UserEdit {
     /// Replace the text: the old fact is closed (superseded by the new one), its text stays
     /// in history.

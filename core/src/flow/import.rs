@@ -35,7 +35,7 @@ use std::collections::{BTreeMap, HashSet};
 use std::ops::Range;
 
 /// When the imported memory sleeps.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum SleepAfter {
     /// One deep Sleep after the last batch (the default).
     #[default]
@@ -246,7 +246,7 @@ pub fn plan(history: &History, known: &HashSet<String>, options: &ImportOptions)
 }
 
 /// What an import will cost with a provider that proposes in `style`.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Estimate {
     pub conversations: usize,
     pub new_user: usize,
@@ -380,7 +380,7 @@ fn turn(index: u32, m: &Message) -> Turn {
 }
 
 /// Where an import is, after each batch and each Sleep.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Progress {
     pub batches_done: usize,
     pub batches: usize,
@@ -393,7 +393,7 @@ pub struct Progress {
 }
 
 /// What an import did.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Report {
     pub conversations: usize,
     pub user_turns: usize,

@@ -14,7 +14,7 @@ use crate::model::pass::PassKind;
 use crate::model::policy::RetentionPolicy;
 use crate::store::{Commit, Store, StoreError};
 use crate::text::order;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashMap, HashSet};
 
 /// How to run a Sleep.
@@ -63,7 +63,7 @@ impl SleepOptions {
 }
 
 /// Where a pass is.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Phase {
     Start,
@@ -72,7 +72,7 @@ pub enum Phase {
 }
 
 /// Progress of one pass, streamed as it happens (`pass:<name>:start|done|error`).
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct PassEvent {
     pub pass: PassKind,

@@ -12,7 +12,7 @@ use crate::model::pass::PassKind;
 use crate::store::{Store, StoreError};
 use crate::text::order;
 use crate::text::textmath::{self, content_tokens, tokens};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::collections::BTreeSet;
 
 /// How many recall questions a quiz asks.
@@ -23,7 +23,7 @@ pub const RECALL_THRESHOLD: f64 = 0.9;
 pub const LEAK_THRESHOLD: f64 = 0.5;
 
 /// One recall question.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Question {
     pub item_id: String,
@@ -44,13 +44,15 @@ pub struct Question {
     pub attempts: u8,
     /// Who wrote the question: `model`, or `code` for a model that only chooses (it is
     /// never asked to write).
+    // Not read back: a quiz report that crossed from a worker shows no authorship.
+    #[serde(skip_deserializing)]
     pub question_by: &'static str,
     /// Generated questions refused for leaking their answer, with the reason.
     pub refused_questions: Vec<String>,
 }
 
 /// The forgotten probe: passes only if all three conditions hold.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ForgottenProbe {
     pub item_id: String,
@@ -73,7 +75,7 @@ pub struct ForgottenProbe {
 
 /// A question about something that changed: the answer must give the current value and
 /// not the superseded one.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct SupersededProbe {
     pub old_id: String,
@@ -90,7 +92,7 @@ pub struct SupersededProbe {
 }
 
 /// A Wake quiz.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct QuizReport {
     pub questions: Vec<Question>,

@@ -1,0 +1,129 @@
+//! A job's model in the engine worker: the offline provider, run here, or the page's
+//! provider, asked through the page ([`Remote`]).
+
+use super::{FromWorker, Model};
+use crate::inbox::Inbox;
+use crate::stop::{StopHandle, Stoppable};
+use crate::worker as module;
+use nocturne_core::llm::offline::OfflineProvider;
+use nocturne_core::llm::provider::{
+    Completion, ProposalStyle, Provider, ProviderError, Request, StyleCell, StyleState, DEFAULT_MEMORY_TOKENS,
+};
+use std::rc::Rc;
+
+/// What the page posts back for a model call: pieces of a streamed reply, then its end.
+pub(super) enum Answered {
+    Delta(String),
+    Done(Result<Completion, ProviderError>),
+}
+
+thread_local! {
+    /// The page's answers to this worker's model calls, in order (one call at a time).
+    pub(super) static ANSWERS: Inbox<Answered> = Inbox::default();
+}
+
+/// A job's provider in the worker, stopped by the page's Stop.
+pub(super) type WorkerModel = Stoppable<Chosen>;
+
+/// The offline provider here, or the page's through the page.
+#[derive(Clone)]
+pub(super) enum Chosen {
+    Offline(OfflineProvider),
+    Page(Remote),
+}
+
+nocturne_core::forward_provider!(Chosen { Offline, Page });
+
+impl WorkerModel {
+    pub(super) fn new(model: Model, stop: &StopHandle) -> WorkerModel {
+        let (inner, memory_tokens) = match model {
+            Model::Offline => (Chosen::Offline(OfflineProvider), DEFAULT_MEMORY_TOKENS),
+            Model::Page { label, model, style, memory_tokens } => (
+                Chosen::Page(Remote { label, style: Rc::new(StyleCell::new(style, &model)), after_stop: false }),
+                memory_tokens,
+            ),
+        };
+        Stoppable { inner, stop: stop.clone(), memory_tokens }
+    }
+
+    /// The same model for calls the job's Stop does not reach (a stopped chat turn is
+    /// still recorded), sharing its proposal style.
+    pub(super) fn recorder(&self) -> WorkerModel {
+        let inner = match &self.inner {
+            Chosen::Offline(p) => Chosen::Offline(*p),
+            Chosen::Page(r) => Chosen::Page(Remote { after_stop: true, ..r.clone() }),
+        };
+        Stoppable { inner, stop: StopHandle::default(), memory_tokens: self.memory_tokens }
+    }
+
+    /// The page provider's style as the job left it.
+    pub(super) fn style(&self) -> Option<StyleState> {
+        match &self.inner {
+            Chosen::Page(r) => Some(r.style.get()),
+            Chosen::Offline(_) => None,
+        }
+    }
+}
+
+/// The page's provider, from the worker: each call is posted to the page and its answer
+/// awaited; the proposal style moves here exactly as the page's provider would move it.
+#[derive(Clone)]
+pub(super) struct Remote {
+    label: String,
+    /// Shared by clones: the job's copy and the one kept to read it afterwards.
+    style: Rc<StyleCell>,
+    after_stop: bool,
+}
+
+impl Remote {
+    async fn ask(
+        &self,
+        request: &Request,
+        on_delta: Option<&mut dyn FnMut(&str)>,
+    ) -> Result<Completion, ProviderError> {
+        let stream = on_delta.is_some();
+        module::post(&FromWorker::Call { request: request.clone(), stream, after_stop: self.after_stop });
+        let answers = ANSWERS.with(Inbox::clone);
+        let mut on_delta = on_delta;
+        loop {
+            match answers.next().await {
+                Answered::Delta(text) => {
+                    if let Some(f) = on_delta.as_mut() {
+                        f(&text)
+                    }
+                }
+                Answered::Done(result) => return result,
+            }
+        }
+    }
+}
+
+impl Provider for Remote {
+    fn label(&self) -> String {
+        self.label.clone()
+    }
+
+    fn proposal_style(&self) -> ProposalStyle {
+        self.style.current()
+    }
+
+    fn observe_refusals(&self, proposed: usize, refused: usize) {
+        self.style.observe(proposed, refused)
+    }
+
+    fn observe_unusable(&self, why: &str) -> Option<String> {
+        self.style.unusable(why)
+    }
+
+    async fn complete(&self, request: &Request) -> Result<Completion, ProviderError> {
+        self.ask(request, None).await
+    }
+
+    async fn complete_streaming(
+        &self,
+        request: &Request,
+        on_delta: &mut dyn FnMut(&str),
+    ) -> Result<Completion, ProviderError> {
+        self.ask(request, Some(on_delta)).await
+    }
+}
