@@ -124,9 +124,11 @@ pub enum Job {
         now: i64,
         style: ProposalStyle,
     },
-    /// The history file posted beside this job, read again and imported: what is new.
+    /// The history file posted beside this job, read again (dated as when it was first
+    /// read, `read_at`) and imported: what is new.
     Import {
         memory: String,
+        read_at: i64,
         now: i64,
         sleep: SleepAfter,
         model: Model,
@@ -366,18 +368,18 @@ pub struct Given<'a> {
 }
 
 /// Runs `job` in a worker of its own, answering its model calls with the providers in
-/// `with` and handing `on_progress` what it says as it goes. Dropping the future ends the
+/// `given` and handing `on_progress` what it says as it goes. Dropping the future ends the
 /// worker.
-pub async fn run(job: Job, with: Given<'_>, on_progress: &mut dyn FnMut(Progress)) -> Result<Done, String> {
+pub async fn run(job: Job, given: Given<'_>, on_progress: &mut dyn FnMut(Progress)) -> Result<Done, String> {
     if job.writes() {
         // Only a page may ask (`navigator.storage.persist` is not a worker's).
         crate::storage::persist_once().await;
     }
     let worker = Started::new(WORKER_URL, WHAT, "with the page")?;
     worker.ready(PROTOCOL).await?;
-    let _stop = with.provider.and_then(|p| forward_stop(&p.stop, &worker));
+    let _stop = given.provider.and_then(|p| forward_stop(&p.stop, &worker));
     let run = text(&ToWorker::Run { job })?;
-    match with.file {
+    match given.file {
         None => worker.post(&JsValue::from_str(&run))?,
         Some(file) => {
             let message = js_sys::Object::new();
@@ -389,7 +391,7 @@ pub async fn run(job: Job, with: Given<'_>, on_progress: &mut dyn FnMut(Progress
     loop {
         match worker.next::<FromWorker>().await? {
             FromWorker::Call { request, stream, after_stop } => {
-                let provider = if after_stop { with.recorder.or(with.provider) } else { with.provider };
+                let provider = if after_stop { given.recorder.or(given.provider) } else { given.provider };
                 let provider = provider.cloned();
                 let post = worker.poster();
                 // Asked beside the exchange, so what the worker says meanwhile (a streamed
@@ -403,7 +405,7 @@ pub async fn run(job: Job, with: Given<'_>, on_progress: &mut dyn FnMut(Progress
             }
             FromWorker::Progress { progress } => on_progress(*progress),
             FromWorker::Done { done, style } => {
-                if let (Some(slot), Some(style)) = (with.provider.and_then(|p| p.inner.style()), style) {
+                if let (Some(slot), Some(style)) = (given.provider.and_then(|p| p.inner.style()), style) {
                     slot.set(style);
                 }
                 return Ok(*done);

@@ -264,11 +264,11 @@ async fn perform(job: Job, file: Option<web_sys::File>) -> Result<(Done, Option<
             store.close();
             plain(Done::Read(read?.1))
         }
-        Job::Import { memory, now, sleep, model } => {
+        Job::Import { memory, read_at, now, sleep, model } => {
             let file = file.ok_or("choose a file first")?;
             let store = open(&memory).await?;
             let asking = WorkerModel::new(model, &stop);
-            let history = read(&file, now).await?;
+            let history = read(&file, read_at).await?;
             // Planned again: the memory may have changed since the estimate (a resume).
             let (plan, _) = planned(&store, &file.name(), &history, asking.proposal_style()).await?;
             let options = ImportOptions { sleep, stop: stop.token.clone(), ..Default::default() };

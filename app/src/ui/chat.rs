@@ -62,8 +62,8 @@ pub fn ChatPanel() -> impl IntoView {
             // In the engine: the reply (its words streamed here as they come), then the turn
             // recorded through the one write path, after any writer holding the memory.
             let job = Job::Turn { memory, text, now: now(), model: Model::of(&provider) };
-            let with = Given { provider: Some(&provider), recorder: Some(&recorder), file: None };
-            match engine::run(job, with, &mut on_progress).await? {
+            let given = Given { provider: Some(&provider), recorder: Some(&recorder), file: None };
+            match engine::run(job, given, &mut on_progress).await? {
                 engine::Done::Turn(turned) => Ok(turned),
                 other => engine::unexpected(other),
             }

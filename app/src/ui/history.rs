@@ -19,6 +19,8 @@ use nocturne_core::llm::provider::Provider;
 struct Ready {
     file: web_sys::File,
     read: engine::Read,
+    /// When it was read: what the file leaves undated is dated so (also when imported).
+    at: i64,
 }
 
 /// The import panel.
@@ -34,7 +36,8 @@ pub fn HistoryImport() -> impl IntoView {
     // a plan against the sources already stored, and its estimate.
     let read = Action::new_local(move |file: &web_sys::File| {
         let file = file.clone();
-        let job = Job::Read { memory: c.memory.get_untracked(), now: now(), style: c.provider().proposal_style() };
+        let at = now();
+        let job = Job::Read { memory: c.memory.get_untracked(), now: at, style: c.provider().proposal_style() };
         async move {
             ready.set(None);
             let mut on_progress = |p: Progress| {
@@ -48,7 +51,7 @@ pub fn HistoryImport() -> impl IntoView {
                 Done::Read(read) => read,
                 other => return engine::unexpected(other),
             };
-            ready.set(Some(Ready { file, read }));
+            ready.set(Some(Ready { file, read, at }));
             Ok::<(), String>(())
         }
     });
@@ -68,14 +71,14 @@ pub fn HistoryImport() -> impl IntoView {
             let r = r.ok_or("choose a file first")?;
             // In the engine: the file read again and planned again (the memory may have
             // changed since the estimate: a resume), then written through the one write path.
-            let job = Job::Import { memory, now: now(), sleep, model: Model::of(&provider) };
-            let with = Given { provider: Some(&provider), file: Some(&r.file), ..Given::default() };
+            let job = Job::Import { memory, read_at: r.at, now: now(), sleep, model: Model::of(&provider) };
+            let given = Given { provider: Some(&provider), file: Some(&r.file), ..Given::default() };
             let mut on_progress = |p: Progress| {
                 if let Progress::Import { progress: p } = p {
                     progress.set(Some(p))
                 }
             };
-            let done = engine::run(job, with, &mut on_progress).await;
+            let done = engine::run(job, given, &mut on_progress).await;
             c.bump();
             c.refresh_mode();
             match done? {

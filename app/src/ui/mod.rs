@@ -28,7 +28,6 @@ pub use settings::{inpage_first_token_s, Settings, INPAGE_DEFAULT_BUDGET};
 /// The IndexedDB database the app keeps its memory in.
 pub const DB_NAME: &str = "nocturne";
 
-
 /// Unix seconds now (the browser's clock; the core never reads one itself).
 pub fn now() -> i64 {
     (js_sys::Date::now() / 1000.0) as i64

@@ -56,8 +56,8 @@ pub fn SleepPanel() -> impl IntoView {
             Job::Plan { memory: memory.clone(), now: now(), deep: deep.get_untracked(), model: Model::of(&provider) };
         async move {
             // Writes nothing to the memory.
-            let with = Given { provider: Some(&provider), ..Given::default() };
-            let made = match engine::run(job, with, &mut { on_pass }).await? {
+            let given = Given { provider: Some(&provider), ..Given::default() };
+            let made = match engine::run(job, given, &mut { on_pass }).await? {
                 Done::Planned { review } => review,
                 other => return engine::unexpected(other),
             };
@@ -81,8 +81,8 @@ pub fn SleepPanel() -> impl IntoView {
         };
         async move {
             // In the engine, through the one write path (a dry run writes nothing).
-            let with = Given { provider: Some(&provider), ..Given::default() };
-            let result = match engine::run(job, with, &mut { on_pass }).await {
+            let given = Given { provider: Some(&provider), ..Given::default() };
+            let result = match engine::run(job, given, &mut { on_pass }).await {
                 Ok(Done::Slept(slept)) => Ok(slept),
                 Ok(other) => engine::unexpected(other),
                 Err(e) => Err(e),

@@ -19,8 +19,8 @@ pub fn QuizPanel() -> impl IntoView {
         let provider = c.provider_for(&handle);
         let job = Job::Quiz { memory: c.memory.get_untracked(), now: now(), model: Model::of(&provider) };
         async move {
-            let with = Given { provider: Some(&provider), ..Given::default() };
-            let r = match engine::run(job, with, &mut |_| {}).await {
+            let given = Given { provider: Some(&provider), ..Given::default() };
+            let r = match engine::run(job, given, &mut |_| {}).await {
                 Ok(Done::Quizzed { report }) => Ok(report),
                 Ok(other) => engine::unexpected(other),
                 Err(e) => Err(e),
@@ -101,13 +101,13 @@ pub fn VerifyPanel() -> impl IntoView {
         let require_skill = matches!(provider.inner, AnyProvider::Offline(_));
         let job = Job::Verify { now: now(), require_skill, model: Model::of(&provider) };
         async move {
-            let with = Given { provider: Some(&provider), ..Given::default() };
+            let given = Given { provider: Some(&provider), ..Given::default() };
             let mut on_check = |p: Progress| {
                 if let Progress::Check { check } = p {
                     checks.update(|all| all.push(check))
                 }
             };
-            let summary = match engine::run(job, with, &mut on_check).await {
+            let summary = match engine::run(job, given, &mut on_check).await {
                 Ok(Done::Verified { summary }) => Ok(summary),
                 Ok(other) => engine::unexpected(other),
                 Err(e) => Err(e),
@@ -149,8 +149,8 @@ pub fn ComparePanel() -> impl IntoView {
         let endpoint = matches!(provider.inner, AnyProvider::Http(_)).then(|| Model::of(&provider));
         let job = Job::Compare { now: now(), endpoint };
         async move {
-            let with = Given { provider: Some(&provider), ..Given::default() };
-            let rows: Result<Vec<Row>, String> = match engine::run(job, with, &mut |_| {}).await {
+            let given = Given { provider: Some(&provider), ..Given::default() };
+            let rows: Result<Vec<Row>, String> = match engine::run(job, given, &mut |_| {}).await {
                 Ok(Done::Compared { rows }) => Ok(rows),
                 Ok(other) => engine::unexpected(other),
                 Err(e) => Err(e),
