@@ -415,6 +415,15 @@ pub async fn run(job: Job, given: Given<'_>, on_progress: &mut dyn FnMut(Progres
     }
 }
 
+/// Runs a write the user asked for (an edit, erase, restore or the policy), which needs no
+/// model; the line saying what was done.
+pub async fn write(job: Job) -> Result<String, String> {
+    match run(job, Given::default(), &mut |_| {}).await? {
+        Done::Written { line } => Ok(line),
+        other => unexpected(other),
+    }
+}
+
 /// The error for a job that ended in another job's `Done` (a worker of another build).
 pub fn unexpected<T>(_: Done) -> Result<T, String> {
     Err(format!("{WHAT} answered another job; reload the page"))

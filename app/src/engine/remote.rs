@@ -79,12 +79,11 @@ impl Remote {
     async fn ask(
         &self,
         request: &Request,
-        on_delta: Option<&mut dyn FnMut(&str)>,
+        mut on_delta: Option<&mut dyn FnMut(&str)>,
     ) -> Result<Completion, ProviderError> {
         let stream = on_delta.is_some();
         module::post(&FromWorker::Call { request: request.clone(), stream, after_stop: self.after_stop });
         let answers = ANSWERS.with(Inbox::clone);
-        let mut on_delta = on_delta;
         loop {
             match answers.next().await {
                 Answered::Delta(text) => {

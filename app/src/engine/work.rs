@@ -10,7 +10,7 @@ use crate::stop::StopHandle;
 use crate::worker as module;
 use nocturne_core::flow::chat;
 use nocturne_core::flow::focus::Scope;
-use nocturne_core::flow::import::{self, Estimating, ImportOptions, Plan, Report, Seen, SleepAfter};
+use nocturne_core::flow::import::{self, ImportOptions, Plan, Report, Seen, SleepAfter};
 use nocturne_core::flow::review;
 use nocturne_core::flow::sleep::{self, PassEvent, SleepOptions, SleepReport};
 use nocturne_core::import::History;
@@ -33,10 +33,6 @@ const VERIFY_DB: &str = "nocturne-verify";
 /// Batches an import writes under one hold of the write lock: a chat turn in this or
 /// another tab waits at most this many encoder calls to be stored.
 const PIECE_BATCHES: usize = 16;
-
-/// Facts or batches an estimate takes a step at a time (a stale one is stopped by its
-/// worker ending).
-const PER_STEP: usize = 500;
 
 /// Milliseconds between two of an import's progress messages.
 const PROGRESS_MS: f64 = 100.0;
@@ -184,14 +180,10 @@ async fn perform(job: Job, file: Option<web_sys::File>) -> Result<(Done, Option<
         Job::Estimate { memory, now, deep, style } => {
             let store = open(&memory).await?;
             let options = if deep { SleepOptions::new(now).deep() } else { SleepOptions::new(now) };
-            let basis = sleep::Basis::read(&store, &options).await.map_err(|e| e.to_string())?;
+            // Whole, off the page's thread; a stale one is stopped by its worker ending.
+            let e = sleep::estimate(&store, style, &options).await;
             store.close();
-            let mut estimating = sleep::Estimating::new(&basis, style, &options);
-            let e = loop {
-                if let Some(e) = estimating.step(PER_STEP) {
-                    break e;
-                }
-            };
+            let e = e.map_err(|e| e.to_string())?;
             let what = match e.fresh {
                 Some(f) => {
                     format!("Incremental: {f} fact(s) new or changed since the last Sleep, of {} active", e.active)
@@ -260,9 +252,9 @@ async fn perform(job: Job, file: Option<web_sys::File>) -> Result<(Done, Option<
             let file = file.ok_or("choose a file first")?;
             let store = open(&memory).await?;
             let history = read(&file, now).await?;
-            let read = planned(&store, &file.name(), &history, style).await;
+            let plan = plan_of(&store, &history).await;
             store.close();
-            plain(Done::Read(read?.1))
+            plain(Done::Read(summary(&file.name(), &history, &plan?, style)))
         }
         Job::Import { memory, read_at, now, sleep, model } => {
             let file = file.ok_or("choose a file first")?;
@@ -270,7 +262,7 @@ async fn perform(job: Job, file: Option<web_sys::File>) -> Result<(Done, Option<
             let asking = WorkerModel::new(model, &stop);
             let history = read(&file, read_at).await?;
             // Planned again: the memory may have changed since the estimate (a resume).
-            let (plan, _) = planned(&store, &file.name(), &history, asking.proposal_style()).await?;
+            let plan = plan_of(&store, &history).await?;
             let options = ImportOptions { sleep, stop: stop.token.clone(), ..Default::default() };
             progress(Progress::Import {
                 progress: import::Progress { batches: plan.batches.len(), ..Default::default() },
@@ -286,9 +278,10 @@ async fn perform(job: Job, file: Option<web_sys::File>) -> Result<(Done, Option<
             };
             let report = import_pieces(&store, &asking, &plan, &options, now, &mut on_progress).await;
             // What is left to import, for a resume.
-            let left = planned(&store, &file.name(), &history, asking.proposal_style()).await;
+            let left = plan_of(&store, &history).await;
             store.close();
-            Ok((Done::Imported { report: report?, left: left?.1 }, asking.style()))
+            let left = summary(&file.name(), &history, &left?, asking.proposal_style());
+            Ok((Done::Imported { report: report?, left }, asking.style()))
         }
         Job::Verify { now, require_skill, model } => {
             let provider = WorkerModel::new(model, &stop);
@@ -362,19 +355,16 @@ async fn read(file: &web_sys::File, now: i64) -> Result<History, String> {
     crate::reader::read(file, now, &mut |n| progress(Progress::Reading { conversations: n })).await
 }
 
-/// Plans `history` against the sources the memory's transcript already holds, and what
-/// the plan will cost with a model proposing in `style`.
-async fn planned(store: &IdbStore, name: &str, h: &History, style: ProposalStyle) -> Result<(Plan, Read), String> {
+/// Plans `history` against the sources the memory's transcript already holds.
+async fn plan_of(store: &IdbStore, history: &History) -> Result<Plan, String> {
     let known: HashSet<String> =
         store.transcript().await.map_err(|e| e.to_string())?.into_iter().filter_map(|t| t.source).collect();
-    let options = ImportOptions::default();
-    let plan = import::plan(h, &known, &options);
-    let mut estimating = Estimating::new(&plan, style, &options);
-    let estimate = loop {
-        if let Some(done) = estimating.step(PER_STEP) {
-            break done;
-        }
-    };
+    Ok(import::plan(history, &known, &ImportOptions::default()))
+}
+
+/// What the page shows of file `name`, read as `h` and planned as `plan`, and what the
+/// plan will cost with a model proposing in `style`.
+fn summary(name: &str, h: &History, plan: &Plan, style: ProposalStyle) -> Read {
     let s = h.skipped;
     let line = format!(
         "{name}: {} — {} conversation(s), {} message(s) you wrote; left out: {} hidden, {} system or tool, {} on abandoned branches, {} without text.",
@@ -386,9 +376,9 @@ async fn planned(store: &IdbStore, name: &str, h: &History, style: ProposalStyle
         s.other_branches,
         s.empty
     );
+    let estimate = import::estimate(plan, style, &ImportOptions::default());
     let sleeps = [SleepAfter::End, SleepAfter::EachDay, SleepAfter::Never].map(|a| (a, plan.sleeps(a))).to_vec();
-    let new = plan.messages.len();
-    Ok((plan, Read { line, estimate, sleeps, new }))
+    Read { line, estimate, sleeps, new: plan.messages.len() }
 }
 
 /// Writes `plan` through the one write path (`sync::journal`: recorded for the next sync

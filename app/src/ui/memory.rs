@@ -2,7 +2,7 @@
 //! said and the date it is about (resolved by the core), and its source turn.
 
 use super::{ctx, now};
-use crate::engine::{self, Done, Given, Job};
+use crate::engine::{self, Job};
 use leptos::prelude::*;
 use nocturne_core::flow::edit::UserEdit;
 use nocturne_core::model::memory::{Block, Item};
@@ -42,11 +42,7 @@ pub fn MemoryPanel() -> impl IntoView {
             Ask::Erase(item_id) => Job::Erase { memory, item_id, now },
         };
         async move {
-            let r = match engine::run(job, Given::default(), &mut |_| {}).await {
-                Ok(Done::Written { line }) => Ok(line),
-                Ok(other) => engine::unexpected(other),
-                Err(e) => Err(e),
-            };
+            let r = engine::write(job).await;
             c.bump();
             r
         }

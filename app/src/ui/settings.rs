@@ -3,7 +3,7 @@
 //! export / import.
 
 use super::ctx;
-use crate::engine::{self, Done, Given, Job};
+use crate::engine::{self, Job};
 use leptos::prelude::*;
 use nocturne_core::llm::openai;
 use nocturne_core::llm::provider::StyleSetting;
@@ -275,11 +275,7 @@ fn PolicyEditor() -> impl IntoView {
         // memory syncs.
         let job = Job::Policy { memory: c.memory.get_untracked(), policy: p.clone(), now: super::now() };
         async move {
-            let r = match engine::run(job, Given::default(), &mut |_| {}).await {
-                Ok(Done::Written { .. }) => Ok(()),
-                Ok(other) => engine::unexpected(other),
-                Err(e) => Err(e),
-            };
+            let r = engine::write(job).await.map(|_| ());
             c.bump();
             r
         }

@@ -2,7 +2,7 @@
 //! curve and the mutations table.
 
 use super::{ctx, now};
-use crate::engine::{self, Done, Given, Job};
+use crate::engine::{self, Job};
 use leptos::prelude::*;
 use nocturne_core::model::label::Label;
 use nocturne_core::model::memory::{Mutation, Version};
@@ -19,11 +19,7 @@ pub fn VersionsPanel() -> impl IntoView {
         // memory syncs.
         let job = Job::Restore { memory: c.memory.get_untracked(), seq: *seq, now: now() };
         async move {
-            let r = match engine::run(job, Given::default(), &mut |_| {}).await {
-                Ok(Done::Written { line }) => Ok(line),
-                Ok(other) => engine::unexpected(other),
-                Err(e) => Err(e),
-            };
+            let r = engine::write(job).await;
             c.bump();
             r
         }
