@@ -75,7 +75,7 @@ async fn run(profile: synth::Profile) {
 /// selection per question (the recall benchmark's planted questions).
 #[wasm_bindgen_test]
 async fn bench_chat_selection_over_10000_facts_in_wasm() {
-    use nocturne_core::llm::context::MemoryIndex;
+    use nocturne_core::llm::context::PromptIndex;
     use nocturne_core::llm::provider::DEFAULT_MEMORY_TOKENS;
     use nocturne_core::testkit::lifetime;
     let n = 10_000;
@@ -85,7 +85,7 @@ async fn bench_chat_selection_over_10000_facts_in_wasm() {
     let refs: Vec<&nocturne_core::model::memory::Item> = items.iter().collect();
     let policy = nocturne_core::model::policy::RetentionPolicy::default();
     let t0 = js_sys::Date::now();
-    let index = MemoryIndex::new(&refs, &policy, NOW);
+    let index = PromptIndex::new(&refs, &policy, NOW);
     let build = js_sys::Date::now() - t0;
     let mut times = Vec::new();
     let mut found = 0;

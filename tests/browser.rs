@@ -267,7 +267,9 @@ async fn a_write_from_another_tab_during_a_sleep_is_never_overwritten() {
 /// right times, and a second import adding nothing.
 #[wasm_bindgen_test]
 async fn a_zipped_chatgpt_export_imports_into_indexeddb_once() {
-    use nocturne_core::flow::import::{self, ImportOptions, SleepAfter};
+    use nocturne_core::flow::import;
+    use nocturne_core::flow::import_plan;
+    use nocturne_core::flow::import_plan::{ImportOptions, SleepAfter};
     use nocturne_core::testkit::exports;
     let convs = exports::chatgpt_conversations();
     let (a, b) = (serde_json::to_vec(&convs[..1]).expect("json"), serde_json::to_vec(&convs[1..]).expect("json"));
@@ -275,7 +277,7 @@ async fn a_zipped_chatgpt_export_imports_into_indexeddb_once() {
     let history = nocturne_core::import::read("export.zip", &zip, None, 1_800_000_000).expect("reads the zip");
     let store = fresh("import", 1).await;
     let options = ImportOptions { sleep: SleepAfter::Never, ..Default::default() };
-    let plan = import::plan(&history, &Default::default(), &options);
+    let plan = import_plan::plan(&history, &Default::default(), &options);
     let report =
         import::run(&store, &OfflineProvider, &plan, &options, 1_800_000_000, &mut |_| {}).await.expect("imports");
     assert_eq!((report.user_turns, report.assistant_turns), (4, 4));
@@ -293,7 +295,7 @@ async fn a_zipped_chatgpt_export_imports_into_indexeddb_once() {
     order::sort_by_key(&mut want, |w| w.1);
     assert_eq!(users, want);
     let known = store.transcript().await.expect("reads").into_iter().filter_map(|t| t.source).collect();
-    assert!(import::plan(&history, &known, &options).messages.is_empty(), "a second import would add something");
+    assert!(import_plan::plan(&history, &known, &options).messages.is_empty(), "a second import would add something");
 }
 
 /// The in-page model has its own default prompt budget, chosen from its measured reading

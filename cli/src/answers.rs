@@ -8,7 +8,7 @@
 
 use crate::conversation::{self, Ingested, Keep};
 use nocturne_core::flow::chat;
-use nocturne_core::llm::context::MemoryIndex;
+use nocturne_core::llm::context::PromptIndex;
 use nocturne_core::llm::provider::{Provider, ProviderError};
 use nocturne_core::model::memory::Item;
 use nocturne_core::store::{lineage, Store};
@@ -77,7 +77,7 @@ pub fn run<P: Provider>(file: &Path, n: usize, provider: &P) -> Result<Classes, 
     let by_id: HashMap<&str, &Item> = items.iter().map(|i| (i.item_id.as_str(), i)).collect();
     let mut active: Vec<&Item> = items.iter().filter(|i| i.active).collect();
     order::sort_by_key(&mut active, |i| (i.block, i.ordinal()));
-    let index = MemoryIndex::new(&active, &policy, now).with_context(&transcript);
+    let index = PromptIndex::new(&active, &policy, now).with_context(&transcript);
     let mut out = Classes::default();
     for (k, q) in sample(&c.questions, n).into_iter().enumerate() {
         out.questions += 1;

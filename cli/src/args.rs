@@ -1,7 +1,7 @@
 //! The command line's arguments: every command and its options, as clap reads them.
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
-use nocturne_core::flow::import::SleepAfter;
+use nocturne_core::flow::import_plan::SleepAfter;
 use nocturne_core::import::Format;
 use nocturne_core::llm::provider::StyleSetting;
 use std::path::PathBuf;

@@ -9,12 +9,12 @@
 //! the roots the memory is searched by), and the most recent turns.
 
 use nocturne_core::flow::{chat, sleep};
-use nocturne_core::llm::context::roots;
 use nocturne_core::llm::context::Selection;
 use nocturne_core::llm::offline::OfflineProvider;
 use nocturne_core::llm::prompt;
 use nocturne_core::model::memory::{Block, Item};
 use nocturne_core::model::policy::RetentionPolicy;
+use nocturne_core::store::retrieval::roots;
 use nocturne_core::store::{lineage, MemStore, Store};
 use nocturne_core::testkit::corpora::{half_of, Half};
 use nocturne_core::testkit::locomo::{self, Conversation};
@@ -309,7 +309,7 @@ pub fn measure(conversation: &Conversation, budget: u64, keep: Keep, misses: boo
     let mut active: Vec<Item> = items.iter().filter(|i| i.active).cloned().collect();
     order::sort_by_key(&mut active, |i| (i.block, i.ordinal()));
     let refs: Vec<&Item> = active.iter().collect();
-    let index = nocturne_core::llm::context::MemoryIndex::new(&refs, &policy, now).with_context(&transcript);
+    let index = nocturne_core::llm::context::PromptIndex::new(&refs, &policy, now).with_context(&transcript);
     let history = &transcript[transcript.len().saturating_sub(chat::HISTORY_TURNS)..];
     let raw = RawTurns::new(conversation, now);
     let mut retired_by: BTreeMap<String, usize> = BTreeMap::new();

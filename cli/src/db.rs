@@ -11,16 +11,16 @@
 //! live row's content tokens, stemmed as the gates stem them) and `mentions` (each log
 //! entry under every item id it names), so `nocturne search` reads the facts it finds and
 //! their history, not the memory. Three serve a large memory's chat prompt: `roots` (each
-//! active fact's own and context roots, as `llm::context::fact_terms` makes them, with its
+//! active fact's own and context roots, as `store::retrieval::fact_terms` makes them, with its
 //! length), `totals` (the active facts' summed length) and `speakers`, so
 //! [`Store::prompt_candidates`] reads a few hundred facts and the whole memory's statistics
 //! instead of every fact.
 
-use nocturne_core::llm::context::{context_turns, fact_terms};
 use nocturne_core::model::memory::Block;
 use nocturne_core::model::memory::{Item, Mutation, Turn, Version};
 use nocturne_core::model::policy::RetentionPolicy;
 use nocturne_core::store::document::Document;
+use nocturne_core::store::retrieval::{context_turns, fact_terms};
 use nocturne_core::store::{check_turns, plan_rows, Candidates, Commit, Corpus, Meta, Rows, Store, StoreError};
 use nocturne_core::text::order;
 use nocturne_core::text::textmath::content_tokens;
@@ -776,7 +776,8 @@ mod tests {
         assert!(!retired.is_empty(), "the setup retires facts");
         let questions = probes.iter().map(|p| p.question.as_str()).chain(retired.iter().map(String::as_str));
         for question in questions.chain(["Also a harpsichord?"]) {
-            let asked: Vec<String> = nocturne_core::llm::context::asked(question).into_iter().map(|(t, _)| t).collect();
+            let asked: Vec<String> =
+                nocturne_core::store::retrieval::asked(question).into_iter().map(|(t, _)| t).collect();
             let c = pollster::block_on(db.prompt_candidates(&asked)).expect("read").expect("a large memory");
             assert_eq!(c.corpus.facts, items.len(), "active facts");
             assert!((c.corpus.avg_len - avg).abs() < 1e-9, "mean length {} against {avg}", c.corpus.avg_len);
@@ -791,7 +792,7 @@ mod tests {
 
     #[test]
     fn a_large_memorys_prompt_from_the_index_finds_what_reading_every_fact_finds() {
-        use nocturne_core::llm::context::MemoryIndex;
+        use nocturne_core::llm::context::PromptIndex;
         let (db, mem, probes) = large_memory("prompt.db");
         let policy = pollster::block_on(mem.meta()).expect("meta").policy;
         let now = 1_767_400_000;
@@ -800,18 +801,18 @@ mod tests {
         order::sort_by_key(&mut all, |i| (i.block, i.ordinal()));
         let transcript = pollster::block_on(mem.transcript()).expect("turns");
         let refs: Vec<&Item> = all.iter().collect();
-        let full = MemoryIndex::new(&refs, &policy, now).with_context(&transcript);
+        let full = PromptIndex::new(&refs, &policy, now).with_context(&transcript);
         let budget = nocturne_core::llm::provider::DEFAULT_MEMORY_TOKENS;
         let (mut lost, mut found, mut by_reading, mut overlap) = (Vec::new(), 0, 0, 0.0);
         let answered: Vec<&lifetime::Probe> = probes.iter().filter(|p| p.kind != lifetime::ProbeKind::Absent).collect();
         for probe in &answered {
             let asked: Vec<String> =
-                nocturne_core::llm::context::asked(&probe.question).into_iter().map(|(t, _)| t).collect();
+                nocturne_core::store::retrieval::asked(&probe.question).into_iter().map(|(t, _)| t).collect();
             let c = pollster::block_on(db.prompt_candidates(&asked)).expect("read").expect("a large memory");
             let mut some = c.items;
             order::sort_by_key(&mut some, |i| (i.block, i.ordinal()));
             let refs: Vec<&Item> = some.iter().collect();
-            let part = MemoryIndex::new(&refs, &policy, now).with_context(&c.turns).with_corpus(c.corpus);
+            let part = PromptIndex::new(&refs, &policy, now).with_context(&c.turns).with_corpus(c.corpus);
             let (a, b) = (full.select(&probe.question, budget), part.select(&probe.question, budget));
             let holds =
                 |s: &nocturne_core::llm::context::Selection<'_>| s.facts.iter().any(|i| i.text.contains(&probe.value));

@@ -6,7 +6,9 @@
 
 use crate::store::Memory;
 use crate::write::Writer;
-use nocturne_core::flow::import::{self, ImportOptions, Plan, Report, Seen, SleepAfter};
+use nocturne_core::flow::import::{Report, Seen};
+use nocturne_core::flow::import_plan;
+use nocturne_core::flow::import_plan::{ImportOptions, Plan, SleepAfter};
 use nocturne_core::import::{self as readers, Format, History};
 use nocturne_core::llm::provider::Provider;
 use nocturne_core::store::Store;
@@ -45,9 +47,9 @@ pub fn run<P: Provider>(request: Request<'_>, provider: &P) -> Result<Option<Rep
         .filter_map(|t| t.source)
         .collect();
     let options = ImportOptions { sleep: request.sleep, retire_a_lot: request.yes, ..Default::default() };
-    let plan = import::plan(&history, &known, &options);
+    let plan = import_plan::plan(&history, &known, &options);
     drop(history);
-    let estimate = import::estimate(&plan, provider.proposal_style(), &options);
+    let estimate = import_plan::estimate(&plan, provider.proposal_style(), &options);
     println!("{} expectedS={:.0}", estimate.line(), estimate.seconds(request.pace.0, request.pace.1));
     if request.dry_run {
         println!("dry run: nothing was written");

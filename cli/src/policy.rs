@@ -2,7 +2,7 @@
 //! (`flow::edit::set_policy`), with what the next Sleep would retire under it.
 
 use crate::store::Memory;
-use nocturne_core::flow::sleep;
+use nocturne_core::flow::{estimate, policy, sleep};
 use nocturne_core::llm::provider::ProposalStyle;
 use nocturne_core::store::Store;
 
@@ -81,12 +81,12 @@ pub fn run(path: &std::path::Path, now: i64, changes: Changes) -> Result<(), Str
     println!("commitments kept after their date: {}", days(policy.commitment_grace_days));
     println!("protected: {}", policy.protected_categories.join(", "));
     let options = sleep::SleepOptions::new(now);
-    let (_, note) = sleep::in_force(&policy, &options);
+    let (_, note) = policy::in_force(&policy, options.policy.as_ref());
     if let Some(note) = note {
         println!("note: at the next Sleep, {note}");
     }
-    let estimate =
-        pollster::block_on(sleep::estimate(&memory, ProposalStyle::FreeText, &options)).map_err(|e| e.to_string())?;
+    let estimate = pollster::block_on(estimate::estimate(&memory, ProposalStyle::FreeText, &options))
+        .map_err(|e| e.to_string())?;
     println!("the next Sleep would retire {} of {} active facts", estimate.retire, estimate.active);
     Ok(())
 }

@@ -3,7 +3,8 @@
 //! one `key=value` line each, never asserted on time (machines are noisy); the recall
 //! targets are checked by the caller (`--check`).
 
-use nocturne_core::flow::sleep::{self, SleepOptions, SleepReport};
+use nocturne_core::flow::report::SleepReport;
+use nocturne_core::flow::sleep::{self, SleepOptions};
 use nocturne_core::llm::offline::OfflineProvider;
 use nocturne_core::model::memory::Mutation;
 use nocturne_core::model::DAY;
@@ -206,7 +207,7 @@ pub(crate) fn transcript(
 const BUDGET: u64 = nocturne_core::llm::provider::DEFAULT_MEMORY_TOKENS;
 
 pub fn recall(facts: usize, export: Option<&std::path::Path>) -> Result<(), String> {
-    use nocturne_core::llm::context::MemoryIndex;
+    use nocturne_core::llm::context::PromptIndex;
     use nocturne_core::llm::prompt;
     use nocturne_core::model::memory::Block;
     use nocturne_core::testkit::lifetime::ProbeKind;
@@ -239,7 +240,7 @@ pub fn recall(facts: usize, export: Option<&std::path::Path>) -> Result<(), Stri
     let mut active: Vec<&nocturne_core::model::memory::Item> = all.iter().filter(|i| i.active).collect();
     order::sort_by_key(&mut active, |i| (i.block, i.ordinal()));
     let t = Instant::now();
-    let index = MemoryIndex::new(&active, &policy, day_at);
+    let index = PromptIndex::new(&active, &policy, day_at);
     let build_ms = t.elapsed().as_secs_f64() * 1000.0;
     let human_tokens: u64 = active
         .iter()

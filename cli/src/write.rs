@@ -6,9 +6,10 @@ use crate::store::Memory;
 use crate::sync::{Files, Os, Socket};
 use nocturne_core::flow::chat::{self, TurnOutcome};
 use nocturne_core::flow::edit::UserEdit;
-use nocturne_core::flow::import::{ImportOptions, Plan, Report, Seen};
+use nocturne_core::flow::import::{Report, Seen};
+use nocturne_core::flow::import_plan::{ImportOptions, Plan};
+use nocturne_core::flow::report::{PassEvent, SleepReport};
 use nocturne_core::flow::review::{Applied, Decisions, Review};
-use nocturne_core::flow::sleep::{PassEvent, SleepReport};
 use nocturne_core::llm::provider::Provider;
 use nocturne_core::model::memory::Version;
 use nocturne_core::model::policy::RetentionPolicy;
@@ -90,7 +91,7 @@ impl<'a> Writer<'a> {
         })
     }
 
-    /// One piece of an import (`flow::import::Plan::pieces`): a database commits each
+    /// One piece of an import (`flow::import_plan::Plan::pieces`): a database commits each
     /// batch as it goes; a JSON file is rewritten once for the piece, under its lock.
     pub fn import<P: Provider>(
         &self,

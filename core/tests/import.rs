@@ -3,7 +3,11 @@
 //! dated when said, a second import adds nothing, stop and resume, refused files change
 //! nothing).
 
-use nocturne_core::flow::import::{self, ImportOptions, SleepAfter};
+use nocturne_core::flow::import;
+
+use nocturne_core::flow::import_plan;
+
+use nocturne_core::flow::import_plan::{ImportOptions, SleepAfter};
 use nocturne_core::import::{read, Format, History};
 use nocturne_core::llm::offline::OfflineProvider;
 use nocturne_core::llm::provider::{Completion, ProposalStyle, Provider, ProviderError, Request};
@@ -205,7 +209,7 @@ fn a_history_read_elsewhere_arrives_whole_through_its_serialised_form() {
 fn import_all(store: &MemStore, h: &History, options: &ImportOptions) -> import::Report {
     let known: HashSet<String> =
         block(store.transcript()).expect("reads").into_iter().filter_map(|t| t.source).collect();
-    let plan = import::plan(h, &known, options);
+    let plan = import_plan::plan(h, &known, options);
     block(import::run(store, &OfflineProvider, &plan, options, NOW, &mut |_| {})).expect("imports")
 }
 
@@ -263,7 +267,7 @@ fn a_stopped_import_resumes_where_it_stopped_and_ends_as_an_uninterrupted_one() 
     import_all(&whole, &h, &ImportOptions { sleep: SleepAfter::Never, ..Default::default() });
     let store = MemStore::new();
     let options = ImportOptions { sleep: SleepAfter::Never, ..Default::default() };
-    let plan = import::plan(&h, &HashSet::new(), &options);
+    let plan = import_plan::plan(&h, &HashSet::new(), &options);
     let stop = options.stop.clone();
     let mut seen = 0;
     let report = block(import::run(&store, &OfflineProvider, &plan, &options, NOW, &mut |p| {
@@ -323,8 +327,11 @@ fn an_import_then_sleeps_once_at_the_end_or_once_per_day() {
     // A Sleep per day, dated that day's end, as estimated.
     let daily = MemStore::new();
     let options = ImportOptions { sleep: SleepAfter::EachDay, ..Default::default() };
-    let estimate =
-        import::estimate(&import::plan(&h, &HashSet::new(), &options), OfflineProvider.proposal_style(), &options);
+    let estimate = import_plan::estimate(
+        &import_plan::plan(&h, &HashSet::new(), &options),
+        OfflineProvider.proposal_style(),
+        &options,
+    );
     let report = import_all(&daily, &h, &options);
     assert_eq!(report.sleeps, estimate.sleeps, "a Sleep per day of history, as estimated");
     assert!(report.sleeps >= 7, "{} days", report.sleeps);
@@ -335,8 +342,8 @@ fn an_import_then_sleeps_once_at_the_end_or_once_per_day() {
 fn the_estimate_counts_the_calls_the_import_makes() {
     let h = history();
     let options = ImportOptions { sleep: SleepAfter::Never, ..Default::default() };
-    let plan = import::plan(&h, &HashSet::new(), &options);
-    let estimate = import::estimate(&plan, OfflineProvider.proposal_style(), &options);
+    let plan = import_plan::plan(&h, &HashSet::new(), &options);
+    let estimate = import_plan::estimate(&plan, OfflineProvider.proposal_style(), &options);
     let counting = Counting::new(None);
     let store = MemStore::new();
     block(import::run(&store, &counting, &plan, &options, NOW, &mut |_| {})).expect("imports");
@@ -361,7 +368,7 @@ fn a_refused_file_changes_nothing_in_the_memory() {
 fn an_unreachable_model_stops_the_import_with_a_clear_error_and_keeps_what_was_written() {
     let h = history();
     let options = ImportOptions { sleep: SleepAfter::Never, ..Default::default() };
-    let plan = import::plan(&h, &HashSet::new(), &options);
+    let plan = import_plan::plan(&h, &HashSet::new(), &options);
     let store = MemStore::new();
     let down = Counting::new(Some(2));
     let e = block(import::run(&store, &down, &plan, &options, NOW, &mut |_| {})).expect_err("the model went away");
@@ -388,7 +395,7 @@ fn an_import_in_pieces_writes_what_the_whole_plan_writes() {
     let options = ImportOptions { sleep: SleepAfter::Never, batch: 2, ..Default::default() };
     let whole = MemStore::new();
     import_all(&whole, &h, &options);
-    let plan = import::plan(&h, &HashSet::new(), &options);
+    let plan = import_plan::plan(&h, &HashSet::new(), &options);
     let pieces = plan.pieces(3);
     assert!(pieces.len() > 2, "{} pieces", pieces.len());
     assert_eq!(pieces.iter().map(|p| p.messages.len()).sum::<usize>(), plan.messages.len());
@@ -476,7 +483,7 @@ impl Provider for StoppedMidCall {
 fn regression_a_stop_during_a_batchs_model_call_ends_the_import_as_stopped_not_failed() {
     let h = history();
     let options = ImportOptions { sleep: SleepAfter::Never, ..Default::default() };
-    let plan = import::plan(&h, &HashSet::new(), &options);
+    let plan = import_plan::plan(&h, &HashSet::new(), &options);
     let store = MemStore::new();
     let provider = StoppedMidCall { calls: Cell::new(0), at: 3, stop: options.stop.clone() };
     let report =

@@ -60,7 +60,9 @@ fn seeded() -> MemStore {
     store
 }
 
-fn counts(report: &sleep::SleepReport) -> Vec<(String, usize, usize, usize, usize, usize, usize)> {
+fn counts(
+    report: &nocturne_core::flow::report::SleepReport,
+) -> Vec<(String, usize, usize, usize, usize, usize, usize)> {
     report
         .passes
         .iter()
@@ -798,7 +800,7 @@ fn regression_a_promise_stored_under_two_categories_falls_due_as_one() {
 
 #[test]
 fn a_sleep_estimate_worked_out_in_steps_is_the_whole_estimate() {
-    use nocturne_core::flow::sleep::{Basis, Estimating};
+    use nocturne_core::flow::estimate::{EstimateInput, Estimating};
     use nocturne_core::llm::provider::ProposalStyle;
     use nocturne_core::testkit::adversarial::{self, Shape};
     // The scripted conversation, slept once (so an incremental estimate has a fresh set),
@@ -819,9 +821,10 @@ fn a_sleep_estimate_worked_out_in_steps_is_the_whole_estimate() {
     // Half a year on: the scratch facts said long ago are stale.
     let later = NOW + 180 * DAY;
     for options in [SleepOptions::new(later), SleepOptions::new(later).deep()] {
-        let whole = block(sleep::estimate(&store, ProposalStyle::FreeText, &options)).expect("estimate");
+        let whole = block(nocturne_core::flow::estimate::estimate(&store, ProposalStyle::FreeText, &options))
+            .expect("estimate");
         assert!(whole.calls > 0 && whole.retire > 0 && whole.active > 300, "a memory worth estimating: {whole:?}");
-        let basis = block(Basis::read(&store, &options)).expect("basis");
+        let basis = block(EstimateInput::read(&store, &options)).expect("basis");
         for facts in [0, 1, 7, 1000] {
             let mut estimating = Estimating::new(&basis, ProposalStyle::FreeText, &options);
             let mut steps = 1;

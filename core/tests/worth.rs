@@ -127,7 +127,10 @@ fn memory(items: Vec<Item>, policy: RetentionPolicy) -> MemStore {
     store
 }
 
-fn pass_mutations(report: &sleep::SleepReport, pass: PassKind) -> Vec<&nocturne_core::model::memory::Mutation> {
+fn pass_mutations(
+    report: &nocturne_core::flow::report::SleepReport,
+    pass: PassKind,
+) -> Vec<&nocturne_core::model::memory::Mutation> {
     report.passes.iter().filter(|p| p.event.pass == pass).flat_map(|p| &p.mutations).collect()
 }
 

@@ -11,10 +11,13 @@ use crate::replay::{Applied, Performed, Watch};
 use crate::Device;
 use nocturne_core::flow::chat::{self, Reply, TurnOutcome};
 use nocturne_core::flow::edit::{self, UserEdit};
+use nocturne_core::flow::estimate::{self, Estimate};
 use nocturne_core::flow::focus::Scope;
-use nocturne_core::flow::import::{self, ImportOptions, Plan, Progress, Report, Seen, SleepAfter};
+use nocturne_core::flow::import::{self, Progress, Report, Seen};
+use nocturne_core::flow::import_plan::{ImportOptions, Plan, SleepAfter};
+use nocturne_core::flow::report::{PassEvent, SleepReport};
 use nocturne_core::flow::review::{self, Decisions, Review};
-use nocturne_core::flow::sleep::{self, Estimate, PassEvent, SleepOptions, SleepReport};
+use nocturne_core::flow::sleep::{self, SleepOptions};
 use nocturne_core::flow::stop::StopToken;
 use nocturne_core::llm::provider::Provider;
 use nocturne_core::model::memory::Version;
@@ -264,8 +267,9 @@ impl<K: StateKeeper, S: Store, L: WriteLock> Journal<'_, K, S, L> {
         call: &mut SleepCall<'_>,
     ) -> Result<Journaled<SleepReport>, SleepFailure> {
         let style = provider.proposal_style();
-        let estimate =
-            sleep::estimate(self.store, style, call.options).await.map_err(|e| SleepFailure::Failed(e.to_string()))?;
+        let estimate = estimate::estimate(self.store, style, call.options)
+            .await
+            .map_err(|e| SleepFailure::Failed(e.to_string()))?;
         (call.on_estimate)(&estimate);
         if estimate.retires_a_lot() && call.heavy == Heavy::Refuse {
             return Err(SleepFailure::Heavy(estimate));
@@ -313,7 +317,7 @@ impl<K: StateKeeper, S: Store, L: WriteLock> Journal<'_, K, S, L> {
         }
     }
 
-    /// Writes one piece of an import (`flow::import::Plan::pieces`) as `flow::import`
+    /// Writes one piece of an import (`flow::import_plan::Plan::pieces`) as `flow::import`
     /// writes it, sleeping after each day of history when `options.sleep` asks (the Sleep
     /// at the end is [`Journal::import_sleep`]). `seen` is carried from piece to piece.
     ///

@@ -14,8 +14,10 @@ use crate::record::{Call, EditRow, Op, Record, ReplyRow};
 use nocturne_core::flow::chat::{self, Reply};
 use nocturne_core::flow::edit;
 use nocturne_core::flow::import;
+use nocturne_core::flow::import_plan;
+use nocturne_core::flow::report::{PassEvent, SleepReport};
 use nocturne_core::flow::review;
-use nocturne_core::flow::sleep::{self, PassEvent, SleepOptions, SleepReport};
+use nocturne_core::flow::sleep::{self, SleepOptions};
 use nocturne_core::flow::stop::StopToken;
 use nocturne_core::import::Message;
 use nocturne_core::llm::provider::{Completion, Layer, ProposalStyle, Provider, ProviderError, Request};
@@ -254,7 +256,7 @@ async fn perform_import<S: Store, P: Provider>(
     stale: bool,
     watch: &mut Watch<'_>,
 ) -> Result<Performed, StoreError> {
-    let Some(plan) = import::Plan::of(messages.to_vec(), batches.to_vec()) else {
+    let Some(plan) = import_plan::Plan::of(messages.to_vec(), batches.to_vec()) else {
         let why = format!(
             "an import from {} refused: its batches do not cover its {} messages in order",
             record.device_name,
@@ -263,8 +265,11 @@ async fn perform_import<S: Store, P: Provider>(
         log_refusal(store, record, MutationKind::Add, "", &why).await?;
         return Ok(Applied::Refused(why).into());
     };
-    let options =
-        import::ImportOptions { sleep: import::SleepAfter::Never, stop: watch.stop.clone(), ..Default::default() };
+    let options = import_plan::ImportOptions {
+        sleep: import_plan::SleepAfter::Never,
+        stop: watch.stop.clone(),
+        ..Default::default()
+    };
     let mut written = 0;
     let run = import::run(store, provider, &plan, &options, record.at, &mut |p| written = p.batches_done).await;
     let (report, failed) = match run {

@@ -9,7 +9,9 @@ mod common;
 
 use common::{Counter, Kept, Loop};
 use nocturne_core::flow::edit::UserEdit;
-use nocturne_core::flow::import::{self, ImportOptions, Report, Seen, SleepAfter};
+use nocturne_core::flow::import::{self, Report, Seen};
+use nocturne_core::flow::import_plan;
+use nocturne_core::flow::import_plan::{ImportOptions, SleepAfter};
 use nocturne_core::flow::sleep::SleepOptions;
 use nocturne_core::flow::stop::StopToken;
 use nocturne_core::import::{self as import_readers, History};
@@ -93,7 +95,7 @@ impl Device {
                 let known = block(self.store.transcript()).expect("transcript");
                 let known = known.into_iter().filter_map(|t| t.source).collect();
                 let options = ImportOptions { sleep: *sleep, retire_a_lot: true, ..ImportOptions::default() };
-                let plan = import::plan(&history, &known, &options);
+                let plan = import_plan::plan(&history, &known, &options);
                 let lease = ServerLease { keeper: &self.kept, exchange: &Loop(server), random: &self.random };
                 let mut seen = Seen::default();
                 let mut report = Report::default();
@@ -324,7 +326,7 @@ fn import_all<P: nocturne_core::llm::provider::Provider>(
     at: i64,
 ) -> Report {
     let j = device.journal();
-    let plan = import::plan(history, &Default::default(), options);
+    let plan = import_plan::plan(history, &Default::default(), options);
     let lease = ServerLease { keeper: &device.kept, exchange: &Loop(server), random: &device.random };
     let (mut seen, mut report) = (Seen::default(), Report::default());
     for piece in plan.pieces(2) {
@@ -439,7 +441,7 @@ fn regression_a_stopped_synced_import_records_only_the_batches_it_wrote() {
 fn regression_a_write_outside_sync_followed_by_a_turn_still_reaches_the_other_device() {
     let server = LoopbackServer::new();
     let (a, b) = joined(&server);
-    let plan = import::plan(&history(1, T0), &Default::default(), &ImportOptions::default());
+    let plan = import_plan::plan(&history(1, T0), &Default::default(), &ImportOptions::default());
     let options = ImportOptions { sleep: SleepAfter::Never, ..ImportOptions::default() };
     block(import::run(&a.store, &OfflineProvider, &plan, &options, T0, &mut |_| {})).expect("outside write");
     block(a.journal().say(&OfflineProvider, None, "My locker code is 4417.", None, T0 + 1)).expect("turn");
@@ -547,7 +549,7 @@ fn every_write_through_the_journal_holds_the_write_lock_once() {
     block(j.erase(&second, T0 + 4)).expect("erase");
     assert_eq!(counts(), (5, 0));
     let options = ImportOptions::default();
-    let plan = import::plan(&history(1, T0 + 5 * DAY), &Default::default(), &options);
+    let plan = import_plan::plan(&history(1, T0 + 5 * DAY), &Default::default(), &options);
     let mut report = Report::default();
     for piece in plan.pieces(1) {
         let done = block(j.import(&OfflineProvider, &lease, &piece, &options, &mut Seen::default(), T0, &mut |_| {}));

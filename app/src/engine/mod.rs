@@ -28,14 +28,16 @@ use crate::providers::AnyProvider;
 use crate::stop::{StopHandle, Stoppable};
 use crate::worker::Started;
 use nocturne_core::flow::edit::UserEdit;
-use nocturne_core::flow::import::{self, SleepAfter};
+use nocturne_core::flow::import;
+use nocturne_core::flow::import_plan;
+use nocturne_core::flow::import_plan::SleepAfter;
+use nocturne_core::flow::report::PassEvent;
 use nocturne_core::flow::review::{Decisions, Review};
-use nocturne_core::flow::sleep::PassEvent;
 use nocturne_core::llm::provider::{Completion, ProposalStyle, Provider, ProviderError, Request, StyleState};
 use nocturne_core::model::policy::RetentionPolicy;
+use nocturne_core::proof::check::Check;
 use nocturne_core::proof::compare::Row;
 use nocturne_core::proof::quiz::QuizReport;
-use nocturne_core::proof::verify::Check;
 use serde::{Deserialize, Serialize};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
@@ -288,7 +290,7 @@ pub struct Read {
     /// What was read, in a line: the format, conversations, messages and what was left out.
     pub line: String,
     /// The encoding's cost (`sleeps` for a deep Sleep at the end).
-    pub estimate: import::Estimate,
+    pub estimate: import_plan::Estimate,
     /// The Sleeps each choice runs.
     pub sleeps: Vec<(SleepAfter, usize)>,
     /// Messages not yet in the memory.

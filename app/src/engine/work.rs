@@ -10,9 +10,12 @@ use crate::stop::StopHandle;
 use crate::worker as module;
 use nocturne_core::flow::chat;
 use nocturne_core::flow::focus::Scope;
-use nocturne_core::flow::import::{self, ImportOptions, Plan, Report, Seen, SleepAfter};
+use nocturne_core::flow::import::{self, Report, Seen};
+use nocturne_core::flow::import_plan;
+use nocturne_core::flow::import_plan::{ImportOptions, Plan, SleepAfter};
+use nocturne_core::flow::report::{PassEvent, SleepReport};
 use nocturne_core::flow::review;
-use nocturne_core::flow::sleep::{self, PassEvent, SleepOptions, SleepReport};
+use nocturne_core::flow::sleep::{self, SleepOptions};
 use nocturne_core::import::History;
 use nocturne_core::llm::provider::{ProposalStyle, Provider, ProviderError};
 use nocturne_core::proof::compare;
@@ -181,7 +184,7 @@ async fn perform(job: Job, file: Option<web_sys::File>) -> Result<(Done, Option<
             let store = open(&memory).await?;
             let options = if deep { SleepOptions::new(now).deep() } else { SleepOptions::new(now) };
             // Whole, off the page's thread; a stale one is stopped by its worker ending.
-            let e = sleep::estimate(&store, style, &options).await;
+            let e = nocturne_core::flow::estimate::estimate(&store, style, &options).await;
             store.close();
             let e = e.map_err(|e| e.to_string())?;
             let what = match e.fresh {
@@ -359,7 +362,7 @@ async fn read(file: &web_sys::File, now: i64) -> Result<History, String> {
 async fn plan_of(store: &IdbStore, history: &History) -> Result<Plan, String> {
     let known: HashSet<String> =
         store.transcript().await.map_err(|e| e.to_string())?.into_iter().filter_map(|t| t.source).collect();
-    Ok(import::plan(history, &known, &ImportOptions::default()))
+    Ok(import_plan::plan(history, &known, &ImportOptions::default()))
 }
 
 /// What the page shows of file `name`, read as `h` and planned as `plan`, and what the
@@ -376,7 +379,7 @@ fn summary(name: &str, h: &History, plan: &Plan, style: ProposalStyle) -> Read {
         s.other_branches,
         s.empty
     );
-    let estimate = import::estimate(plan, style, &ImportOptions::default());
+    let estimate = import_plan::estimate(plan, style, &ImportOptions::default());
     let sleeps = [SleepAfter::End, SleepAfter::EachDay, SleepAfter::Never].map(|a| (a, plan.sleeps(a))).to_vec();
     Read { line, estimate, sleeps, new: plan.messages.len() }
 }

@@ -184,7 +184,7 @@ pub async fn sleep<P: Provider>(
     store: &IdbStore,
     provider: &P,
     call: &mut nocturne_sync::journal::SleepCall<'_>,
-) -> Result<nocturne_core::flow::sleep::SleepReport, nocturne_sync::journal::SleepFailure> {
+) -> Result<nocturne_core::flow::report::SleepReport, nocturne_sync::journal::SleepFailure> {
     let keeper = keeper(store);
     let lease = lease(store);
     journal(store, &keeper).sleep(provider, &lease, call).await.map(|j| j.done)

@@ -11,7 +11,8 @@ use super::{ctx, now};
 use crate::engine::{self, Done, Given, Job, Model, Progress};
 use crate::stop::StopHandle;
 use leptos::prelude::*;
-use nocturne_core::flow::import::{self, Estimate, Report, SleepAfter};
+use nocturne_core::flow::import::{self, Report};
+use nocturne_core::flow::import_plan::{Estimate, SleepAfter};
 use nocturne_core::llm::provider::Provider;
 
 /// A file read and planned, waiting for the user to start it.

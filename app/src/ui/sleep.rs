@@ -6,7 +6,7 @@ use super::{ctx, now};
 use crate::engine::{self, Done, Given, Job, Model, Progress, Slept};
 use crate::stop::StopHandle;
 use leptos::prelude::*;
-use nocturne_core::flow::sleep::{PassEvent, Phase};
+use nocturne_core::flow::report::{PassEvent, Phase};
 use nocturne_core::llm::provider::Provider;
 use nocturne_core::PassKind;
 

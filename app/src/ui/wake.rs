@@ -5,8 +5,8 @@ use crate::engine::{self, Done, Given, Job, Model, Progress};
 use crate::providers::AnyProvider;
 use crate::stop::StopHandle;
 use leptos::prelude::*;
+use nocturne_core::proof::check::Check;
 use nocturne_core::proof::compare::Row;
-use nocturne_core::proof::verify::Check;
 
 /// Five recall questions and the forgotten probe.
 #[component]

@@ -5,8 +5,9 @@ use crate::args::{ProviderArgs, StoreArgs};
 use crate::error::CliError;
 use crate::store::Memory;
 use crate::write;
+use nocturne_core::flow::report::PassEvent;
 use nocturne_core::flow::review::{self, Decisions, Proposed, Review};
-use nocturne_core::flow::sleep::{PassEvent, SleepOptions};
+use nocturne_core::flow::sleep::SleepOptions;
 use nocturne_core::model::memory::Proposer;
 use std::path::Path;
 

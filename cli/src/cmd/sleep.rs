@@ -4,7 +4,7 @@ use crate::args::{ProviderArgs, StoreArgs};
 use crate::error::CliError;
 use crate::store::Memory;
 use crate::{progress, write};
-use nocturne_core::flow::sleep;
+use nocturne_core::flow::{estimate, report, sleep};
 use nocturne_core::llm::provider::Provider;
 use nocturne_sync::journal::{Heavy, SleepCall, SleepFailure};
 
@@ -28,14 +28,14 @@ pub(crate) fn sleep_command(store: &StoreArgs, provider: &ProviderArgs, flags: S
     // Each pass is in the file as soon as it is committed (written aside, then renamed), so
     // the file is always the memory after the last completed pass.
     progress("before the first pass; nothing was written");
-    let mut on_event = |ev: &sleep::PassEvent| {
+    let mut on_event = |ev: &report::PassEvent| {
         println!("{}", ev.event_line());
-        if ev.phase == sleep::Phase::Done && !dry_run {
+        if ev.phase == report::Phase::Done && !dry_run {
             progress(format!("after pass {}", ev.pass.name()));
         }
     };
     let result = if dry_run {
-        let estimate = pollster::block_on(sleep::estimate(&memory, p.proposal_style(), &options))?;
+        let estimate = pollster::block_on(estimate::estimate(&memory, p.proposal_style(), &options))?;
         println!("{}", estimate.line());
         pollster::block_on(sleep::sleep(&memory, &p, &options, &mut on_event)).map_err(CliError::from)
     } else {

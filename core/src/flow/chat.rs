@@ -5,7 +5,7 @@
 use crate::flow::kept;
 use crate::gate::{Edit, Ground, Judge, Verdict};
 use crate::llm::answer::{self, AnswerStream};
-use crate::llm::context::MemoryIndex;
+use crate::llm::context::PromptIndex;
 use crate::llm::prompt;
 use crate::llm::provider::{self, ProposalStyle, Provider, ProviderError};
 use crate::model::memory::{AnswerStyle, Item, MemoryUse, Mutation, Proposer, Refs, Role, Turn, Version};
@@ -132,7 +132,7 @@ pub async fn chat_turn_by<S: Store, P: Provider>(
 /// free text: on `auto` the model is asked again at once, by choosing.
 pub async fn answer<P: Provider>(
     provider: &P,
-    index: &MemoryIndex<'_>,
+    index: &PromptIndex<'_>,
     history: &[Turn],
     text: &str,
     on_delta: &mut dyn FnMut(&str),
@@ -192,7 +192,7 @@ pub async fn answer<P: Provider>(
 }
 
 /// The choose style of [`answer`].
-async fn choose<P: Provider>(provider: &P, index: &MemoryIndex<'_>, text: &str) -> Result<Reply, ProviderError> {
+async fn choose<P: Provider>(provider: &P, index: &PromptIndex<'_>, text: &str) -> Result<Reply, ProviderError> {
     if !answer::asks(text) {
         return Ok(Reply::plain(answer::NOTED, index.len()));
     }
@@ -291,7 +291,7 @@ impl PromptFacts {
     /// Reads what a prompt about `message` ranks.
     pub async fn read<S: Store>(store: &S, message: &str) -> Result<PromptFacts, StoreError> {
         let policy = store.meta().await?.policy;
-        let asked: Vec<String> = crate::llm::context::asked(message).into_iter().map(|(t, _)| t).collect();
+        let asked: Vec<String> = crate::store::retrieval::asked(message).into_iter().map(|(t, _)| t).collect();
         Ok(match store.prompt_candidates(&asked).await? {
             Some(c) => PromptFacts { items: c.items, transcript: c.turns, policy, corpus: Some(c.corpus) },
             None => {
@@ -302,8 +302,8 @@ impl PromptFacts {
 
     /// The index over `active` (this read's active facts, in the caller's order), each
     /// fact also found by the words of the conversation it was said in.
-    pub fn index<'a>(&self, active: &[&'a Item], now: i64) -> MemoryIndex<'a> {
-        let index = MemoryIndex::new(active, &self.policy, now).with_context(&self.transcript);
+    pub fn index<'a>(&self, active: &[&'a Item], now: i64) -> PromptIndex<'a> {
+        let index = PromptIndex::new(active, &self.policy, now).with_context(&self.transcript);
         match &self.corpus {
             Some(c) => index.with_corpus(c.clone()),
             None => index,

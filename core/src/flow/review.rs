@@ -12,7 +12,8 @@
 //! ```
 
 use crate::flow::pass::{self, Outcome, PassInput, Replay};
-use crate::flow::sleep::{self, PassEvent, PassReport, SleepError, SleepOptions, SleepReport};
+use crate::flow::report::{PassEvent, PassReport, SleepReport};
+use crate::flow::sleep::{self, SleepError, SleepOptions};
 use crate::gate::{Edit, Verdict};
 use crate::model::candidate::Candidates;
 use crate::model::memory::{Block, Item, Proposer};
@@ -343,7 +344,8 @@ pub async fn apply<S: Store>(
     }
     let meta = store.meta().await?;
     let options = SleepOptions::new(now);
-    let (policy, policy_note) = sleep::policy_for(store, &meta, &options).await?;
+    let (policy, policy_note) =
+        crate::flow::policy::policy_for(store, &meta, options.policy.as_ref(), options.dry_run, now).await?;
     // Read again: moving a store off the old default policy writes a version.
     let meta = store.meta().await?;
     applied.moved = (meta.head != review.planned_on).then_some((review.planned_on, meta.head));

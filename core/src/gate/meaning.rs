@@ -10,7 +10,7 @@ use crate::model::memory::{Item, SupersedeBasis, Turn};
 use crate::model::policy::RetentionPolicy;
 use crate::text::polarity;
 use crate::text::slots::{self, SlotFill};
-use crate::text::split::{self, About};
+use crate::text::state::{self, About};
 use crate::text::textmath;
 use std::collections::BTreeSet;
 
@@ -86,7 +86,7 @@ impl<'a> Reading<'a> {
             .filter_map(Change::read)
             .collect();
         let content = textmath::content_tokens(&item.text);
-        let subject = split::about(&item.text);
+        let subject = state::about(&item.text);
         Reading {
             item,
             topic: content.iter().filter(|t| !polarity::is_cue_token(t)).cloned().collect(),

@@ -12,7 +12,7 @@
 //! assert_eq!(a, FreeAnswer { text: "You live in Faro.".into(), cited: vec!["m_17".into(), "m_4".into()] });
 //! ```
 
-use crate::llm::context::{shown_id, stored_id, MemoryIndex, Selection};
+use crate::llm::context::{shown_id, stored_id, PromptIndex, Selection};
 use crate::llm::prompt::{self, NOT_IN_MEMORY};
 use crate::llm::provider::{self, JsonContract, Message, Request, Task};
 use crate::model::memory::{Item, Turn};
@@ -29,19 +29,19 @@ pub fn chat_request_within(
     now: i64,
     budget: u64,
 ) -> Request {
-    let index = MemoryIndex::new(memory, policy, now);
+    let index = PromptIndex::new(memory, policy, now);
     chat_request_indexed(&index, history, user_text, budget)
 }
 
 /// [`chat_request_within`] over a prebuilt index: the instructions, recent turns and the
 /// message are counted first, the memory gets what remains of `budget`.
-pub fn chat_request_indexed(index: &MemoryIndex<'_>, history: &[Turn], user_text: &str, budget: u64) -> Request {
+pub fn chat_request_indexed(index: &PromptIndex<'_>, history: &[Turn], user_text: &str, budget: u64) -> Request {
     prompt::chat_request_with(&chat_selection(index, history, user_text, budget), history, user_text)
 }
 
 /// The facts a chat prompt about `user_text` carries: what remains of `budget` once the
 /// instructions, recent turns and the message are counted.
-pub fn chat_selection<'a>(index: &MemoryIndex<'a>, history: &[Turn], user_text: &str, budget: u64) -> Selection<'a> {
+pub fn chat_selection<'a>(index: &PromptIndex<'a>, history: &[Turn], user_text: &str, budget: u64) -> Selection<'a> {
     let empty = Selection { facts: Vec::new(), left_out: index.len(), tokens: 0, now: Some(index.now()) };
     // The headings are counted by the selection, with the facts under them; the answer
     // contract's instruction line is counted too.

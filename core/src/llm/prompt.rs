@@ -461,7 +461,7 @@ pub fn today_line(now: i64) -> String {
     format!("Today is {today} ({}); a day without a year is in {year}.\n", NAMES[today.weekday() as usize])
 }
 
-/// A chat request carrying `selection` (from [`crate::llm::context::MemoryIndex::select`]).
+/// A chat request carrying `selection` (from [`crate::llm::context::PromptIndex::select`]).
 pub fn chat_request_with(selection: &crate::llm::context::Selection<'_>, history: &[Turn], user_text: &str) -> Request {
     let mut system = String::from(
         "You are Nocturne, an assistant whose memory is listed below. Answer from memory when asked \

@@ -4,7 +4,7 @@
 //! cites the fact, or one derived from it).
 
 use crate::flow::chat::{self, Reply};
-use crate::llm::context::MemoryIndex;
+use crate::llm::context::PromptIndex;
 use crate::llm::prompt;
 use crate::llm::provider::{self, ProposalStyle, Provider, ProviderError};
 use crate::model::memory::{Item, Mutation};
@@ -223,7 +223,7 @@ pub async fn wake<S: Store, P: Provider>(store: &S, provider: &P, now: i64) -> R
     order::sort_by_key(&mut active, |i| (i.block, i.ordinal()));
     // Answers come through the same retrieval as chat: the quiz measures recall through it.
     let transcript = store.transcript().await?;
-    let index = MemoryIndex::new(&active, &meta.policy, now).with_context(&transcript);
+    let index = PromptIndex::new(&active, &meta.policy, now).with_context(&transcript);
     let memory = Memory { index };
     let mut questions = Vec::new();
     for item in pool(&items, &merged, &meta.policy, now).into_iter().take(QUESTIONS) {
@@ -404,7 +404,7 @@ async fn ask_question<P: Provider>(provider: &P, fact: &str) -> Result<(Option<S
 /// The active memory a quiz answer is retrieved from (a prompt carries as much of it as
 /// the provider's memory budget allows).
 struct Memory<'a> {
-    index: MemoryIndex<'a>,
+    index: PromptIndex<'a>,
 }
 
 /// Answers as chat answers (the same retrieval, style and citation gate), with no history.

@@ -12,12 +12,12 @@ use crate::model::pass::PassKind;
 use crate::model::policy::RetentionPolicy;
 use crate::model::DAY;
 use crate::proof::audit;
-use crate::proof::quiz;
+use crate::proof::check::{Check, Recorder, VerifyReport};
+use crate::proof::recall::{falls_due, wake};
 use crate::store::diff;
 use crate::store::Store;
 use crate::text::order;
 use crate::text::{polarity, textmath};
-use serde::{Deserialize, Serialize};
 use std::collections::BTreeSet;
 
 /// The scripted conversation: (days before `now`, user message). Exact duplicates,
@@ -38,33 +38,6 @@ pub const SCRIPT: &[(f64, &str)] = &[
     (0.1, "What do you remember about my dragon?"),
 ];
 
-/// One verifier check.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Check {
-    pub name: String,
-    pub passed: bool,
-    /// Depends on the model's skill: reported, and only required of the offline provider.
-    pub model_dependent: bool,
-    /// Whether this run requires it to pass (every check that is not model-dependent,
-    /// and every check when the run requires skill).
-    pub required: bool,
-    pub evidence: String,
-}
-
-impl Check {
-    /// `[OK] name: evidence`, `[FAIL] …` for a required check that failed, or `[score] …`
-    /// for a model-dependent figure this run does not require.
-    pub fn line(&self) -> String {
-        let tag = match (self.passed, self.required) {
-            (true, _) => "OK",
-            (false, true) => "FAIL",
-            (false, false) => "score",
-        };
-        format!("[{tag}] {}: {}", self.name, self.evidence)
-    }
-}
-
 /// How strict the verifier is.
 #[derive(Clone, Debug)]
 pub struct VerifyOptions {
@@ -74,54 +47,6 @@ pub struct VerifyOptions {
     pub require_skill: bool,
     /// Gate case files to run with no model: (file name, JSON text).
     pub cases: Vec<(String, String)>,
-}
-
-/// All checks.
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
-pub struct VerifyReport {
-    pub checks: Vec<Check>,
-}
-
-impl VerifyReport {
-    /// Checks that count toward the verdict.
-    pub fn required(&self, require_skill: bool) -> impl Iterator<Item = &Check> {
-        self.checks.iter().filter(move |c| require_skill || !c.model_dependent)
-    }
-
-    /// The check called `name`, if it ran.
-    pub fn get(&self, name: &str) -> Option<&Check> {
-        self.checks.iter().find(|c| c.name == name)
-    }
-
-    /// Whether every required check passed.
-    pub fn ok(&self, require_skill: bool) -> bool {
-        self.required(require_skill).all(|c| c.passed)
-    }
-
-    /// `N/M checks`.
-    pub fn summary(&self, require_skill: bool) -> String {
-        let required: Vec<&Check> = self.required(require_skill).collect();
-        let passed = required.iter().filter(|c| c.passed).count();
-        let reported = self.checks.len() - required.len();
-        let extra =
-            if reported > 0 { format!(" ({reported} model-dependent figure(s) reported)") } else { String::new() };
-        format!("{passed}/{} checks{extra}", required.len())
-    }
-}
-
-struct Recorder<'a> {
-    report: VerifyReport,
-    require_skill: bool,
-    sink: &'a mut dyn FnMut(&Check),
-}
-
-impl Recorder<'_> {
-    fn check(&mut self, name: &str, passed: bool, model_dependent: bool, evidence: String) {
-        let required = self.require_skill || !model_dependent;
-        let c = Check { name: name.into(), passed, model_dependent, required, evidence };
-        (self.sink)(&c);
-        self.report.checks.push(c);
-    }
 }
 
 /// Runs every check against `store`, which must be empty, calling `on_check` as each
@@ -165,7 +90,7 @@ async fn run<S: Store, P: Provider>(
 
 /// Where the real Sleep's versions start and end, and what it reported.
 struct SleptRange {
-    report: sleep::SleepReport,
+    report: crate::flow::report::SleepReport,
     start: u64,
     end: u64,
 }
@@ -328,7 +253,7 @@ async fn policy_comparison<S: Store, P: Provider>(
 /// cap could still have forgotten.
 async fn unprotected_after<S: Store>(
     store: &S,
-    plan: &sleep::SleepReport,
+    plan: &crate::flow::report::SleepReport,
     policy: &RetentionPolicy,
     now: i64,
 ) -> Result<usize, crate::store::StoreError> {
@@ -573,196 +498,6 @@ async fn restore_and_undo<S: Store>(
         ),
     );
 
-    Ok(())
-}
-
-/// 10. Wake quiz, the forgotten probe and the superseded probe.
-async fn wake<S: Store, P: Provider>(store: &S, provider: &P, now: i64, r: &mut Recorder<'_>) -> Result<(), String> {
-    let e = |e: &dyn std::fmt::Display| e.to_string();
-    let quiz = quiz::wake(store, provider, now).await.map_err(|x| e(&x))?;
-    // Measured here, not with the quiz's own filter: the share of the answer's content
-    // tokens that a question gives away.
-    let gives_away = |question: &str, fact: &str| {
-        let answer = textmath::content_tokens(fact);
-        let asked = textmath::content_tokens(question);
-        if answer.is_empty() {
-            1.0
-        } else {
-            answer.intersection(&asked).count() as f64 / answer.len() as f64
-        }
-    };
-    let asked = quiz.questions.iter().filter(|q| !q.question.is_empty()).count();
-    let leaking =
-        quiz.questions.iter().filter(|q| !q.question.is_empty() && gives_away(&q.question, &q.fact) >= 0.5).count();
-    r.check(
-        "quiz questions",
-        asked == quiz::QUESTIONS && leaking == 0,
-        true,
-        format!(
-            "{asked} of {} question(s) asked, {leaking} giving away half its answer or more; {} generated question(s) refused for leaking",
-            quiz::QUESTIONS,
-            quiz.questions.iter().map(|q| q.refused_questions.len()).sum::<usize>()
-        ),
-    );
-    r.check(
-        "quiz recall",
-        quiz.questions.len() == quiz::QUESTIONS && quiz.correct() == quiz::QUESTIONS,
-        true,
-        format!(
-            "{}/{} correct by words, {}/{} by citations (attempts: {})",
-            quiz.correct(),
-            quiz.questions.len(),
-            quiz.cited_correct(),
-            quiz.questions.len(),
-            quiz.questions.iter().map(|q| q.attempts.to_string()).collect::<Vec<_>>().join(",")
-        ),
-    );
-    citations(&quiz, r);
-    match &quiz.probe {
-        Some(p) => {
-            r.check(
-                "forgotten absent from store",
-                p.absent_from_store,
-                false,
-                // The line says what was found: a failing run once read "has no active match".
-                if p.absent_from_store {
-                    format!("{} \"{}\" has no active match >= 0.9", p.item_id, p.fact)
-                } else {
-                    format!("{} \"{}\" was forgotten, but an active fact still matches it >= 0.9", p.item_id, p.fact)
-                },
-            );
-            r.check(
-                "forgotten probe",
-                p.passed,
-                true,
-                format!(
-                    "\"{}\" -> \"{}\": absentFromStore={} saidAbsent={} leakedForgottenContent={}",
-                    p.question, p.answer, p.absent_from_store, p.said_absent, p.leaked_forgotten_content
-                ),
-            );
-            r.check(
-                "forgotten probe by citation",
-                p.passed_by_citation,
-                true,
-                format!(
-                    "cited {}{}",
-                    if p.cited.is_empty() { "nothing".to_string() } else { p.cited.join(", ") },
-                    if p.said_absent { ", and abstained" } else { "" }
-                ),
-            );
-        }
-        None => {
-            r.check("forgotten probe", false, true, "the Sleep forgot nothing, so there is nothing to probe".into())
-        }
-    }
-
-    if let Some(s) = &quiz.superseded {
-        r.check(
-            "superseded probe",
-            s.passed,
-            true,
-            format!(
-                "\"{}\" -> \"{}\": current value given={} superseded value given={}",
-                s.question, s.answer, s.gave_current, s.gave_superseded
-            ),
-        );
-    }
-
-    Ok(())
-}
-
-/// The quiz scored through citations: recall by citation, and no citation outside its prompt.
-fn citations(quiz: &quiz::QuizReport, r: &mut Recorder<'_>) {
-    r.check(
-        "quiz recall by citation",
-        quiz.questions.len() == quiz::QUESTIONS && quiz.cited_correct() == quiz::QUESTIONS,
-        true,
-        format!(
-            "{}/{} answers cited the probed fact or one derived from it ({} by words); cited: {}",
-            quiz.cited_correct(),
-            quiz.questions.len(),
-            quiz.correct(),
-            quiz.questions
-                .iter()
-                .map(|q| if q.cited.is_empty() { "-".to_string() } else { q.cited.join("+") })
-                .collect::<Vec<_>>()
-                .join(",")
-        ),
-    );
-    r.check(
-        "citations within prompts",
-        quiz.refused_citations() == 0,
-        true,
-        format!("{} citation(s) of a fact the answer's prompt did not carry, refused", quiz.refused_citations()),
-    );
-}
-
-/// What the verifier asks about the script's dated commitment (no word of its date).
-pub const DUE_QUESTION: &str = "When is the thesis review due?";
-
-/// Step 11, time: the script's dated commitment is recalled with its date, and the clock
-/// is moved past it (dry runs, nothing written), so a Sleep keeps it through its grace and
-/// retires it after, under the due rule. That rule is the engine's: the offline provider
-/// drives these two dry runs, the decision is the code's.
-async fn falls_due<S: Store, P: Provider>(
-    store: &S,
-    provider: &P,
-    now: i64,
-    r: &mut Recorder<'_>,
-) -> Result<(), String> {
-    let e = |e: &dyn std::fmt::Display| e.to_string();
-    let policy = store.meta().await.map_err(|x| e(&x))?.policy;
-    let items = store.items().await.map_err(|x| e(&x))?;
-    let mut active: Vec<&crate::model::memory::Item> = items.iter().filter(|i| i.active).collect();
-    order::sort_by_key(&mut active, |i| (i.block, i.ordinal()));
-    let promise = active.iter().find(|i| i.is_commitment() && i.text.contains("thesis"));
-    let (Some(fact), Some(grace)) = (promise.filter(|i| i.when().is_some()), policy.commitment_grace_days) else {
-        let why = if policy.commitment_grace_days.is_none() {
-            "the policy has no commitmentGraceDays"
-        } else {
-            "insufficient evidence: no dated commitment about the thesis is active after the Sleep"
-        };
-        r.check("commitment falls due", false, promise.is_none(), why.into());
-        return Ok(());
-    };
-    let due = fact.when().map_or(crate::text::when::Day(0), |w| w.last());
-    // Asked as chat asks: the same retrieval, style and citations.
-    let index = crate::llm::context::MemoryIndex::new(&active, &policy, now);
-    let reply =
-        crate::flow::chat::answer(provider, &index, &[], DUE_QUESTION, &mut |_| {}).await.map_err(|x| e(&x))?.text;
-    r.check(
-        "temporal recall",
-        reply.contains(&due.to_string()),
-        true,
-        format!("\"{DUE_QUESTION}\" -> \"{}\" (due {due})", reply.trim()),
-    );
-    let grace_ends = due.plus_days(1).start() + (grace * DAY as f64) as i64;
-    let forgot = |report: &sleep::SleepReport| {
-        report.passes.iter().flat_map(|p| &p.mutations).find(|m| m.accepted && m.item_id == fact.item_id).cloned()
-    };
-    let offline = crate::llm::offline::OfflineProvider;
-    let before = sleep::sleep(store, &offline, &SleepOptions::new(grace_ends - 3600).dry(), &mut |_| {})
-        .await
-        .map_err(|x| e(&x))?;
-    let after = sleep::sleep(store, &offline, &SleepOptions::new(grace_ends + DAY).dry(), &mut |_| {})
-        .await
-        .map_err(|x| e(&x))?;
-    let retired = forgot(&after);
-    let kept = forgot(&before).is_none();
-    let by_due = retired
-        .as_ref()
-        .is_some_and(|m| m.policy.as_deref() == Some("due") && m.reason.starts_with(&format!("due {due}")));
-    r.check(
-        "commitment falls due",
-        kept && by_due,
-        false,
-        format!(
-            "{} \"{}\" due {due}, grace {grace} days: kept by a Sleep an hour before the grace ends: {kept}; a Sleep a day after: {}",
-            fact.item_id,
-            fact.text,
-            retired.map_or("kept".to_string(), |m| format!("forgotten under {} ({})", m.policy.unwrap_or_default(), m.reason))
-        ),
-    );
     Ok(())
 }
 

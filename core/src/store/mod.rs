@@ -17,6 +17,7 @@ pub mod document;
 pub mod erase;
 pub mod lineage;
 mod mem;
+pub mod retrieval;
 mod rows;
 pub mod search;
 
@@ -132,7 +133,7 @@ pub struct Candidates {
     /// The pinned blocks' most salient and newest facts, the facts that share a root with
     /// the message (the shortest first: BM25 ranks them highest), and the newest of the rest.
     pub items: Vec<Item>,
-    /// The turns around those facts (`llm::context::context_turns` of each) and the
+    /// The turns around those facts (`store::retrieval::context_turns` of each) and the
     /// newest turns of the conversation.
     pub turns: Vec<Turn>,
     pub corpus: Corpus,

@@ -16,6 +16,7 @@
 use super::polarity;
 use super::split;
 use super::textmath::content_tokens;
+use super::{sentence, state};
 
 /// One statement a fact may be.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -34,7 +35,7 @@ const GREETINGS: &[&str] =
 pub fn statements(texts: &[&str]) -> Vec<Candidate> {
     let mut out: Vec<Candidate> = Vec::new();
     for text in texts {
-        for sentence in split::sentences(text) {
+        for sentence in sentence::sentences(text) {
             for piece in standalone(sentence) {
                 let Some(candidate) = candidate(&piece) else { continue };
                 if !out.iter().any(|c| c.text == candidate.text) {
@@ -83,7 +84,7 @@ fn standalone(sentence: &str) -> Vec<String> {
     let pieces = polarity::clauses(question);
     match pieces.split_last() {
         Some((_, before)) if !before.is_empty() => {
-            before.iter().filter(|p| split::states(p)).map(|p| p.to_string()).collect()
+            before.iter().filter(|p| state::states(p)).map(|p| p.to_string()).collect()
         }
         _ => Vec::new(),
     }

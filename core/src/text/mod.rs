@@ -2,13 +2,16 @@
 //! layer: it uses nothing else in the crate.
 
 pub mod candidates;
+pub mod clause;
 pub mod kinds;
 pub mod order;
 pub mod pairs;
 pub mod polarity;
 pub mod promise;
+pub mod sentence;
 pub mod slots;
 pub mod split;
+pub mod state;
 pub mod textmath;
 pub mod transient;
 pub mod verbs;

@@ -5,7 +5,7 @@
 //! an event (`I went to the store today`) are never passing: what happened stays.
 //!
 //! The rule, in one sentence: *a fact is a passing state when its first clause says how
-//! someone or something is (`text::split::state`) and it names a while that
+//! someone or something is (`text::state::state`) and it names a while that
 //! ends — today, tonight, this morning, afternoon or evening, this week or weekend, right
 //! now, at the moment*; its horizon is the last day of that while.
 //!
@@ -19,7 +19,7 @@
 //! assert!(horizon("I went to the store today.", wednesday).is_err());
 //! ```
 
-use super::split;
+use super::state;
 use super::when::{self, Day, Resolution};
 
 /// Time expressions that bound a state to a while that ends (as the resolver names them).
@@ -34,7 +34,7 @@ const NOW: &[&str] = &["right now", "at the moment", "at the minute", "just now"
 /// …`).
 pub fn horizon(text: &str, said_at: i64) -> Result<Day, String> {
     let quoted = text.trim().trim_end_matches('.');
-    if !split::state(text) {
+    if !state::state(text) {
         return Err(format!(
             "“{quoted}” says no passing state: it tells what happened or what someone does, not how they are"
         ));

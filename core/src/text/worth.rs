@@ -322,8 +322,8 @@ fn clause_worth(clause: &str) -> Result<(), Chatter> {
     // A statement about the speaker or someone (a subject with a verb): past its subject,
     // `morning`, `best`, `later` are what it is about, not a greeting or a sign-off
     // (`I work best in the morning`).
-    let statement = super::split::about(clause)
-        .filter(|(who, _)| matches!(who, super::split::About::Speaker | super::split::About::Someone))
+    let statement = super::state::about(clause)
+        .filter(|(who, _)| matches!(who, super::state::About::Speaker | super::state::About::Someone))
         .map(|(_, at)| offsets.iter().position(|o| *o >= at).unwrap_or(words.len()));
     let said = |i: usize| statement.is_some_and(|from| i >= from);
     let chatter = |i: usize| {
@@ -361,7 +361,7 @@ fn clause_worth(clause: &str) -> Result<(), Chatter> {
     // 2. A wish, thanks, apology, greeting, farewell or exclamation (`What a view!`),
     //    whatever it is about.
     let exclaims =
-        matches!(first, "what" | "how" | "quel" | "quelle" | "such") && super::split::about(clause).is_none();
+        matches!(first, "what" | "how" | "quel" | "quelle" | "such") && super::state::about(clause).is_none();
     if wish || (!speaker && (exclaims || [THANKS, SORRY, GREETING, FAREWELL].iter().any(|l| opens_with(l)))) {
         return Err(kind());
     }

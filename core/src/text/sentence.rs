@@ -1,0 +1,43 @@
+//! Cutting text into sentences: at a `.`, `!` or `?` that ends one (not after `Dr.` or an
+//! initial), a `;`, a line end. The splitter ([`super::split`]) cuts each sentence further.
+
+/// The sentences of `text`, each with its closing mark: a `.`, `!` or `?` followed by a
+/// space or the end (not after an abbreviation such as `Dr.` or an initial), a `;`, a
+/// line end.
+pub fn sentences(text: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    let chars: Vec<(usize, char)> = text.char_indices().collect();
+    for (k, &(i, c)) in chars.iter().enumerate() {
+        let next = chars.get(k + 1).map(|x| x.1);
+        let ends = match c {
+            ';' | '\n' => true,
+            '.' | '!' | '?' | '…' => {
+                next.is_none_or(|n| n.is_whitespace() || matches!(n, '"' | '\'' | ')' | '”' | '’'))
+                    && !(c == '.' && abbreviation(&text[start..i]))
+                    && !next.is_some_and(|n| matches!(n, '.' | '!' | '?'))
+            }
+            _ => false,
+        };
+        if ends {
+            let end = i + c.len_utf8();
+            if text[start..end].chars().any(char::is_alphanumeric) {
+                out.push(&text[start..end]);
+            }
+            start = end;
+        }
+    }
+    if text[start..].chars().any(char::is_alphanumeric) {
+        out.push(&text[start..]);
+    }
+    out.into_iter().map(str::trim).collect()
+}
+
+/// `Dr.`, `Mrs.`, `St.`, `e.g.`, a lone initial: a full stop that ends no sentence.
+fn abbreviation(before: &str) -> bool {
+    let last = before.rsplit(|c: char| c.is_whitespace()).next().unwrap_or("");
+    let w = last.trim_start_matches(|c: char| !c.is_alphanumeric()).to_lowercase();
+    (w.chars().count() == 1 && w.chars().all(char::is_alphabetic) && w != "i" && w != "a")
+        || ["mr", "mrs", "ms", "dr", "st", "prof", "jr", "sr", "vs", "etc", "e.g", "i.e", "approx", "mt"]
+            .contains(&w.as_str())
+}
