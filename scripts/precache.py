@@ -5,7 +5,7 @@ Writes the hashed files Trunk produced (the app's JS, wasm, CSS and wasm-bindgen
 snippets) into sw.js, so the first visit already caches everything the app needs to
 start offline, and names the cache after them, so a new build replaces the old cache.
 The modules fetched on first use (the import and sync workers', named without a hash) are not
-precached, but their contents name the cache as well; the engine's (also unhashed) is
+precached, but their contents name the cache as well; the job worker's (also unhashed) is
 precached, since every visit runs it.
 """
 import hashlib
@@ -27,11 +27,11 @@ if not any(f.endswith(".wasm") for f in files):
 # The wasm modules fetched on first use (sw.js's ON_DEMAND) are not precached, but their
 # contents name the cache too: they keep their names from build to build.
 on_demand = sorted(
-    f for f in os.listdir(stage) if re.fullmatch(r"nocturne-(import|sync-worker|engine)(_bg|_loader)?\.(js|wasm)", f)
+    f for f in os.listdir(stage) if re.fullmatch(r"nocturne-(import|sync-worker|jobs)(_bg|_loader)?\.(js|wasm)", f)
 )
-# The engine runs every job on the memory (a visit's first estimate already starts it), so it is
+# The job worker runs every job on the memory (a visit's first estimate already starts it), so it is
 # cached on install too, for a first visit to be enough to open the app offline.
-files += [f for f in on_demand if f.startswith("nocturne-engine")]
+files += [f for f in on_demand if f.startswith("nocturne-jobs")]
 digests = [hashlib.sha256(open(os.path.join(stage, f), "rb").read()).hexdigest() for f in on_demand]
 path = os.path.join(stage, "sw.js")
 sw = open(path, encoding="utf-8").read()

@@ -112,7 +112,7 @@ if trunk build --release 2>&1 | tail -n 3; then
     failed_steps+=("size: export readers outside the import worker")
   fi
   # Likewise the sync: the procedure (its first-sync refusal), the key derivation and
-  # sealing (the key check's words), the sync engine (its unreadable-document error) and
+  # sealing (the key check's words), the Yjs replica (its unreadable-document error) and
   # the record reader (serde's words for a checkpoint record: the page keeps the records it
   # makes as JSON and never reads one back).
   for words in "the first sync needs the server's address" "nocturne sync key check v1" "the sync document could not be read" "struct variant Op::Checkpoint"; do
@@ -121,16 +121,16 @@ if trunk build --release 2>&1 | tail -n 3; then
       failed_steps+=("size: sync outside the sync worker")
     fi
   done
-  printf "size: engine worker, precached and started for each job on the memory: wasm %s gzipped, js %s gzipped\n" \
-    "$(gz dist/nocturne-engine_bg.wasm)" "$(gz dist/nocturne-engine.js dist/nocturne-engine_loader.js)"
-  # And the engine: the verifier (its empty-store refusal), the gate case reader, a Sleep
-  # (its stop), the offline provider, the gates and the write path live in the engine
+  printf "size: job worker, precached and started for each job on the memory: wasm %s gzipped, js %s gzipped\n" \
+    "$(gz dist/nocturne-jobs_bg.wasm)" "$(gz dist/nocturne-jobs.js dist/nocturne-jobs_loader.js)"
+  # And the job worker: the verifier (its empty-store refusal), the gate case reader, a Sleep
+  # (its stop), the offline provider, the gates and the write path live in the job
   # worker only; the page draws and answers the model.
   for words in "the verifier needs an empty store" "lists no case files" "stopped by the user after pass" \
       "both describe the same" "fact introduces proper nouns absent from the transcript" "the edit wrote no version"; do
-    if grep -q "$words" "$wasm_file" || ! grep -q "$words" dist/nocturne-engine_bg.wasm; then
-      echo "size: the engine ('$words') is in the main bundle, or missing from the engine worker"
-      failed_steps+=("size: the engine outside the engine worker")
+    if grep -q "$words" "$wasm_file" || ! grep -q "$words" dist/nocturne-jobs_bg.wasm; then
+      echo "size: the job worker's code ('$words') is in the main bundle, or missing from the job worker"
+      failed_steps+=("size: the job worker's code outside the job worker")
     fi
   done
   rt=dist/inpage

@@ -8,10 +8,10 @@ const CACHE = 'nocturne-v3';
 // first visit is enough to start offline.
 const PRECACHE = [];
 // The wasm modules named without a hash (the import and sync workers, fetched on first use
-// and cached then; the engine, precached with PRECACHE): served from the cache first; their
+// and cached then; the job worker, precached with PRECACHE): served from the cache first; their
 // contents are part of the cache's name (scripts/precache.py), so a build that changes them
 // starts a new cache.
-const ON_DEMAND = /\/nocturne-(import|sync-worker|engine)(_bg|_loader)?\.(js|wasm)$/;
+const ON_DEMAND = /\/nocturne-(import|sync-worker|jobs)(_bg|_loader)?\.(js|wasm)$/;
 // What makes the app installable, cached with it so an installed app opens offline.
 const INSTALL = ['manifest.webmanifest', 'icons/icon-192.png', 'icons/icon-512.png', 'icons/maskable-512.png'];
 

@@ -2,11 +2,11 @@
 //! model providers (an OpenAI-compatible endpoint, a GGUF model run in the page). The only crate that touches the browser.
 
 pub mod cases;
-pub mod engine;
 pub mod http;
 pub mod idb;
 pub mod inbox;
 pub mod inpage;
+pub mod jobs;
 pub mod lock;
 pub mod providers;
 pub mod reader;

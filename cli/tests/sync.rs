@@ -9,7 +9,7 @@ use nocturne_core::model::memory::Role;
 use nocturne_core::model::pass::Stage;
 use nocturne_core::store::document::Document;
 use nocturne_core::text::order;
-use nocturne_sync::engine::Replica;
+use nocturne_sync::replica::Replica;
 use std::net::TcpStream;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
@@ -362,7 +362,7 @@ fn hold_lease(server: &Server, space: &str, device: &str) {
     let replica = Replica::new(0xbeef);
     let url = nocturne_sync::session::url(&server.url(), space);
     exchange(&url, &replica);
-    replica.set_lease(&nocturne_sync::engine::Lease {
+    replica.set_lease(&nocturne_sync::replica::Lease {
         device: device.into(),
         until: if device.is_empty() { 0 } else { 1_790_999_999 },
     });

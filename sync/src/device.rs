@@ -3,7 +3,7 @@
 //! a [`Replica`] and the [`Key`]; the transport (a WebSocket) is the caller's.
 
 use crate::crypto::{digest_hex, KdfParams, Key};
-use crate::engine::{Header, Replica};
+use crate::replica::{Header, Replica};
 use crate::record::{self, Op, Record, RecordId, SCHEMA, SPACE_SCHEMA};
 use crate::replay::{perform, perform_plain, perform_watched, Applied, Performed, Recording, Replaying, Watch};
 use crate::SyncError;
@@ -432,23 +432,23 @@ pub const LEASE_SECONDS: i64 = 15 * 60;
 
 /// The lease another device holds at `now`, if any (this device's own, or an expired one,
 /// blocks nothing).
-pub fn lease_held_by_other(replica: &Replica, device: &Device, now: i64) -> Option<crate::engine::Lease> {
+pub fn lease_held_by_other(replica: &Replica, device: &Device, now: i64) -> Option<crate::replica::Lease> {
     replica.lease().filter(|l| l.device != device.id && l.until > now)
 }
 
 /// Takes the Sleep lease for this device until `now + LEASE_SECONDS`, unless another device
 /// holds it; returns that device's lease when it does. Send the replica to the server
 /// before sleeping so the others see it.
-pub fn take_lease(replica: &Replica, device: &Device, now: i64) -> Result<(), crate::engine::Lease> {
+pub fn take_lease(replica: &Replica, device: &Device, now: i64) -> Result<(), crate::replica::Lease> {
     if let Some(other) = lease_held_by_other(replica, device, now) {
         return Err(other);
     }
-    replica.set_lease(&crate::engine::Lease { device: device.id.clone(), until: now + LEASE_SECONDS });
+    replica.set_lease(&crate::replica::Lease { device: device.id.clone(), until: now + LEASE_SECONDS });
     Ok(())
 }
 
 /// Why a Sleep is refused while `held` is another device's lease, in words.
-pub fn lease_refusal(device: &Device, held: &crate::engine::Lease) -> String {
+pub fn lease_refusal(device: &Device, held: &crate::replica::Lease) -> String {
     format!(
         "{} holds this memory's Sleep lease (only one device sleeps at a time); nothing was written, sleep after that",
         lease_text(device, held)
@@ -458,12 +458,12 @@ pub fn lease_refusal(device: &Device, held: &crate::engine::Lease) -> String {
 /// Gives the lease back after a Sleep (only this device's own).
 pub fn release_lease(replica: &Replica, device: &Device, now: i64) {
     if replica.lease().is_some_and(|l| l.device == device.id && l.until > now) {
-        replica.set_lease(&crate::engine::Lease { device: device.id.clone(), until: now });
+        replica.set_lease(&crate::replica::Lease { device: device.id.clone(), until: now });
     }
 }
 
 /// Who holds `lease` and until when, in words: `phone (3adf9504) until 2026-12-02 14:05 UTC`.
-pub fn lease_text(device: &Device, lease: &crate::engine::Lease) -> String {
+pub fn lease_text(device: &Device, lease: &crate::replica::Lease) -> String {
     let name = device.names.get(&lease.device).cloned().unwrap_or_else(|| "another device".into());
     let day = nocturne_core::text::when::Day::from_unix(lease.until);
     let secs = lease.until.rem_euclid(86_400);

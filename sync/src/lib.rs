@@ -1,10 +1,10 @@
 //! Nocturne's sync: one memory on every device, end-to-end encrypted, through an existing
-//! sync engine (Yjs, via `yrs`) and server (y-sweet).
+//! sync library (Yjs, via `yrs`) and server (y-sweet).
 //!
 //! Sans-IO like the core: randomness and time come in as arguments, the WebSocket is the
 //! caller's (the app's `web_sys::WebSocket`, the command line's `tungstenite`). Layers:
-//! `crypto` (Argon2id key, AES-256-GCM records), `engine` (the Yjs document: the only file
-//! that names the engine's types besides `session`), `session` (the y-sync exchange with
+//! `crypto` (Argon2id key, AES-256-GCM records), `replica` (the Yjs document: the only file
+//! that names `yrs`'s types besides `session`), `session` (the y-sync exchange with
 //! the server), `record` (what a device did, and the one order every device replays
 //! records in), `replay` (doing an operation, and doing it again from its record), `device`
 //! (record, merge, checkpoint), `procedure` (one sync, the Sleep lease and a synced write,
@@ -13,11 +13,11 @@
 
 pub mod crypto;
 pub mod device;
-pub mod engine;
 pub mod journal;
 pub mod procedure;
 pub mod record;
 pub mod replay;
+pub mod replica;
 pub mod session;
 
 pub use device::{
@@ -74,8 +74,8 @@ impl From<StoreError> for SyncError {
     }
 }
 
-impl From<engine::EngineError> for SyncError {
-    fn from(e: engine::EngineError) -> Self {
+impl From<replica::ReplicaError> for SyncError {
+    fn from(e: replica::ReplicaError) -> Self {
         SyncError::Engine(e.to_string())
     }
 }

@@ -11,7 +11,7 @@
 //! was sealed and merged is saved before it is sent, and the next sync sends it again.
 
 use crate::crypto::KdfParams;
-use crate::engine::Replica;
+use crate::replica::Replica;
 use crate::record::Op;
 use crate::replay::{Performed, Watch};
 use crate::{device, Device, Merged};
@@ -43,7 +43,7 @@ fn default_kdf() -> KdfParams {
 
 /// Where a device's sync state is kept: all a write needs to be recorded for the next sync
 /// ([`act`], [`erase`], the journal). It never reads the replica, so a writer that does
-/// not sync itself (the page, whose sync runs in a worker) carries no sync engine.
+/// not sync itself (the page, whose sync runs in a worker) carries no Yjs.
 #[allow(async_fn_in_trait)]
 pub trait StateKeeper {
     /// The state, when this memory has joined a space.

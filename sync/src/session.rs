@@ -10,7 +10,7 @@
 //! its own echo. A dropped connection before that changes nothing on the server that a
 //! later exchange would not redo: updates are idempotent.
 
-use crate::engine::{EngineError, Replica};
+use crate::replica::{ReplicaError, Replica};
 use yrs::sync::{Message, SyncMessage};
 use yrs::updates::decoder::Decode;
 use yrs::updates::encoder::Encode;
@@ -42,8 +42,8 @@ impl Session {
     }
 
     /// Handles one binary message from the server; returns the messages to send back.
-    pub fn receive(&mut self, replica: &Replica, bytes: &[u8]) -> Result<Vec<Vec<u8>>, EngineError> {
-        let message = Message::decode_v1(bytes).map_err(|e| EngineError(format!("a server message: {e}")))?;
+    pub fn receive(&mut self, replica: &Replica, bytes: &[u8]) -> Result<Vec<Vec<u8>>, ReplicaError> {
+        let message = Message::decode_v1(bytes).map_err(|e| ReplicaError(format!("a server message: {e}")))?;
         match message {
             Message::Sync(SyncMessage::SyncStep1(sv)) => {
                 let diff = replica.diff(&sv.encode_v1())?;
@@ -85,7 +85,7 @@ fn client_step1(replica: &Replica) -> Vec<u8> {
 }
 
 /// A server for tests: answers a client the way y-sweet does, over a replica of its own.
-/// Used by the property test to drive three devices through the real engine without a
+/// Used by the property test to drive three devices through the real Yjs without a
 /// network; the real server is exercised by the command line's tests.
 #[derive(Debug)]
 pub struct LoopbackServer {
@@ -103,8 +103,8 @@ impl LoopbackServer {
     }
 
     /// Handles one client message; returns the server's answers.
-    pub fn receive(&self, bytes: &[u8]) -> Result<Vec<Vec<u8>>, EngineError> {
-        let message = Message::decode_v1(bytes).map_err(|e| EngineError(e.to_string()))?;
+    pub fn receive(&self, bytes: &[u8]) -> Result<Vec<Vec<u8>>, ReplicaError> {
+        let message = Message::decode_v1(bytes).map_err(|e| ReplicaError(e.to_string()))?;
         Ok(match message {
             Message::Sync(SyncMessage::SyncStep1(sv)) => {
                 let diff = self.replica.diff(&sv.encode_v1())?;
@@ -120,13 +120,13 @@ impl LoopbackServer {
     }
 
     /// Runs one whole exchange with `client` in memory.
-    pub fn exchange(&self, client: &Replica, nonce: [u8; 8]) -> Result<(), EngineError> {
+    pub fn exchange(&self, client: &Replica, nonce: [u8; 8]) -> Result<(), ReplicaError> {
         let (mut session, first) = Session::start(client, nonce);
         let mut to_server = vec![first];
         let mut to_client = self.hello();
         while !session.done() {
             if to_server.is_empty() && to_client.is_empty() {
-                return Err(EngineError("the exchange stalled".into()));
+                return Err(ReplicaError("the exchange stalled".into()));
             }
             for m in std::mem::take(&mut to_server) {
                 to_client.extend(self.receive(&m)?);

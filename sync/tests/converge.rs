@@ -1,5 +1,5 @@
 //! Three devices, random offline schedules, one in-memory server speaking the y-sync
-//! protocol over the real engine: every device converges to the same memory and no
+//! protocol over the real Yjs: every device converges to the same memory and no
 //! user turn is lost; a wrong passphrase and a tampered record change nothing; an erase
 //! leaves the words in no device and in nothing the server's document holds.
 
@@ -12,7 +12,7 @@ use nocturne_core::llm::offline::OfflineProvider;
 use nocturne_core::model::memory::Role;
 use nocturne_core::store::{MemStore, Store};
 use nocturne_sync::crypto::KdfParams;
-use nocturne_sync::engine::Replica;
+use nocturne_sync::replica::Replica;
 use nocturne_sync::procedure::{self, Ask, Joined, StoreLocks};
 use nocturne_sync::record::{EditRow, Op};
 use nocturne_sync::session::LoopbackServer;

@@ -274,7 +274,7 @@ impl nocturne_sync::procedure::Exchange for TurnMeanwhile<'_> {
     async fn exchange(
         &self,
         url: &str,
-        replica: &nocturne_sync::engine::Replica,
+        replica: &nocturne_sync::replica::Replica,
         nonce: [u8; 8],
     ) -> Result<(), String> {
         self.calls.set(self.calls.get() + 1);

@@ -1,6 +1,6 @@
 //! nocturne-sync stays sans-IO like the core: no web, storage, network or async-runtime
 //! crate among its normal dependencies, for any target. (`getrandom`, with `js-sys` and
-//! `wasm-bindgen` under it, comes with the engine: `yrs` seeds a default client id through
+//! `wasm-bindgen` under it, comes with Yjs: `yrs` seeds a default client id through
 //! `fastrand`; every replica here is given its id, so nothing reads it.)
 
 use std::process::Command;

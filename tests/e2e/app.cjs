@@ -15,14 +15,14 @@ const [url, out = 'out', fake] = process.argv.slice(2);
   page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
   page.on('pageerror', (e) => errors.push(String(e)));
   page.on('dialog', async (d) => { dialogs.push(d.message()); await d.accept(); });
-  // The engine worker's module, as fetched from the server: by the page before its
+  // The job worker's module, as fetched from the server: by the page before its
   // service worker runs, by the service worker after (one served from its cache reached no
   // server). Every job on the memory starts a worker of it.
-  const engineFetched = [];
+  const jobsFetched = [];
   page.context().on('requestfinished', async (r) => {
-    if (!/nocturne-engine_bg\.wasm$/.test(r.url())) return;
+    if (!/nocturne-jobs_bg\.wasm$/.test(r.url())) return;
     const resp = await r.response();
-    if (r.serviceWorker() || (resp && !resp.fromServiceWorker())) engineFetched.push(r.url());
+    if (r.serviceWorker() || (resp && !resp.fromServiceWorker())) jobsFetched.push(r.url());
   });
   try {
     await page.goto(url);
@@ -287,8 +287,8 @@ const [url, out = 'out', fake] = process.argv.slice(2);
     await page.waitForFunction(() => navigator.serviceWorker.controller !== null, null, { timeout: 30000 });
     // Give the install's fetches time to finish, then count: later jobs must add none.
     await page.waitForTimeout(1000);
-    const engineBefore = engineFetched.length;
-    check(engineBefore >= 1, 'the engine module was fetched for this visit\'s jobs', `${engineBefore} fetches`);
+    const jobsBefore = jobsFetched.length;
+    check(jobsBefore >= 1, 'the job module was fetched for this visit\'s jobs', `${jobsBefore} fetches`);
     await page.click('text=Wake & verify');
     await page.click('[data-testid="verify"]');
     await page.waitForSelector('[data-testid="verify-summary"]', { timeout: 60000 });
@@ -300,7 +300,7 @@ const [url, out = 'out', fake] = process.argv.slice(2);
     await page.waitForSelector('[data-testid="compare-table"] tbody tr', { timeout: 30000 });
     const compareRow = await page.locator('[data-testid="compare-table"] tbody tr').first().innerText();
     check(compareRow.includes('offline') && compareRow.includes('passed'), 'the cross-model table is produced in the app', compareRow);
-    check(engineFetched.length === engineBefore, 'once the service worker runs, every job starts the engine from its cache (Verify and Compare too)', `${engineFetched.length - engineBefore} more fetches`);
+    check(jobsFetched.length === jobsBefore, 'once the service worker runs, every job starts the job worker from its cache (Verify and Compare too)', `${jobsFetched.length - jobsBefore} more fetches`);
     // The offline provider runs in the worker itself: Stop reaches it by a message.
     await page.click('[data-testid="verify"]');
     await page.waitForFunction(() => [...document.querySelectorAll('[data-testid="checks"] li')].some((l) => l.innerText.includes('gate cases')), null, { timeout: 30000 });

@@ -2,7 +2,7 @@
 //! needs to be recorded for the next sync), the one write path over it, and the sync itself
 //! and the Sleep lease asked of the sync worker ([`worker`]: a wasm module of its own,
 //! `nocturne-sync-worker`, fetched the first time the memory syncs or takes the lease). The
-//! sync engine, the key derivation, the sealing, the replay of other devices' records and
+//! sync library (Yjs), the key derivation, the sealing, the replay of other devices' records and
 //! the record reader (the page keeps the records it makes as their JSON,
 //! `nocturne_sync::device::Pending`) are in that module only: the page's bundle carries
 //! none of them and its thread runs none of them.
@@ -19,7 +19,7 @@ pub mod worker;
 use crate::idb::IdbStore;
 use crate::lock::Tabs;
 use nocturne_core::llm::provider::Provider;
-use nocturne_sync::engine::Lease;
+use nocturne_sync::replica::Lease;
 use nocturne_sync::journal::Journal;
 use nocturne_sync::procedure::StateKeeper;
 use rexie::{ObjectStore, Rexie, TransactionMode};
@@ -50,7 +50,7 @@ async fn db(memory: &str) -> Result<Rexie, String> {
 }
 
 /// What the replica held when it was last saved (by a sync or the lease), kept beside it so
-/// the page can show it without the sync engine.
+/// the page can show it without the sync library (Yjs).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Summary {
     /// Records in this copy of the space.

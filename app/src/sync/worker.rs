@@ -1,7 +1,7 @@
 //! Sync in the browser, the worker's half: a wasm module of its own
 //! (`nocturne-sync-worker`, built by Trunk from `src/bin/sync.rs`) that the page starts in
 //! a Web Worker for one sync or one take or release of the Sleep lease. It holds the sync
-//! engine, the key derivation (Argon2id), the sealing and opening of records and the replay
+//! library (Yjs), the key derivation (Argon2id), the sealing and opening of records and the replay
 //! of other devices' records; it reads and writes the memory's IndexedDB database itself,
 //! under the same write lock as the page's tabs, and keeps the replica beside the state.
 //!
@@ -14,7 +14,7 @@ use crate::inbox::Inbox;
 use crate::lock::Tabs;
 use crate::worker::{self as module, Started};
 use nocturne_sync::crypto::KdfParams;
-use nocturne_sync::engine::Replica;
+use nocturne_sync::replica::Replica;
 use nocturne_sync::journal::{Lease, ServerLease};
 use nocturne_sync::procedure::{self, Exchange, Joined, Keeper, Random, Synced};
 use nocturne_sync::session::Session;

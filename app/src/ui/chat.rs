@@ -2,7 +2,7 @@
 //! and the memory its prompt carried under "memory used" — each turn encoded into scratch.
 
 use super::{ctx, now, Ctx};
-use crate::engine::{self, Given, Job, Model, Progress};
+use crate::jobs::{self, Given, Job, Model, Progress};
 use crate::stop::StopHandle;
 use leptos::prelude::*;
 use nocturne_core::model::memory::{AnswerStyle, Item, MemoryUse, Turn};
@@ -59,13 +59,13 @@ pub fn ChatPanel() -> impl IntoView {
                     streaming.update(|s| s.push_str(&text))
                 }
             };
-            // In the engine: the reply (its words streamed here as they come), then the turn
+            // In the job worker: the reply (its words streamed here as they come), then the turn
             // recorded through the one write path, after any writer holding the memory.
             let job = Job::Turn { memory, text, now: now(), model: Model::of(&provider) };
             let given = Given { provider: Some(&provider), recorder: Some(&recorder), file: None };
-            match engine::run(job, given, &mut on_progress).await? {
-                engine::Done::Turn(turned) => Ok(turned),
-                other => engine::unexpected(other),
+            match jobs::run(job, given, &mut on_progress).await? {
+                jobs::Done::Turn(turned) => Ok(turned),
+                other => jobs::unexpected(other),
             }
         }
     });
@@ -214,7 +214,7 @@ fn clip(text: &str, chars: usize) -> String {
     }
 }
 
-fn encode_summary(out: &engine::Turned) -> impl IntoView {
+fn encode_summary(out: &jobs::Turned) -> impl IntoView {
     let (accepted, refused) = (out.accepted, out.refused.clone());
     view! {
         <div class="encoded" data-testid="encoded">

@@ -1,14 +1,14 @@
 //! Bring your history: a ChatGPT or Claude export (the `.zip` as downloaded, or its
 //! `conversations.json`), a JSON Lines log or a LoCoMo file, chosen or dropped on the page;
 //! the estimate before anything runs, then progress with Stop, then what was imported.
-//! Nothing of it runs on the page: the engine (`crate::engine`) has the file read in the
+//! Nothing of it runs on the page: the job worker (`crate::jobs`) has the file read in the
 //! import worker (`reader`: the core's readers in a wasm module of their own), plans and
 //! estimates it, and imports it with the core's `flow::import` through the one write path,
 //! a few batches at a time under the write lock, so a chat in this or another tab waits
 //! those, not the whole import. The page keeps the `File` and reads nothing of it.
 
 use super::{ctx, now};
-use crate::engine::{self, Done, Given, Job, Model, Progress};
+use crate::jobs::{self, Done, Given, Job, Model, Progress};
 use crate::stop::StopHandle;
 use leptos::prelude::*;
 use nocturne_core::flow::import::{self, Report};
@@ -19,7 +19,7 @@ use nocturne_core::llm::provider::Provider;
 #[derive(Clone)]
 struct Ready {
     file: web_sys::File,
-    read: engine::Read,
+    read: jobs::Read,
     /// When it was read: what the file leaves undated is dated so (also when imported).
     at: i64,
 }
@@ -33,7 +33,7 @@ pub fn HistoryImport() -> impl IntoView {
     let progress: RwSignal<Option<import::Progress>> = RwSignal::new(None);
     let read_so_far: RwSignal<Option<usize>> = RwSignal::new(None);
     let stop = StoredValue::new_local(StopHandle::default());
-    // Reading a file, in the engine: the import reader's worker unpacks and splits it, then
+    // Reading a file, in the job worker: the import reader's worker unpacks and splits it, then
     // a plan against the sources already stored, and its estimate.
     let read = Action::new_local(move |file: &web_sys::File| {
         let file = file.clone();
@@ -46,11 +46,11 @@ pub fn HistoryImport() -> impl IntoView {
                     read_so_far.set(Some(conversations))
                 }
             };
-            let done = engine::run(job, Given { file: Some(&file), ..Given::default() }, &mut on_progress).await;
+            let done = jobs::run(job, Given { file: Some(&file), ..Given::default() }, &mut on_progress).await;
             read_so_far.set(None);
             let read = match done? {
                 Done::Read(read) => read,
-                other => return engine::unexpected(other),
+                other => return jobs::unexpected(other),
             };
             ready.set(Some(Ready { file, read, at }));
             Ok::<(), String>(())
@@ -70,7 +70,7 @@ pub fn HistoryImport() -> impl IntoView {
         let sleep = sleep_after.get_untracked();
         async move {
             let r = r.ok_or("choose a file first")?;
-            // In the engine: the file read again and planned again (the memory may have
+            // In the job worker: the file read again and planned again (the memory may have
             // changed since the estimate: a resume), then written through the one write path.
             let job = Job::Import { memory, read_at: r.at, now: now(), sleep, model: Model::of(&provider) };
             let given = Given { provider: Some(&provider), file: Some(&r.file), ..Given::default() };
@@ -79,7 +79,7 @@ pub fn HistoryImport() -> impl IntoView {
                     progress.set(Some(p))
                 }
             };
-            let done = engine::run(job, given, &mut on_progress).await;
+            let done = jobs::run(job, given, &mut on_progress).await;
             c.bump();
             c.refresh_mode();
             match done? {
@@ -88,7 +88,7 @@ pub fn HistoryImport() -> impl IntoView {
                     ready.set(Some(Ready { read: left, ..r }));
                     Ok(report)
                 }
-                other => engine::unexpected(other),
+                other => jobs::unexpected(other),
             }
         }
     });

@@ -21,7 +21,7 @@ pub fn LogPanel() -> impl IntoView {
         let (p, v, who) = (pass.get(), verdict.get(), proposer.get());
         p.is_none_or(|p| m.pass == p)
             && (v.is_empty() || (v == "accepted") == m.accepted)
-            && (who.is_empty() || (who == "model") != m.proposer.is_engine())
+            && (who.is_empty() || (who == "model") != m.proposer.is_rule())
     };
     view! {
         <div class="log">

@@ -2,7 +2,7 @@
 //! said and the date it is about (resolved by the core), and its source turn.
 
 use super::{ctx, now};
-use crate::engine::{self, Job};
+use crate::jobs::{self, Job};
 use leptos::prelude::*;
 use nocturne_core::flow::edit::UserEdit;
 use nocturne_core::model::memory::{Block, Item};
@@ -35,14 +35,14 @@ pub fn MemoryPanel() -> impl IntoView {
     let edit: EditAction = Action::new_local(move |ask: &Ask| {
         let ask = ask.clone();
         let (memory, now) = (c.memory.get_untracked(), now());
-        // In the engine, through the one write path: a memory that syncs records the edit
+        // In the job worker, through the one write path: a memory that syncs records the edit
         // (naming the fact by its words); an erase also compacts the space at the next sync.
         let job = match ask {
             Ask::Edit(edit) => Job::Edit { memory, edit, now },
             Ask::Erase(item_id) => Job::Erase { memory, item_id, now },
         };
         async move {
-            let r = engine::write(job).await;
+            let r = jobs::write(job).await;
             c.bump();
             r
         }

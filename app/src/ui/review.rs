@@ -4,7 +4,7 @@
 //! discarded, so it survives a reload.
 
 use super::{ctx, now};
-use crate::engine::{self, Done, Given, Job};
+use crate::jobs::{self, Done, Given, Job};
 use leptos::prelude::*;
 use nocturne_core::flow::review::{Decisions, Fact, Proposed, Review};
 use std::collections::{BTreeMap, BTreeSet};
@@ -123,14 +123,14 @@ pub fn ReviewPanel(reviewing: Reviewing) -> impl IntoView {
             for e in p.edits.iter().filter(|e| e.refused.is_none() && !chosen.contains(&e.id)) {
                 decisions = decisions.reject(&e.id, why.trim());
             }
-            // In the engine, judged again, through the one write path.
+            // In the job worker, judged again, through the one write path.
             let job = Job::Apply { memory: memory.clone(), plan: p, decisions, now: now() };
-            let done = engine::run(job, Given::default(), &mut |_| {}).await;
+            let done = jobs::run(job, Given::default(), &mut |_| {}).await;
             c.bump();
             c.refresh_mode();
             let summary = match done? {
                 Done::Applied { summary } => summary,
-                other => return engine::unexpected(other),
+                other => return jobs::unexpected(other),
             };
             // Applied (or found applied before): the plan has done its work.
             let _ = reviewing.show(&memory, None);

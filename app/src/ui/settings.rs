@@ -3,7 +3,7 @@
 //! export / import.
 
 use super::ctx;
-use crate::engine::{self, Job};
+use crate::jobs::{self, Job};
 use leptos::prelude::*;
 use nocturne_core::llm::openai;
 use nocturne_core::llm::provider::StyleSetting;
@@ -271,11 +271,11 @@ fn PolicyEditor() -> impl IntoView {
     });
     let save = Action::new_local(move |p: &RetentionPolicy| {
         // A logged edit by the user, so every forgetting is judged by the policy of its day.
-        // In the engine, through the one write path: recorded for the next sync when the
+        // In the job worker, through the one write path: recorded for the next sync when the
         // memory syncs.
         let job = Job::Policy { memory: c.memory.get_untracked(), policy: p.clone(), now: super::now() };
         async move {
-            let r = engine::write(job).await.map(|_| ());
+            let r = jobs::write(job).await.map(|_| ());
             c.bump();
             r
         }

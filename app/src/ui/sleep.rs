@@ -3,7 +3,7 @@
 
 use super::review::{ReviewPanel, Reviewing};
 use super::{ctx, now};
-use crate::engine::{self, Done, Given, Job, Model, Progress, Slept};
+use crate::jobs::{self, Done, Given, Job, Model, Progress, Slept};
 use crate::stop::StopHandle;
 use leptos::prelude::*;
 use nocturne_core::flow::report::{PassEvent, Phase};
@@ -17,7 +17,7 @@ pub fn SleepPanel() -> impl IntoView {
     let dry_run = RwSignal::new(false);
     let deep = RwSignal::new(false);
     // What the Sleep would ask the model, worked out before anything runs.
-    // Worked out in the engine, off the page's thread; a write meanwhile (each batch of an
+    // Worked out in the job worker, off the page's thread; a write meanwhile (each batch of an
     // import) starts a newer estimate and ends this one's worker.
     let estimate = LocalResource::new(move || {
         c.revision.get();
@@ -28,9 +28,9 @@ pub fn SleepPanel() -> impl IntoView {
             style: c.provider().proposal_style(),
         };
         async move {
-            match engine::run(job, Given::default(), &mut |_| {}).await? {
+            match jobs::run(job, Given::default(), &mut |_| {}).await? {
                 Done::Estimated(e) => Ok(e),
-                other => engine::unexpected(other),
+                other => jobs::unexpected(other),
             }
         }
     });
@@ -57,9 +57,9 @@ pub fn SleepPanel() -> impl IntoView {
         async move {
             // Writes nothing to the memory.
             let given = Given { provider: Some(&provider), ..Given::default() };
-            let made = match engine::run(job, given, &mut { on_pass }).await? {
+            let made = match jobs::run(job, given, &mut { on_pass }).await? {
                 Done::Planned { review } => review,
-                other => return engine::unexpected(other),
+                other => return jobs::unexpected(other),
             };
             c.refresh_mode();
             Ok::<Option<String>, String>(reviewing.show(&memory, Some(made)).err())
@@ -80,11 +80,11 @@ pub fn SleepPanel() -> impl IntoView {
             model: Model::of(&provider),
         };
         async move {
-            // In the engine, through the one write path (a dry run writes nothing).
+            // In the job worker, through the one write path (a dry run writes nothing).
             let given = Given { provider: Some(&provider), ..Given::default() };
-            let result = match engine::run(job, given, &mut { on_pass }).await {
+            let result = match jobs::run(job, given, &mut { on_pass }).await {
                 Ok(Done::Slept(slept)) => Ok(slept),
-                Ok(other) => engine::unexpected(other),
+                Ok(other) => jobs::unexpected(other),
                 Err(e) => Err(e),
             };
             c.bump();

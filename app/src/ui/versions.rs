@@ -2,7 +2,7 @@
 //! curve and the mutations table.
 
 use super::{ctx, now};
-use crate::engine::{self, Job};
+use crate::jobs::{self, Job};
 use leptos::prelude::*;
 use nocturne_core::model::label::Label;
 use nocturne_core::model::memory::{Mutation, Version};
@@ -15,11 +15,11 @@ pub fn VersionsPanel() -> impl IntoView {
     let c = ctx();
     let versions = c.load(|store| async move { store.versions().await });
     let restore = Action::new_local(move |seq: &u64| {
-        // In the engine, through the one write path: recorded for the next sync when the
+        // In the job worker, through the one write path: recorded for the next sync when the
         // memory syncs.
         let job = Job::Restore { memory: c.memory.get_untracked(), seq: *seq, now: now() };
         async move {
-            let r = engine::write(job).await;
+            let r = jobs::write(job).await;
             c.bump();
             r
         }

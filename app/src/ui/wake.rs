@@ -1,7 +1,7 @@
 //! The Wake quiz and the Verify panel: the product proving itself, in the browser.
 
 use super::{ctx, now};
-use crate::engine::{self, Done, Given, Job, Model, Progress};
+use crate::jobs::{self, Done, Given, Job, Model, Progress};
 use crate::providers::AnyProvider;
 use crate::stop::StopHandle;
 use leptos::prelude::*;
@@ -20,9 +20,9 @@ pub fn QuizPanel() -> impl IntoView {
         let job = Job::Quiz { memory: c.memory.get_untracked(), now: now(), model: Model::of(&provider) };
         async move {
             let given = Given { provider: Some(&provider), ..Given::default() };
-            let r = match engine::run(job, given, &mut |_| {}).await {
+            let r = match jobs::run(job, given, &mut |_| {}).await {
                 Ok(Done::Quizzed { report }) => Ok(report),
-                Ok(other) => engine::unexpected(other),
+                Ok(other) => jobs::unexpected(other),
                 Err(e) => Err(e),
             };
             c.refresh_mode();
@@ -107,9 +107,9 @@ pub fn VerifyPanel() -> impl IntoView {
                     checks.update(|all| all.push(check))
                 }
             };
-            let summary = match engine::run(job, given, &mut on_check).await {
+            let summary = match jobs::run(job, given, &mut on_check).await {
                 Ok(Done::Verified { summary }) => Ok(summary),
-                Ok(other) => engine::unexpected(other),
+                Ok(other) => jobs::unexpected(other),
                 Err(e) => Err(e),
             };
             c.refresh_mode();
@@ -150,9 +150,9 @@ pub fn ComparePanel() -> impl IntoView {
         let job = Job::Compare { now: now(), endpoint };
         async move {
             let given = Given { provider: Some(&provider), ..Given::default() };
-            let rows: Result<Vec<Row>, String> = match engine::run(job, given, &mut |_| {}).await {
+            let rows: Result<Vec<Row>, String> = match jobs::run(job, given, &mut |_| {}).await {
                 Ok(Done::Compared { rows }) => Ok(rows),
-                Ok(other) => engine::unexpected(other),
+                Ok(other) => jobs::unexpected(other),
                 Err(e) => Err(e),
             };
             c.refresh_mode();

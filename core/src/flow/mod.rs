@@ -6,7 +6,6 @@
 pub mod candidates;
 pub mod chat;
 pub mod edit;
-pub mod engine;
 pub mod estimate;
 pub mod focus;
 pub mod import;
@@ -16,5 +15,6 @@ pub mod pass;
 pub mod policy;
 pub mod report;
 pub mod review;
+pub mod rules;
 pub mod sleep;
 pub mod stop;

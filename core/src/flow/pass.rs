@@ -1,7 +1,7 @@
 //! A pass as a plain function: pre-pass state + proposals in, a [`Plan`] of judged edits
 //! and the rows they change out. No IO; drive it from a test with any proposals.
 
-use crate::flow::engine;
+use crate::flow::rules;
 use crate::gate::{Edit, Ground, Judge, Verdict};
 use crate::model::candidate::Candidates;
 use crate::model::memory::{Item, Mutation, Proposer, Refs, Turn};
@@ -43,7 +43,7 @@ impl Plan {
     }
     /// Accepted edits an engine rule proposed.
     pub fn enforced(&self) -> usize {
-        self.outcomes.iter().filter(|o| o.proposer.is_engine() && o.verdict.is_accepted()).count()
+        self.outcomes.iter().filter(|o| o.proposer.is_rule() && o.verdict.is_accepted()).count()
     }
 
     /// The audit log entries of this plan, accepted and refused (ids and seqs are
@@ -174,25 +174,25 @@ pub fn plan(pass: PassKind, input: PassInput<'_>, model: Vec<Value>) -> Plan {
             if let (Some(a), Some(b)) =
                 (proposal.get("itemId").and_then(Value::as_str), proposal.get("duplicateOf").and_then(Value::as_str))
             {
-                adjudicated.insert(engine::unordered(a, b));
+                adjudicated.insert(rules::unordered(a, b));
             }
         }
         let verdict = judge.judge(&proposal);
         outcomes.push(Outcome { proposer: Proposer::Model, proposal, verdict });
     }
     let enforced = match pass {
-        PassKind::Dedupe => engine::duplicate_rule(&judge, input.candidates.duplicates(), &adjudicated),
-        PassKind::Promote => engine::promotion_rule(&judge, input.items, input.policy),
+        PassKind::Dedupe => rules::duplicate_rule(&judge, input.candidates.duplicates(), &adjudicated),
+        PassKind::Promote => rules::promotion_rule(&judge, input.items, input.policy),
         PassKind::Forget => {
-            let mut first = engine::due_rule(&judge, input.items, input.policy, input.now);
-            first.extend(engine::transient_rule(&judge, input.items, input.policy, input.now));
-            first.extend(engine::staleness_rule(&judge, input.items, input.policy, input.now, input.shown));
+            let mut first = rules::due_rule(&judge, input.items, input.policy, input.now);
+            first.extend(rules::transient_rule(&judge, input.items, input.policy, input.now));
+            first.extend(rules::staleness_rule(&judge, input.items, input.policy, input.now, input.shown));
             let mut out = Vec::new();
             for (proposer, proposal) in first {
                 let verdict = judge.judge(&proposal);
                 outcomes.push(Outcome { proposer, proposal, verdict });
             }
-            out.extend(engine::capacity_rule(&judge, input.items, input.policy, input.now));
+            out.extend(rules::capacity_rule(&judge, input.items, input.policy, input.now));
             out
         }
         PassKind::Merge | PassKind::Encode | PassKind::Supersede => Vec::new(),

@@ -391,7 +391,7 @@ impl Proposer {
     }
 
     /// Whether an engine rule (not the model, not the user) proposed it.
-    pub fn is_engine(self) -> bool {
+    pub fn is_rule(self) -> bool {
         matches!(
             self,
             Proposer::DuplicateRule | Proposer::PromotionRule | Proposer::PolicyEngine | Proposer::EncodeRule

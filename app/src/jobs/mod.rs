@@ -1,8 +1,8 @@
-//! The engine off the page: every flow of the core that reads or writes the memory — a
+//! The jobs off the page: every flow of the core that reads or writes the memory — a
 //! chat turn, a Sleep and its dry run, a review's plan and its approved edits, the Sleep's
 //! estimate, the Wake quiz, the user's edits, erase, restore and the retention policy, an
 //! import of a history, Verify and Compare — runs in a Web Worker of its own wasm module
-//! (`nocturne-engine`, built by Trunk from `src/bin/engine.rs`). The page's bundle holds
+//! (`nocturne-jobs`, built by Trunk from `src/bin/jobs.rs`). The page's bundle holds
 //! none of the gates, passes, prompts, candidate search, encoder, offline provider or write
 //! path, and its thread runs none of them: it draws, and it answers the model.
 //!
@@ -45,15 +45,15 @@ use wasm_bindgen::JsCast;
 pub use work::serve;
 
 /// The worker's loader, next to the page (Trunk's loader shim for the worker module).
-pub const WORKER_URL: &str = "./nocturne-engine_loader.js";
+pub const WORKER_URL: &str = "./nocturne-jobs_loader.js";
 
 /// The version of these messages (see `crate::worker`).
 const PROTOCOL: u32 = 2;
 
-/// What the engine is called in messages.
-const WHAT: &str = "the engine module";
+/// What the job module is called in messages.
+const WHAT: &str = "the job module";
 
-/// What the page asks the engine to run; `memory` names the IndexedDB database.
+/// What the page asks the job worker to run; `memory` names the IndexedDB database.
 #[derive(Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub enum Job {
@@ -454,7 +454,7 @@ async fn answer(
         (AnyProvider::InPage(p), true) => p.complete_streaming(request, &mut on_delta).await,
         (AnyProvider::InPage(p), false) => p.complete(request).await,
         (AnyProvider::Offline(_), _) => {
-            Err(ProviderError::Unreachable("the offline provider runs in the engine, not on the page".into()))
+            Err(ProviderError::Unreachable("the offline provider runs in the job worker, not on the page".into()))
         }
     }
 }

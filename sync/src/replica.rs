@@ -1,7 +1,7 @@
-//! The sync engine, behind one small type: a [`Replica`] of the space's Yjs document
+//! Yjs behind one small type: a [`Replica`] of the space's Yjs document
 //! (`yrs`), holding the space's header and every record as sealed bytes under its id.
 //!
-//! Nothing else in the workspace names `yrs`: swapping the engine means rewriting this
+//! Nothing else in the workspace names `yrs`: swapping Yjs for another library means rewriting this
 //! file and `session.rs` (the wire protocol) only. The document holds two maps:
 //! `space` (the salt, the KDF's parameters and the key check, in clear) and `records`
 //! (record id → sealed record). A record removed from the map (an erase compacts the
@@ -51,11 +51,11 @@ impl std::fmt::Debug for Replica {
     }
 }
 
-/// The engine could not read what it was given.
+/// Yjs could not read what it was given.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct EngineError(pub String);
+pub struct ReplicaError(pub String);
 
-impl std::fmt::Display for EngineError {
+impl std::fmt::Display for ReplicaError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "the sync document could not be read ({})", self.0)
     }
@@ -75,7 +75,7 @@ impl Replica {
     }
 
     /// A replica from its saved state ([`Replica::state`]).
-    pub fn load(client_id: u64, state: &[u8]) -> Result<Replica, EngineError> {
+    pub fn load(client_id: u64, state: &[u8]) -> Result<Replica, ReplicaError> {
         let replica = Replica::new(client_id);
         replica.apply(state)?;
         Ok(replica)
@@ -87,8 +87,8 @@ impl Replica {
     }
 
     /// Applies an update received from the server (or a saved state).
-    pub fn apply(&self, update: &[u8]) -> Result<(), EngineError> {
-        let update = Update::decode_v1(update).map_err(|e| EngineError(e.to_string()))?;
+    pub fn apply(&self, update: &[u8]) -> Result<(), ReplicaError> {
+        let update = Update::decode_v1(update).map_err(|e| ReplicaError(e.to_string()))?;
         self.doc.transact_mut().apply_update(update);
         Ok(())
     }
@@ -99,8 +99,8 @@ impl Replica {
     }
 
     /// What a peer whose state vector is `sv` lacks.
-    pub fn diff(&self, sv: &[u8]) -> Result<Vec<u8>, EngineError> {
-        let sv = StateVector::decode_v1(sv).map_err(|e| EngineError(e.to_string()))?;
+    pub fn diff(&self, sv: &[u8]) -> Result<Vec<u8>, ReplicaError> {
+        let sv = StateVector::decode_v1(sv).map_err(|e| ReplicaError(e.to_string()))?;
         Ok(self.doc.transact().encode_state_as_update_v1(&sv))
     }
 

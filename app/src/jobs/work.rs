@@ -1,4 +1,4 @@
-//! The engine worker's side: each job the page posts, run on the memory's IndexedDB
+//! The job worker's side: each job the page posts, run on the memory's IndexedDB
 //! through the one write path, with the job's model ([`super::remote`]).
 
 use super::remote::{Answered, WorkerModel, ANSWERS};

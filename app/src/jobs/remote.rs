@@ -1,4 +1,4 @@
-//! A job's model in the engine worker: the offline provider, run here, or the page's
+//! A job's model in the job worker: the offline provider, run here, or the page's
 //! provider, asked through the page ([`Remote`]).
 
 use super::{FromWorker, Model};

@@ -1,8 +1,0 @@
-//! The engine worker's entry point: a wasm module of its own (`nocturne-engine`), started
-//! by the page in a Web Worker for each job that reads or writes the memory (`engine`). It
-//! holds the core's flows, gates, prompts, the offline provider, the write path, the
-//! verifier and the benchmark, which the page's bundle does not.
-
-fn main() {
-    nocturne_app::engine::serve();
-}
