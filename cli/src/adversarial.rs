@@ -5,7 +5,7 @@
 //! each 10,000-fact memory against a model that proposes nothing (a stub endpoint), so
 //! the time is the engine's own. Printed, never asserted on time.
 
-use nocturne_core::flow::candidates::{self, Bounds, Work};
+use nocturne_core::flow::pair_search::{self, Bounds, Work};
 use nocturne_core::flow::sleep::{self, SleepOptions};
 use nocturne_core::model::memory::Item;
 use nocturne_core::model::DAY;
@@ -33,13 +33,13 @@ fn searches(shape: Shape, items: &[Item]) {
     let policy = synth::bench_policy(items.len());
     let bounds = Bounds::default();
     let t = Instant::now();
-    let (_, work) = candidates::duplicates(&active, policy.similarity_threshold, &bounds);
+    let (_, work) = pair_search::duplicates(&active, policy.similarity_threshold, &bounds);
     println!("{}", line(shape, items.len(), "duplicates", t.elapsed().as_secs_f64(), work));
     let t = Instant::now();
-    let (_, work) = candidates::conflicts(&active, &policy, &[], None, &bounds);
+    let (_, work) = pair_search::conflicts(&active, &policy, &[], None, &bounds);
     println!("{}", line(shape, items.len(), "conflicts", t.elapsed().as_secs_f64(), work));
     let t = Instant::now();
-    let (_, work) = candidates::merges(&active, &policy, None, &bounds);
+    let (_, work) = pair_search::merges(&active, &policy, None, &bounds);
     println!("{}", line(shape, items.len(), "merges", t.elapsed().as_secs_f64(), work));
 }
 

@@ -13,7 +13,7 @@
 //! their history, not the memory. Three serve a large memory's chat prompt: `roots` (each
 //! active fact's own and context roots, as `store::retrieval::fact_terms` makes them, with its
 //! length), `totals` (the active facts' summed length) and `speakers`, so
-//! [`Store::prompt_candidates`] reads a few hundred facts and the whole memory's statistics
+//! [`Store::prompt_shortlist`] reads a few hundred facts and the whole memory's statistics
 //! instead of every fact.
 
 use nocturne_core::model::memory::Block;
@@ -21,7 +21,7 @@ use nocturne_core::model::memory::{Item, Mutation, Turn, Version};
 use nocturne_core::model::policy::RetentionPolicy;
 use nocturne_core::store::document::Document;
 use nocturne_core::store::retrieval::{context_turns, fact_terms};
-use nocturne_core::store::{check_turns, plan_rows, Candidates, Commit, Corpus, Meta, Rows, Store, StoreError};
+use nocturne_core::store::{check_turns, plan_rows, Commit, Corpus, Meta, Rows, Shortlist, Store, StoreError};
 use nocturne_core::text::order;
 use nocturne_core::text::textmath::content_tokens;
 use rusqlite::{params, Connection, OptionalExtension, TransactionBehavior};
@@ -39,7 +39,7 @@ const SCHEMA_VERSION: i32 = 2;
 /// Below this many active facts a chat prompt reads every fact: the whole index costs
 /// less than the rest of the turn.
 const CANDIDATE_FLOOR: usize = 1_000;
-/// Facts each source of prompt candidates gives: more than a prompt's budget has room for
+/// Facts each source of the prompt's shortlist gives: more than a prompt's budget has room for
 /// (2,000 tokens hold about 150 facts), from each pinned block, each asked root and each
 /// other block.
 const PER_SOURCE: i64 = 100;
@@ -217,8 +217,8 @@ impl DbStore {
 }
 
 impl DbStore {
-    /// The prompt's candidates (see [`Store::prompt_candidates`]), read in one snapshot.
-    fn candidates(&self, conn: &Connection, asked: &[String], meta: &Meta) -> Result<Candidates, StoreError> {
+    /// The prompt's shortlist (see [`Store::prompt_shortlist`]), read in one snapshot.
+    fn shortlist(&self, conn: &Connection, asked: &[String], meta: &Meta) -> Result<Shortlist, StoreError> {
         let tx = conn.unchecked_transaction().map_err(self.fail("cannot read"))?;
         let fail = self.fail("cannot read the prompt's candidates");
         let mut ids: Vec<String> = Vec::new();
@@ -293,7 +293,7 @@ impl DbStore {
         }
         let facts = meta.active_count;
         let corpus = Corpus { facts, avg_len: active_len as f64 / facts.max(1) as f64, df, speakers };
-        Ok(Candidates { items, turns, corpus })
+        Ok(Shortlist { items, turns, corpus })
     }
 }
 
@@ -585,12 +585,12 @@ impl Store for DbStore {
         Ok(out)
     }
 
-    async fn prompt_candidates(&self, asked: &[String]) -> Result<Option<Candidates>, StoreError> {
+    async fn prompt_shortlist(&self, asked: &[String]) -> Result<Option<Shortlist>, StoreError> {
         let meta = self.meta().await?;
         if meta.active_count <= CANDIDATE_FLOOR {
             return Ok(None);
         }
-        self.reading(|| None, |conn| self.candidates(conn, asked, &meta).map(Some))
+        self.reading(|| None, |conn| self.shortlist(conn, asked, &meta).map(Some))
     }
 
     async fn commit(&self, commit: Commit) -> Result<Vec<Version>, StoreError> {
@@ -778,7 +778,7 @@ mod tests {
         for question in questions.chain(["Also a harpsichord?"]) {
             let asked: Vec<String> =
                 nocturne_core::store::retrieval::asked(question).into_iter().map(|(t, _)| t).collect();
-            let c = pollster::block_on(db.prompt_candidates(&asked)).expect("read").expect("a large memory");
+            let c = pollster::block_on(db.prompt_shortlist(&asked)).expect("read").expect("a large memory");
             assert_eq!(c.corpus.facts, items.len(), "active facts");
             assert!((c.corpus.avg_len - avg).abs() < 1e-9, "mean length {} against {avg}", c.corpus.avg_len);
             for root in &asked {
@@ -808,7 +808,7 @@ mod tests {
         for probe in &answered {
             let asked: Vec<String> =
                 nocturne_core::store::retrieval::asked(&probe.question).into_iter().map(|(t, _)| t).collect();
-            let c = pollster::block_on(db.prompt_candidates(&asked)).expect("read").expect("a large memory");
+            let c = pollster::block_on(db.prompt_shortlist(&asked)).expect("read").expect("a large memory");
             let mut some = c.items;
             order::sort_by_key(&mut some, |i| (i.block, i.ordinal()));
             let refs: Vec<&Item> = some.iter().collect();

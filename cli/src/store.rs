@@ -11,7 +11,7 @@ use crate::file::FileStore;
 use nocturne_core::model::memory::{Item, Mutation, Turn, Version};
 use nocturne_core::model::policy::RetentionPolicy;
 use nocturne_core::store::document::Document;
-use nocturne_core::store::{Candidates, Commit, Meta, Store, StoreError};
+use nocturne_core::store::{Commit, Meta, Shortlist, Store, StoreError};
 use std::io::Read;
 use std::path::Path;
 
@@ -131,8 +131,8 @@ impl Store for Memory {
         forward!(self, s => s.items_holding(tokens).await)
     }
 
-    async fn prompt_candidates(&self, asked: &[String]) -> Result<Option<Candidates>, StoreError> {
-        forward!(self, s => s.prompt_candidates(asked).await)
+    async fn prompt_shortlist(&self, asked: &[String]) -> Result<Option<Shortlist>, StoreError> {
+        forward!(self, s => s.prompt_shortlist(asked).await)
     }
 
     async fn mutations_about(&self, ids: &[String]) -> Result<Vec<Mutation>, StoreError> {

@@ -3,7 +3,7 @@
 //! matter are still found, and with no bounds it would not stay linear (the planted
 //! fault, so the bound checked here can fail).
 
-use nocturne_core::flow::candidates::{self, Bounds, Work};
+use nocturne_core::flow::pair_search::{self, Bounds, Work};
 use nocturne_core::flow::sleep::{self, SleepOptions};
 use nocturne_core::model::memory::{Block, Item};
 use nocturne_core::model::policy::RetentionPolicy;
@@ -24,9 +24,9 @@ fn deep_search(items: &[Item], bounds: &Bounds) -> Work {
     let active: Vec<&Item> = items.iter().collect();
     let policy = synth::bench_policy(items.len());
     let mut work = Work::default();
-    work.add(candidates::duplicates(&active, policy.similarity_threshold, bounds).1);
-    work.add(candidates::conflicts(&active, &policy, &[], None, bounds).1);
-    work.add(candidates::merges(&active, &policy, None, bounds).1);
+    work.add(pair_search::duplicates(&active, policy.similarity_threshold, bounds).1);
+    work.add(pair_search::conflicts(&active, &policy, &[], None, bounds).1);
+    work.add(pair_search::merges(&active, &policy, None, bounds).1);
     work
 }
 
@@ -54,7 +54,7 @@ fn one_statement_said_thousands_of_times_still_yields_its_duplicates_and_its_cha
     let active: Vec<&Item> = items.iter().collect();
     let policy = RetentionPolicy { max_active_facts: Some(10 * FACTS), ..Default::default() };
     let bounds = Bounds::default();
-    let (dups, _) = candidates::duplicates(&active, policy.similarity_threshold, &bounds);
+    let (dups, _) = pair_search::duplicates(&active, policy.similarity_threshold, &bounds);
     // "I now live in Ghent." has the same content tokens: one group with the plain copies.
     let ghent = textmath::content_tokens("I live in Ghent.");
     let in_group = |id: &str| active.iter().any(|i| i.item_id == id && textmath::content_tokens(&i.text) == ghent);
@@ -63,7 +63,7 @@ fn one_statement_said_thousands_of_times_still_yields_its_duplicates_and_its_cha
     let drops: std::collections::HashSet<&str> =
         dups.iter().filter(|d| in_group(&d.drop_id)).map(|d| d.drop_id.as_str()).collect();
     assert_eq!(drops.len(), group - 1, "every copy but one keeper is paired with a keeper");
-    let (conflicts, _) = candidates::conflicts(&active, &policy, &[], None, &bounds);
+    let (conflicts, _) = pair_search::conflicts(&active, &policy, &[], None, &bounds);
     let newest = format!("m_{}", FACTS + 1);
     assert!(conflicts.iter().any(|c| c.new_id == newest), "the move to Reykjavik replaces an older city");
     // Each fact: its nearest slot-mates on either side, and its most similar for a stated change.

@@ -7,7 +7,7 @@ use nocturne_core::llm::prompt::{self, Budget};
 use nocturne_core::llm::provider::{AutoStyle, ProposalStyle};
 use nocturne_core::model::candidate::{Candidates, DuplicateCandidate};
 use nocturne_core::model::policy::RetentionPolicy;
-use nocturne_core::text::candidates;
+use nocturne_core::text::statements;
 use nocturne_core::{Block, Item, PassKind, DAY};
 
 const NOW: i64 = 1_767_225_600;
@@ -20,7 +20,7 @@ fn fact(n: u64, block: Block, category: &str, text: &str, age_days: i64) -> Item
 
 #[test]
 fn the_encoder_schema_allows_exactly_the_users_statements() {
-    let offered = candidates::statements(&["I am not allergic to peanuts and I live in Ghent. How are you?"]);
+    let offered = statements::statements(&["I am not allergic to peanuts and I live in Ghent. How are you?"]);
     let request = prompt::encode_choice_request(&offered);
     let schema = &request.json.expect("a schema").schema;
     let allowed = &schema["properties"]["facts"]["items"]["properties"]["text"]["enum"];

@@ -8,7 +8,7 @@ use nocturne_core::llm::gbnf::{self, Fit, Grammar};
 use nocturne_core::llm::prompt::{self, Budget};
 use nocturne_core::llm::provider::ProposalStyle;
 use nocturne_core::model::candidate::{Candidates, ConflictCandidate, DuplicateCandidate, MergeCandidate};
-use nocturne_core::text::candidates;
+use nocturne_core::text::statements;
 use nocturne_core::{Block, Item, PassKind, DAY};
 use serde_json::{json, Value};
 
@@ -20,7 +20,7 @@ fn schemas() -> Vec<(String, Value)> {
     for pass in PassKind::ALL {
         out.push((format!("{} (free text)", pass.name()), prompt::schema(pass, &["m_1", "m_2", "m_3"], 3)));
     }
-    let offered = candidates::statements(&["I am not allergic to peanuts and I live in \"Ghent\". How are you?"]);
+    let offered = statements::statements(&["I am not allergic to peanuts and I live in \"Ghent\". How are you?"]);
     out.push(("encode (candidates)".into(), prompt::encode_choice_request(&offered).json.expect("schema").schema));
     let fact = |n: u64, category: &str, text: &str, age: i64| Item {
         category: category.into(),

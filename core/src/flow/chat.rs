@@ -11,7 +11,7 @@ use crate::llm::provider::{self, ProposalStyle, Provider, ProviderError};
 use crate::model::memory::{AnswerStyle, Item, MemoryUse, Mutation, Proposer, Refs, Role, Turn, Version};
 use crate::model::pass::{MutationKind, PassKind, Stage};
 use crate::store::{Commit, Store, StoreError};
-use crate::text::candidates;
+use crate::text::statements;
 use crate::text::order;
 use serde::Serialize;
 use serde_json::Value;
@@ -274,12 +274,12 @@ pub async fn reply_streaming<S: Store, P: Provider>(
 }
 
 /// What a prompt about a message ranks its facts among: for a large memory in a store that
-/// indexes its facts ([`Store::prompt_candidates`]), the facts the store finds for the
+/// indexes its facts ([`Store::prompt_shortlist`]), the facts the store finds for the
 /// message and the turns around them, with the whole memory's statistics; else every fact
 /// and the whole conversation. A chat turn and the MCP server's search and context read
 /// through it alike.
 pub struct PromptFacts {
-    /// Facts, active or not (the candidates are all active).
+    /// Facts, active or not (a shortlist's are all active).
     pub items: Vec<Item>,
     pub transcript: Vec<Turn>,
     pub policy: crate::model::policy::RetentionPolicy,
@@ -292,7 +292,7 @@ impl PromptFacts {
     pub async fn read<S: Store>(store: &S, message: &str) -> Result<PromptFacts, StoreError> {
         let policy = store.meta().await?.policy;
         let asked: Vec<String> = crate::store::retrieval::asked(message).into_iter().map(|(t, _)| t).collect();
-        Ok(match store.prompt_candidates(&asked).await? {
+        Ok(match store.prompt_shortlist(&asked).await? {
             Some(c) => PromptFacts { items: c.items, transcript: c.turns, policy, corpus: Some(c.corpus) },
             None => {
                 PromptFacts { items: store.items().await?, transcript: store.transcript().await?, policy, corpus: None }
@@ -533,7 +533,7 @@ pub async fn encode<P: Provider>(
         ProposalStyle::FreeText => prompt::encode_request(turns),
         ProposalStyle::Candidates => {
             let texts: Vec<&str> = turns.iter().filter(|t| t.role == Role::User).map(|t| t.text.as_str()).collect();
-            let offered = candidates::statements(&texts);
+            let offered = statements::statements(&texts);
             if offered.is_empty() {
                 // Questions and greetings only: nothing to remember, no call.
                 return Ok((Vec::new(), Vec::new(), 0));
@@ -630,7 +630,7 @@ pub fn judge_facts(turns: &[Turn], proposals: &[Value], first_id: u64, now: i64)
 /// `proposal` as one proposal per statement its text holds (itself when it holds one).
 fn one_statement_each(proposal: &Value) -> Vec<Value> {
     let Some(text) = proposal.get("text").and_then(Value::as_str) else { return vec![proposal.clone()] };
-    let pieces = candidates::pieces(text);
+    let pieces = statements::pieces(text);
     if pieces.len() < 2 {
         return vec![proposal.clone()];
     }

@@ -247,7 +247,7 @@ mod tests {
         ];
         let active: Vec<&Item> = items.iter().collect();
         let fresh: HashSet<String> = ["m_2".to_string(), "m_6".to_string()].into();
-        let near = crate::flow::candidates::merge_neighbours(&active, Some(&fresh), &RetentionPolicy::default());
+        let near = crate::flow::pair_search::merge_neighbours(&active, Some(&fresh), &RetentionPolicy::default());
         assert_eq!(near.get("m_2").cloned(), Some(vec!["m_1"]), "other block, other category, one shared token");
         assert!(!near.contains_key("m_6"), "protected facts are never merged");
     }

@@ -18,7 +18,7 @@ use crate::import::{History, Message};
 use crate::llm::prompt::{self, Budget};
 use crate::llm::provider::ProposalStyle;
 use crate::model::memory::{Role, Turn};
-use crate::text::candidates;
+use crate::text::statements;
 use crate::text::order;
 use crate::text::textmath::estimate_tokens;
 use crate::text::when::Day;
@@ -352,7 +352,7 @@ fn request(turns: &[Turn], style: ProposalStyle) -> Option<crate::llm::provider:
         ProposalStyle::FreeText => Some(prompt::encode_request(turns)),
         ProposalStyle::Candidates => {
             let texts: Vec<&str> = turns.iter().map(|t| t.text.as_str()).collect();
-            let offered = candidates::statements(&texts);
+            let offered = statements::statements(&texts);
             (!offered.is_empty()).then(|| prompt::encode_choice_request(&offered))
         }
     }

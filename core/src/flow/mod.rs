@@ -3,7 +3,6 @@
 //! Only the orchestrators are async, and they only sequence calls to the store and the
 //! model.
 
-pub mod candidates;
 pub mod chat;
 pub mod edit;
 pub mod estimate;
@@ -11,6 +10,7 @@ pub mod focus;
 pub mod import;
 pub mod import_plan;
 pub mod kept;
+pub mod pair_search;
 pub mod pass;
 pub mod policy;
 pub mod report;

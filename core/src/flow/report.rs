@@ -2,7 +2,7 @@
 //! `pass:<name>:start|done|error` and written as one line), what each pass did
 //! ([`PassReport`]) and the whole Sleep ([`SleepReport`]).
 
-use crate::flow::candidates::Work;
+use crate::flow::pair_search::Work;
 use crate::flow::pass;
 use crate::model::memory::Mutation;
 use crate::model::pass::PassKind;

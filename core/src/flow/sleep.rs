@@ -3,7 +3,7 @@
 //! What it reports is [`crate::flow::report`], its estimate [`crate::flow::estimate`], the
 //! policy it runs under [`crate::flow::policy`].
 
-use crate::flow::candidates::{self, Work};
+use crate::flow::pair_search::{self, Work};
 use crate::flow::focus::{self, Fresh, Scope};
 use crate::flow::pass::{self, PassInput};
 use crate::flow::policy::policy_for;
@@ -35,7 +35,7 @@ pub struct SleepOptions {
     /// Only what changed since the last completed Sleep (the default), or everything.
     pub scope: Scope,
     /// How much of the candidate search one fact may cost.
-    pub bounds: candidates::Bounds,
+    pub bounds: pair_search::Bounds,
 }
 
 impl SleepOptions {
@@ -47,7 +47,7 @@ impl SleepOptions {
             policy: None,
             stop: StopToken::default(),
             scope: Scope::default(),
-            bounds: candidates::Bounds::default(),
+            bounds: pair_search::Bounds::default(),
         }
     }
 
@@ -217,19 +217,19 @@ pub(crate) fn candidates(
     policy: &crate::model::policy::RetentionPolicy,
     turns: &[crate::model::memory::Turn],
     seeds: Option<&HashSet<String>>,
-    bounds: &candidates::Bounds,
+    bounds: &pair_search::Bounds,
 ) -> (Candidates, Work) {
     match kind {
         PassKind::Dedupe => {
-            let (pairs, work) = candidates::duplicates(active, policy.similarity_threshold, bounds);
+            let (pairs, work) = pair_search::duplicates(active, policy.similarity_threshold, bounds);
             (Candidates::Duplicates(pairs), work)
         }
         PassKind::Supersede => {
-            let (pairs, work) = candidates::conflicts(active, policy, turns, seeds, bounds);
+            let (pairs, work) = pair_search::conflicts(active, policy, turns, seeds, bounds);
             (Candidates::Conflicts(pairs), work)
         }
         PassKind::Merge => {
-            let (pairs, work) = candidates::merges(active, policy, seeds, bounds);
+            let (pairs, work) = pair_search::merges(active, policy, seeds, bounds);
             (Candidates::Merges(pairs), work)
         }
         PassKind::Encode | PassKind::Promote | PassKind::Forget => (Candidates::None, Work::default()),

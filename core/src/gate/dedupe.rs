@@ -6,21 +6,21 @@
 use super::fields::{optional_str, require_reason, required_str, Ruling};
 use super::{Edit, Scope};
 use crate::model::memory::Item;
-use crate::text::{candidates, polarity, textmath};
+use crate::text::{statements, polarity, textmath};
 use serde_json::Value;
 
 /// Why `item` may not be dropped into `keeper`: it is one statement of a compound keeper
 /// (`My locker code is 4417.` into `I live in Ghent and my locker code is 4417.`), which a
 /// user could then only edit or erase together with the rest.
 pub(crate) fn folds_into_a_compound(item: &Item, keeper: &Item, threshold: f64) -> Option<String> {
-    let parts = candidates::pieces(&keeper.text);
+    let parts = statements::pieces(&keeper.text);
     if parts.len() < 2 {
         return None;
     }
-    folds_into(item, &candidates::pieces(&item.text), keeper, &parts, threshold)
+    folds_into(item, &statements::pieces(&item.text), keeper, &parts, threshold)
 }
 
-/// [`folds_into_a_compound`] over each text's statements (`candidates::pieces`), worked
+/// [`folds_into_a_compound`] over each text's statements (`statements::pieces`), worked
 /// out by the caller: the candidate search splits each fact once, not once per pair.
 pub(crate) fn folds_into(
     item: &Item,

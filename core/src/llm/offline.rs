@@ -20,7 +20,7 @@ use crate::llm::provider::{estimate_tokens, Completion, Provider, ProviderError,
 use crate::model::memory::{Block, Item};
 use crate::model::pass::PassKind;
 use crate::model::policy::RetentionPolicy;
-use crate::text::candidates;
+use crate::text::statements;
 use crate::text::textmath::{self, content_tokens};
 use serde_json::{json, Value};
 use std::collections::{BTreeSet, HashSet};
@@ -156,8 +156,8 @@ fn encode(payload: &Value) -> Vec<Value> {
             continue;
         }
         // One fact per statement, however short (`I'm vegan.`): compounds are split by the
-        // one splitter, and questions and chatter are left out (`text::candidates`).
-        for c in candidates::statements(&[str_of(turn, "text")]) {
+        // one splitter, and questions and chatter are left out (`text::statements`).
+        for c in statements::statements(&[str_of(turn, "text")]) {
             facts.push(json!({"text": c.text, "category": categorise(&c.text), "block": "scratch"}));
         }
     }

@@ -374,7 +374,7 @@ pub const JSON_SPACE: u32 = 21;
 /// prepared, numbered; the schema allows exactly those texts. The reply budget is the
 /// longest reply the schema allows (as many items as candidates, each the longest), so a
 /// model that repeats its longest choice is never cut off, and a short turn never loops.
-pub fn encode_choice_request(candidates: &[crate::text::candidates::Candidate]) -> Request {
+pub fn encode_choice_request(candidates: &[crate::text::statements::Statement]) -> Request {
     let texts: Vec<&str> = candidates.iter().map(|c| c.text.as_str()).collect();
     let numbered: String = texts.iter().enumerate().map(|(i, t)| format!("{}. {t}\n", i + 1)).collect();
     let categories = crate::model::category::Category::KNOWN.map(|c| c.as_str().to_string());

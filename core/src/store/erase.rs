@@ -165,7 +165,7 @@ fn redact_sentences(text: &str, holds: &dyn Fn(&str) -> bool) -> String {
 /// `[erased]` (`I live in Ghent and [erased].`), so another fact said in the same sentence
 /// stays traceable; a sentence that is one statement is erased whole.
 fn redact_statements(sentence: &str, holds: &dyn Fn(&str) -> bool) -> String {
-    let Some(spans) = crate::text::candidates::standalone_spans(sentence) else { return ERASED.to_string() };
+    let Some(spans) = crate::text::statements::standalone_spans(sentence) else { return ERASED.to_string() };
     let mut out = String::new();
     let mut at = 0;
     for span in spans {

@@ -125,11 +125,11 @@ pub struct Commit {
 }
 
 /// What a store with an index of its facts' words hands a chat prompt of a large memory
-/// instead of every fact ([`Store::prompt_candidates`]): the facts the prompt may choose
+/// instead of every fact ([`Store::prompt_shortlist`]): the facts the prompt may choose
 /// from, the turns around them, and the whole memory's statistics, so the facts are
 /// ranked as among all of them.
 #[derive(Clone, Debug, Default, PartialEq)]
-pub struct Candidates {
+pub struct Shortlist {
     /// The pinned blocks' most salient and newest facts, the facts that share a root with
     /// the message (the shortest first: BM25 ranks them highest), and the newest of the rest.
     pub items: Vec<Item>,
@@ -231,7 +231,7 @@ pub trait Store {
     /// The facts a chat prompt about a message with the roots `asked` chooses from, when
     /// the memory is large enough that reading every fact costs more than the turn should;
     /// `None`: read every fact (the default, and what a small memory does).
-    async fn prompt_candidates(&self, asked: &[String]) -> Result<Option<Candidates>, StoreError> {
+    async fn prompt_shortlist(&self, asked: &[String]) -> Result<Option<Shortlist>, StoreError> {
         let _ = asked;
         Ok(None)
     }

@@ -205,7 +205,7 @@ impl<'a> MemoryIndex<'a> {
     }
 
     /// The same index over some of a larger memory's facts (a store's
-    /// [`crate::store::Store::prompt_candidates`]), ranking them with the whole memory's
+    /// [`crate::store::Store::prompt_shortlist`]), ranking them with the whole memory's
     /// statistics: its size, mean fact length, each asked root's document frequency and
     /// speakers; the selection counts every fact it did not hold as left out.
     pub fn with_corpus(mut self, corpus: Corpus) -> Self {

@@ -1,7 +1,6 @@
 //! The text measures every gate is built from — pure functions over strings, the lowest
 //! layer: it uses nothing else in the crate.
 
-pub mod candidates;
 pub mod clause;
 pub mod kinds;
 pub mod order;
@@ -12,6 +11,7 @@ pub mod sentence;
 pub mod slots;
 pub mod split;
 pub mod state;
+pub mod statements;
 pub mod textmath;
 pub mod transient;
 pub mod verbs;

@@ -70,7 +70,7 @@ pub fn duplicates(items: &[&Item], threshold: f64, bounds: &Bounds) -> (Vec<Dupl
     for p in &found {
         for i in [p.drop, p.keeper] {
             read[i].get_or_insert_with(|| {
-                (crate::text::candidates::pieces(&items[i].text), polarity::is_negated(&items[i].text))
+                (crate::text::statements::pieces(&items[i].text), polarity::is_negated(&items[i].text))
             });
         }
     }

@@ -1,4 +1,4 @@
-//! Candidate statements: what the user's turns can become as facts, prepared by pure code
+//! Statement statements: what the user's turns can become as facts, prepared by pure code
 //! so a small model only has to choose. Each statement is a candidate — a sentence, or each
 //! statement of a compound as the one splitter (`text::split`) cuts it, its subject
 //! restored. Questions and chatter (greetings, thanks, reactions: `text::worth`) are never
@@ -6,7 +6,7 @@
 //! a token or drop a negation.
 //!
 //! ```
-//! use nocturne_core::text::candidates::statements;
+//! use nocturne_core::text::statements::statements;
 //! let c = statements(&["I don't eat meat and live in Ghent. What is my name? Thanks!"]);
 //! let texts: Vec<&str> = c.iter().map(|c| c.text.as_str()).collect();
 //! assert_eq!(texts, ["I don't eat meat.", "I live in Ghent."]);
@@ -20,7 +20,7 @@ use super::{sentence, state};
 
 /// One statement a fact may be.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Candidate {
+pub struct Statement {
     /// The user's words, as a sentence (capitalised, with a full stop).
     pub text: String,
     /// Whether the statement is negated (`text::polarity`).
@@ -32,8 +32,8 @@ const GREETINGS: &[&str] =
     &["hi", "hello", "hey", "thanks", "thank you", "ok", "okay", "yes", "no", "bye", "good morning", "good night"];
 
 /// The candidate statements of `texts` (user turns), in order, without repeats.
-pub fn statements(texts: &[&str]) -> Vec<Candidate> {
-    let mut out: Vec<Candidate> = Vec::new();
+pub fn statements(texts: &[&str]) -> Vec<Statement> {
+    let mut out: Vec<Statement> = Vec::new();
     for text in texts {
         for sentence in sentence::sentences(text) {
             for piece in standalone(sentence) {
@@ -102,7 +102,7 @@ pub fn standalone_spans(sentence: &str) -> Option<Vec<&str>> {
 /// left out — what each piece says is for a gate to judge.
 ///
 /// ```
-/// use nocturne_core::text::candidates::pieces;
+/// use nocturne_core::text::statements::pieces;
 /// assert_eq!(pieces("I live in Ghent and my locker code is 4417."), ["I live in Ghent.", "My locker code is 4417."]);
 /// assert_eq!(pieces("I live in Lisbon and work best in the morning."), ["I live in Lisbon.", "I work best in the morning."]);
 /// ```
@@ -110,7 +110,7 @@ pub fn pieces(text: &str) -> Vec<String> {
     split::pieces(text)
 }
 
-fn candidate(piece: &str) -> Option<Candidate> {
+fn candidate(piece: &str) -> Option<Statement> {
     let words = piece.trim().trim_end_matches(['.', '!', ';', ',']).trim();
     if words.is_empty() || GREETINGS.contains(&words.to_lowercase().trim_end_matches('!')) {
         return None;
@@ -122,14 +122,14 @@ fn candidate(piece: &str) -> Option<Candidate> {
     let mut chars = words.chars();
     let first = chars.next()?;
     let text = format!("{}{}.", first.to_uppercase(), chars.as_str());
-    Some(Candidate { negated: polarity::is_negated(&text), text })
+    Some(Statement { negated: polarity::is_negated(&text), text })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn texts(c: &[Candidate]) -> Vec<&str> {
+    fn texts(c: &[Statement]) -> Vec<&str> {
         c.iter().map(|c| c.text.as_str()).collect()
     }
 
