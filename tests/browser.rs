@@ -274,7 +274,7 @@ async fn a_zipped_chatgpt_export_imports_into_indexeddb_once() {
     let convs = exports::chatgpt_conversations();
     let (a, b) = (serde_json::to_vec(&convs[..1]).expect("json"), serde_json::to_vec(&convs[1..]).expect("json"));
     let zip = exports::zip(&[("conversations-000.json", &a), ("conversations-001.json", &b)]);
-    let history = nocturne_core::import::read("export.zip", &zip, None, 1_800_000_000).expect("reads the zip");
+    let history = nocturne_core::history::read("export.zip", &zip, None, 1_800_000_000).expect("reads the zip");
     let store = fresh("import", 1).await;
     let options = ImportOptions { sleep: SleepAfter::Never, ..Default::default() };
     let plan = import_plan::plan(&history, &Default::default(), &options);

@@ -1,5 +1,5 @@
 //! The history reader off the page: a chosen export is unpacked, inflated and split into
-//! its conversations (`nocturne_core::import::Reading`) in a Web Worker of its own wasm
+//! its conversations (`nocturne_core::history::Reading`) in a Web Worker of its own wasm
 //! module (`nocturne-import`, built by Trunk from `src/bin/import.rs`), fetched the first
 //! time a file is read and cached by the service worker after that. The page's bundle
 //! holds neither the zip reader nor the export readers, and its thread never runs them.
@@ -11,7 +11,7 @@
 //! left out, or why it failed.
 
 use crate::worker::{self, Started};
-use nocturne_core::import::{Conversation, Format, History, Reading, Skipped, Step};
+use nocturne_core::history::{Conversation, Format, History, Reading, Skipped, Step};
 use serde::{Deserialize, Serialize};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;

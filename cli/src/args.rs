@@ -2,7 +2,7 @@
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use nocturne_core::flow::import_plan::SleepAfter;
-use nocturne_core::import::Format;
+use nocturne_core::history::Format;
 use nocturne_core::llm::provider::StyleSetting;
 use std::path::PathBuf;
 

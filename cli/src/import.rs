@@ -9,7 +9,7 @@ use crate::write::Writer;
 use nocturne_core::flow::import::{Report, Seen};
 use nocturne_core::flow::import_plan;
 use nocturne_core::flow::import_plan::{ImportOptions, Plan, SleepAfter};
-use nocturne_core::import::{self as readers, Format, History};
+use nocturne_core::history::{self as readers, Format, History};
 use nocturne_core::llm::provider::Provider;
 use nocturne_core::store::Store;
 use std::collections::HashSet;

@@ -16,7 +16,7 @@
 //! | [`model`] | blocks, items, versions, mutations, pass and mutation kinds, the retention policy |
 //! | [`gate`] | one gate per pass: (pre-pass state, policy, proposal) → verdict; gate case files |
 //! | [`store`] | the Store trait, row planning, `MemStore`, the export document, diff, lineage |
-//! | [`import`] | readers of histories kept elsewhere: ChatGPT and Claude exports (and their zip), JSON Lines logs, LoCoMo |
+//! | [`history`] | readers of histories kept elsewhere: ChatGPT and Claude exports (and their zip), JSON Lines logs, LoCoMo |
 //! | [`llm`] | the Provider trait, prompts and schemas, the OpenAI wire format, the offline provider |
 //! | [`flow`] | what changes memory: the engine rules, a pass as a plan, the Sleep, a chat turn |
 //! | [`proof`] | what proves it: the re-audit, the Wake quiz, the verifier, the cross-model benchmark |
@@ -24,7 +24,7 @@
 
 pub mod flow;
 pub mod gate;
-pub mod import;
+pub mod history;
 pub mod llm;
 pub mod model;
 pub mod proof;

@@ -8,7 +8,7 @@ use nocturne_core::flow::import;
 use nocturne_core::flow::import_plan;
 
 use nocturne_core::flow::import_plan::{ImportOptions, SleepAfter};
-use nocturne_core::import::{read, Format, History};
+use nocturne_core::history::{read, Format, History};
 use nocturne_core::llm::offline::OfflineProvider;
 use nocturne_core::llm::provider::{Completion, ProposalStyle, Provider, ProviderError, Request};
 use nocturne_core::model::memory::Role;
@@ -426,7 +426,7 @@ fn an_import_in_pieces_writes_what_the_whole_plan_writes() {
 
 #[test]
 fn reading_a_slice_at_a_time_gives_what_reading_at_once_gives() {
-    use nocturne_core::import::{Reading, Step};
+    use nocturne_core::history::{Reading, Step};
     let mut convs = exports::chatgpt_conversations();
     convs.extend(exports::synthetic_conversations(30, 2));
     let (a, b) = (json(&convs[..20]), json(&convs[20..]));

@@ -8,7 +8,7 @@
 //! rows.
 
 use nocturne_core::flow::edit::UserEdit;
-use nocturne_core::import::Message;
+use nocturne_core::history::Message;
 use nocturne_core::model::memory::MemoryUse;
 use nocturne_core::model::policy::RetentionPolicy;
 use nocturne_core::store::document::Document;

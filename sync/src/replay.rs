@@ -19,7 +19,7 @@ use nocturne_core::flow::report::{PassEvent, SleepReport};
 use nocturne_core::flow::review;
 use nocturne_core::flow::sleep::{self, SleepOptions};
 use nocturne_core::flow::stop::StopToken;
-use nocturne_core::import::Message;
+use nocturne_core::history::Message;
 use nocturne_core::llm::provider::{Completion, Layer, ProposalStyle, Provider, ProviderError, Request};
 use nocturne_core::model::memory::{Mutation, Proposer, Refs, Version};
 use nocturne_core::model::pass::{MutationKind, Stage};

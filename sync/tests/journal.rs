@@ -14,7 +14,7 @@ use nocturne_core::flow::import_plan;
 use nocturne_core::flow::import_plan::{ImportOptions, SleepAfter};
 use nocturne_core::flow::sleep::SleepOptions;
 use nocturne_core::flow::stop::StopToken;
-use nocturne_core::import::{self as import_readers, History};
+use nocturne_core::history::{self as import_readers, History};
 use nocturne_core::llm::offline::OfflineProvider;
 use nocturne_core::llm::provider::{Completion, Layer};
 use nocturne_core::store::document::{Document, MAX_FACT_CHARS};

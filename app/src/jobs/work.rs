@@ -16,7 +16,7 @@ use nocturne_core::flow::import_plan::{ImportOptions, Plan, SleepAfter};
 use nocturne_core::flow::report::{PassEvent, SleepReport};
 use nocturne_core::flow::review;
 use nocturne_core::flow::sleep::{self, SleepOptions};
-use nocturne_core::import::History;
+use nocturne_core::history::History;
 use nocturne_core::llm::provider::{ProposalStyle, Provider, ProviderError};
 use nocturne_core::proof::compare;
 use nocturne_core::proof::quiz;

@@ -1,4 +1,4 @@
-//! One import path for every history a reader understands (`import::read`): each message
+//! One import path for every history a reader understands (`history::read`): each message
 //! becomes a turn at the time it was written, with its source id; the person's messages go
 //! through the same Encode gate as a chat turn's, in batches; then a Sleep per day of
 //! history or one deep Sleep at the end. A message whose source is already in the
@@ -10,7 +10,7 @@
 //!
 //! ```
 //! use nocturne_core::flow::import_plan::{plan, ImportOptions};
-//! use nocturne_core::import::read;
+//! use nocturne_core::history::read;
 //! let log = br#"{"role": "user", "content": "I moved to Lisbon.", "timestamp": 1714554000}"#;
 //! let history = read("log.jsonl", log, None, 0).unwrap();
 //! let p = plan(&history, &Default::default(), &ImportOptions::default());

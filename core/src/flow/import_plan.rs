@@ -1,10 +1,10 @@
-//! Planning an import of a history (`import::read`'s `History`): the messages the memory
+//! Planning an import of a history (`history::read`'s `History`): the messages the memory
 //! lacks, in time order, cut into batches ([`plan`]); what running it will ask the model
 //! ([`estimate`]). Both pure; [`crate::flow::import::run`] writes the plan.
 //!
 //! ```
 //! use nocturne_core::flow::import_plan::{plan, ImportOptions};
-//! use nocturne_core::import::read;
+//! use nocturne_core::history::read;
 //! let log = br#"{"role": "user", "content": "I moved to Lisbon.", "timestamp": 1714554000}"#;
 //! let history = read("log.jsonl", log, None, 0).unwrap();
 //! let p = plan(&history, &Default::default(), &ImportOptions::default());
@@ -14,7 +14,7 @@
 //! ```
 
 use crate::flow::stop::StopToken;
-use crate::import::{History, Message};
+use crate::history::{History, Message};
 use crate::llm::prompt::{self, Budget};
 use crate::llm::provider::ProposalStyle;
 use crate::model::memory::{Role, Turn};
@@ -291,7 +291,7 @@ pub fn estimate(plan: &Plan, style: ProposalStyle, options: &ImportOptions) -> E
 ///
 /// ```
 /// use nocturne_core::flow::import::{estimate, plan, Estimating, ImportOptions};
-/// use nocturne_core::import::read;
+/// use nocturne_core::history::read;
 /// use nocturne_core::llm::provider::ProposalStyle;
 /// let log = br#"{"role": "user", "content": "I moved to Lisbon.", "timestamp": 1714554000}
 /// {"role": "user", "content": "I teach chemistry.", "timestamp": 1714640400}"#;

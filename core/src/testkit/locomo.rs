@@ -27,7 +27,7 @@ pub struct Conversation {
     pub skipped_evidence: usize,
 }
 
-pub use crate::import::locomo::{session_time, Session, Turn};
+pub use crate::history::locomo::{session_time, Session, Turn};
 
 /// A question, its gold answer and the dialog ids of its evidence.
 #[derive(Clone, Debug, PartialEq)]
@@ -42,7 +42,7 @@ pub struct Question {
 /// Reads one conversation file; `Err` says what is missing or malformed.
 pub fn read(json: &str) -> Result<Conversation, String> {
     let v: Value = serde_json::from_str(json).map_err(|e| format!("not JSON: {e}"))?;
-    let (speakers, sessions) = crate::import::locomo::sessions(&v)?;
+    let (speakers, sessions) = crate::history::locomo::sessions(&v)?;
     let ids: HashSet<&str> = sessions.iter().flat_map(|s| &s.turns).map(|t| t.dia_id.as_str()).collect();
     let mut skipped_evidence = 0;
     let mut questions = Vec::new();

@@ -5,7 +5,7 @@
 //! conversation adds only its new lines.
 
 use super::{string, time, Conversation, History, Message, Skipped};
-use crate::import::Format;
+use crate::history::Format;
 use crate::model::memory::Role;
 use serde_json::Value;
 use std::collections::HashMap;

@@ -3,11 +3,11 @@
 //! conversation, each read into one shape — conversations of dated messages, each with a
 //! source id — so one import path (`flow::import`) can bring any of them in.
 //!
-//! Readers are pure: bytes in, a [`History`] or an [`ImportError`] saying what was expected
+//! Readers are pure: bytes in, a [`History`] or an [`ReadError`] saying what was expected
 //! and what was found. Nothing here writes.
 //!
 //! ```
-//! use nocturne_core::import::{read, Format};
+//! use nocturne_core::history::{read, Format};
 //! let log = br#"{"role": "user", "content": "I moved to Lisbon.", "timestamp": "2024-05-01T09:00:00Z"}
 //! {"role": "assistant", "content": "Nice!"}"#;
 //! let history = read("chat.jsonl", log, None, 0).unwrap();
@@ -140,19 +140,19 @@ pub struct Skipped {
 
 /// Why a file could not be read; nothing was imported.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ImportError(pub String);
+pub struct ReadError(pub String);
 
-impl fmt::Display for ImportError {
+impl fmt::Display for ReadError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}; nothing was imported", self.0)
     }
 }
 
-impl std::error::Error for ImportError {}
+impl std::error::Error for ReadError {}
 
 /// Reads `bytes` (a file named `name`) as `format`, or as whatever format its content
 /// shows when `format` is `None`. `now` dates messages whose file gives no time.
-pub fn read(name: &str, bytes: &[u8], format: Option<Format>, now: i64) -> Result<History, ImportError> {
+pub fn read(name: &str, bytes: &[u8], format: Option<Format>, now: i64) -> Result<History, ReadError> {
     let mut reading = Reading::new(name, bytes.to_vec(), format, now);
     loop {
         if let Step::Done(history) = reading.step(usize::MAX)? {
@@ -167,7 +167,7 @@ pub fn read(name: &str, bytes: &[u8], format: Option<Format>, now: i64) -> Resul
 /// conversation is parsed only when its turn comes (never the whole file as one tree).
 ///
 /// ```
-/// use nocturne_core::import::{Reading, Step};
+/// use nocturne_core::history::{Reading, Step};
 /// let file = br#"[{"uuid": "a", "name": "x", "chat_messages": [{"sender": "human", "text": "I live in Ghent."}]},
 ///                 {"uuid": "b", "name": "y", "chat_messages": []}]"#;
 /// let mut reading = Reading::new("conversations.json", file.to_vec(), None, 0);
@@ -228,7 +228,7 @@ impl Reading {
     }
 
     /// Does the next piece of work; reads at most `per_step` conversations.
-    pub fn step(&mut self, per_step: usize) -> Result<Step, ImportError> {
+    pub fn step(&mut self, per_step: usize) -> Result<Step, ReadError> {
         if let Some(bytes) = self.bytes.take() {
             self.unpack(bytes)?;
             return Ok(self.working());
@@ -270,15 +270,15 @@ impl Reading {
         Step::Working { conversations: self.read }
     }
 
-    fn error(&self, file: &str, message: String) -> ImportError {
+    fn error(&self, file: &str, message: String) -> ReadError {
         match self.zipped && !file.is_empty() {
-            true => ImportError(format!("{}: {file}: {message}", self.name)),
-            false => ImportError(format!("{}: {message}", self.name)),
+            true => ReadError(format!("{}: {file}: {message}", self.name)),
+            false => ReadError(format!("{}: {message}", self.name)),
         }
     }
 
     /// The zip's conversation files, or the file itself as text.
-    fn unpack(&mut self, bytes: Vec<u8>) -> Result<(), ImportError> {
+    fn unpack(&mut self, bytes: Vec<u8>) -> Result<(), ReadError> {
         if archive::is_zip(&bytes) {
             self.zipped = true;
             self.files = archive::conversations(&bytes).map_err(|m| self.error("", m))?.into();
@@ -296,7 +296,7 @@ impl Reading {
 
     /// Starts on one file: an array of conversations is split, to be read a few at a time;
     /// anything else (a JSON Lines log, a LoCoMo file, one conversation) is read at once.
-    fn start(&mut self, file: String, mut text: String) -> Result<(), ImportError> {
+    fn start(&mut self, file: String, mut text: String) -> Result<(), ReadError> {
         if text.starts_with('\u{feff}') {
             text.drain(..'\u{feff}'.len_utf8());
         }
@@ -310,7 +310,7 @@ impl Reading {
         Ok(())
     }
 
-    fn merge(&mut self, file: &str, part: History) -> Result<(), ImportError> {
+    fn merge(&mut self, file: &str, part: History) -> Result<(), ReadError> {
         match &mut self.history {
             None => self.history = Some(part),
             Some(all) if all.format == part.format => {

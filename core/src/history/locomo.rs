@@ -4,7 +4,7 @@
 //! (seconds), so the transcript keeps the order it was said in.
 
 use super::{string, Conversation, History, Message, Skipped};
-use crate::import::Format;
+use crate::history::Format;
 use crate::model::memory::Role;
 use crate::text::when::Day;
 use serde_json::Value;
