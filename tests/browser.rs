@@ -102,7 +102,9 @@ async fn idb_store_passes_every_conformance_check() {
 async fn an_aborted_pass_leaves_the_pre_pass_version() {
     let store = fresh("abort", 0).await;
     for (days, text) in verify::SCRIPT {
-        chat::chat_turn(&store, &OfflineProvider, text, NOW - (days * 86_400.0) as i64).await.expect("chat");
+        chat::chat_turn(&store, &OfflineProvider, text, NOW - (days * 86_400.0) as i64, chat::TurnOptions::default())
+            .await
+            .expect("chat");
     }
     let items = store.items().await.expect("items");
     let versions = store.versions().await.expect("versions");
@@ -164,7 +166,15 @@ async fn a_later_schema_version_opens_todays_data() {
     let name = unique_db("upgrade", 0);
     IdbStore::delete(&name).await.expect("delete");
     let store = IdbStore::open(&name).await.expect("open");
-    chat::chat_turn(&store, &OfflineProvider, "I live in Lisbon. I keep a bearded dragon.", NOW).await.expect("chat");
+    chat::chat_turn(
+        &store,
+        &OfflineProvider,
+        "I live in Lisbon. I keep a bearded dragon.",
+        NOW,
+        chat::TurnOptions::default(),
+    )
+    .await
+    .expect("chat");
     let before = store.export().await.expect("export");
     store.close();
     let later = IdbStore::schema(&name, nocturne_app::idb::DB_VERSION + 1)
@@ -183,7 +193,15 @@ async fn a_later_schema_version_opens_todays_data() {
 #[wasm_bindgen_test]
 async fn every_broken_file_is_refused_by_the_apps_import_and_nothing_changes() {
     let current = fresh("current", 0).await;
-    chat::chat_turn(&current, &OfflineProvider, "I live in Ghent and I teach chemistry.", NOW).await.expect("chat");
+    chat::chat_turn(
+        &current,
+        &OfflineProvider,
+        "I live in Ghent and I teach chemistry.",
+        NOW,
+        chat::TurnOptions::default(),
+    )
+    .await
+    .expect("chat");
     let kept = current.export().await.expect("export").to_json();
     let valid = nocturne_core::testkit::documents::valid_export(NOW).await;
     for (n, b) in nocturne_core::testkit::documents::broken_documents(&valid).into_iter().enumerate() {
@@ -205,7 +223,9 @@ async fn every_broken_file_is_refused_by_the_apps_import_and_nothing_changes() {
 async fn a_file_the_app_exported_always_imports() {
     let store = fresh("roundtrip", 0).await;
     for (days, text) in verify::SCRIPT {
-        chat::chat_turn(&store, &OfflineProvider, text, NOW - (days * 86_400.0) as i64).await.expect("chat");
+        chat::chat_turn(&store, &OfflineProvider, text, NOW - (days * 86_400.0) as i64, chat::TurnOptions::default())
+            .await
+            .expect("chat");
     }
     sleep::sleep(&store, &OfflineProvider, &SleepOptions::new(NOW), &mut |_| {}).await.expect("sleep");
     store.restore(3, NOW + 5).await.expect("restore");
@@ -224,12 +244,22 @@ async fn a_write_from_another_tab_during_a_sleep_is_never_overwritten() {
     IdbStore::delete(&name).await.expect("clean");
     let tab_a = IdbStore::open(&name).await.expect("open a");
     for (days, text) in verify::SCRIPT {
-        chat::chat_turn(&tab_a, &OfflineProvider, text, NOW - (days * 86_400.0) as i64).await.expect("chat");
+        chat::chat_turn(&tab_a, &OfflineProvider, text, NOW - (days * 86_400.0) as i64, chat::TurnOptions::default())
+            .await
+            .expect("chat");
     }
     let tab_b = IdbStore::open(&name).await.expect("open b");
     // Tab A plans a pass against head h; tab B chats (moving the head) before A commits.
     let head = tab_a.meta().await.expect("meta").head;
-    chat::chat_turn(&tab_b, &OfflineProvider, "I keep a bearded dragon called Saffron.", NOW).await.expect("chat b");
+    chat::chat_turn(
+        &tab_b,
+        &OfflineProvider,
+        "I keep a bearded dragon called Saffron.",
+        NOW,
+        chat::TurnOptions::default(),
+    )
+    .await
+    .expect("chat b");
     let turns = tab_b.transcript().await.expect("turns");
     let mut moved = tab_a.items().await.expect("items").into_iter().find(|i| i.active).expect("a fact");
     moved.block = nocturne_core::Block::Human;
@@ -252,7 +282,9 @@ async fn a_write_from_another_tab_during_a_sleep_is_never_overwritten() {
     assert_eq!(tab_a.transcript().await.expect("turns"), turns, "B's turn was lost");
     assert!(tab_b.items().await.expect("items").iter().any(|i| i.text.contains("Saffron")), "B's fact was lost");
     // A chat turn from A records against the new head, after B's turn, overwriting nothing.
-    chat::chat_turn(&tab_a, &OfflineProvider, "I speak Portuguese.", NOW + 1).await.expect("chat a");
+    chat::chat_turn(&tab_a, &OfflineProvider, "I speak Portuguese.", NOW + 1, chat::TurnOptions::default())
+        .await
+        .expect("chat a");
     let after = tab_b.transcript().await.expect("turns");
     assert_eq!(after.len(), turns.len() + 2);
     assert_eq!(&after[..turns.len()], &turns[..]);
@@ -340,7 +372,9 @@ async fn a_reviewed_sleep_writes_nothing_to_indexeddb_until_applied() {
     use nocturne_core::flow::review::{self, Decisions};
     let store = fresh("review", 0).await;
     for (days, text) in verify::SCRIPT {
-        chat::chat_turn(&store, &OfflineProvider, text, NOW - (days * 86_400.0) as i64).await.expect("chat");
+        chat::chat_turn(&store, &OfflineProvider, text, NOW - (days * 86_400.0) as i64, chat::TurnOptions::default())
+            .await
+            .expect("chat");
     }
     let before = store.export().await.expect("export").to_json();
     let plan = review::plan(&store, &OfflineProvider, &SleepOptions::new(NOW), &mut |_| {}).await.expect("plan");

@@ -169,7 +169,9 @@ async fn a_broken_endpoint_ends_the_pass_and_leaves_indexeddb_as_it_was() {
     IdbStore::delete(name).await.expect("delete");
     let store = IdbStore::open(name).await.expect("open");
     for (days, text) in verify::SCRIPT {
-        chat::chat_turn(&store, &OfflineProvider, text, NOW - (days * 86_400.0) as i64).await.expect("seed");
+        chat::chat_turn(&store, &OfflineProvider, text, NOW - (days * 86_400.0) as i64, chat::TurnOptions::default())
+            .await
+            .expect("seed");
     }
     let before = store.export().await.expect("export");
     let mut events = Vec::new();

@@ -286,8 +286,14 @@ pub fn ingest(conversation: &Conversation, keep: Keep) -> Result<Ingested, Strin
         for (k, turn) in session.turns.iter().enumerate() {
             let at = session.at + k as i64 * 30;
             let index = block(store.transcript()).map_err(|e| e.to_string())?.len() as u32;
-            block(chat::chat_turn_by(&store, &OfflineProvider, Some(&turn.speaker), &turn.text, at))
-                .map_err(|e| format!("{}: {e}", turn.dia_id))?;
+            block(chat::chat_turn(
+                &store,
+                &OfflineProvider,
+                &turn.text,
+                at,
+                chat::TurnOptions::by(Some(&turn.speaker)),
+            ))
+            .map_err(|e| format!("{}: {e}", turn.dia_id))?;
             dia_of.insert(index, turn.dia_id.clone());
             last = at;
         }

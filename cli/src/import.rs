@@ -6,7 +6,7 @@
 
 use crate::store::Memory;
 use crate::write::Writer;
-use nocturne_core::flow::import::{Report, Seen};
+use nocturne_core::flow::import::{Report, TranscriptCache};
 use nocturne_core::flow::import_plan;
 use nocturne_core::flow::import_plan::{ImportOptions, Plan, SleepAfter};
 use nocturne_core::history::{self as readers, Format, History};
@@ -83,7 +83,7 @@ fn import_pieces<P: Provider>(
     let total = plan.batches.len();
     let mut done = 0;
     let mut report = Report::default();
-    let mut seen = Seen::default();
+    let mut seen = TranscriptCache::default();
     crate::progress("before the first batch; nothing was written");
     for piece in plan.pieces(PIECE_BATCHES) {
         let batches = piece.batches.len();

@@ -10,8 +10,8 @@
 
 use crate::store::Memory;
 use nocturne_sync::crypto::KdfParams;
-use nocturne_sync::replica::Replica;
 use nocturne_sync::procedure::{self, Ask, Exchange, Keeper, Random, StateKeeper, StoreLocks};
+use nocturne_sync::replica::Replica;
 use nocturne_sync::session::Session;
 use nocturne_sync::SyncError;
 use std::path::{Path, PathBuf};

@@ -6,7 +6,7 @@ use crate::store::Memory;
 use crate::sync::{Files, Os, Socket};
 use nocturne_core::flow::chat::{self, TurnOutcome};
 use nocturne_core::flow::edit::UserEdit;
-use nocturne_core::flow::import::{Report, Seen};
+use nocturne_core::flow::import::{Report, TranscriptCache};
 use nocturne_core::flow::import_plan::{ImportOptions, Plan};
 use nocturne_core::flow::report::{PassEvent, SleepReport};
 use nocturne_core::flow::review::{Applied, Decisions, Review};
@@ -46,7 +46,7 @@ impl<'a> Writer<'a> {
         text: &str,
         at: i64,
     ) -> Result<Journaled<TurnOutcome>, String> {
-        let reply = pollster::block_on(chat::reply_streaming(self.memory, provider, text, at, &mut |_| {}))
+        let reply = pollster::block_on(chat::reply(self.memory, provider, text, at, &mut |_| {}))
             .map_err(|e| format!("{e}; the store file holds the turns before this one"))?;
         pollster::block_on(self.journal().say(provider, speaker, text, Some(&reply), at))
     }
@@ -98,7 +98,7 @@ impl<'a> Writer<'a> {
         provider: &P,
         piece: &Plan,
         options: &ImportOptions,
-        seen: &mut Seen,
+        seen: &mut TranscriptCache,
         now: i64,
     ) -> Result<Journaled<Report>, String> {
         let lease = self.lease();

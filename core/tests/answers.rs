@@ -28,7 +28,8 @@ fn block<F: std::future::Future>(f: F) -> F::Output {
 fn told<P: Provider>(provider: &P) -> MemStore {
     let store = MemStore::new();
     for (days, text) in verify::SCRIPT {
-        block(chat::chat_turn(&store, provider, text, NOW - (days * DAY as f64) as i64)).expect("chat turn");
+        block(chat::chat_turn(&store, provider, text, NOW - (days * DAY as f64) as i64, chat::TurnOptions::default()))
+            .expect("chat turn");
     }
     store
 }
@@ -72,7 +73,14 @@ fn schema_ids(request: &Request) -> Vec<String> {
 #[test]
 fn every_reply_records_the_memory_its_prompt_carried_and_what_it_cited() {
     let store = slept();
-    let out = block(chat::chat_turn(&store, &OfflineProvider, "Where do I live now?", NOW + 60)).expect("turn");
+    let out = block(chat::chat_turn(
+        &store,
+        &OfflineProvider,
+        "Where do I live now?",
+        NOW + 60,
+        chat::TurnOptions::default(),
+    ))
+    .expect("turn");
     assert_eq!(out.memory.style, AnswerStyle::FreeText);
     assert!(!out.memory.used.is_empty(), "the prompt carried facts");
     assert_eq!(out.memory.cited.len(), 1, "{}: {:?}", out.reply, out.memory);
@@ -97,7 +105,8 @@ fn a_citation_of_an_id_the_prompt_did_not_carry_is_refused_and_logged() {
         },
         style: ProposalStyle::FreeText,
     };
-    let out = block(chat::chat_turn(&store, &provider, "Where do I live?", NOW + 60)).expect("turn");
+    let out = block(chat::chat_turn(&store, &provider, "Where do I live?", NOW + 60, chat::TurnOptions::default()))
+        .expect("turn");
     assert_eq!(out.memory.cited.len(), 1, "only the id in the prompt is kept: {:?}", out.memory);
     assert_eq!(out.refused_citations.len(), 1);
     assert_eq!(out.refused_citations[0].0, "m_9999");
@@ -128,7 +137,8 @@ fn in_choose_style_the_code_writes_the_reply_from_the_chosen_fact() {
         },
         style: ProposalStyle::Candidates,
     };
-    let out = block(chat::chat_turn(&store, &provider, "Where do I live?", NOW + 60)).expect("turn");
+    let out = block(chat::chat_turn(&store, &provider, "Where do I live?", NOW + 60, chat::TurnOptions::default()))
+        .expect("turn");
     let items = block(store.items()).expect("items");
     // Line 1 is the first fact offered, the most relevant.
     let first = out.memory.used.first().expect("facts were offered");
@@ -139,18 +149,22 @@ fn in_choose_style_the_code_writes_the_reply_from_the_chosen_fact() {
     assert_eq!((out.memory.style, out.memory.cited.clone()), (AnswerStyle::Choose, vec![fact.item_id.clone()]));
     // A message that asks nothing needs no call; a choice of none says so.
     let calls = chosen.borrow().len();
-    let noted = block(chat::chat_turn(&store, &provider, "I bought a green kettle.", NOW + 120)).expect("turn");
+    let noted =
+        block(chat::chat_turn(&store, &provider, "I bought a green kettle.", NOW + 120, chat::TurnOptions::default()))
+            .expect("turn");
     // What the code writes says what was kept — here the model chose no statement.
     assert_eq!(noted.memory.style, AnswerStyle::Plain);
     assert_eq!(noted.reply, "Nothing kept. Not kept: the encoder proposed no fact from “I bought a green kettle”.");
     assert_eq!(chosen.borrow().len(), calls, "no model call for a statement");
     let none = Answering { answer: |_: &Request| r#"{"fact": "none"}"#.into(), style: ProposalStyle::Candidates };
-    let out = block(chat::chat_turn(&store, &none, "Where do I live?", NOW + 180)).expect("turn");
+    let out = block(chat::chat_turn(&store, &none, "Where do I live?", NOW + 180, chat::TurnOptions::default()))
+        .expect("turn");
     assert_eq!(out.reply, nocturne_core::llm::prompt::NOT_IN_MEMORY);
     assert!(out.memory.cited.is_empty() && !out.memory.used.is_empty());
     // A line that was not offered is refused like any citation outside the prompt.
     let past = Answering { answer: |_: &Request| r#"{"fact": "99"}"#.into(), style: ProposalStyle::Candidates };
-    let out = block(chat::chat_turn(&store, &past, "Where do I live?", NOW + 240)).expect("turn");
+    let out = block(chat::chat_turn(&store, &past, "Where do I live?", NOW + 240, chat::TurnOptions::default()))
+        .expect("turn");
     assert_eq!(out.reply, nocturne_core::llm::prompt::NOT_IN_MEMORY);
     assert_eq!(out.refused_citations.len(), 1, "{:?}", out.refused_citations);
     assert!(out.refused_citations[0].1.contains("line 99"), "{}", out.refused_citations[0].1);
@@ -256,7 +270,14 @@ fn regression_auto_kept_free_text_for_a_model_it_did_not_know_and_the_sleep_died
     let store = MemStore::new();
     let mut switched = Vec::new();
     for (days, text) in verify::SCRIPT {
-        let out = block(chat::chat_turn(&store, &provider, text, NOW - (days * DAY as f64) as i64)).expect("turn");
+        let out = block(chat::chat_turn(
+            &store,
+            &provider,
+            text,
+            NOW - (days * DAY as f64) as i64,
+            chat::TurnOptions::default(),
+        ))
+        .expect("turn");
         assert!(out.encode_error.is_none(), "{text}: {:?}", out.encode_error);
         switched.extend(out.switched);
     }

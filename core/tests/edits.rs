@@ -27,7 +27,7 @@ fn find(store: &MemStore, words: &str) -> nocturne_core::Item {
 
 fn slept(text: &str) -> MemStore {
     let store = MemStore::new();
-    block(chat::chat_turn(&store, &OfflineProvider, text, NOW)).expect("turn");
+    block(chat::chat_turn(&store, &OfflineProvider, text, NOW, chat::TurnOptions::default())).expect("turn");
     block(sleep::sleep(&store, &OfflineProvider, &sleep::SleepOptions::new(NOW + 60), &mut |_| {})).expect("sleep");
     store
 }

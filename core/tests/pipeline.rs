@@ -55,7 +55,14 @@ impl<F: Fn(&Request) -> Option<String>> Provider for Scripted<F> {
 fn seeded() -> MemStore {
     let store = MemStore::new();
     for (days, text) in verify::SCRIPT {
-        block(chat::chat_turn(&store, &OfflineProvider, text, NOW - (days * DAY as f64) as i64)).expect("chat turn");
+        block(chat::chat_turn(
+            &store,
+            &OfflineProvider,
+            text,
+            NOW - (days * DAY as f64) as i64,
+            chat::TurnOptions::default(),
+        ))
+        .expect("chat turn");
     }
     store
 }
@@ -441,7 +448,7 @@ fn regression_the_encoder_sends_each_turn_once() {
         None
     });
     for (i, text) in ["I live in Lisbon.", "I keep a bearded dragon.", "I like green tea."].iter().enumerate() {
-        block(chat::chat_turn(&store, &provider, text, NOW + i as i64)).expect("turn");
+        block(chat::chat_turn(&store, &provider, text, NOW + i as i64, chat::TurnOptions::default())).expect("turn");
     }
     assert_eq!(*sent.borrow(), [1, 1, 1], "each turn is encoded once, not the whole transcript");
     assert_eq!(block(store.meta()).expect("meta").encoded_through, 6);
@@ -451,11 +458,19 @@ fn regression_the_encoder_sends_each_turn_once() {
 fn an_encoder_failure_keeps_the_turn_for_the_next_one() {
     let store = MemStore::new();
     let broken = Scripted::new(|req| (req.task == Task::Propose(PassKind::Encode)).then(|| "no json here".to_string()));
-    let out = block(chat::chat_turn(&store, &broken, "I live in Lisbon.", NOW)).expect("turn");
+    let out =
+        block(chat::chat_turn(&store, &broken, "I live in Lisbon.", NOW, chat::TurnOptions::default())).expect("turn");
     assert!(out.encode_error.is_some());
     assert_eq!(block(store.transcript()).expect("t").len(), 2, "the conversation is kept");
     assert!(block(store.items()).expect("items").is_empty());
-    let out = block(chat::chat_turn(&store, &OfflineProvider, "I keep a bearded dragon.", NOW + 1)).expect("turn");
+    let out = block(chat::chat_turn(
+        &store,
+        &OfflineProvider,
+        "I keep a bearded dragon.",
+        NOW + 1,
+        chat::TurnOptions::default(),
+    ))
+    .expect("turn");
     assert_eq!(out.encoded.iter().filter(|m| m.accepted).count(), 2, "the missed turn is encoded with the next");
 }
 
@@ -471,7 +486,8 @@ fn an_unreachable_model_stores_nothing_for_the_turn() {
         }
     }
     let store = MemStore::new();
-    let err = block(chat::chat_turn(&store, &Down, "I live in Lisbon.", NOW)).expect_err("no model");
+    let err = block(chat::chat_turn(&store, &Down, "I live in Lisbon.", NOW, chat::TurnOptions::default()))
+        .expect_err("no model");
     assert!(err.to_string().contains("could not be reached"));
     assert!(block(store.transcript()).expect("t").is_empty());
     assert_eq!(store.rows_written(), 0);
@@ -513,7 +529,14 @@ fn contradictions_keep_only_current_values_with_their_history() {
         (1.0, "I work as a teacher."),
     ];
     for (days, text) in script {
-        block(chat::chat_turn(&store, &OfflineProvider, text, NOW - (days * DAY as f64) as i64)).expect("turn");
+        block(chat::chat_turn(
+            &store,
+            &OfflineProvider,
+            text,
+            NOW - (days * DAY as f64) as i64,
+            chat::TurnOptions::default(),
+        ))
+        .expect("turn");
     }
     let report = block(sleep::sleep(&store, &OfflineProvider, &SleepOptions::new(NOW), &mut |_| {})).expect("sleep");
     let supersede = report.passes.iter().find(|p| p.event.pass.name() == "supersede").expect("a supersede pass");
@@ -575,7 +598,8 @@ fn a_model_that_drops_negations_stores_nothing_inverted() {
     let store = MemStore::new();
     let provider = Scripted::new(drops_negations);
     for (i, text) in CARELESS_TURNS.iter().enumerate() {
-        block(chat::chat_turn(&store, &provider, text, NOW - (10 - i as i64) * DAY)).expect("chat turn");
+        block(chat::chat_turn(&store, &provider, text, NOW - (10 - i as i64) * DAY, chat::TurnOptions::default()))
+            .expect("chat turn");
     }
     let log = block(store.mutations()).expect("log");
     let inverted: Vec<&Mutation> = log
@@ -619,7 +643,14 @@ fn supersedes_compatible_facts(req: &Request) -> Option<String> {
 fn a_model_that_supersedes_compatible_facts_retires_nothing() {
     let store = MemStore::new();
     for (i, text) in CARELESS_TURNS.iter().enumerate() {
-        block(chat::chat_turn(&store, &OfflineProvider, text, NOW - (10 - i as i64) * DAY)).expect("chat turn");
+        block(chat::chat_turn(
+            &store,
+            &OfflineProvider,
+            text,
+            NOW - (10 - i as i64) * DAY,
+            chat::TurnOptions::default(),
+        ))
+        .expect("chat turn");
     }
     let provider = Scripted::new(supersedes_compatible_facts);
     let report = block(sleep::sleep(&store, &provider, &SleepOptions::new(NOW), &mut |_| {})).expect("sleep");
@@ -640,7 +671,8 @@ fn a_model_that_supersedes_compatible_facts_retires_nothing() {
 fn after_an_offline_sleep_only_the_newer_of_an_opposite_pair_stays_active() {
     let store = MemStore::new();
     for (days, text) in [(40, "I live in Lisbon. I eat meat."), (1, "I no longer live in Lisbon. I don't eat meat.")] {
-        block(chat::chat_turn(&store, &OfflineProvider, text, NOW - days * DAY)).expect("chat turn");
+        block(chat::chat_turn(&store, &OfflineProvider, text, NOW - days * DAY, chat::TurnOptions::default()))
+            .expect("chat turn");
     }
     let report = block(sleep::sleep(&store, &OfflineProvider, &SleepOptions::new(NOW), &mut |_| {})).expect("sleep");
     let dedupe = report.passes.iter().find(|p| p.event.pass == PassKind::Dedupe).expect("dedupe");
@@ -703,7 +735,8 @@ fn a_chat_over_thousands_of_facts_carries_a_bounded_memory_with_the_relevant_fac
         }
         None
     });
-    let turn = block(chat::chat_turn(&store, &provider, "What is my dog called?", NOW)).expect("turn");
+    let turn = block(chat::chat_turn(&store, &provider, "What is my dog called?", NOW, chat::TurnOptions::default()))
+        .expect("turn");
     let system = seen.borrow().clone();
     let lines = nocturne_core::llm::prompt::memory_lines(&system);
     let section = &system[system.find(nocturne_core::llm::prompt::MEMORY_HEADER).expect("a memory section")..];
@@ -721,9 +754,11 @@ fn regression_a_fact_promoted_by_one_sleep_meets_its_new_blocks_facts_in_the_nex
     // Unsized blocks: a supersession stays within one block.
     block(store.set_policy(RetentionPolicy { human_tokens: None, ..Default::default() })).expect("policy");
     let sleep_at = |at: i64| block(sleep::sleep(&store, &OfflineProvider, &SleepOptions::new(at), &mut |_| {}));
-    block(chat::chat_turn(&store, &OfflineProvider, "I live in Lisbon.", NOW - 40 * DAY)).expect("turn");
+    block(chat::chat_turn(&store, &OfflineProvider, "I live in Lisbon.", NOW - 40 * DAY, chat::TurnOptions::default()))
+        .expect("turn");
     sleep_at(NOW - 40 * DAY + 60).expect("first sleep");
-    block(chat::chat_turn(&store, &OfflineProvider, "I live in Porto.", NOW - 2 * DAY)).expect("turn");
+    block(chat::chat_turn(&store, &OfflineProvider, "I live in Porto.", NOW - 2 * DAY, chat::TurnOptions::default()))
+        .expect("turn");
     let second = sleep_at(NOW - 2 * DAY + 60).expect("second sleep");
     let row = |text: &str| block(store.items()).expect("items").into_iter().find(|i| i.text == text).expect(text);
     // Porto was said into scratch and promoted to human after Supersede had run, so it
@@ -772,7 +807,8 @@ fn regression_a_promise_stored_under_two_categories_falls_due_as_one() {
         "I promised Marco I would return his drill by Monday.",
         "I have to renew my passport by 20 November 2025. I will move to Porto in December 2025.",
     ] {
-        block(chat::chat_turn(&store, &Scripted::new(files_promises_twice), text, said)).expect("chat turn");
+        block(chat::chat_turn(&store, &Scripted::new(files_promises_twice), text, said, chat::TurnOptions::default()))
+            .expect("chat turn");
     }
     let stored = block(store.items()).expect("items");
     let drill: Vec<_> = stored.iter().filter(|i| i.text.contains("drill")).map(|i| i.category.as_str()).collect();

@@ -86,8 +86,14 @@ fn a_store_on_the_old_default_moves_to_forget_by_value_with_a_logged_note() {
         ..Default::default()
     };
     block(store.set_policy(old)).expect("policy");
-    block(chat::chat_turn(&store, &OfflineProvider, "I went to the Lisbon marathon last week.", NOW - 90 * DAY))
-        .expect("turn");
+    block(chat::chat_turn(
+        &store,
+        &OfflineProvider,
+        "I went to the Lisbon marathon last week.",
+        NOW - 90 * DAY,
+        chat::TurnOptions::default(),
+    ))
+    .expect("turn");
     // A dry run says what would happen and writes nothing.
     let dry =
         block(sleep::sleep(&store, &OfflineProvider, &sleep::SleepOptions::new(NOW).dry(), &mut |_| {})).expect("dry");
@@ -117,8 +123,14 @@ fn the_audit_judges_each_forgetting_under_the_policy_of_its_day() {
     let by_age = || {
         let store = MemStore::new();
         block(store.set_policy(nocturne_core::testkit::article_policy())).expect("policy");
-        block(chat::chat_turn(&store, &OfflineProvider, "The garden gate squeaks at night.", NOW - 90 * DAY))
-            .expect("turn");
+        block(chat::chat_turn(
+            &store,
+            &OfflineProvider,
+            "The garden gate squeaks at night.",
+            NOW - 90 * DAY,
+            chat::TurnOptions::default(),
+        ))
+        .expect("turn");
         block(sleep::sleep(&store, &OfflineProvider, &sleep::SleepOptions::new(NOW), &mut |_| {})).expect("sleep");
         assert!(block(store.items()).expect("items").iter().all(|i| !i.active), "forgotten by age");
         store

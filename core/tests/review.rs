@@ -22,7 +22,14 @@ fn block<F: std::future::Future>(f: F) -> F::Output {
 fn seeded() -> MemStore {
     let store = MemStore::new();
     for (days, text) in verify::SCRIPT {
-        block(chat::chat_turn(&store, &OfflineProvider, text, NOW - (days * DAY as f64) as i64)).expect("chat turn");
+        block(chat::chat_turn(
+            &store,
+            &OfflineProvider,
+            text,
+            NOW - (days * DAY as f64) as i64,
+            chat::TurnOptions::default(),
+        ))
+        .expect("chat turn");
     }
     store
 }

@@ -96,13 +96,13 @@ fn regression_an_elided_subject_compound_is_stored_as_one_fact_per_statement() {
     let said = "I live in Ghent and teach chemistry at a secondary school.";
     let want = ["I live in Ghent.", "I teach chemistry at a secondary school."];
     let store = MemStore::new();
-    block(chat::chat_turn(&store, &OfflineProvider, said, NOW)).expect("turn");
+    block(chat::chat_turn(&store, &OfflineProvider, said, NOW, chat::TurnOptions::default())).expect("turn");
     assert_eq!(active(&store), want);
     // A model that proposes the compound whole: the gate cuts it with the same splitter.
     let whole = json!({"facts": [{"text": said, "category": "identity"}]}).to_string();
     let model = Careless { task: Task::Propose(PassKind::Encode), reply: whole, style: ProposalStyle::FreeText };
     let store = MemStore::new();
-    block(chat::chat_turn(&store, &model, said, NOW)).expect("turn");
+    block(chat::chat_turn(&store, &model, said, NOW, chat::TurnOptions::default())).expect("turn");
     assert_eq!(active(&store), want);
 }
 
@@ -115,7 +115,7 @@ fn regression_a_statement_before_a_comma_keeps_its_own_polarity() {
     use nocturne_core::text::polarity::keeps_polarity;
     let said = "I moved to Porto, I no longer live in Lisbon.";
     let store = MemStore::new();
-    block(chat::chat_turn(&store, &OfflineProvider, said, NOW)).expect("turn");
+    block(chat::chat_turn(&store, &OfflineProvider, said, NOW, chat::TurnOptions::default())).expect("turn");
     assert_eq!(active(&store), ["I moved to Porto.", "I no longer live in Lisbon."]);
     // The check still guards each half: a dropped "no longer" is refused.
     let err = keeps_polarity("I live in Lisbon.", &[said], "the user said", "the fact").unwrap_err();
@@ -135,9 +135,11 @@ fn regression_dedupe_never_folds_atomic_facts_into_a_compound_with_an_elided_sub
         &OfflineProvider,
         "I live in Ghent and I teach chemistry at a secondary school.",
         NOW,
+        chat::TurnOptions::default(),
     ))
     .expect("turn");
-    block(chat::chat_turn(&store, &OfflineProvider, "I grow tomatoes.", NOW + 60)).expect("turn");
+    block(chat::chat_turn(&store, &OfflineProvider, "I grow tomatoes.", NOW + 60, chat::TurnOptions::default()))
+        .expect("turn");
     let compound = "I live in Ghent and teach chemistry at a secondary school.";
     let target = block(store.items()).expect("items").into_iter().find(|i| i.text == "I grow tomatoes.").expect("fact");
     let correction = edit::UserEdit::Correct { item_id: target.item_id.clone(), text: compound.into() };
@@ -186,10 +188,24 @@ fn regression_a_pronoun_and_a_noun_phrase_are_one_subject() {
 #[test]
 fn regression_a_positive_clause_before_and_i_do_not_keeps_both_halves() {
     let store = MemStore::new();
-    block(chat::chat_turn(&store, &OfflineProvider, "I play the piano and I do not read music.", NOW)).expect("turn");
+    block(chat::chat_turn(
+        &store,
+        &OfflineProvider,
+        "I play the piano and I do not read music.",
+        NOW,
+        chat::TurnOptions::default(),
+    ))
+    .expect("turn");
     assert_eq!(active(&store), ["I play the piano.", "I do not read music."]);
     let store = MemStore::new();
-    block(chat::chat_turn(&store, &OfflineProvider, "I love cheese but don't eat meat.", NOW)).expect("turn");
+    block(chat::chat_turn(
+        &store,
+        &OfflineProvider,
+        "I love cheese but don't eat meat.",
+        NOW,
+        chat::TurnOptions::default(),
+    ))
+    .expect("turn");
     assert_eq!(active(&store), ["I love cheese.", "I don't eat meat."]);
 }
 
@@ -197,7 +213,8 @@ fn regression_a_positive_clause_before_and_i_do_not_keeps_both_halves() {
 fn regression_a_turn_that_stores_nothing_says_so_with_a_logged_reason() {
     // Offline: chatter stores nothing; the reply says so instead of "noted".
     let store = MemStore::new();
-    let out = block(chat::chat_turn(&store, &OfflineProvider, "Hey there!", NOW)).expect("turn");
+    let out = block(chat::chat_turn(&store, &OfflineProvider, "Hey there!", NOW, chat::TurnOptions::default()))
+        .expect("turn");
     assert_ne!(out.reply, answer::NOTED);
     assert!(out.reply.starts_with("Nothing kept.") && out.reply.contains("a greeting"), "{}", out.reply);
     let log = block(store.mutations()).expect("log");
@@ -207,14 +224,16 @@ fn regression_a_turn_that_stores_nothing_says_so_with_a_logged_reason() {
     let transcript = block(store.transcript()).expect("transcript");
     assert_eq!(transcript[1].text, out.reply, "the stored reply is the one shown");
     // A short statement is kept, and the reply names it.
-    let out = block(chat::chat_turn(&store, &OfflineProvider, "I'm vegan.", NOW + 60)).expect("turn");
+    let out = block(chat::chat_turn(&store, &OfflineProvider, "I'm vegan.", NOW + 60, chat::TurnOptions::default()))
+        .expect("turn");
     assert_eq!(out.reply, "Kept 1 fact: “I'm vegan”.");
     // A model that proposes nothing for a statement: logged as the model's choice.
     let nothing = json!({"facts": []}).to_string();
     for style in [ProposalStyle::FreeText, ProposalStyle::Candidates] {
         let model = Careless { task: Task::Propose(PassKind::Encode), reply: nothing.clone(), style };
         let store = MemStore::new();
-        let out = block(chat::chat_turn(&store, &model, "I'm a nurse.", NOW)).expect("turn");
+        let out =
+            block(chat::chat_turn(&store, &model, "I'm a nurse.", NOW, chat::TurnOptions::default())).expect("turn");
         let log = block(store.mutations()).expect("log");
         let skipped = skips(&log);
         assert_eq!(skipped.len(), 1, "{style:?}");
@@ -224,7 +243,8 @@ fn regression_a_turn_that_stores_nothing_says_so_with_a_logged_reason() {
     }
     // A question is no statement: answered, nothing logged.
     let store = MemStore::new();
-    block(chat::chat_turn(&store, &OfflineProvider, "Where do I live?", NOW)).expect("turn");
+    block(chat::chat_turn(&store, &OfflineProvider, "Where do I live?", NOW, chat::TurnOptions::default()))
+        .expect("turn");
     assert!(skips(&block(store.mutations()).expect("log")).is_empty());
 }
 
@@ -235,8 +255,14 @@ fn regression_a_fact_the_model_names_twice_is_stored_once() {
     let twice = json!({"facts": [{"text": "I live in Ghent."}, {"text": "I live in Ghent"}]}).to_string();
     let model = Careless { task: Task::Propose(PassKind::Encode), reply: twice, style: ProposalStyle::FreeText };
     let store = MemStore::new();
-    let out =
-        block(chat::chat_turn(&store, &model, "I live in Ghent and I keep a cat called Miso.", NOW)).expect("turn");
+    let out = block(chat::chat_turn(
+        &store,
+        &model,
+        "I live in Ghent and I keep a cat called Miso.",
+        NOW,
+        chat::TurnOptions::default(),
+    ))
+    .expect("turn");
     assert_eq!(active(&store), ["I live in Ghent."]);
     let refused: Vec<_> = out.encoded.iter().filter(|m| !m.accepted && m.kind == MutationKind::Add).collect();
     assert_eq!(refused.len(), 1, "the copy is refused, and logged: {:?}", out.encoded);
@@ -251,7 +277,7 @@ fn regression_a_pasted_page_is_stored_as_nothing_with_its_reason_and_the_memory_
     let store = MemStore::new();
     let page = "I paste a long email here, with many words in it ".repeat(500);
     assert!(page.chars().count() > kept::ENCODE_MAX_CHARS);
-    let out = block(chat::chat_turn(&store, &OfflineProvider, &page, NOW)).expect("turn");
+    let out = block(chat::chat_turn(&store, &OfflineProvider, &page, NOW, chat::TurnOptions::default())).expect("turn");
     assert!(active(&store).is_empty());
     let log = block(store.mutations()).expect("log");
     assert_eq!(skips(&log).len(), 1);
@@ -261,7 +287,8 @@ fn regression_a_pasted_page_is_stored_as_nothing_with_its_reason_and_the_memory_
     assert!(doc.check().is_ok(), "{:?}", doc.check());
     // Past what a turn may hold: refused whole, nothing stored.
     let huge = "x".repeat(nocturne_core::store::document::MAX_TURN_CHARS + 16);
-    let err = block(chat::chat_turn(&store, &OfflineProvider, &huge, NOW + 60)).expect_err("too long");
+    let err = block(chat::chat_turn(&store, &OfflineProvider, &huge, NOW + 60, chat::TurnOptions::default()))
+        .expect_err("too long");
     assert!(matches!(err, chat::ChatError::TooLong { .. }), "{err}");
     assert_eq!(block(store.transcript()).expect("transcript").len(), 2);
 }

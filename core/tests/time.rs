@@ -48,13 +48,20 @@ fn a_commitment_due_friday_is_kept_until_its_grace_ends_and_forgotten_by_the_nex
     let store = MemStore::new();
     let provider = Watching::default();
     // Said on Wednesday 2026-12-02; Friday is 2026-12-04; the grace is 7 days.
-    block(chat::chat_turn(&store, &provider, PROMISE, december(2))).expect("turn");
+    block(chat::chat_turn(&store, &provider, PROMISE, december(2), chat::TurnOptions::default())).expect("turn");
     let fact = promise(&store).expect("the promise is stored");
     assert_eq!(fact.category, nocturne_core::model::category::Category::Commitments);
     assert_eq!(fact.when().map(|w| w.to_string()).as_deref(), Some("2026-12-04"));
     assert_eq!(block(store.meta()).expect("meta").policy.commitment_grace_days, Some(7.0));
 
-    block(chat::chat_turn(&store, &provider, "When is the thesis review due?", december(3))).expect("turn");
+    block(chat::chat_turn(
+        &store,
+        &provider,
+        "When is the thesis review due?",
+        december(3),
+        chat::TurnOptions::default(),
+    ))
+    .expect("turn");
     let system = provider.system.borrow().clone();
     assert!(system.contains("Today is 2026-12-03 (Thursday); a day without a year is in 2026."), "{system}");
     assert!(system.contains("said on 2 Dec:"), "the heading leaves this year out: {system}");
@@ -83,7 +90,7 @@ fn a_commitment_due_friday_is_kept_until_its_grace_ends_and_forgotten_by_the_nex
 #[test]
 fn a_commitment_in_a_policy_without_a_grace_is_protected_for_good() {
     let store = MemStore::new();
-    block(chat::chat_turn(&store, &OfflineProvider, PROMISE, december(2))).expect("turn");
+    block(chat::chat_turn(&store, &OfflineProvider, PROMISE, december(2), chat::TurnOptions::default())).expect("turn");
     let mut policy = block(store.meta()).expect("meta").policy;
     policy.commitment_grace_days = None;
     block(store.set_policy(policy)).expect("policy");
@@ -96,8 +103,22 @@ fn a_commitment_in_a_policy_without_a_grace_is_protected_for_good() {
 fn an_event_mentioned_today_but_held_last_year_is_stale() {
     let store = MemStore::new();
     block(store.set_policy(nocturne_core::testkit::article_policy())).expect("forgetting by age, as the user sets it");
-    block(chat::chat_turn(&store, &OfflineProvider, "I went to Japan last year.", december(2))).expect("turn");
-    block(chat::chat_turn(&store, &OfflineProvider, "I went to the dentist yesterday.", december(2))).expect("turn");
+    block(chat::chat_turn(
+        &store,
+        &OfflineProvider,
+        "I went to Japan last year.",
+        december(2),
+        chat::TurnOptions::default(),
+    ))
+    .expect("turn");
+    block(chat::chat_turn(
+        &store,
+        &OfflineProvider,
+        "I went to the dentist yesterday.",
+        december(2),
+        chat::TurnOptions::default(),
+    ))
+    .expect("turn");
     block(sleep::sleep(&store, &OfflineProvider, &sleep::SleepOptions::new(december(3)), &mut |_| {})).expect("sleep");
     let items = block(store.items()).expect("items");
     let japan = items.iter().find(|i| i.text.contains("Japan")).expect("japan");
@@ -109,8 +130,16 @@ fn an_event_mentioned_today_but_held_last_year_is_stale() {
 #[test]
 fn by_default_a_trip_last_year_is_kept_and_a_state_of_one_day_goes_the_day_after() {
     let store = MemStore::new();
-    block(chat::chat_turn(&store, &OfflineProvider, "I went to Japan last year.", december(2))).expect("turn");
-    block(chat::chat_turn(&store, &OfflineProvider, "I'm exhausted today.", december(2))).expect("turn");
+    block(chat::chat_turn(
+        &store,
+        &OfflineProvider,
+        "I went to Japan last year.",
+        december(2),
+        chat::TurnOptions::default(),
+    ))
+    .expect("turn");
+    block(chat::chat_turn(&store, &OfflineProvider, "I'm exhausted today.", december(2), chat::TurnOptions::default()))
+        .expect("turn");
     let tired = |s: &MemStore| block(s.items()).expect("items").into_iter().find(|i| i.text.contains("exhausted"));
     // The day after, within its grace, the passing state stays.
     block(sleep::sleep(&store, &OfflineProvider, &sleep::SleepOptions::new(december(3)), &mut |_| {})).expect("sleep");

@@ -72,12 +72,12 @@ fn regression_a_reaction_proposed_as_a_fact_is_refused_with_a_reason() {
         {"text": "Wow, that photo is great!", "category": "context"},
         {"text": "I painted that lake sunrise last year.", "category": "event"}
     ]));
-    let turn = block(chat::chat_turn_by(
+    let turn = block(chat::chat_turn(
         &store,
         &model,
-        Some("Melanie"),
         "Wow, that photo is great! I painted that lake sunrise last year.",
         NOW,
+        chat::TurnOptions::by(Some("Melanie")),
     ))
     .expect("turn");
     assert_eq!(texts(&store), ["I painted that lake sunrise last year."]);
@@ -95,7 +95,14 @@ fn regression_a_compound_sentence_is_stored_as_one_fact_per_statement_in_every_s
         Careless { task: Task::Chat, reply: "Noted.".into() },
     ] {
         let store = MemStore::new();
-        block(chat::chat_turn(&store, &model, "I live in Ghent and my locker code is 4417.", NOW)).expect("turn");
+        block(chat::chat_turn(
+            &store,
+            &model,
+            "I live in Ghent and my locker code is 4417.",
+            NOW,
+            chat::TurnOptions::default(),
+        ))
+        .expect("turn");
         assert_eq!(texts(&store), ["I live in Ghent.", "My locker code is 4417."], "{:?}", model.task);
     }
 }
@@ -103,9 +110,16 @@ fn regression_a_compound_sentence_is_stored_as_one_fact_per_statement_in_every_s
 #[test]
 fn erasing_a_locker_code_said_twice_leaves_where_the_user_lives_active_and_traceable() {
     let store = MemStore::new();
-    block(chat::chat_turn(&store, &OfflineProvider, "My locker code is 4417.", NOW)).expect("turn");
-    block(chat::chat_turn(&store, &OfflineProvider, "I live in Ghent and my locker code is 4417.", NOW + 60))
+    block(chat::chat_turn(&store, &OfflineProvider, "My locker code is 4417.", NOW, chat::TurnOptions::default()))
         .expect("turn");
+    block(chat::chat_turn(
+        &store,
+        &OfflineProvider,
+        "I live in Ghent and my locker code is 4417.",
+        NOW + 60,
+        chat::TurnOptions::default(),
+    ))
+    .expect("turn");
     block(sleep::sleep(&store, &OfflineProvider, &sleep::SleepOptions::new(NOW + 120), &mut |_| {})).expect("sleep");
     let items = block(store.items()).expect("items");
     let code = items.iter().find(|i| i.active && i.text.contains("4417")).expect("the code is remembered");
@@ -186,7 +200,7 @@ fn regression_a_merge_of_twenty_unrelated_statements_is_refused() {
 fn regression_every_clause_of_a_turn_keeps_its_speaker() {
     let store = MemStore::new();
     let said = "Hey Caroline! The kids loved the museum. I painted a lake sunrise last year. My husband bakes bread.";
-    block(chat::chat_turn_by(&store, &OfflineProvider, Some("Melanie"), said, NOW)).expect("turn");
+    block(chat::chat_turn(&store, &OfflineProvider, said, NOW, chat::TurnOptions::by(Some("Melanie")))).expect("turn");
     let items = block(store.items()).expect("items");
     assert_eq!(items.len(), 3, "{items:?}");
     assert!(items.iter().all(|i| i.speaker.as_deref() == Some("Melanie")), "{items:?}");

@@ -90,7 +90,7 @@ fn make(store: &MemStore, w: &Write, at: i64) {
     };
     match w {
         Write::Say(text) => {
-            let _ = block(chat::chat_turn(store, &OfflineProvider, text, at));
+            let _ = block(chat::chat_turn(store, &OfflineProvider, text, at, chat::TurnOptions::default()));
         }
         Write::Correct(n, text) => {
             if let Some(item_id) = nth_active(*n) {

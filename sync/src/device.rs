@@ -3,9 +3,9 @@
 //! a [`Replica`] and the [`Key`]; the transport (a WebSocket) is the caller's.
 
 use crate::crypto::{digest_hex, KdfParams, Key};
-use crate::replica::{Header, Replica};
 use crate::record::{self, Op, Record, RecordId, SCHEMA, SPACE_SCHEMA};
 use crate::replay::{perform, perform_plain, perform_watched, Applied, Performed, Recording, Replaying, Watch};
+use crate::replica::{Header, Replica};
 use crate::SyncError;
 use nocturne_core::llm::provider::Provider;
 use nocturne_core::store::{MemStore, Store};

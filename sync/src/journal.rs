@@ -13,7 +13,7 @@ use nocturne_core::flow::chat::{self, Reply, TurnOutcome};
 use nocturne_core::flow::edit::{self, UserEdit};
 use nocturne_core::flow::estimate::{self, Estimate};
 use nocturne_core::flow::focus::Scope;
-use nocturne_core::flow::import::{self, Progress, Report, Seen};
+use nocturne_core::flow::import::{self, Progress, Report, TranscriptCache};
 use nocturne_core::flow::import_plan::{ImportOptions, Plan, SleepAfter};
 use nocturne_core::flow::report::{PassEvent, SleepReport};
 use nocturne_core::flow::review::{self, Decisions, Review};
@@ -164,8 +164,10 @@ impl<K: StateKeeper, S: Store, L: WriteLock> Journal<'_, K, S, L> {
                     return Ok(Journaled { done: turn, recorded: Some(done.applied.to_string()) });
                 }
                 let turn = match reply {
-                    Some(r) => chat::record_by(self.store, provider, speaker, text.trim(), r, at).await,
-                    None => chat::remember_by(self.store, provider, speaker, text, at).await,
+                    Some(r) => {
+                        chat::record(self.store, provider, text.trim(), r, at, chat::TurnOptions::by(speaker)).await
+                    }
+                    None => chat::remember(self.store, provider, text, at, chat::TurnOptions::by(speaker)).await,
                 };
                 turn.map(Journaled::plain).map_err(|e| format!("{e}; nothing was stored"))
             })
@@ -332,7 +334,7 @@ impl<K: StateKeeper, S: Store, L: WriteLock> Journal<'_, K, S, L> {
         lease: &impl Lease,
         piece: &Plan,
         options: &ImportOptions,
-        seen: &mut Seen,
+        seen: &mut TranscriptCache,
         now: i64,
         on_progress: &mut dyn FnMut(&Progress),
     ) -> Result<Journaled<Report>, String> {
@@ -342,7 +344,7 @@ impl<K: StateKeeper, S: Store, L: WriteLock> Journal<'_, K, S, L> {
                 if self.keeper.state().await?.is_none() {
                     let sleep = if each_day { SleepAfter::EachDay } else { SleepAfter::Never };
                     let options = ImportOptions { sleep, ..options.clone() };
-                    return import::run_seen(self.store, provider, piece, &options, now, seen, on_progress)
+                    return import::run_piece(self.store, provider, piece, &options, now, seen, on_progress)
                         .await
                         .map(Journaled::plain)
                         .map_err(|e| e.to_string());

@@ -11,9 +11,9 @@
 //! was sealed and merged is saved before it is sent, and the next sync sends it again.
 
 use crate::crypto::KdfParams;
-use crate::replica::Replica;
 use crate::record::Op;
 use crate::replay::{Performed, Watch};
+use crate::replica::Replica;
 use crate::{device, Device, Merged};
 use nocturne_core::llm::provider::Provider;
 use nocturne_core::store::Store;

@@ -120,8 +120,11 @@ pub async fn perform_watched<S: Store, P: Provider>(
     match &record.op {
         Op::Say { text, speaker, reply } => {
             let outcome = match reply {
-                Some(r) => chat::record_by(store, provider, speaker.as_deref(), text, &reply_of(r), at).await,
-                None => chat::remember_by(store, provider, speaker.as_deref(), text, at).await,
+                Some(r) => {
+                    chat::record(store, provider, text, &reply_of(r), at, chat::TurnOptions::by(speaker.as_deref()))
+                        .await
+                }
+                None => chat::remember(store, provider, text, at, chat::TurnOptions::by(speaker.as_deref())).await,
             };
             let outcome = outcome.map_err(|e| match e {
                 chat::ChatError::Store(s) => s,

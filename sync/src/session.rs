@@ -10,7 +10,7 @@
 //! its own echo. A dropped connection before that changes nothing on the server that a
 //! later exchange would not redo: updates are idempotent.
 
-use crate::replica::{ReplicaError, Replica};
+use crate::replica::{Replica, ReplicaError};
 use yrs::sync::{Message, SyncMessage};
 use yrs::updates::decoder::Decode;
 use yrs::updates::encoder::Encode;

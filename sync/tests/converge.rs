@@ -12,9 +12,9 @@ use nocturne_core::llm::offline::OfflineProvider;
 use nocturne_core::model::memory::Role;
 use nocturne_core::store::{MemStore, Store};
 use nocturne_sync::crypto::KdfParams;
-use nocturne_sync::replica::Replica;
 use nocturne_sync::procedure::{self, Ask, Joined, StoreLocks};
 use nocturne_sync::record::{EditRow, Op};
+use nocturne_sync::replica::Replica;
 use nocturne_sync::session::LoopbackServer;
 use nocturne_sync::{act, flush, head_digest, merge, open_space, Device, SyncError};
 use proptest::prelude::*;
@@ -563,12 +563,12 @@ fn regression_writes_made_outside_sync_reach_the_others_and_survive_a_rebuild() 
     a.sync(&server);
     b.sync(&server);
     // Outside sync on A, as an import writes: a turn straight into the store.
-    block(nocturne_core::flow::chat::remember_by(
+    block(nocturne_core::flow::chat::remember(
         &a.store,
         &OfflineProvider,
-        None,
         "I keep bees on the roof.",
         T0 + 10,
+        nocturne_core::flow::chat::TurnOptions::by(None),
     ))
     .expect("remember");
     // Meanwhile B says something, so A's next merge is a rebuild.
@@ -592,8 +592,14 @@ fn the_sync_procedure_refuses_a_second_memory_another_space_or_no_passphrase_and
     a.sync(&server);
     // A memory of its own, written before it ever synced.
     let mut c = Phone::join(&server, 3, "pw").expect("c");
-    block(nocturne_core::flow::chat::chat_turn(&c.store, &OfflineProvider, "I keep a bearded dragon.", T0 + 1))
-        .expect("turn");
+    block(nocturne_core::flow::chat::chat_turn(
+        &c.store,
+        &OfflineProvider,
+        "I keep a bearded dragon.",
+        T0 + 1,
+        nocturne_core::flow::chat::TurnOptions::default(),
+    ))
+    .expect("turn");
     let before = c.store.document();
     let err = c.try_sync(&server, None).expect_err("two memories");
     assert!(err.contains("holds one too") && err.contains("nothing was changed"), "{err}");

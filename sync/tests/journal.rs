@@ -9,7 +9,7 @@ mod common;
 
 use common::{Counter, Kept, Loop};
 use nocturne_core::flow::edit::UserEdit;
-use nocturne_core::flow::import::{self, Report, Seen};
+use nocturne_core::flow::import::{self, Report, TranscriptCache};
 use nocturne_core::flow::import_plan;
 use nocturne_core::flow::import_plan::{ImportOptions, SleepAfter};
 use nocturne_core::flow::sleep::SleepOptions;
@@ -97,7 +97,7 @@ impl Device {
                 let options = ImportOptions { sleep: *sleep, retire_a_lot: true, ..ImportOptions::default() };
                 let plan = import_plan::plan(&history, &known, &options);
                 let lease = ServerLease { keeper: &self.kept, exchange: &Loop(server), random: &self.random };
-                let mut seen = Seen::default();
+                let mut seen = TranscriptCache::default();
                 let mut report = Report::default();
                 // Pieces of two batches: the import's pieces carry what one saw to the next.
                 for piece in plan.pieces(2) {
@@ -328,7 +328,7 @@ fn import_all<P: nocturne_core::llm::provider::Provider>(
     let j = device.journal();
     let plan = import_plan::plan(history, &Default::default(), options);
     let lease = ServerLease { keeper: &device.kept, exchange: &Loop(server), random: &device.random };
-    let (mut seen, mut report) = (Seen::default(), Report::default());
+    let (mut seen, mut report) = (TranscriptCache::default(), Report::default());
     for piece in plan.pieces(2) {
         let done = block(j.import(provider, &lease, &piece, options, &mut seen, at, &mut |_| {})).expect("import");
         report.absorb(done.done);
@@ -552,7 +552,15 @@ fn every_write_through_the_journal_holds_the_write_lock_once() {
     let plan = import_plan::plan(&history(1, T0 + 5 * DAY), &Default::default(), &options);
     let mut report = Report::default();
     for piece in plan.pieces(1) {
-        let done = block(j.import(&OfflineProvider, &lease, &piece, &options, &mut Seen::default(), T0, &mut |_| {}));
+        let done = block(j.import(
+            &OfflineProvider,
+            &lease,
+            &piece,
+            &options,
+            &mut TranscriptCache::default(),
+            T0,
+            &mut |_| {},
+        ));
         report.absorb(done.expect("import").done);
     }
     block(j.import_sleep(&OfflineProvider, &lease, &options, T0 + 6 * DAY, &mut report)).expect("the Sleep after");

@@ -10,7 +10,7 @@ use crate::stop::StopHandle;
 use crate::worker as module;
 use nocturne_core::flow::chat;
 use nocturne_core::flow::focus::Scope;
-use nocturne_core::flow::import::{self, Report, Seen};
+use nocturne_core::flow::import::{self, Report, TranscriptCache};
 use nocturne_core::flow::import_plan;
 use nocturne_core::flow::import_plan::{ImportOptions, Plan, SleepAfter};
 use nocturne_core::flow::report::{PassEvent, SleepReport};
@@ -113,7 +113,7 @@ async fn perform(job: Job, file: Option<web_sys::File>) -> Result<(Done, Option<
                     streamed.push_str(d);
                     progress(Progress::Delta { text: d.to_string() })
                 };
-                chat::reply_streaming(&store, &asking, &text, at, &mut on_delta).await
+                chat::reply(&store, &asking, &text, at, &mut on_delta).await
             };
             let reply = match replied {
                 Ok(reply) => reply,
@@ -399,7 +399,7 @@ async fn import_pieces<P: Provider>(
     let lease = crate::sync::lease(store);
     let journal = crate::sync::journal(store, &keeper);
     let mut report = Report::default();
-    let mut seen = Seen::default();
+    let mut seen = TranscriptCache::default();
     let mut shown = import::Progress { batches: plan.batches.len(), ..Default::default() };
     for piece in plan.pieces(PIECE_BATCHES) {
         let before = shown.clone();

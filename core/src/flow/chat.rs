@@ -11,8 +11,8 @@ use crate::llm::provider::{self, ProposalStyle, Provider, ProviderError};
 use crate::model::memory::{AnswerStyle, Item, MemoryUse, Mutation, Proposer, Refs, Role, Turn, Version};
 use crate::model::pass::{MutationKind, PassKind, Stage};
 use crate::store::{Commit, Store, StoreError};
-use crate::text::statements;
 use crate::text::order;
+use crate::text::statements;
 use serde::Serialize;
 use serde_json::Value;
 
@@ -99,27 +99,45 @@ impl From<StoreError> for ChatError {
     }
 }
 
-/// Replies to `text` from the active memory, then stores the turn and its encoded facts.
+/// What varies between a chat turn's callers: who said it, and who hears the reply as it
+/// streams.
+#[derive(Default)]
+pub struct TurnOptions<'a> {
+    /// The speaker's name (a conversation that names its speakers): the turn and every fact
+    /// encoded from it keep it. `None`: the user of a plain chat.
+    pub speaker: Option<&'a str>,
+    /// Handed each piece of the reply as it streams in (a chat turn's only: the reply
+    /// [`record`] and [`remember`] are given, or lack, has no stream).
+    pub on_delta: Option<&'a mut dyn FnMut(&str)>,
+}
+
+impl<'a> TurnOptions<'a> {
+    /// A turn said by `speaker`.
+    pub fn by(speaker: Option<&'a str>) -> Self {
+        TurnOptions { speaker, on_delta: None }
+    }
+
+    /// A turn whose reply streams to `on_delta`.
+    pub fn streaming(on_delta: &'a mut dyn FnMut(&str)) -> Self {
+        TurnOptions { speaker: None, on_delta: Some(on_delta) }
+    }
+}
+
+/// Replies to `text` from the active memory (streamed to `options.on_delta`), then stores
+/// the turn, said by `options.speaker`, and its encoded facts.
 pub async fn chat_turn<S: Store, P: Provider>(
     store: &S,
     provider: &P,
     text: &str,
     now: i64,
+    options: TurnOptions<'_>,
 ) -> Result<TurnOutcome, ChatError> {
-    chat_turn_streaming(store, provider, text, now, &mut |_| {}).await
-}
-
-/// [`chat_turn`] for a turn said by `speaker` (a conversation that names its speakers):
-/// the turn and every fact encoded from it keep the name.
-pub async fn chat_turn_by<S: Store, P: Provider>(
-    store: &S,
-    provider: &P,
-    speaker: Option<&str>,
-    text: &str,
-    now: i64,
-) -> Result<TurnOutcome, ChatError> {
-    let reply = reply_streaming(store, provider, text, now, &mut |_| {}).await?;
-    record_by(store, provider, speaker, text.trim(), &reply, now).await
+    let TurnOptions { speaker, on_delta } = options;
+    let reply = match on_delta {
+        Some(on_delta) => reply(store, provider, text, now, on_delta).await?,
+        None => reply(store, provider, text, now, &mut |_| {}).await?,
+    };
+    record(store, provider, text.trim(), &reply, now, TurnOptions::by(speaker)).await
 }
 
 /// Answers `text` from the memory in `index`, in the provider's style, citing what it
@@ -236,22 +254,10 @@ fn gate_citations(cited: &[String], shown: &[String]) -> (Vec<String>, Vec<(Stri
     (kept, refused)
 }
 
-/// [`chat_turn`], handing each piece of the reply to `on_delta` as it streams in.
-pub async fn chat_turn_streaming<S: Store, P: Provider>(
-    store: &S,
-    provider: &P,
-    text: &str,
-    now: i64,
-    on_delta: &mut dyn FnMut(&str),
-) -> Result<TurnOutcome, ChatError> {
-    let reply = reply_streaming(store, provider, text, now, on_delta).await?;
-    record(store, provider, text.trim(), &reply, now).await
-}
-
 /// The first half of a turn, which writes nothing: the model's reply to `text` from the
 /// active memory and recent turns. The app runs it outside the write lock, then
 /// [`record`]s the turn under it.
-pub async fn reply_streaming<S: Store, P: Provider>(
+pub async fn reply<S: Store, P: Provider>(
     store: &S,
     provider: &P,
     text: &str,
@@ -316,43 +322,34 @@ impl PromptFacts {
     }
 }
 
-/// Stores both turns and the facts encoded from the pending user turns, planned against
-/// the memory as it is now (ids and turn indices read fresh). If another writer commits
-/// in between, the commit is refused as a conflict and the turn is recorded again, so it
-/// is neither lost nor written over another.
+/// Stores both turns — the user's, said by `options.speaker`, and `reply` — and the facts
+/// encoded from the pending user turns, planned against the memory as it is now (ids and
+/// turn indices read fresh). If another writer commits in between, the commit is refused
+/// as a conflict and the turn is recorded again, so it is neither lost nor written over
+/// another.
 pub async fn record<S: Store, P: Provider>(
     store: &S,
     provider: &P,
     text: &str,
     reply: &Reply,
     now: i64,
+    options: TurnOptions<'_>,
 ) -> Result<TurnOutcome, ChatError> {
-    record_by(store, provider, None, text, reply, now).await
+    record_retrying(store, provider, options.speaker, text, Some(reply), now).await
 }
 
-/// [`record`] for a turn said by `speaker`.
-pub async fn record_by<S: Store, P: Provider>(
+/// Stores a user turn, said by `options.speaker`, with no reply (words the user gave to
+/// remember: an assistant that attached the memory, an imported history) and encodes it
+/// through the same gate as a chat turn. Retried like [`record`] when another writer moved
+/// the memory meanwhile.
+pub async fn remember<S: Store, P: Provider>(
     store: &S,
     provider: &P,
-    speaker: Option<&str>,
-    text: &str,
-    reply: &Reply,
-    now: i64,
-) -> Result<TurnOutcome, ChatError> {
-    record_retrying(store, provider, speaker, text, Some(reply), now).await
-}
-
-/// Stores a user turn with no reply (words the user gave to remember: an assistant that
-/// attached the memory, an imported history) and encodes it through the same gate as a
-/// chat turn. Retried like [`record`] when another writer moved the memory meanwhile.
-pub async fn remember_by<S: Store, P: Provider>(
-    store: &S,
-    provider: &P,
-    speaker: Option<&str>,
     text: &str,
     now: i64,
+    options: TurnOptions<'_>,
 ) -> Result<TurnOutcome, ChatError> {
-    record_retrying(store, provider, speaker, checked(text)?, None, now).await
+    record_retrying(store, provider, options.speaker, checked(text)?, None, now).await
 }
 
 /// `text` trimmed, if a turn may hold it: not empty, and within what a valid memory holds.

@@ -156,18 +156,18 @@ pub async fn run<S: Store, P: Provider>(
     now: i64,
     on_progress: &mut dyn FnMut(&Progress),
 ) -> Result<Report, ImportError> {
-    run_seen(store, provider, plan, options, now, &mut Seen::default(), on_progress).await
+    run_piece(store, provider, plan, options, now, &mut TranscriptCache::default(), on_progress).await
 }
 
 /// [`run`] for one of a plan's [`pieces`](Plan::pieces), `seen` carried from the piece
 /// before: while nobody else wrote in between, the transcript is not read again.
-pub async fn run_seen<S: Store, P: Provider>(
+pub async fn run_piece<S: Store, P: Provider>(
     store: &S,
     provider: &P,
     plan: &Plan,
     options: &ImportOptions,
     now: i64,
-    seen: &mut Seen,
+    seen: &mut TranscriptCache,
     on_progress: &mut dyn FnMut(&Progress),
 ) -> Result<Report, ImportError> {
     let mut report = Report {
@@ -310,7 +310,7 @@ async fn sleep_once<S: Store, P: Provider>(
 }
 
 /// What one batch wrote.
-struct Written {
+struct BatchWritten {
     user: usize,
     assistant: usize,
     facts: usize,
@@ -322,7 +322,7 @@ struct Written {
 /// cursor and turn count it left; while those stand, nobody else wrote a turn and the
 /// transcript need not be read again.
 #[derive(Default)]
-pub struct Seen {
+pub struct TranscriptCache {
     sources: HashSet<String>,
     left: Option<(u64, u32, u32)>,
 }
@@ -335,8 +335,8 @@ async fn write_batch<S: Store, P: Provider>(
     b: &Range<usize>,
     options: &ImportOptions,
     now: i64,
-    seen: &mut Seen,
-) -> Result<Written, ImportError> {
+    seen: &mut TranscriptCache,
+) -> Result<BatchWritten, ImportError> {
     let meta = store.meta().await?;
     let count = store.turn_count().await?;
     // Turns a chat left unencoded are encoded with this batch, as a chat turn would.
@@ -370,7 +370,7 @@ async fn write_batch<S: Store, P: Provider>(
         Err(Unusable { why, .. }) => (Vec::new(), Vec::new(), Some(why)),
     };
     let items: Vec<Item> = items.into_iter().map(|item| dated(item, &pending)).collect();
-    let written = Written {
+    let written = BatchWritten {
         user: turns.iter().filter(|t| t.role == Role::User).count(),
         assistant: turns.iter().filter(|t| t.role == Role::Assistant).count(),
         facts: items.len(),

@@ -3,8 +3,8 @@
 //! What it reports is [`crate::flow::report`], its estimate [`crate::flow::estimate`], the
 //! policy it runs under [`crate::flow::policy`].
 
-use crate::flow::pair_search::{self, Work};
 use crate::flow::focus::{self, Fresh, Scope};
+use crate::flow::pair_search::{self, Work};
 use crate::flow::pass::{self, PassInput};
 use crate::flow::policy::policy_for;
 use crate::flow::report::{PassEvent, PassReport, Phase, SleepReport};

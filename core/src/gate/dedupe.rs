@@ -6,7 +6,7 @@
 use super::fields::{optional_str, require_reason, required_str, Ruling};
 use super::{Edit, Scope};
 use crate::model::memory::Item;
-use crate::text::{statements, polarity, textmath};
+use crate::text::{polarity, statements, textmath};
 use serde_json::Value;
 
 /// Why `item` may not be dropped into `keeper`: it is one statement of a compound keeper

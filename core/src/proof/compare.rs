@@ -88,9 +88,10 @@ pub async fn run<P: Provider>(provider: P, now: i64, clock: &dyn Fn() -> f64) ->
     let mut row = Row { provider: metered.label(), ..Default::default() };
     let outcome = async {
         for (days, text) in SCRIPT {
-            let turn = chat::chat_turn(&store, &metered, text, now - (days * DAY as f64) as i64)
-                .await
-                .map_err(|e| e.to_string())?;
+            let turn =
+                chat::chat_turn(&store, &metered, text, now - (days * DAY as f64) as i64, chat::TurnOptions::default())
+                    .await
+                    .map_err(|e| e.to_string())?;
             row.encode_errors += usize::from(turn.encode_error.is_some());
         }
         let report =

@@ -104,7 +104,7 @@ async fn seed<S: Store, P: Provider>(store: &S, provider: &P, now: i64, r: &mut 
     let (mut accepted, mut refused, mut errors, mut offered) = (0, 0, Vec::new(), 0);
     for (days, text) in SCRIPT {
         let at = now - (days * DAY as f64) as i64;
-        let turn = chat::chat_turn(store, provider, text, at).await.map_err(|x| e(&x))?;
+        let turn = chat::chat_turn(store, provider, text, at, chat::TurnOptions::default()).await.map_err(|x| e(&x))?;
         accepted += turn.encoded.iter().filter(|m| m.accepted).count();
         refused += turn.encoded.iter().filter(|m| !m.accepted).count();
         errors.extend(turn.encode_error);

@@ -24,7 +24,7 @@ pub async fn valid_export(now: i64) -> Document {
         ["I live in Ghent and I teach chemistry.", "I keep a cat called Miso.", "I don't eat meat."].iter().enumerate()
     {
         // The offline provider never fails; a failure here would show as an empty export.
-        let _ = chat::chat_turn(&store, &OfflineProvider, text, now + i as i64).await;
+        let _ = chat::chat_turn(&store, &OfflineProvider, text, now + i as i64, chat::TurnOptions::default()).await;
     }
     store.document()
 }

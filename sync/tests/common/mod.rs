@@ -1,8 +1,8 @@
 //! What the sync tests share: a device's sync state kept in memory, the in-memory server
 //! as the procedure's exchange, and counted randomness.
 
-use nocturne_sync::replica::Replica;
 use nocturne_sync::procedure::{Exchange, Joined, Keeper, Random, StateKeeper};
+use nocturne_sync::replica::Replica;
 use nocturne_sync::session::LoopbackServer;
 use std::cell::{Cell, RefCell};
 
