@@ -10,7 +10,7 @@
 
 use crate::store::Memory;
 use nocturne_sync::crypto::KdfParams;
-use nocturne_sync::procedure::{self, Ask, Exchange, Keeper, Random, StateKeeper, StoreLocks};
+use nocturne_sync::procedure::{self, Ask, Exchange, Random, ReplicaKeeper, StateKeeper, StoreLocks};
 use nocturne_sync::replica::Replica;
 use nocturne_sync::session::Session;
 use nocturne_sync::SyncError;
@@ -72,7 +72,7 @@ impl StateKeeper for Files<'_> {
     }
 }
 
-impl Keeper for Files<'_> {
+impl ReplicaKeeper for Files<'_> {
     async fn load(&self) -> Result<Option<(Joined, Replica)>, String> {
         let Some(joined) = self.joined()? else { return Ok(None) };
         let replica = match std::fs::read(self.replica_path()) {

@@ -5,7 +5,7 @@
 //! not. The page, the command line and the MCP server hold a journal over their own store
 //! and keeper and only do IO; none of them decides "synced or plain".
 
-use crate::procedure::{self, Exchange, Keeper, Random, StateKeeper, WriteLock};
+use crate::procedure::{self, Exchange, Random, ReplicaKeeper, StateKeeper, WriteLock};
 use crate::record::{EditRow, Op, ReplyRow};
 use crate::replay::{Applied, Performed, Watch};
 use crate::Device;
@@ -107,7 +107,7 @@ pub struct ServerLease<'a, K, E, R> {
     pub random: &'a R,
 }
 
-impl<K: Keeper, E: Exchange, R: Random> Lease for ServerLease<'_, K, E, R> {
+impl<K: ReplicaKeeper, E: Exchange, R: Random> Lease for ServerLease<'_, K, E, R> {
     async fn take(&self, now: i64) -> Result<Option<String>, String> {
         procedure::take_lease(self.keeper, self.exchange, self.random, now).await
     }

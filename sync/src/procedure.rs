@@ -1,6 +1,6 @@
 //! One sync, the Sleep lease and a synced write, as every device runs them: the steps are
 //! written here once, over small traits for what differs between the page and the command
-//! line — where the device's state is kept ([`Keeper`]), how one y-sync exchange reaches
+//! line — where the device's state is kept ([`ReplicaKeeper`]), how one y-sync exchange reaches
 //! the server ([`Exchange`]), where random bytes come from ([`Random`]) and how the
 //! memory's writers are held off while records are merged ([`WriteLock`]).
 //!
@@ -55,7 +55,7 @@ pub trait StateKeeper {
 /// Where a device's sync state and its replica of the space are kept: what a sync and the
 /// Sleep lease need.
 #[allow(async_fn_in_trait)]
-pub trait Keeper: StateKeeper {
+pub trait ReplicaKeeper: StateKeeper {
     /// The state and replica, when this memory has joined a space.
     async fn load(&self) -> Result<Option<(Joined, Replica)>, String>;
     /// Saves the state and the replica, so that neither is ever half written.
@@ -197,7 +197,7 @@ fn join(ask: &Ask<'_>, random: &impl Random) -> Result<(Joined, Replica), String
 /// One sync: join (the first time), fetch, seal what waits, merge under the write lock,
 /// send. Fails with a message a person can act on; a failure loses nothing.
 pub async fn sync<S: Store>(
-    keeper: &impl Keeper,
+    keeper: &impl ReplicaKeeper,
     exchange: &impl Exchange,
     random: &impl Random,
     lock: &impl WriteLock,
@@ -289,7 +289,7 @@ pub async fn sync<S: Store>(
 /// on a head another device moved is refused as stale at the next sync); `Ok(None)` when
 /// taken, or when the memory does not sync.
 pub async fn take_lease(
-    keeper: &impl Keeper,
+    keeper: &impl ReplicaKeeper,
     exchange: &impl Exchange,
     random: &impl Random,
     now: i64,
@@ -308,7 +308,7 @@ pub async fn take_lease(
 }
 
 /// After a Sleep: gives the lease back (best effort: it expires by itself).
-pub async fn release_lease(keeper: &impl Keeper, exchange: &impl Exchange, random: &impl Random, now: i64) {
+pub async fn release_lease(keeper: &impl ReplicaKeeper, exchange: &impl Exchange, random: &impl Random, now: i64) {
     let Ok(Some((joined, replica))) = keeper.load().await else { return };
     device::release_lease(&replica, &joined.device, now);
     if keeper.save(&joined, &replica).await.is_ok() {

@@ -174,8 +174,8 @@ impl Job {
 #[serde(rename_all = "camelCase")]
 pub enum Done {
     /// The turn is stored.
-    Turn(Turned),
-    Slept(Slept),
+    Turn(TurnSummary),
+    Slept(SleepSummary),
     Planned {
         review: Review,
     },
@@ -183,7 +183,7 @@ pub enum Done {
     Applied {
         summary: String,
     },
-    Estimated(Estimated),
+    Estimated(EstimateSummary),
     Quizzed {
         report: QuizReport,
     },
@@ -191,11 +191,11 @@ pub enum Done {
     Written {
         line: String,
     },
-    Read(Read),
+    Read(HistorySummary),
     /// An import's report, and what of the file is still new (for a resume).
     Imported {
         report: import::Report,
-        left: Read,
+        left: HistorySummary,
     },
     Verified {
         summary: String,
@@ -233,7 +233,7 @@ pub enum Progress {
 /// What a chat turn stored, as the page shows it.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub struct Turned {
+pub struct TurnSummary {
     /// Facts the Encode gate accepted into scratch.
     pub accepted: usize,
     /// Why each refused statement was refused.
@@ -249,7 +249,7 @@ pub struct Turned {
 /// A Sleep's report, as the page shows it.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub struct Slept {
+pub struct SleepSummary {
     pub dry_run: bool,
     pub active_before: usize,
     pub active_after: usize,
@@ -277,7 +277,7 @@ pub struct Refused {
 
 /// The next Sleep's estimate, as the page shows it.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct Estimated {
+pub struct EstimateSummary {
     pub line: String,
     /// `(retire, active)` when the Sleep would retire more than a quarter of the memory
     /// (the user is asked first).
@@ -286,7 +286,7 @@ pub struct Estimated {
 
 /// A history file read and planned.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct Read {
+pub struct HistorySummary {
     /// What was read, in a line: the format, conversations, messages and what was left out.
     pub line: String,
     /// The encoding's cost (`sleeps` for a deep Sleep at the end).

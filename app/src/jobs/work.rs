@@ -3,7 +3,8 @@
 
 use super::remote::{Answered, WorkerModel, ANSWERS};
 use super::{
-    Done, Estimated, FromWorker, Job, Model, Progress, Read, Refused, Slept, ToWorker, Turned, PROTOCOL, WHAT,
+    Done, EstimateSummary, FromWorker, HistorySummary, Job, Model, Progress, Refused, SleepSummary, ToWorker,
+    TurnSummary, PROTOCOL, WHAT,
 };
 use crate::idb::IdbStore;
 use crate::stop::StopHandle;
@@ -132,7 +133,7 @@ async fn perform(job: Job, file: Option<web_sys::File>) -> Result<(Done, Option<
             let said = crate::sync::journal(&store, &keeper).say(&recorder, None, &text, Some(&reply), now()).await;
             store.close();
             let out = said?.done;
-            let turned = Turned {
+            let turned = TurnSummary {
                 accepted: out.encoded.iter().filter(|m| m.accepted).count(),
                 refused: out.encoded.iter().filter_map(|m| m.rejection_reason.clone()).collect(),
                 switched: out.switched,
@@ -199,7 +200,7 @@ async fn perform(job: Job, file: Option<web_sys::File>) -> Result<(Done, Option<
                 String::new()
             };
             let line = format!("{what} — about {} model call(s), {} prompt tokens.{retire}", e.calls, e.prompt_tokens);
-            plain(Done::Estimated(Estimated { line, heavy: e.retires_a_lot().then_some((e.retire, e.active)) }))
+            plain(Done::Estimated(EstimateSummary { line, heavy: e.retires_a_lot().then_some((e.retire, e.active)) }))
         }
         Job::Quiz { memory, now, model } => {
             let store = open(&memory).await?;
@@ -318,8 +319,8 @@ async fn perform(job: Job, file: Option<web_sys::File>) -> Result<(Done, Option<
 }
 
 /// A Sleep's report as the page shows it.
-fn slept(r: &SleepReport, lease_note: Option<String>) -> Slept {
-    Slept {
+fn slept(r: &SleepReport, lease_note: Option<String>) -> SleepSummary {
+    SleepSummary {
         dry_run: r.dry_run,
         active_before: r.active_before,
         active_after: r.active_after,
@@ -367,7 +368,7 @@ async fn plan_of(store: &IdbStore, history: &History) -> Result<Plan, String> {
 
 /// What the page shows of file `name`, read as `h` and planned as `plan`, and what the
 /// plan will cost with a model proposing in `style`.
-fn summary(name: &str, h: &History, plan: &Plan, style: ProposalStyle) -> Read {
+fn summary(name: &str, h: &History, plan: &Plan, style: ProposalStyle) -> HistorySummary {
     let s = h.skipped;
     let line = format!(
         "{name}: {} — {} conversation(s), {} message(s) you wrote; left out: {} hidden, {} system or tool, {} on abandoned branches, {} without text.",
@@ -381,7 +382,7 @@ fn summary(name: &str, h: &History, plan: &Plan, style: ProposalStyle) -> Read {
     );
     let estimate = import_plan::estimate(plan, style, &ImportOptions::default());
     let sleeps = [SleepAfter::End, SleepAfter::EachDay, SleepAfter::Never].map(|a| (a, plan.sleeps(a))).to_vec();
-    Read { line, estimate, sleeps, new: plan.messages.len() }
+    HistorySummary { line, estimate, sleeps, new: plan.messages.len() }
 }
 
 /// Writes `plan` through the one write path (`sync::journal`: recorded for the next sync

@@ -15,7 +15,7 @@ use crate::lock::Tabs;
 use crate::worker::{self as module, Started};
 use nocturne_sync::crypto::KdfParams;
 use nocturne_sync::journal::{Lease, ServerLease};
-use nocturne_sync::procedure::{self, Exchange, Joined, Keeper, Random, Synced};
+use nocturne_sync::procedure::{self, Exchange, Joined, Random, ReplicaKeeper, Synced};
 use nocturne_sync::replica::Replica;
 use nocturne_sync::session::Session;
 use rexie::TransactionMode;
@@ -147,7 +147,7 @@ async fn sync_here(store: &IdbStore, ask: &Ask, now: i64) -> Result<Synced, Stri
     procedure::sync(&Idb::new(store.name()), &Socket, &WebCrypto, &Tabs, store, &ask, now).await
 }
 
-impl Keeper for Idb {
+impl ReplicaKeeper for Idb {
     async fn load(&self) -> Result<Option<(Joined, Replica)>, String> {
         let [joined, replica] = read(&*self.db().await?, [JOINED, REPLICA]).await?;
         let Some(joined) = joined_of(joined)? else { return Ok(None) };

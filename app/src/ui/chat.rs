@@ -214,7 +214,7 @@ fn clip(text: &str, chars: usize) -> String {
     }
 }
 
-fn encode_summary(out: &jobs::Turned) -> impl IntoView {
+fn encode_summary(out: &jobs::TurnSummary) -> impl IntoView {
     let (accepted, refused) = (out.accepted, out.refused.clone());
     view! {
         <div class="encoded" data-testid="encoded">

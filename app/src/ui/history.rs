@@ -19,7 +19,7 @@ use nocturne_core::llm::provider::Provider;
 #[derive(Clone)]
 struct Ready {
     file: web_sys::File,
-    read: jobs::Read,
+    read: jobs::HistorySummary,
     /// When it was read: what the file leaves undated is dated so (also when imported).
     at: i64,
 }

@@ -3,7 +3,7 @@
 
 use super::review::{ReviewPanel, Reviewing};
 use super::{ctx, now};
-use crate::jobs::{self, Done, Given, Job, Model, Progress, Slept};
+use crate::jobs::{self, Done, Given, Job, Model, Progress, SleepSummary};
 use crate::stop::StopHandle;
 use leptos::prelude::*;
 use nocturne_core::flow::report::{PassEvent, Phase};
@@ -210,7 +210,7 @@ fn pass_row(pass: PassKind, ev: Option<PassEvent>) -> impl IntoView {
 
 /// The refused proposals of a Sleep (or dry run), with their reasons.
 #[component]
-fn RefusalList(report: Slept) -> impl IntoView {
+fn RefusalList(report: SleepSummary) -> impl IntoView {
     let refused = report.refused;
     (!refused.is_empty()).then(|| {
         view! {

@@ -1,7 +1,7 @@
 //! What the sync tests share: a device's sync state kept in memory, the in-memory server
 //! as the procedure's exchange, and counted randomness.
 
-use nocturne_sync::procedure::{Exchange, Joined, Keeper, Random, StateKeeper};
+use nocturne_sync::procedure::{Exchange, Joined, Random, ReplicaKeeper, StateKeeper};
 use nocturne_sync::replica::Replica;
 use nocturne_sync::session::LoopbackServer;
 use std::cell::{Cell, RefCell};
@@ -22,7 +22,7 @@ impl StateKeeper for Kept {
     }
 }
 
-impl Keeper for Kept {
+impl ReplicaKeeper for Kept {
     async fn load(&self) -> Result<Option<(Joined, Replica)>, String> {
         let kept = self.0.borrow().clone();
         kept.map(|(j, state)| Ok((j.clone(), Replica::load(j.client_id, &state).map_err(|e| e.to_string())?)))
