@@ -109,7 +109,7 @@ case("dedupe honours a lower threshold in the policy", "dedupe", [drop("m_6", "m
      policy={**POLICY, "similarityThreshold": 0.8})
 case("dedupe refuses a proposal that is a list", "dedupe", [["m_2", "m_1"]], [(False, "object")])
 # Was "dedupe accepts across blocks" (accepted): m_10 "The kettle is broken." is one of the
-# two statements of m_4, and is no longer folded into it (SPEC §14). Across blocks: 126.
+# two statements of m_4, and is no longer folded into it (one statement per fact: `text::split`). Across blocks: 126.
 case("dedupe refuses folding a statement into a compound, across blocks too", "dedupe", [drop("m_10", "m_4")],
      [(False, "one statement of m_4")])
 
@@ -223,7 +223,7 @@ case("supersede refuses a fact superseded earlier in the pass", "supersede", [su
 case("supersede refuses a self-pair", "supersede", [sup("m_1", "m_1")], [(False, "itself")], items=MOVES)
 case("supersede refuses an empty reason", "supersede", [sup("m_3", "m_4", "")], [(False, "reason")], items=MOVES)
 
-# Meaning, not only words (SPEC §11): polarity and single-valued slots.
+# Meaning, not only words (`gate::meaning`): polarity and single-valued slots.
 NEG_TRANSCRIPT = [
     "user: I am not allergic to peanuts.",
     "assistant: Noted.",
@@ -295,7 +295,7 @@ neg_case("supersede accepts a shared one-value slot", "supersede",
          [sup("m_1", "m_2")], [(True, "one-value slot")], items=MOVES)
 
 
-# ---- memory worth keeping, speakers, sized blocks, atomic merges (SPEC §14)
+# ---- memory worth keeping, speakers, sized blocks, atomic merges (`text::worth`, `gate::merge`, `gate::promote`)
 SIZED = dict(POLICY, humanTokens=60, personaTokens=40, mergeMaxWords=40)
 TALK = [
     "user: Wow, that photo is great! Thanks so much, Ana! I love camping trips with my family.",

@@ -364,7 +364,7 @@ fn in_page_threads_are_two_on_two_cores_and_half_the_cores_above() {
     assert_eq!(threads_for(0, 8, false), 1);
 }
 
-/// SPEC §16 on IndexedDB: a reviewed Sleep's plan leaves every object store as it was;
+/// A reviewed Sleep (`flow::review`) on IndexedDB: a reviewed Sleep's plan leaves every object store as it was;
 /// applying only the first approved edit writes that one and logs the rest as not
 /// approved; a second apply writes nothing.
 #[wasm_bindgen_test]

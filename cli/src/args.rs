@@ -29,7 +29,7 @@ pub(crate) enum Command {
         #[arg(required = true)]
         text: Vec<String>,
     },
-    /// Judge gate case files (SPEC §10): one JSON line per file; exit 2 on a malformed
+    /// Judge gate case files (`cases/*.json`, `gate::case`): one JSON line per file; exit 2 on a malformed
     /// file, 1 on a verdict that disagrees with the file's expect
     Gate {
         #[arg(required = true)]

@@ -157,7 +157,7 @@ fn a_dry_run_leaves_the_store_file_byte_identical() {
     assert!(versions.contains("pass:forget:after"), "{versions}");
 }
 
-/// SPEC §16 through the real commands: the plan leaves the store byte-identical, `--only`
+/// A reviewed Sleep (`flow::review`) through the real commands: the plan leaves the store byte-identical, `--only`
 /// applies exactly the chosen edits and logs the rest as not approved, a second apply
 /// applies nothing, and a decision naming an edit the plan lacks writes nothing.
 #[test]

@@ -162,7 +162,7 @@ fn a_conversation_added_through_mcp_is_gated_stored_searched_and_slept_on() {
     });
 }
 
-/// SPEC §16 through MCP: `sleep` with `review` returns a plan and writes nothing to the
+/// A reviewed Sleep (`flow::review`) through MCP: `sleep` with `review` returns a plan and writes nothing to the
 /// memory; `apply_plan` applies only the edits named, logs the rest as not approved, and a
 /// second call applies nothing; a plan id the server never made is a tool error.
 #[test]

@@ -1,4 +1,4 @@
-//! Forget by value (SPEC §5, issue 47): the default retires what can no longer answer a
+//! Forget by value (`gate::forget`, issue 47): the default retires what can no longer answer a
 //! question truthfully — a passing state after its while, a commitment past its date —
 //! never a durable fact for being old or the memory for being large; each rule's claim is
 //! checked against the fact, and a store on the old default moves with a logged note.

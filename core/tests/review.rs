@@ -1,4 +1,4 @@
-//! A reviewed Sleep (SPEC §16) through `flow::review` over MemStore: the plan writes
+//! A reviewed Sleep through `flow::review` over MemStore: the plan writes
 //! nothing; applying takes exactly the approved edits, judged again on the memory as it is
 //! then, and logs the rest as not approved; a second apply applies nothing.
 

@@ -1,4 +1,4 @@
-//! What people say (SPEC §14, "Kept, and said so"; issue 41), at the boundaries: the
+//! What people say ("Kept, and said so": `flow::kept`; issue 41), at the boundaries: the
 //! held-out corpora through the one splitter and the real encoder path, each target shown
 //! to fail for the fault it guards against, and a regression test per defect found on
 //! fresh sentences — a statement stored as nothing behind a "noted" reply, a compound with

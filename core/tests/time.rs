@@ -96,7 +96,7 @@ fn a_commitment_in_a_policy_without_a_grace_is_protected_for_good() {
     block(store.set_policy(policy)).expect("policy");
     block(sleep::sleep(&store, &OfflineProvider, &sleep::SleepOptions::new(december(2) + 400 * 86_400), &mut |_| {}))
         .expect("sleep");
-    assert!(promise(&store).is_some_and(|i| i.active), "SPEC's protection holds without a grace");
+    assert!(promise(&store).is_some_and(|i| i.active), "the commitments category's protection holds without a grace");
 }
 
 #[test]

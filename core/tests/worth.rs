@@ -1,4 +1,4 @@
-//! Memory worth keeping (SPEC §14), at the boundaries: the rule on its labelled corpus,
+//! Memory worth keeping (`text::worth`), at the boundaries: the rule on its labelled corpus,
 //! and a careless model planting each fault the issue names — a reaction proposed as a
 //! fact, a compound sentence stored whole, a promotion into a full block, a merge of
 //! twenty unrelated statements, a speaker lost on a later clause — each refused or

@@ -1,4 +1,4 @@
-// A Sleep reviewed before it changes anything (SPEC §16), in headless Chromium:
+// A Sleep reviewed before it changes anything (`flow::review`), in headless Chromium:
 // usage: node review.cjs URL OUTDIR
 // Five statements give a plan of five edits; planning writes no version; the plan survives
 // a reload; two edits approved and three rejected with a reason are applied; the Versions

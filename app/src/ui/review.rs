@@ -1,4 +1,4 @@
-//! A reviewed Sleep's plan on the page (SPEC §16): every edit with its facts before and
+//! A reviewed Sleep's plan on the page (`flow::review`): every edit with its facts before and
 //! after, approved or rejected one by one or all at once, then applied through the one
 //! write path. The plan is kept in the browser's storage per memory until it is applied or
 //! discarded, so it survives a reload.

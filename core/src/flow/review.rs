@@ -1,4 +1,4 @@
-//! A reviewed Sleep (SPEC §16): [`plan`] runs the passes and the gates as a dry run and
+//! A reviewed Sleep: [`plan`] runs the passes and the gates as a dry run and
 //! returns a [`Review`] — every proposal with a stable id, the facts it touches before and
 //! after, the model's reason and the gate's verdict — writing nothing; [`apply`] applies
 //! what the user approved, each edit judged again on the memory as it is then, as one

@@ -1,4 +1,4 @@
-//! Gate case files (SPEC §10): public test vectors that drive any gate from outside,
+//! Gate case files (`cases/*.json`): public test vectors that drive any gate from outside,
 //! with no model and no engine rules.
 
 use crate::gate::{strip_role, Ground, Judge};
@@ -46,7 +46,7 @@ pub struct CaseItem {
     pub speaker: Option<String>,
 }
 
-/// SPEC §10: a case's policy fields it leaves out take the case format's defaults
+/// A case's policy fields it leaves out take the case format's defaults
 /// (threshold 0.9, stale after 30 days, at most 120 active facts, the three protected
 /// categories) — the rules the public case files were written against — not the product's
 /// forget-by-value default; the newer options stay off unless a case sets them.

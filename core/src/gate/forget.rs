@@ -1,4 +1,4 @@
-//! The Forget gate: forget by value (SPEC §5). A fact may go when it can no longer answer
+//! The Forget gate: forget by value. A fact may go when it can no longer answer
 //! a question truthfully — a passing state whose while is over (`text::transient`), a
 //! commitment whose date and grace have passed — or, where the policy sets them, when it
 //! is older than `staleAfterDays` or unprotected over the `maxActiveFacts` cap. The rule the

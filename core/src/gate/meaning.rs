@@ -1,4 +1,4 @@
-//! The meaning rule Supersede adds to the word measures (SPEC §11), as a pure function the
+//! The meaning rule Supersede adds to the word measures (`text::textmath`), as a pure function the
 //! engine also uses to choose its candidates: on what basis a newer fact may replace an
 //! older one. (Polarity itself is a text measure: `text::polarity`.)
 //!

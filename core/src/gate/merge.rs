@@ -1,6 +1,6 @@
 //! The Merge gate: sources in one block, said by one speaker, unconsumed, and merged text
 //! fully traceable to them with no new names, each clause keeping its source's polarity.
-//! Where the policy bounds a merge's words (SPEC §14), a merge stays atomic: every source
+//! Where the policy bounds a merge's words (`merge_max_words`), a merge stays atomic: every source
 //! shares a subject with the fact it joins (two content tokens not common in the memory, a
 //! name, or a one-value slot for the same holder), and the merged text stays within the bound.
 

@@ -1,5 +1,5 @@
 //! The Promote gate: a live fact moves to persona, human or episodes, never to where it
-//! already is. Where the policy gives the pinned blocks a size (SPEC §14), a fact enters
+//! already is. Where the policy gives the pinned blocks a size (`persona_tokens`), a fact enters
 //! one only if it fits, and human admits only durable facts about a person
 //! (`Item::durable`): never an event, a plan or a reaction.
 

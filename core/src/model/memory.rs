@@ -436,7 +436,7 @@ pub struct Refs {
     pub review: Option<String>,
 }
 
-/// What makes a newer fact replace an older one (SPEC §11).
+/// What makes a newer fact replace an older one (judged by `gate::meaning`).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", tag = "rule")]
 pub enum SupersedeBasis {

@@ -1,5 +1,5 @@
 //! The retention policy (user-editable, stored with the memory), salience and the
-//! capacity overflow set. By default a memory forgets by value (SPEC §5): passing states
+//! capacity overflow set. By default a memory forgets by value (`gate::forget`): passing states
 //! after their while, commitments past their date, restatements and superseded values;
 //! forgetting by age and a cap on active facts are options the user sets.
 
@@ -16,8 +16,8 @@ pub struct RetentionPolicy {
     /// Two facts at or above this similarity are one (Dedupe).
     pub similarity_threshold: f64,
     /// Forgetting by age: a fact older than this many days may be forgotten, whatever it
-    /// says. Off (`None`) by default: age alone never retires a durable fact (SPEC §5,
-    /// forget by value). A memory that sets it keeps the article's rule.
+    /// says. Off (`None`) by default: age alone never retires a durable fact (forget
+    /// by value, `gate::forget`). A memory that sets it keeps the article's rule.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stale_after_days: Option<f64>,
     /// A cap on active facts: above it the lowest-salience unprotected ones may be
@@ -33,16 +33,16 @@ pub struct RetentionPolicy {
     pub single_valued_slots: Vec<String>,
     /// Days after its resolved date that a commitment keeps its protection; then it is
     /// forgotten like an event. Absent in a policy written before commitments could fall
-    /// due (and in SPEC §10's case files): then they are protected for good, as before.
+    /// due (and in the case files, `cases/`): then they are protected for good, as before.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub commitment_grace_days: Option<f64>,
     /// Days after its while ends that a passing state (`I'm exhausted today`:
     /// `text::transient`) is kept; then it is forgotten. Absent: passing states are kept for
-    /// good (a policy written before forget by value, and SPEC §10's case files).
+    /// good (a policy written before forget by value, and the case files in `cases/`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub transient_grace_days: Option<f64>,
     /// The persona block's size in tokens: Promote refuses a fact that would overflow it.
-    /// Absent in a policy written before blocks had a size (and in SPEC §10's case files):
+    /// Absent in a policy written before blocks had a size (and in the case files, `cases/`):
     /// then blocks have no size and human admits any category, as before.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub persona_tokens: Option<u64>,
@@ -68,7 +68,7 @@ pub const DEFAULT_MERGE_MAX_WORDS: usize = 40;
 /// The horizon of salience's recency term when forgetting by age is off.
 pub const RECENCY_DAYS: f64 = 30.0;
 
-/// What the old default forgot by (SPEC §5 before forget by value): a store still on it
+/// What the old default forgot by (the Forget rule before forget by value): a store still on it
 /// moves to the new default at its next Sleep, with a logged note.
 pub const OLD_STALE_AFTER_DAYS: f64 = 30.0;
 pub const OLD_MAX_ACTIVE_FACTS: usize = 120;

@@ -55,7 +55,7 @@ pub fn context_turns(at: u32) -> std::ops::RangeInclusive<u32> {
 
 /// The roots a fact or a question is matched by: content tokens with the endings of
 /// inflection cut (`painted`, `painting`, `paints` → `paint`), so a question finds the
-/// fact whatever tense either is in. For retrieval only; the gates keep SPEC §3's tokens.
+/// fact whatever tense either is in. For retrieval only; the gates keep `text::textmath`'s tokens.
 pub fn roots(text: &str) -> std::collections::BTreeSet<String> {
     let mut out: std::collections::BTreeSet<String> = content_tokens(text).into_iter().map(|t| root(&t)).collect();
     // `de-stress` is also `destress`, `e-mail` also `email`.

@@ -2,7 +2,7 @@
 //! that drop the user's negation (must be refused by Encode, Merge and Dedupe), faithful
 //! negations (must be accepted), contradictions a newer fact states (Supersede should
 //! accept) and compatible pairs that merely look alike (Supersede must refuse) — across
-//! many predicates and every negation cue. Each case is a gate case file (SPEC §10), so it
+//! many predicates and every negation cue. Each case is a gate case file (`gate::case`), so it
 //! runs through the same gates as everything else, natively and in the browser.
 
 use crate::gate::case::{self, Case};

@@ -149,7 +149,7 @@ impl TokenSets {
         n
     }
 
-    /// SPEC §3's similarity of facts `a` and `b` (containment of the smaller set).
+    /// The similarity of facts `a` and `b`, as the gates measure it: containment of the smaller set.
     pub fn similarity(&self, a: usize, b: usize) -> f64 {
         let smaller = self.sets[a].len().min(self.sets[b].len());
         if smaller == 0 {

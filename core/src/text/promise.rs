@@ -1,4 +1,4 @@
-//! Commitments read from their words (SPEC §5, forget by value): a fact binds its speaker
+//! Commitments read from their words (forget by value, `gate::forget`): a fact binds its speaker
 //! to something when it says a promise, an agreement, an obligation or a deadline —
 //! `I promised Marco I would return his drill by Monday`, `The grant report is due
 //! Friday`, `I have to renew my passport before March`. The retention rules read a

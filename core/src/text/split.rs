@@ -1,4 +1,4 @@
-//! The one splitter (SPEC §14): a sentence that states several things becomes one
+//! The one splitter (one statement per fact): a sentence that states several things becomes one
 //! statement per clause, each keeping its subject. The Encode gate, the offline encoder,
 //! Dedupe's compound rule and erase all cut a compound here, so a compound is recognised
 //! wherever it came from.

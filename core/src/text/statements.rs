@@ -1,9 +1,9 @@
-//! Statement statements: what the user's turns can become as facts, prepared by pure code
-//! so a small model only has to choose. Each statement is a candidate — a sentence, or each
-//! statement of a compound as the one splitter (`text::split`) cuts it, its subject
-//! restored. Questions and chatter (greetings, thanks, reactions: `text::worth`) are never
-//! candidates. Because every candidate is the user's own words, a chosen one cannot invent
-//! a token or drop a negation.
+//! Statements, one per fact: what the user's turns can become as facts, prepared by pure
+//! code so a small model only has to choose. Each statement is offered as written — a
+//! sentence, or each statement of a compound as the one splitter (`text::split`) cuts it,
+//! its subject restored. Questions and chatter (greetings, thanks, reactions: `text::worth`)
+//! are never offered. Because every statement is the user's own words, a chosen one cannot
+//! invent a token or drop a negation.
 //!
 //! ```
 //! use nocturne_core::text::statements::statements;
@@ -31,7 +31,7 @@ pub struct Statement {
 const GREETINGS: &[&str] =
     &["hi", "hello", "hey", "thanks", "thank you", "ok", "okay", "yes", "no", "bye", "good morning", "good night"];
 
-/// The candidate statements of `texts` (user turns), in order, without repeats.
+/// The statements of `texts` (user turns) a fact may be, in order, without repeats.
 pub fn statements(texts: &[&str]) -> Vec<Statement> {
     let mut out: Vec<Statement> = Vec::new();
     for text in texts {

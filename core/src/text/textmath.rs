@@ -15,7 +15,7 @@ use std::collections::BTreeSet;
 /// polarity rule checks negation, so `The user doesn't eat meat.` restates `I don't eat
 /// meat.`). A token in this list never counts as content: it cannot make two facts
 /// similar, and a claim may use it without finding it in its sources. Tokens are stemmed
-/// before this test (SPEC §3), so the list also holds the stems of its own words (`does`
+/// before this test (`stem_token`), so the list also holds the stems of its own words (`does`
 /// → `doe`, `this` → `thi`).
 pub const STOPWORDS: &[&str] = &[
     "a",

@@ -1,4 +1,4 @@
-//! Passing states (SPEC §5, forget by value): a fact that says how someone is for a
+//! Passing states (forget by value, `gate::forget`): a fact that says how someone is for a
 //! bounded while — `I'm exhausted today`, `This week I'm swamped`, `I'm in a meeting right
 //! now` — stops answering any question truthfully once that while is over, and may be
 //! forgotten then. A state with no bounded while (`I'm vegan`, `I live in Lisbon now`) and

@@ -1,4 +1,4 @@
-//! Memory worth keeping (SPEC §14): whether a statement says something about someone or
+//! Memory worth keeping: whether a statement says something about someone or
 //! something that could be asked about later. Greetings, thanks, farewells,
 //! acknowledgements, exclamations and reactions to the other person (`Yes, Caroline!`,
 //! `Wow, that photo is great!`, `Enjoy your day!`, `You'd be a great counselor!`) are not
