@@ -144,7 +144,7 @@ impl Plan {
     /// one non-empty — a record's batches are not trusted.
     ///
     /// ```
-    /// use nocturne_core::flow::import::Plan;
+    /// use nocturne_core::flow::import_plan::Plan;
     /// assert!(Plan::of(Vec::new(), vec![0..1]).is_none());
     /// assert_eq!(Plan::of(Vec::new(), Vec::new()).map(|p| p.new_user), Some(0));
     /// ```
@@ -290,7 +290,7 @@ pub fn estimate(plan: &Plan, style: ProposalStyle, options: &ImportOptions) -> E
 /// (building every batch's request takes most of a second for a 5,000-conversation file).
 ///
 /// ```
-/// use nocturne_core::flow::import::{estimate, plan, Estimating, ImportOptions};
+/// use nocturne_core::flow::import_plan::{estimate, plan, Estimating, ImportOptions};
 /// use nocturne_core::history::read;
 /// use nocturne_core::llm::provider::ProposalStyle;
 /// let log = br#"{"role": "user", "content": "I moved to Lisbon.", "timestamp": 1714554000}
