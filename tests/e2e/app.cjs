@@ -125,6 +125,11 @@ const [url, out = 'out', fake] = process.argv.slice(2);
     await page.waitForSelector('[data-testid="diff"]');
     const diffText = await page.locator('[data-testid="diff"]').innerText();
     check(/forgotten [1-9]/.test(diffText) && diffText.includes('dedupe'), 'the diff names what was forgotten and by which pass', diffText.slice(0, 200));
+    // A fact Promote moved kept its words: the line says where it went, as `nocturne diff` does.
+    const intoItself = diffText.split('\n').filter((l) => /“([^”]*)” → “\1”/.test(l));
+    const moved = diffText.split('\n').find((l) => l.startsWith('changed') && l.includes('Lisbon')) || '';
+    check(/^changed m_\d+ moved to human \(from scratch\): “[^”]*Lisbon[^”]*”/.test(moved) && intoItself.length === 0,
+      'a fact only moved says "moved to human", not that its words changed into themselves', [moved, ...intoItself].join(' | '));
     await page.screenshot({ path: `${out}/04-diff.png`, fullPage: true });
     const startSeq = (await start.locator('code').innerText()).replace('v', '');
     await page.click(`[data-testid="restore-${startSeq}"]`);

@@ -126,8 +126,8 @@ fn diff_view(d: Diff) -> impl IntoView {
             <p>{format!("kept {} · changed {} · forgotten {} · added {} · refused {}", d.kept, d.changed.len(), d.forgotten.len(), d.added.len(), d.refused.len())}</p>
             <ul>
                 {d.changed.into_iter().map(|c| view! {
-                    <li class="changed"><b>"changed "</b><code>{c.after.item_id.clone()}</code>
-                        {format!(" [{} → {}] “{}” → “{}”", c.before.block, c.after.block, c.before.text, c.after.text)}
+                    // The core's words, as `nocturne diff` prints them (`moved to human (from scratch): …`).
+                    <li class="changed"><b>"changed "</b><code>{c.after.item_id.clone()}</code>{format!(" {}", c.what())}
                         <small>{c.sources.iter().map(|m| format!(" ({}{})", who(m), if m.refs.from_ids.is_empty() { String::new() } else { format!(", from {}", m.refs.from_ids.join(", ")) })).collect::<String>()}</small></li>
                 }).collect_view()}
                 {d.forgotten.into_iter().map(|f| view! {

@@ -82,10 +82,8 @@ pub(crate) fn user_edit(store: &StoreArgs, edit: UserEdit) -> Result<(), CliErro
 fn print_diff(d: &diff::Diff) {
     println!("kept {}", d.kept);
     for c in &d.changed {
-        println!(
-            "changed   {} [{} -> {}] \"{}\" -> \"{}\"",
-            c.after.item_id, c.before.block, c.after.block, c.before.text, c.after.text
-        );
+        // The core's words, as the page shows them (`moved to human (from scratch): …`).
+        println!("changed   {} {}", c.after.item_id, c.what());
     }
     for g in &d.forgotten {
         let by = g.by.as_ref().map_or("no mutation".to_string(), |m| {

@@ -1,6 +1,10 @@
 //! Diff of two versions by item id — kept, changed (with the mutations that changed
 //! them), forgotten (with pass, policy and reason), added — plus the refused mutations
 //! in the range `lo < seq ≤ hi`. Reads only the change rows in the range.
+//!
+//! What a change was is said here once ([`Changed::what`]), so the command line's
+//! `nocturne diff` and the page's diff say it in the same words: a fact whose words stayed
+//! and whose block changed was `moved to human (from scratch)`, not changed into itself.
 
 use crate::model::memory::{Item, Mutation};
 use crate::store::{Store, StoreError};
@@ -15,6 +19,25 @@ pub struct Changed {
     pub after: Item,
     /// Accepted mutations in the range that touched it (merge sources are in their refs).
     pub sources: Vec<Mutation>,
+}
+
+impl Changed {
+    /// What changed, in the words the command line and the page both show: `moved to human
+    /// (from scratch): “I live in Ghent.”` when only the block changed (a Promote), `“I live
+    /// in Lisbon.” → “I live in Porto.”` when only the words did, both when both did.
+    pub fn what(&self) -> String {
+        let (was, now) = (&self.before, &self.after);
+        let words = if was.text == now.text {
+            format!("“{}”", now.text)
+        } else {
+            format!("“{}” → “{}”", was.text, now.text)
+        };
+        if was.block == now.block {
+            words
+        } else {
+            format!("moved to {} (from {}): {words}", now.block, was.block)
+        }
+    }
 }
 
 /// An item active in the older version and inactive in the newer.
@@ -92,4 +115,43 @@ pub async fn diff<S: Store>(store: &S, a: u64, b: u64) -> Result<Diff, StoreErro
     diff.kept = lo_active.saturating_sub(touched_active);
     diff.refused = mutations.into_iter().filter(|m| !m.accepted).collect();
     Ok(diff)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::memory::Block;
+    use crate::store::{Commit, MemStore};
+
+    fn commit(label: &str, items: Vec<Item>) -> Commit {
+        Commit { label: Some(label.into()), items, ..Commit::default() }
+    }
+
+    /// The diff of one change of `was` into `now`, as `what` words it.
+    fn worded(was: Item, now: Item) -> String {
+        let store = MemStore::new();
+        pollster::block_on(async {
+            store.commit(commit("turn:1", vec![was])).await.unwrap();
+            store.commit(commit("pass:promote:after", vec![now])).await.unwrap();
+            let d = diff(&store, 1, 2).await.unwrap();
+            assert_eq!((d.kept, d.changed.len()), (0, 1), "{d:?}");
+            d.changed[0].what()
+        })
+    }
+
+    #[test]
+    fn a_fact_only_moved_says_where_to_not_that_its_words_changed() {
+        let was = Item::new_fact(1, Block::Scratch, "identity", "I live in Ghent.", 100);
+        let now = Item { block: Block::Human, ..was.clone() };
+        assert_eq!(worded(was, now), "moved to human (from scratch): “I live in Ghent.”");
+    }
+
+    #[test]
+    fn new_words_show_before_and_after_and_a_move_too_when_there_was_one() {
+        let was = Item::new_fact(1, Block::Human, "identity", "I live in Lisbon.", 100);
+        let reworded = Item { text: "I live in Porto.".into(), ..was.clone() };
+        assert_eq!(worded(was.clone(), reworded.clone()), "“I live in Lisbon.” → “I live in Porto.”");
+        let both = Item { block: Block::Episodes, ..reworded };
+        assert_eq!(worded(was, both), "moved to episodes (from human): “I live in Lisbon.” → “I live in Porto.”");
+    }
 }
