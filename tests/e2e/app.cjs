@@ -7,6 +7,25 @@ const { check, launch, finish, until, say } = require('./harness.cjs');
 
 const [url, out = 'out', fake] = process.argv.slice(2);
 
+/** The words in `selector`'s elements that are broken across two lines ("propose/d"), and
+ * the elements whose text overflows their box. */
+function brokenWords(page, selector) {
+  return page.locator(selector).evaluateAll((els) => els.flatMap((el) => {
+    const broken = [];
+    const walker = document.createTreeWalker(el, NodeFilter.SHOW_TEXT);
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      for (const m of node.data.matchAll(/\S+/g)) {
+        const range = document.createRange();
+        range.setStart(node, m.index);
+        range.setEnd(node, m.index + m[0].length);
+        if (new Set([...range.getClientRects()].map((r) => Math.round(r.top))).size > 1) broken.push(m[0]);
+      }
+    }
+    if (el.scrollWidth > el.clientWidth + 1) broken.push(`${el.innerText} (overflows)`);
+    return broken;
+  }));
+}
+
 (async () => {
   const browser = await launch();
   const page = await browser.newPage({ viewport: { width: 1280, height: 1000 } });
@@ -102,6 +121,9 @@ const [url, out = 'out', fake] = process.argv.slice(2);
     check(human.some((t) => t.includes('Lisbon')) && promise === 1, 'a durable fact was pinned in human, the promise went to episodes', `${human.length} in human, ${promise} promise in episodes`);
     check(/active 8 → 3/.test(summary) && /[1-9]\d* enforced/.test(summary), 'the capacity rule forgot down to maxActiveFacts, labelled as enforced', summary);
     await page.screenshot({ path: `${out}/03-sleep.png`, fullPage: true });
+    const brokenHeaders = await brokenWords(page, '[data-testid="passes"] th');
+    check(brokenHeaders.length === 0, "the Sleep table's headers keep every word whole", brokenHeaders.join(', '));
+    await page.locator('.sleep').screenshot({ path: `${out}/03b-sleep-table.png` });
 
     // Versions: a diff of the Sleep, then restore the pre-Sleep version.
     await page.click('text=Versions & diff');
@@ -415,11 +437,14 @@ const [url, out = 'out', fake] = process.argv.slice(2);
       check(resumed, 'after a stop the next Sleep runs cleanly (the lock was released)');
     }
 
-    // Phone width stays usable.
+    // Phone width stays usable: the Sleep table scrolls in its own box, its headers whole.
+    await page.click('text=Chat, memory & sleep');
     await page.setViewportSize({ width: 390, height: 844 });
     await page.screenshot({ path: `${out}/06-phone.png`, fullPage: true });
     const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
     check(overflow <= 1, 'no horizontal scrolling at phone width', `${overflow}px`);
+    const brokenOnPhone = await brokenWords(page, '[data-testid="passes"] th');
+    check(brokenOnPhone.length === 0, "at phone width too the Sleep table's headers keep every word whole", brokenOnPhone.join(', '));
 
     const csp = await page.locator('meta[http-equiv="Content-Security-Policy"]').getAttribute('content');
     check(/script-src 'self' 'wasm-unsafe-eval' 'sha256-[^']+'(;|$)/.test(csp) && !csp.includes('unsafe-inline'), 'the Content-Security-Policy lets scripts come only from the app', csp);

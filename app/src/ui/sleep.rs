@@ -141,10 +141,16 @@ pub fn SleepPanel() -> impl IntoView {
             })}</p>
             </Transition>
             <progress max=PassKind::SLEEP.len().to_string() value=move || done().to_string() aria-label="passes done"></progress>
+            // In a box of its own that scrolls when the panel is too narrow for it: a header
+            // wraps between its words, never inside one.
+            <div class="table-box">
             <table class="passes" data-testid="passes">
                 <thead><tr>
-                    <th>"pass"</th><th>"state"</th><th>"input"</th><th>"proposed"</th><th>"accepted"</th>
-                    <th>"rejected"</th><th>"enforced"</th><th>"active after"</th><th>"versions"</th>
+                    <th>"pass"</th><th>"state"</th><th title="active facts the pass started from">"input"</th>
+                    <th title="edits the model proposed">"proposed"</th>
+                    <th title="edits the gates accepted, the model's and the rules'">"accepted"</th><th title="proposals the gates refused, each with its reason">"refused"</th>
+                    <th title="accepted edits the engine's rules proposed, not the model">"enforced"</th>
+                    <th>"active after"</th><th title="the versions the pass wrote">"versions"</th>
                 </tr></thead>
                 <tbody>
                     {move || {
@@ -156,6 +162,7 @@ pub fn SleepPanel() -> impl IntoView {
                     }}
                 </tbody>
             </table>
+            </div>
             {move || plan.value().get().and_then(|r| match r {
                 Ok(None) => None,
                 Ok(Some(note)) => Some(view! { <p class="hint" data-testid="review-note">{note}</p> }.into_any()),
