@@ -53,6 +53,14 @@ function brokenWords(page, selector) {
     const hint = await page.locator('[data-testid="first-run"]').innerText();
     check(hint.includes('Sleep'), 'an empty chat tells a first-time user what to do', hint);
     await page.screenshot({ path: `${out}/01-empty.png`, fullPage: true });
+    // Each file input says what it imports and is found by that label, as a person would:
+    // a chat history beside the chat, a memory export in Settings.
+    const fileLabels = await page.locator('input[type=file]').evaluateAll((els) => els.map((e) => [...e.labels].map((l) => l.innerText.trim()).join(' | ')));
+    const historyInput = await page.getByLabel('Chat history to import').evaluateAll((els) => els.map((e) => `${e.type}:${e.dataset.testid}`));
+    const memoryInput = await page.getByLabel('Memory export to import').evaluateAll((els) => els.map((e) => `${e.type}:${e.dataset.testid}`));
+    check(fileLabels.length === 2 && fileLabels.every((l) => / to import\b/.test(l)) && historyInput.join() === 'file:history-file' && memoryInput.join() === 'file:import',
+      'each file input is labelled by what it imports: a chat history, a memory export', `${fileLabels.join(' ; ')} -> ${historyInput} / ${memoryInput}`);
+    await page.locator('section.history').screenshot({ path: `${out}/01b-history-file-input.png` });
 
     const said = (text) => say(page, text);
     await said('I live in Lisbon and work best in the morning. I keep a bearded dragon.');
@@ -248,7 +256,7 @@ function brokenWords(page, selector) {
     const refusedImport = await page.locator('[data-testid="transfer-status"]').innerText();
     check(refusedImport.includes('Import refused') && refusedImport.includes('Nothing was changed'), 'a foreign file is refused with a clear message', refusedImport);
     check((await page.locator('legend', { hasText: 'Memory in use' }).innerText()) === memoryBefore, 'a refused import changes nothing');
-    await page.setInputFiles('[data-testid="import"]', file);
+    await page.getByLabel('Memory export to import').setInputFiles(file);
     await page.waitForFunction(() => (document.querySelector('[data-testid="transfer-status"]')?.innerText || '').startsWith('Imported'));
     const memoryAfter = await page.locator('legend', { hasText: 'Memory in use' }).innerText();
     check(memoryAfter !== memoryBefore, 'import goes into a new memory and switches to it', memoryAfter);

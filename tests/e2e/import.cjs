@@ -117,8 +117,9 @@ async function reportOf(page) {
     check(/said (2024-03-04|\d+ (days|months|years) ago)/.test(said) && !said.includes('today'), 'the fact is dated when it was said, not when it was imported', said);
     await page.screenshot({ path: `${out}/import-2-done.png`, fullPage: true });
 
-    // 2. The same file again: nothing new.
-    await drop(page, smallZip, 'chatgpt-export.zip');
+    // 2. The same file again, chosen with the file input that says it takes a chat history
+    // (the page has a second, for a memory export): nothing new.
+    await page.getByLabel('Chat history to import').setInputFiles(smallZip);
     await page.waitForFunction(() => (document.querySelector('[data-testid="history-estimate"]') || {}).innerText?.includes('all 8 message(s) are already in this memory'), null, { timeout: 30000 });
     check(await page.locator('[data-testid="history-start"]').isDisabled(), 'a second import of the same export has nothing to add');
 

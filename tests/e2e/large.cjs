@@ -16,7 +16,7 @@ const [url, file, out = 'out', model] = process.argv.slice(2);
     await page.goto(url);
     await page.waitForSelector('[data-block="scratch"]', { timeout: 30000 });
     await page.click('text=Settings');
-    await page.setInputFiles('[data-testid="import"]', file);
+    await page.getByLabel('Memory export to import').setInputFiles(file);
     await page.waitForFunction(() => (document.querySelector('[data-testid="transfer-status"]')?.innerText || '').startsWith('Imported'), null, { timeout: 120000 });
     check(true, 'a 10,000-fact memory file imports');
     await page.click('text=Chat, memory & sleep');

@@ -110,7 +110,8 @@ pub fn HistoryImport() -> impl IntoView {
                     choose(ev.data_transfer().and_then(|d| d.files()).and_then(|f| f.get(0)));
                 }>
                 <p class="hint">"A ChatGPT or Claude data export (the .zip as downloaded, or conversations.json), a JSON Lines chat log or a LoCoMo file. Each message you wrote becomes a turn at the time you wrote it and goes through the Encode gate; importing the same file again adds only what is new."</p>
-                <label class="file">"Choose or drop a file " <input type="file" data-testid="history-file"
+                // Named by what it imports: the page has a second file input, for a memory export.
+                <label class="file">"Chat history to import (choose, or drop it on this box): " <input type="file" data-testid="history-file"
                     accept=".zip,.json,.jsonl,application/zip,application/json"
                     on:change=move |ev| {
                         let input: web_sys::HtmlInputElement = event_target(&ev);

@@ -89,10 +89,11 @@ pub fn TransferPanel() -> impl IntoView {
         <h2>"Export and import"</h2>
         <fieldset>
             <legend>{move || format!("Memory in use: {}", c.memory.get())}</legend>
-            <p class="hint">"An export holds every fact, version, mutation, the transcript and the policy — never your API key."</p>
+            <p class="hint">"An export holds every fact, version, mutation, the transcript and the policy — never your API key. A memory export imported opens as a new memory; the one in use is kept."</p>
             <div class="controls">
                 <button data-testid="export" on:click=move |_| { export.dispatch(()); }>"Export memory"</button>
-                <label class="file">"Import a memory file " <input type="file" accept="application/json,.json" data-testid="import"
+                // Named by what it imports: the chat panel has a second file input, for a chat history.
+                <label class="file">"Memory export to import: " <input type="file" accept="application/json,.json" data-testid="import"
                     on:change=move |ev| {
                         let input: web_sys::HtmlInputElement = event_target(&ev);
                         if let Some(file) = input.files().and_then(|f| f.get(0)) {
