@@ -90,9 +90,35 @@ function brokenWords(page, selector) {
     const dueText = await page.locator('[data-block] .fact', { hasText: 'thesis' }).first().locator('.when').innerText();
     check(/^said today; due \d{4}-\d{2}-\d{2}, (in \d+ days|tomorrow|today)$/.test(dueText), 'the memory panel shows when the promise was said and the date it is due', dueText);
 
+    // Offline needs no address, model, key or timeout: Settings shows the fields of the
+    // provider chosen, and switching provider keeps what was typed.
+    await page.click('text=Settings');
+    // (The sync panel below has a Server field of its own: the preset's is found by its id.)
+    const endpointFields = ['Base URL', 'Model', 'API key', 'Timeout (s)'];
+    const fieldsShown = async () => {
+      const shown = (await page.locator('[data-testid="preset"]').isVisible()) ? ['Server'] : [];
+      for (const f of endpointFields) if (await page.getByLabel(f, { exact: true }).isVisible()) shown.push(f);
+      return shown;
+    };
+    const shownOffline = await fieldsShown();
+    await page.locator('.settings').first().screenshot({ path: `${out}/09a-settings-offline.png` });
+    await page.getByLabel('OpenAI-compatible endpoint').check();
+    const shownEndpoint = await fieldsShown();
+    const modelBefore = await page.getByLabel('Model', { exact: true }).inputValue();
+    await page.getByLabel('Model', { exact: true }).fill('my-model');
+    await page.locator('.settings').first().screenshot({ path: `${out}/09b-settings-endpoint.png` });
+    await page.getByLabel(/Offline \(deterministic/).check();
+    const shownBack = await fieldsShown();
+    await page.getByLabel('OpenAI-compatible endpoint').check();
+    const modelKept = await page.getByLabel('Model', { exact: true }).inputValue();
+    await page.getByLabel('Model', { exact: true }).fill(modelBefore);
+    await page.getByLabel(/Offline \(deterministic/).check();
+    check(shownOffline.length === 0 && shownBack.length === 0 && shownEndpoint.length === endpointFields.length + 1 && modelKept === 'my-model',
+      "with Offline chosen Settings hides the endpoint's fields; choosing the endpoint shows them with what was typed",
+      `offline shows [${shownOffline}], endpoint [${shownEndpoint}], back [${shownBack}]; model '${modelKept}'`);
+
     // The default forgets by value, with no cap; a tight cap set here makes the Sleep forget
     // by count too (policy editor in Settings).
-    await page.click('text=Settings');
     const noCap = await page.locator('[data-testid="max-active"]').inputValue();
     const byValue = await page.locator('[data-testid="forget-by-value"]').innerText();
     check(noCap === '' && byValue.includes('forgets by value'), 'a new memory forgets by value: no cap on active facts until one is set', `cap reads '${noCap}'`);
@@ -231,13 +257,18 @@ function brokenWords(page, selector) {
 
     // Export, a refused corrupt import, then a real import into a new memory. A key is
     // typed and remembered first, so the export is searched for a key that exists.
+    // The key field is the endpoint's: shown once the endpoint is chosen, and the key stays
+    // remembered when Offline is chosen again.
     await page.click('text=Settings');
     const secret = 'sk-e2e-SECRET-4242';
-    await page.fill('input[type=password]', secret);
+    await page.getByLabel('OpenAI-compatible endpoint').check();
+    await page.getByLabel('API key', { exact: true }).fill(secret);
     await page.check('label:has-text("Remember the key") input');
     await page.click('text=Save provider');
+    await page.getByLabel(/Offline \(deterministic/).check();
+    await page.click('text=Save provider');
     const remembered = await page.evaluate(() => localStorage.getItem('nocturne.settings') || '');
-    check(remembered.includes('sk-e2e-SECRET-4242'), 'a remembered key is kept on this device (the setup of the next check)');
+    check(remembered.includes('sk-e2e-SECRET-4242') && remembered.includes('"provider":"offline"'), 'a remembered key is kept on this device, Offline chosen (the setup of the next check)');
     const storageLine = await page.locator('[data-testid="storage-status"]').innerText();
     check(/(persistent|best effort)/.test(storageLine) && /used/.test(storageLine), 'Settings shows whether storage is persistent and how much of the quota is used', storageLine);
     const [download] = await Promise.all([page.waitForEvent('download'), page.click('[data-testid="export"]')]);
@@ -247,11 +278,13 @@ function brokenWords(page, selector) {
     check(exported.format === 'nocturne-memory' && exported.items.length === 8 && exported.mutations.length > 0, 'export writes the whole memory as one JSON document');
     const exportedText = require('fs').readFileSync(file, 'utf8');
     check(!exportedText.includes(secret) && !exportedText.toLowerCase().includes('apikey'), 'the export holds no API key');
-    await page.fill('input[type=password]', '');
+    await page.getByLabel('OpenAI-compatible endpoint').check();
+    await page.getByLabel('API key', { exact: true }).fill('');
     await page.uncheck('label:has-text("Remember the key") input');
+    await page.getByLabel(/Offline \(deterministic/).check();
     await page.click('text=Save provider');
     const memoryBefore = await page.locator('legend', { hasText: 'Memory in use' }).innerText();
-    await page.setInputFiles('[data-testid="import"]', { name: 'foreign.json', mimeType: 'application/json', buffer: Buffer.from('{"format":"something-else","items":[]}') });
+    await page.getByLabel('Memory export to import').setInputFiles({ name: 'foreign.json', mimeType: 'application/json', buffer: Buffer.from('{"format":"something-else","items":[]}') });
     await page.waitForSelector('[data-testid="transfer-status"] .error');
     const refusedImport = await page.locator('[data-testid="transfer-status"]').innerText();
     check(refusedImport.includes('Import refused') && refusedImport.includes('Nothing was changed'), 'a foreign file is refused with a clear message', refusedImport);

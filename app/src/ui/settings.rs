@@ -173,11 +173,15 @@ pub fn SettingsPanel() -> impl IntoView {
         s.set(next);
         saved.set("Saved.".into());
     };
+    // Only the fields of the provider chosen are shown; the others keep their values (in
+    // `settings`, or the key typed this session), so switching back loses nothing.
+    let not_endpoint = move || s.with(|x| x.provider != "openai");
+    let offline = move || s.with(|x| x.provider == "offline");
     view! {
         <div class="settings">
             <h2>"Provider"</h2>
             <fieldset>
-                <legend>"Model"</legend>
+                <legend>"Where the model runs"</legend>
                 <label><input type="radio" name="provider" prop:checked=move || s.get().provider == "offline"
                     on:change=move |_| s.update(|x| x.provider = "offline".into()) />
                     " Offline (deterministic rules, no model, no network)"</label>
@@ -187,7 +191,9 @@ pub fn SettingsPanel() -> impl IntoView {
                 <label><input type="radio" name="provider" data-testid="provider-inpage" prop:checked=move || s.get().provider == "inpage"
                     on:change=move |_| s.update(|x| x.provider = "inpage".into()) />
                     " In this browser (GGUF file): a real model run by this page, no server, no key"</label>
-                <label>"Server " <select data-testid="preset"
+                <p class="hint" data-testid="offline-note" hidden=move || !offline()>
+                    "The offline rules run in this page: there is no address, model, key or timeout to set."</p>
+                <label hidden=not_endpoint>"Server " <select data-testid="preset"
                     on:change=move |ev| {
                         let name = event_target_value(&ev);
                         if let Some(p) = openai::PRESETS.iter().find(|p| p.name == name) {
@@ -197,15 +203,15 @@ pub fn SettingsPanel() -> impl IntoView {
                     <option value="" selected=true>"choose a preset…"</option>
                     {openai::PRESETS.iter().map(|p| view! { <option value=p.name>{format!("{} — key: {}", p.name, p.key)}</option> }).collect_view()}
                 </select></label>
-                <label class="wide">"Base URL " <input type="url" prop:value=move || s.get().base_url
+                <label class="wide" hidden=not_endpoint>"Base URL " <input type="url" prop:value=move || s.get().base_url
                     on:input=move |ev| s.update(|x| x.base_url = event_target_value(&ev)) /></label>
-                <label>"Model " <input type="text" prop:value=move || s.get().model
+                <label hidden=not_endpoint>"Model " <input type="text" prop:value=move || s.get().model
                     on:input=move |ev| s.update(|x| x.model = event_target_value(&ev)) /></label>
-                <label>"API key " <input type="password" autocomplete="off" prop:value=move || c.api_key.get()
+                <label hidden=not_endpoint>"API key " <input type="password" autocomplete="off" prop:value=move || c.api_key.get()
                     on:input=move |ev| c.api_key.set(event_target_value(&ev)) /></label>
-                <label><input type="checkbox" prop:checked=move || remember.get()
+                <label hidden=not_endpoint><input type="checkbox" prop:checked=move || remember.get()
                     on:change=move |ev| remember.set(event_target_checked(&ev)) />" Remember the key on this device"</label>
-                <label>"Timeout (s) " <input type="number" min="1" prop:value=move || s.get().timeout_s.to_string()
+                <label hidden=not_endpoint>"Timeout (s) " <input type="number" min="1" prop:value=move || s.get().timeout_s.to_string()
                     on:input=move |ev| s.update(|x| x.timeout_s = event_target_value(&ev).parse().unwrap_or(120)) /></label>
                 <label>"Prompt budget (tokens, this provider) " <input type="number" min="300" step="100"
                     data-testid="prompt-budget" prop:value=move || s.get().prompt_budget().to_string()
@@ -222,14 +228,14 @@ pub fn SettingsPanel() -> impl IntoView {
                         inpage_prompt_tokens_per_s(threads)
                     ) }}</p>
                 </Show>
-                <label>"Proposals and answers " <select data-testid="proposal-style"
+                <label hidden=offline>"Proposals and answers " <select data-testid="proposal-style"
                     on:change=move |ev| s.update(|x| x.proposal_style = StyleSetting::parse(&event_target_value(&ev)).unwrap_or_default())>
                     {[(StyleSetting::Auto, "auto", "auto (by name, then by behaviour: a reply cut off or malformed moves to choosing)"), (StyleSetting::FreeText, "free-text", "free text (capable models)"), (StyleSetting::Candidates, "candidates", "choose from candidates (small models)")]
                         .into_iter()
                         .map(|(v, value, label)| view! { <option value=value selected=move || s.get().proposal_style == v>{label}</option> })
                         .collect_view()}
                 </select></label>
-                <p>"In use: " <span data-testid="style-in-use">{move || {
+                <p hidden=offline>"In use: " <span data-testid="style-in-use">{move || {
                     // Redrawn when the settings change and after every write (auto may switch).
                     c.revision.get();
                     s.track();
@@ -239,11 +245,14 @@ pub fn SettingsPanel() -> impl IntoView {
                         crate::providers::AnyProvider::Offline(_) => "the offline rules need no style".to_string(),
                     }
                 }}</span></p>
-                <p>"JSON mode: " <span data-testid="json-mode">{move || c.mode_label.get()}</span></p>
-                <button on:click=save>"Save provider"</button> " " {move || saved.get()}
-                " " <button data-testid="test-connection" disabled=move || test.pending().get()
-                    on:click=move |_| { test.dispatch(()); }>
-                    {move || if test.pending().get() { "Testing…" } else { "Test connection" }}</button>
+                <p hidden=not_endpoint>"JSON mode: " <span data-testid="json-mode">{move || c.mode_label.get()}</span></p>
+                <div class="controls">
+                    <button on:click=save>"Save provider"</button>
+                    <button data-testid="test-connection" hidden=offline disabled=move || test.pending().get()
+                        on:click=move |_| { test.dispatch(()); }>
+                        {move || if test.pending().get() { "Testing…" } else { "Test connection" }}</button>
+                    <span class="ok">{move || saved.get()}</span>
+                </div>
                 <p data-testid="connection-report" aria-live="polite">{move || test.value().get().map(|r| match r {
                     Ok(line) => view! { <span class="ok">{line}</span> }.into_any(),
                     Err(e) => view! { <span class="error" role="alert">{e}</span> }.into_any(),
