@@ -164,20 +164,33 @@ function brokenWords(page, selector) {
     await page.waitForSelector('[data-testid="timeline"] li');
     const labels = await page.locator('[data-testid="timeline"] .label').allInnerTexts();
     check(labels.includes('consolidation:start') && labels.includes('pass:forget:after'), 'the timeline lists the Sleep versions', labels.join(','));
+    // One Sleep is one line, opened on its passes' versions (each with its diff and restore).
+    const timelineLines = await page.locator('[data-testid="timeline"] > li').count();
+    const bySleep = labels.filter((l) => /^(consolidation:start|pass:)/.test(l)).length;
+    const sleepLines = page.locator('[data-testid="sleep-entry"]');
+    const sleepLine = (await sleepLines.count()) === 1 ? await sleepLines.innerText() : '';
+    const inner = page.locator('[data-testid="sleep-entry"] li.version');
+    const shutAtFirst = (await inner.count()) === 11 && !(await inner.first().isVisible());
+    await page.screenshot({ path: `${out}/04a-versions-first-open.png` });
+    if (sleepLine) await sleepLines.getByRole('button', { name: 'Sleep', exact: true }).click();
+    const openedRows = await inner.evaluateAll((els) => els.filter((e) => e.offsetParent !== null && e.querySelector('[data-testid^="restore-"]') && e.innerText.includes('diff from')).length);
+    check(bySleep === 11 && timelineLines === labels.length - bySleep + 1 && /5 passes, 11 versions/.test(sleepLine) && shutAtFirst && openedRows === 11,
+      'one Sleep is one line of the timeline, opened on its 11 versions, each with diff and restore',
+      `${timelineLines} lines for ${labels.length} versions; "${sleepLine.split('\n')[0]}"; shut at first: ${shutAtFirst}; ${openedRows} opened`);
+    await page.locator('.versions').screenshot({ path: `${out}/04c-versions-sleep-opened.png` });
     await page.waitForFunction(() => /^Diff v\d+ → v\d+$/.test(document.querySelector('[data-testid="diff-title"]')?.innerText || ''), null, { timeout: 10000 }).catch(() => {});
     const opening = await page.locator('[data-testid="diff-title"]').innerText();
-    const sleepStart = (await page.locator('[data-testid="timeline"] li', { hasText: 'consolidation:start' }).locator('code').innerText());
+    const sleepStart = (await page.locator('[data-testid="timeline"] li.version', { hasText: 'consolidation:start' }).locator('code').innerText());
     check(opening.startsWith(`Diff ${sleepStart} → v`) && !opening.includes('v0'), 'the Versions tab opens on the diff of the last Sleep', opening);
-    await page.screenshot({ path: `${out}/04a-versions-first-open.png` });
     const stamp = await page.locator('[data-testid="timeline"] time.at').first().innerText();
     check(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}$/.test(stamp), 'the timeline shows when each version was written', stamp);
     await page.check('[data-testid="curve-by-time"]');
     const caption = await page.locator('[data-testid="curve-caption"]').innerText();
     check(caption.includes('x: time'), 'the forgetting curve can be read by real time', caption);
     await page.uncheck('[data-testid="curve-by-time"]');
-    const start = page.locator('[data-testid="timeline"] li', { hasText: 'consolidation:start' });
+    const start = page.locator('[data-testid="timeline"] li.version', { hasText: 'consolidation:start' });
     await start.locator('text=diff from').click();
-    await page.locator('[data-testid="timeline"] li').first().locator('text=diff to').click();
+    await page.locator('[data-testid="timeline"] li.version').first().locator('text=diff to').click();
     await page.waitForSelector('[data-testid="diff"]');
     const diffText = await page.locator('[data-testid="diff"]').innerText();
     check(/forgotten [1-9]/.test(diffText) && diffText.includes('dedupe'), 'the diff names what was forgotten and by which pass', diffText.slice(0, 200));
@@ -200,7 +213,7 @@ function brokenWords(page, selector) {
 
     // Undo the undo: restore the post-Sleep version, then wake.
     await page.click('text=Versions & diff');
-    const after = page.locator('[data-testid="timeline"] li', { hasText: 'pass:forget:after' });
+    const after = page.locator('[data-testid="timeline"] li.version', { hasText: 'pass:forget:after' });
     const afterSeq = (await after.locator('code').innerText()).replace('v', '');
     await page.click(`[data-testid="restore-${afterSeq}"]`);
     await page.waitForFunction((s) => document.querySelector('[data-testid="timeline"] .label')?.innerText === `restore:v${s}`, afterSeq);

@@ -8,6 +8,9 @@ use nocturne_core::model::label::Label;
 use nocturne_core::model::memory::{Mutation, Version};
 use nocturne_core::store::diff::{self, Diff};
 use nocturne_core::store::Store;
+use nocturne_core::text::order;
+use nocturne_core::PassKind;
+use std::collections::BTreeSet;
 
 /// Versions, diff, curve and log.
 #[component]
@@ -25,6 +28,9 @@ pub fn VersionsPanel() -> impl IntoView {
         }
     });
     let by_time = RwSignal::new(false);
+    // The Sleeps opened on the timeline, by the seq of their start: kept while the list is
+    // drawn again after a write.
+    let opened: RwSignal<BTreeSet<u64>> = RwSignal::new(BTreeSet::new());
     // Given words, the timeline keeps the versions that changed a fact holding them.
     let words = RwSignal::new(String::new());
     let touching = LocalResource::new(move || {
@@ -72,7 +78,9 @@ pub fn VersionsPanel() -> impl IntoView {
             <label class="search"><span class="sr">"Filter the timeline"</span>
                 <input type="search" data-testid="timeline-search" placeholder="Versions that changed a fact holding these words…"
                     prop:value=move || words.get() on:input=move |ev| words.set(event_target_value(&ev)) /></label>
-            <Suspense fallback=|| ()>
+            // Transitions, not Suspenses: reading the versions again after a write (a restore)
+            // keeps the timeline and the diff on the page until the new ones are read.
+            <Transition fallback=|| ()>
                 {move || versions.get().map(|r| match r {
                     Err(e) => view! { <p class="error" role="alert">{e}</p> }.into_any(),
                     Ok(vs) => view! {
@@ -80,39 +88,157 @@ pub fn VersionsPanel() -> impl IntoView {
                             on:change=move |ev| by_time.set(event_target_checked(&ev)) />" Curve by date (not by version)"</label>
                         {let vs = vs.clone(); move || view! { <Curve versions=vs.clone() by_time=by_time.get() /> }}
                         <ol class="timeline" data-testid="timeline">
-                            {vs.iter().rev().filter(|v| touching.get().and_then(|r| r.ok()).flatten().is_none_or(|seqs| seqs.contains(&v.seq))).map(|v| {
-                                let seq = v.seq;
-                                view! {
-                                    <li>
-                                        <code>{v.id()}</code>" "<span class="label">{v.label.clone()}</span>
-                                        " "<time class="at">{stamp(v.at)}</time>
-                                        " "<span class="count">{format!("{} active", v.active_count)}</span>
-                                        <button class="small" on:click=move |_| lo.set(seq)>"diff from"</button>
-                                        <button class="small" on:click=move |_| hi.set(seq)>"diff to"</button>
-                                        <button class="small" data-testid=format!("restore-{seq}") on:click=move |_| {
-                                            let ok = window().confirm_with_message(&format!("Restore v{seq}? The current state stays in history as its own version.")).unwrap_or(false);
-                                            if ok { restore.dispatch(seq); }
-                                        }>"restore"</button>
-                                    </li>
-                                }
-                            }).collect_view()}
+                            {move || {
+                                // Given words, only the versions that changed a fact holding them
+                                // (and the Sleeps they are in, opened on them).
+                                let only = touching.get().and_then(|r| r.ok()).flatten();
+                                let row = Row { lo, hi, restore };
+                                entries(&vs).into_iter().filter_map(|entry| match entry {
+                                    Entry::One(v) => only.as_ref().is_none_or(|s| s.contains(&v.seq)).then(|| row.view(&v).into_any()),
+                                    Entry::Sleep(sleep) => {
+                                        let kept: Vec<Version> = sleep.iter().filter(|v| only.as_ref().is_none_or(|s| s.contains(&v.seq))).cloned().collect();
+                                        (!kept.is_empty()).then(|| sleep_entry(&sleep, kept, only.is_some(), opened, row).into_any())
+                                    }
+                                }).collect_view()
+                            }}
                         </ol>
                     }.into_any(),
                 })}
-            </Suspense>
+            </Transition>
             {move || restore.value().get().map(|r| match r {
                 Ok(id) => view! { <p class="ok" data-testid="restored">{format!("Restored as {id}.")}</p> }.into_any(),
                 Err(e) => view! { <p class="error" role="alert">{e}</p> }.into_any(),
             })}
             <h2 data-testid="diff-title">"Diff " {move || diffed.get().and_then(|r| r.ok()).flatten().map_or("(none yet)".to_string(), |(a, b, _)| format!("v{a} → v{b}"))}</h2>
-            <Suspense fallback=|| ()>
+            <Transition fallback=|| ()>
                 {move || diffed.get().map(|r| match r {
                     Err(e) => view! { <p class="error" role="alert">{e}</p> }.into_any(),
                     Ok(None) => view! { <p class="hint">"No Sleep yet. Pick two versions with “diff from” and “diff to”, or press Sleep first."</p> }.into_any(),
                     Ok(Some((_, _, d))) => diff_view(d).into_any(),
                 })}
-            </Suspense>
+            </Transition>
         </div>
+    }
+}
+
+/// A line of the timeline: a version of its own, or one Sleep's versions (its start marker
+/// and the versions before and after each pass), oldest first.
+#[derive(Clone, Debug, PartialEq)]
+enum Entry {
+    One(Version),
+    Sleep(Vec<Version>),
+}
+
+impl Entry {
+    fn newest(&self) -> u64 {
+        match self {
+            Entry::One(v) => v.seq,
+            Entry::Sleep(vs) => vs.last().map_or(0, |v| v.seq),
+        }
+    }
+}
+
+/// The timeline's lines, newest first: each Sleep's versions together, from its
+/// `consolidation:start` to its last pass (a stopped Sleep's, to the last pass it wrote); a
+/// version another writer made while a Sleep ran is a line of its own.
+fn entries(versions: &[Version]) -> Vec<Entry> {
+    let last_pass = Label::PassAfter(PassKind::SLEEP[PassKind::SLEEP.len() - 1]);
+    let mut out: Vec<Entry> = Vec::new();
+    // The Sleep being gathered, by its place in `out`.
+    let mut open: Option<usize> = None;
+    for v in versions {
+        let kind = v.kind();
+        match (kind, open) {
+            (Label::SleepStart, _) => {
+                out.push(Entry::Sleep(vec![v.clone()]));
+                open = Some(out.len() - 1);
+            }
+            (kind @ (Label::PassBefore(_) | Label::PassAfter(_)), Some(at)) => {
+                if let Entry::Sleep(vs) = &mut out[at] {
+                    vs.push(v.clone());
+                }
+                if kind == last_pass {
+                    open = None;
+                }
+            }
+            _ => out.push(Entry::One(v.clone())),
+        }
+    }
+    order::sort_by_key(&mut out, |e| std::cmp::Reverse(e.newest()));
+    out
+}
+
+/// What a version's line acts on.
+#[derive(Clone, Copy)]
+struct Row {
+    lo: RwSignal<u64>,
+    hi: RwSignal<u64>,
+    restore: Action<u64, Result<String, String>>,
+}
+
+impl Row {
+    /// One version, with its diff and restore buttons.
+    fn view(self, v: &Version) -> impl IntoView {
+        let Row { lo, hi, restore } = self;
+        let seq = v.seq;
+        view! {
+            <li class="version">
+                <code>{v.id()}</code>" "<span class="label">{v.label.clone()}</span>
+                " "<time class="at">{stamp(v.at)}</time>
+                " "<span class="count">{format!("{} active", v.active_count)}</span>
+                <button class="small" on:click=move |_| lo.set(seq)>"diff from"</button>
+                <button class="small" on:click=move |_| hi.set(seq)>"diff to"</button>
+                <button class="small" data-testid=format!("restore-{seq}") on:click=move |_| {
+                    let ok = window().confirm_with_message(&format!("Restore v{seq}? The current state stays in history as its own version.")).unwrap_or(false);
+                    if ok { restore.dispatch(seq); }
+                }>"restore"</button>
+            </li>
+        }
+    }
+}
+
+/// One Sleep as one line — its range, when, the active facts before and after, a diff of
+/// the whole Sleep — opened on its passes' versions (`shown`, newest first), each with its
+/// own diff and restore.
+fn sleep_entry(
+    sleep: &[Version],
+    shown: Vec<Version>,
+    filtered: bool,
+    opened: RwSignal<BTreeSet<u64>>,
+    row: Row,
+) -> impl IntoView {
+    let (first, last) = (&sleep[0], &sleep[sleep.len() - 1]);
+    let (start, end) = (first.seq, last.seq);
+    let passes = sleep.iter().filter(|v| matches!(v.kind(), Label::PassAfter(_))).count();
+    let note = if passes == PassKind::SLEEP.len() {
+        format!("{passes} passes, {} versions", sleep.len())
+    } else {
+        format!("{passes} of {} passes, {} versions", PassKind::SLEEP.len(), sleep.len())
+    };
+    // Opened by the user, or by a filter that found versions inside.
+    let open = move || filtered || opened.with(|o| o.contains(&start));
+    let toggle = move |_| {
+        opened.update(|o| {
+            if !o.remove(&start) {
+                o.insert(start);
+            }
+        })
+    };
+    let Row { lo, hi, .. } = row;
+    view! {
+        <li class="sleep-entry" data-testid="sleep-entry" data-start=start data-end=end>
+            <button class="toggle" data-testid="sleep-toggle" aria-expanded=move || open().to_string()
+                title="Show the version before and after each pass" on:click=toggle>
+                <span class="chevron" aria-hidden="true">{move || if open() { "▾" } else { "▸" }}</span>" Sleep"</button>
+            " "<code>{format!("v{start} → v{end}")}</code>
+            " "<time class="at">{stamp(first.at)}</time>
+            " "<span class="count">{format!("{} → {} active", first.active_count, last.active_count)}</span>
+            " "<span class="note">{note}</span>
+            <button class="small" data-testid=format!("diff-sleep-{start}") on:click=move |_| { lo.set(start); hi.set(end); }>"diff this Sleep"</button>
+            <ol class="sleep-versions" hidden=move || !open()>
+                {shown.iter().rev().map(|v| row.view(v)).collect_view()}
+            </ol>
+        </li>
     }
 }
 
@@ -183,8 +309,9 @@ fn Curve(versions: Vec<Version>, by_time: bool) -> impl IntoView {
     };
     view! {
         <figure class="curve">
-            <svg viewBox=format!("0 0 {w} {h}") role="img" aria-label="Forgetting curve: active facts per version">
-                <polyline points=points fill="none" stroke="currentColor" stroke-width="2" />
+            // Stretched to the panel's width (the line's stroke kept as drawn).
+            <svg viewBox=format!("0 0 {w} {h}") preserveAspectRatio="none" role="img" aria-label="Forgetting curve: active facts per version">
+                <polyline points=points fill="none" stroke="currentColor" stroke-width="2" vector-effect="non-scaling-stroke" />
             </svg>
             <figcaption data-testid="curve-caption">{format!("Active facts (y: 0 → {max}); {axis}")}</figcaption>
         </figure>
