@@ -2,11 +2,12 @@
 //! and the memory its prompt carried under "memory used" — each turn encoded into scratch.
 
 use super::{ctx, now, Ctx};
+use crate::idb::IdbStore;
 use crate::jobs::{self, Given, Job, Model, Progress};
 use crate::stop::StopHandle;
 use leptos::prelude::*;
 use nocturne_core::model::memory::{AnswerStyle, Item, MemoryUse, Turn};
-use nocturne_core::store::Store;
+use nocturne_core::store::{Store, StoreError};
 use std::collections::HashMap;
 
 /// Turns drawn at first, and added by each "Show older turns": a memory that has lived
@@ -18,24 +19,16 @@ pub const TURNS_PER_PAGE: usize = 60;
 pub fn ChatPanel() -> impl IntoView {
     let c = ctx();
     let draft = RwSignal::new(String::new());
-    // The turns, and the facts their replies drew on (to show block, date and source).
-    let transcript = c.load(|store| async move {
-        let turns = store.transcript().await?;
-        let used: std::collections::HashSet<&str> =
-            turns.iter().filter_map(|t| t.memory.as_ref()).flat_map(|m| m.used.iter().map(String::as_str)).collect();
-        let facts: HashMap<String, Item> = if used.is_empty() {
-            HashMap::new()
-        } else {
-            store
-                .items()
-                .await?
-                .into_iter()
-                .filter(|i| used.contains(i.item_id.as_str()))
-                .map(|i| (i.item_id.clone(), i))
-                .collect()
-        };
-        Ok((turns, facts))
+    // The turns, and the facts their replies drew on (to show block, date and source), with
+    // the revision they were read at.
+    let transcript = LocalResource::new(move || {
+        let read_at = c.revision.get();
+        let store = c.store.get_value();
+        async move { drawn(&store).await.map(|(turns, facts)| (read_at, turns, facts)).map_err(|e| e.to_string()) }
     });
+    // The revision whose transcript holds the turn last sent: until it is read, that turn stays
+    // drawn as it was sent, so it never leaves the list and comes back.
+    let sent_by = RwSignal::new(0u64);
     // The reply as it streams in, shown until the turn is stored.
     let streaming = RwSignal::new(String::new());
     let asked = RwSignal::new(String::new());
@@ -63,18 +56,21 @@ pub fn ChatPanel() -> impl IntoView {
             // recorded through the one write path, after any writer holding the memory.
             let job = Job::Turn { memory, text, now: now(), model: Model::of(&provider) };
             let given = Given { provider: Some(&provider), recorder: Some(&recorder), file: None };
-            match jobs::run(job, given, &mut on_progress).await? {
+            let done = jobs::run(job, given, &mut on_progress).await;
+            c.bump();
+            sent_by.set(c.revision.get_untracked());
+            c.refresh_mode();
+            match done? {
                 jobs::Done::Turn(turned) => Ok(turned),
                 other => jobs::unexpected(other),
             }
         }
     });
-    Effect::new(move |_| {
-        if send.value().get().is_some() {
-            c.bump();
-            c.refresh_mode();
-        }
-    });
+    // A turn sent and not yet in the transcript drawn: pending, or stored and being read.
+    let awaiting = move || {
+        let sent = sent_by.get();
+        send.pending().get() || (sent > 0 && transcript.with(|t| !matches!(t, Some(Ok((at, ..))) if *at >= sent)))
+    };
     // Push the view outward: whenever the stored turns are drawn anew (`end` mounts again)
     // or a turn is pending, the newest is brought into sight — except when the redraw was
     // "Show older", which must leave the reader where they are.
@@ -100,13 +96,15 @@ pub fn ChatPanel() -> impl IntoView {
         <div class="chat">
             <h2>"Chat"</h2>
             <ol class="transcript" aria-live="polite" node_ref=list>
-                <Suspense fallback=|| ()>
+                // A Transition, not a Suspense: while the transcript is read again after a
+                // write (seconds, in a memory of years) the turns drawn stay on the page.
+                <Transition fallback=|| ()>
                     {move || transcript.get().map(|r| match r {
                         Err(e) => view! { <li class="error" role="alert">{e}</li> }.into_any(),
-                        Ok((turns, _)) if turns.is_empty() => view! {
-                            <li class="hint" data-testid="first-run">"Tell Nocturne about yourself — where you live, what you like, what you promised. Each message becomes facts in scratch; press Sleep to consolidate them, then ask."</li>
+                        Ok((_, turns, _)) if turns.is_empty() => view! {
+                            <li class="hint" data-testid="first-run" hidden=awaiting>"Tell Nocturne about yourself — where you live, what you like, what you promised. Each message becomes facts in scratch; press Sleep to consolidate them, then ask."</li>
                         }.into_any(),
-                        Ok((turns, facts)) => {
+                        Ok((_, turns, facts)) => {
                             let hidden = turns.len().saturating_sub(shown.get());
                             view! {
                                 {(hidden > 0).then(|| view! {
@@ -119,10 +117,10 @@ pub fn ChatPanel() -> impl IntoView {
                             }.into_any()
                         }
                     })}
-                </Suspense>
-                {move || send.pending().get().then(|| view! {
+                </Transition>
+                {move || awaiting().then(|| view! {
                     <li class="turn user pending"><span class="who">"user"</span><span class="said">{asked.get()}</span></li>
-                    <li class="turn assistant pending"><span class="who">"assistant"</span><span class="said">{move || streaming.get()}"▍"</span></li>
+                    <li class="turn assistant pending"><span class="who">"assistant"</span><span class="said">{move || streaming.get()}{move || send.pending().get().then_some("▍")}</span></li>
                 })}
 
             </ol>
@@ -153,6 +151,25 @@ fn turn_view(c: Ctx, t: Turn, facts: &HashMap<String, Item>) -> impl IntoView {
             {memory.map(|m| memory_view(c, m, facts))}
         </li>
     }
+}
+
+/// The turns, and the facts their replies drew on.
+async fn drawn(store: &IdbStore) -> Result<(Vec<Turn>, HashMap<String, Item>), StoreError> {
+    let turns = store.transcript().await?;
+    let used: std::collections::HashSet<&str> =
+        turns.iter().filter_map(|t| t.memory.as_ref()).flat_map(|m| m.used.iter().map(String::as_str)).collect();
+    let facts: HashMap<String, Item> = if used.is_empty() {
+        HashMap::new()
+    } else {
+        store
+            .items()
+            .await?
+            .into_iter()
+            .filter(|i| used.contains(i.item_id.as_str()))
+            .map(|i| (i.item_id.clone(), i))
+            .collect()
+    };
+    Ok((turns, facts))
 }
 
 /// Under a reply: the facts it cited, as chips, and every fact its prompt carried.

@@ -38,7 +38,9 @@ pub fn LogPanel() -> impl IntoView {
                     <option value="">"all"</option><option value="model">"model"</option><option value="engine">"engine rules"</option>
                 </select></label>
             </div>
-            <Suspense fallback=|| ()>
+            // A Transition, not a Suspense: the log read again after a write keeps the table on
+            // the page until the new one is read.
+            <Transition fallback=|| ()>
                 {move || log.get().map(|r| match r {
                     Err(e) => view! { <p class="error" role="alert">{e}</p> }.into_any(),
                     Ok(all) => {
@@ -69,7 +71,7 @@ pub fn LogPanel() -> impl IntoView {
                         }.into_any()
                     }
                 })}
-            </Suspense>
+            </Transition>
         </div>
     }
 }
