@@ -115,8 +115,55 @@ const [url, file, out = 'out', model] = process.argv.slice(2);
     check((scratch.reply || '').includes('Zup4'), 'offline: a scratch note is recalled', JSON.stringify(scratch));
     const never = await ask('Where does my friend Qor7 live now?');
     check((never.reply || '').includes("I don't have that in memory"), 'offline: a never-stated person is not in memory', JSON.stringify(never));
-    // A new fact: the next Sleep asks the model about it and its partners only.
-    await ask('My friend Yul3 lives in Tamsil9 now.');
+    // A new fact: the next Sleep asks the model about it and its partners only. Every frame
+    // from the message on is watched: the chat list must stay drawn (the turn sent never
+    // leaves it), also across a switch to Versions and back, and once the memory panel
+    // counts the new fact no Sleep estimate may be shown that does not.
+    const blocksSum = () => page.locator('[data-block] h3 .count').evaluateAll((els) => els.reduce((n, e) => n + Number(e.textContent), 0));
+    const activeBefore = await blocksSum();
+    const told = 'My friend Yul3 lives in Tamsil9 now.';
+    await page.evaluate((told) => {
+      window.__frames = [];
+      const tick = () => {
+        const saids = [...document.querySelectorAll('.transcript .turn.user .said')].map((e) => e.textContent);
+        const estimate = document.querySelector('[data-testid="sleep-estimate"]')?.textContent || '';
+        window.__frames.push({
+          turns: document.querySelectorAll('.transcript .turn').length,
+          told: saids.includes(told),
+          active: [...document.querySelectorAll('[data-block] h3 .count')].reduce((n, e) => n + Number(e.textContent), 0),
+          estimated: Number((estimate.match(/of (\d+) active|all (\d+) active/) || []).slice(1).find(Boolean) || NaN),
+        });
+        if (!window.__stop) requestAnimationFrame(tick);
+      };
+      window.__stop = false;
+      requestAnimationFrame(tick);
+    }, told);
+    await ask(told);
+    await page.click('text=Versions & diff');
+    await page.waitForFunction(() => /^turn:/.test(document.querySelector('[data-testid="timeline"] .label')?.innerText || ''), null, { timeout: 60000 }).catch(() => {});
+    // The newest version, the turn's: the count it wrote.
+    const headActive = Number(((await page.locator('[data-testid="timeline"] li .count').first().innerText()).match(/\d+/) || [])[0]);
+    await page.click('text=Chat, memory & sleep');
+    await page.screenshot({ path: `${out}/23-chat-after-tab-switch.png` });
+    await page.waitForFunction((before) => {
+      const sum = [...document.querySelectorAll('[data-block] h3 .count')].reduce((n, e) => n + Number(e.textContent), 0);
+      const m = (document.querySelector('[data-testid="sleep-estimate"]')?.innerText || '').match(/of (\d+) active/);
+      return sum !== before && m && Number(m[1]) === sum;
+    }, activeBefore, { timeout: 120000 }).catch(() => {});
+    const frames = await page.evaluate(() => { window.__stop = true; return window.__frames; });
+    const sentAt = frames.findIndex((f) => f.told);
+    const empty = frames.filter((f) => f.turns === 0).length;
+    const lost = sentAt < 0 ? -1 : frames.slice(sentAt).filter((f) => !f.told).length;
+    check(frames.length > 10 && sentAt >= 0 && empty === 0 && lost === 0,
+      'after a turn on a large memory the chat list stays drawn, the turn in it, across a switch to Versions and back',
+      `${frames.length} frames: ${empty} with an empty list, ${lost} without the turn sent`);
+    const counted = frames.findIndex((f) => f.active !== activeBefore);
+    const missing = counted < 0 ? [] : frames.slice(counted).filter((f) => !Number.isNaN(f.estimated) && f.estimated !== f.active);
+    const activeAfter = await blocksSum();
+    const settled = Number(((await page.locator('[data-testid="sleep-estimate"]').innerText()).match(/of (\d+) active/) || [])[1]);
+    check(counted >= 0 && missing.length === 0 && settled === activeAfter && headActive === activeAfter,
+      "once the memory panel counts the turn's fact, every Sleep estimate shown counts it too (as does the version the turn wrote)",
+      `${activeBefore} → ${activeAfter} active; ${missing.length} frame(s) showed an estimate of ${[...new Set(missing.map((f) => f.estimated))]}; settled at ${settled}; head version ${headActive}`);
     await page.waitForFunction(() => /^Incremental: [1-9]/.test(document.querySelector('[data-testid="sleep-estimate"]')?.innerText || '')
       && !/about 0 model/.test(document.querySelector('[data-testid="sleep-estimate"]')?.innerText || ''), null, { timeout: 60000 }).catch(() => {});
     const estimate = await page.locator('[data-testid="sleep-estimate"]').innerText();
@@ -128,6 +175,7 @@ const [url, file, out = 'out', model] = process.argv.slice(2);
     const deepCalls = Number((deep.match(/about (\d+) model call/) || [])[1]);
     check(deepCalls > 20 * calls, 'a deep Sleep is estimated at many times the calls', deep);
     await page.uncheck('[data-testid="deep-sleep"]');
+    await page.waitForFunction(() => (document.querySelector('[data-testid="sleep-estimate"]')?.innerText || '').startsWith('Incremental'), null, { timeout: 60000 }).catch(() => {});
     await page.screenshot({ path: `${out}/20-large-memory.png` });
 
     // Forgetting by age, turned on in Settings, makes nearly every event in it stale by

@@ -16,24 +16,29 @@ pub fn SleepPanel() -> impl IntoView {
     let c = ctx();
     let dry_run = RwSignal::new(false);
     let deep = RwSignal::new(false);
-    // What the Sleep would ask the model, worked out before anything runs.
-    // Worked out in the job worker, off the page's thread; a write meanwhile (each batch of an
-    // import) starts a newer estimate and ends this one's worker.
+    // What the Sleep would ask the model, worked out before anything runs, in the job worker
+    // (off the page's thread); a write meanwhile starts a newer estimate and ends this one's
+    // worker. Each is kept with what it was asked for (the memory, its revision, deep or
+    // not): one of an older revision describes the memory before the last write, so it is not
+    // shown as the next Sleep's (a turn's new fact would be missing from its count).
     let estimate = LocalResource::new(move || {
-        c.revision.get();
-        let job = Job::Estimate {
-            memory: c.memory.get(),
-            now: now(),
-            deep: deep.get(),
-            style: c.provider().proposal_style(),
-        };
+        let asked = (c.memory.get(), c.revision.get(), deep.get());
+        let job =
+            Job::Estimate { memory: asked.0.clone(), now: now(), deep: asked.2, style: c.provider().proposal_style() };
         async move {
-            match jobs::run(job, Given::default(), &mut |_| {}).await? {
-                Done::Estimated(e) => Ok(e),
-                other => jobs::unexpected(other),
-            }
+            let worked_out = match jobs::run(job, Given::default(), &mut |_| {}).await {
+                Ok(Done::Estimated(e)) => Ok(e),
+                Ok(other) => jobs::unexpected(other),
+                Err(e) => Err(e),
+            };
+            (asked, worked_out)
         }
     });
+    // The estimate of the memory as it is now; `None` while it is being worked out again.
+    let current = move || {
+        let now_asked = (c.memory.get(), c.revision.get(), deep.get());
+        estimate.with(|e| e.as_ref().filter(|(asked, _)| *asked == now_asked).map(|(_, e)| e.clone()))
+    };
     let events: RwSignal<Vec<PassEvent>> = RwSignal::new(Vec::new());
     let on_pass = move |p: Progress| {
         if let Progress::Pass { event } = p {
@@ -109,7 +114,9 @@ pub fn SleepPanel() -> impl IntoView {
                         let dry = dry_run.get_untracked();
                         // A Sleep that would retire more than a quarter of the memory asks
                         // first (the journal refuses it unless the user confirmed).
-                        let heavy = estimate.get_untracked().and_then(|e| e.ok()).and_then(|e| e.heavy);
+                        // The last one worked out (the journal refuses a heavy Sleep unconfirmed
+                        // whatever the page asked).
+                        let heavy = estimate.get_untracked().and_then(|(_, e)| e.ok()).and_then(|e| e.heavy);
                         let mut confirmed = false;
                         if let (false, Some((retire, active))) = (dry, heavy) {
                             let ask = format!(
@@ -135,10 +142,11 @@ pub fn SleepPanel() -> impl IntoView {
             // Its own boundary: re-estimating after a write must not send the whole page
             // back to the app's loading state (which would also lose the chat's scroll).
             <Transition fallback=|| ()>
-                <p class="hint" data-testid="sleep-estimate">{move || estimate.get().map(|e| match e {
-                Ok(e) => e.line,
-                Err(e) => format!("No estimate: {e}"),
-            })}</p>
+                <p class="hint" data-testid="sleep-estimate">{move || match current() {
+                    Some(Ok(e)) => e.line,
+                    Some(Err(e)) => format!("No estimate: {e}"),
+                    None => "Working out what the next Sleep would ask of the memory as it is now…".to_string(),
+                }}</p>
             </Transition>
             <progress max=PassKind::SLEEP.len().to_string() value=move || done().to_string() aria-label="passes done"></progress>
             // In a box of its own that scrolls when the panel is too narrow for it: a header
