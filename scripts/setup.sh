@@ -8,7 +8,12 @@ ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 TOOLS=${NOCTURNE_TOOLS:-$HOME/.cache/nocturne-tools}
 TRUNK_VERSION=0.21.14
 BINARYEN_VERSION=132.0.0
-export PATH="$HOME/.cargo/bin:$TOOLS/binaryen/node_modules/.bin:$TOOLS/e2e/node_modules/.bin:$PATH"
+# Every script and hook agrees on where the tools are (scripts/inpage_runtime.py and the
+# e2e harness read NOCTURNE_TOOLS too).
+export NOCTURNE_TOOLS="$TOOLS"
+# cargo install puts trunk and wasm-bindgen in $CARGO_HOME/bin. npm's binaryen comes first
+# for trunk's wasm-opt; scripts/build-wllama.sh puts Debian's back in front for emscripten.
+export PATH="${CARGO_HOME:-$HOME/.cargo}/bin:$TOOLS/binaryen/node_modules/.bin:$TOOLS/e2e/node_modules/.bin:$PATH"
 # Trunk must never download a tool: versions are pinned in Trunk.toml and installed here.
 export TRUNK_SKIP_VERSION_CHECK=true
 
@@ -100,11 +105,25 @@ ensure_wllama() {
 }
 
 # The same runtime built here with wasm SIMD kernels (scripts/build-wllama.sh: Debian's
-# emscripten, llama.cpp from crates.io): about ten minutes once. If it fails, the page runs
-# npm's build and says so; NOCTURNE_WLLAMA_BUILD=0 skips it.
+# emscripten, llama.cpp from crates.io): a few minutes once. If it fails, the page runs
+# npm's build and says so, and the failure is recorded: later runs skip it with one line
+# (NOCTURNE_WLLAMA_RETRY=1 builds it again). NOCTURNE_WLLAMA_BUILD=0 skips it (the test
+# command then names the in-page checks as not run on it). Sets WLLAMA_RUNTIME to built,
+# failed or off.
+WLLAMA_RUNTIME=""
 ensure_wllama_built() {
-  [ "${NOCTURNE_WLLAMA_BUILD:-1}" = 0 ] && return 0
-  NOCTURNE_TOOLS="$TOOLS" "$ROOT/scripts/build-wllama.sh" || say "the SIMD runtime was not built (see above); the page uses npm's wllama"
+  if [ "${NOCTURNE_WLLAMA_BUILD:-1}" = 0 ]; then
+    WLLAMA_RUNTIME=off
+    say "NOCTURNE_WLLAMA_BUILD=0: the SIMD runtime is not built; the page uses npm's wllama"
+    return 0
+  fi
+  local rc=0
+  "$ROOT/scripts/build-wllama.sh" || rc=$?
+  case $rc in
+    0) WLLAMA_RUNTIME=built ;;
+    3) WLLAMA_RUNTIME=failed ;; # skipped: build-wllama.sh said why in one line
+    *) WLLAMA_RUNTIME=failed; say "the SIMD runtime was not built (see above); the page uses npm's wllama, without its SIMD kernels" ;;
+  esac
 }
 
 # The official MCP Inspector (CLI mode) for the test command's MCP check. 0.15.0 is the
@@ -132,12 +151,17 @@ ensure_ysweet() {
   fi
 }
 
-ensure_build_tools() {
+# What building the page needs (serve.sh builds the SIMD runtime after the page is served).
+ensure_page_tools() {
   ensure_rust
   ensure_wasm_bindgen
   ensure_trunk
   ensure_binaryen
   ensure_wllama
+}
+
+ensure_build_tools() {
+  ensure_page_tools
   ensure_wllama_built
 }
 
