@@ -141,6 +141,31 @@ else
   failed_steps+=("trunk build")
 fi
 
+step "the page as scripts/serve.sh serves it: a newcomer's first load logs no error"
+# serve.sh itself (trunk serve, its headers, no live-reload script), in a session of its
+# own so that stopping it stops all it started.
+serve_port=${PORT:-$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')}
+serve_started=$(date +%s)
+PORT=$serve_port setsid ./scripts/serve.sh > "$LOG/serve.log" 2>&1 &
+serve_pid=$!
+served=no
+for _ in $(seq 1 900); do
+  curl -sf -o /dev/null "http://127.0.0.1:$serve_port/" && { served=yes; break; }
+  kill -0 "$serve_pid" 2>/dev/null || break
+  sleep 1
+done
+grep -E '^\[(serve|build-wllama)\]' "$LOG/serve.log"
+if [ "$served" = yes ]; then
+  echo "serve.sh answered in $(( $(date +%s) - serve_started )) s"
+  node tests/e2e/served.cjs "http://127.0.0.1:$serve_port/" 2>&1 | tee "$LOG/served.log"
+  [ "${PIPESTATUS[0]}" = 0 ] || failed_steps+=("the page as serve.sh serves it")
+  e2e=$((e2e + $(grep -c '^ok ' "$LOG/served.log"))); e2e_failed=$((e2e_failed + $(grep -c '^not ok ' "$LOG/served.log")))
+else
+  tail -n 20 "$LOG/serve.log"
+  failed_steps+=("serve.sh did not answer")
+fi
+kill -TERM -- "-$serve_pid" 2>/dev/null; wait "$serve_pid" 2>/dev/null
+
 step "end-to-end checks of the built page in headless Chromium"
 if [ -f dist/index.html ]; then
   port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
