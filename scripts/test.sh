@@ -18,11 +18,25 @@ ensure_mcp_inspector
 ensure_ysweet
 set +e
 cd "$ROOT"
-export CHROMEDRIVER=${CHROMEDRIVER:-/usr/bin/chromedriver}
-export WASM_BINDGEN_TEST_TIMEOUT=${WASM_BINDGEN_TEST_TIMEOUT:-120}
 LOG=$(mktemp -d)
 failed_steps=()
 skipped_steps=()
+# The in-page checks must run on the runtime the README promises: llama.cpp built here with
+# wasm SIMD (scripts/build-wllama.sh), not npm's fallback. NOCTURNE_WLLAMA_BUILD=0 opts out
+# (the summary then names those checks as skipped); CI may not.
+promised_runtime=built
+if [ "$WLLAMA_RUNTIME" = off ]; then
+  if [ -n "${CI:-}" ]; then
+    failed_steps+=("NOCTURNE_WLLAMA_BUILD=0 in CI: the in-page checks must run on the SIMD runtime")
+  else
+    promised_runtime=any
+    skipped_steps+=("the in-page checks on the SIMD runtime (NOCTURNE_WLLAMA_BUILD=0: they run npm's wllama)")
+  fi
+elif [ "$WLLAMA_RUNTIME" != built ]; then
+  echo "NOTE: the SIMD runtime is not built (see above): the in-page checks run on npm's wllama, and the test command fails"
+fi
+export CHROMEDRIVER=${CHROMEDRIVER:-/usr/bin/chromedriver}
+export WASM_BINDGEN_TEST_TIMEOUT=${WASM_BINDGEN_TEST_TIMEOUT:-120}
 native=0; native_failed=0; wasm=0; wasm_failed=0; e2e=0; e2e_failed=0
 
 # Sums "test result: … N passed; M failed" lines of a cargo test log.
@@ -293,6 +307,15 @@ if [ -s "$gguf" ] && [ -n "${port:-}" ] && [ -f dist/index.html ]; then
   fi
   kill "$server" 2>/dev/null
   e2e=$((e2e + $(grep -c '^ok ' "$LOG/inpage.log"))); e2e_failed=$((e2e_failed + $(grep -c '^not ok ' "$LOG/inpage.log")))
+  # Which runtime the page ran, from its figures' lines: the promised one, or a failure
+  # (passing on npm's fallback would hide a broken build).
+  inpage_runtime=$(grep -hE '^(bench|inpage-vs-native): ' "$LOG/inpage.log" | grep -oE 'runtime=[a-z]+' | sort -u | paste -sd, -)
+  echo "in-page model ran: ${inpage_runtime:-no figures} (promised: runtime=built)"
+  if [ "$promised_runtime" = built ] && [ "$inpage_runtime" != runtime=built ]; then
+    why="the SIMD runtime is not built"
+    [ "$WLLAMA_RUNTIME" = failed ] && why="its build failed: see $TOOLS/wllama-built-2.3.7.failed, NOCTURNE_WLLAMA_RETRY=1 builds it again"
+    failed_steps+=("in-page checks not run on the promised runtime (ran ${inpage_runtime:-nothing}, not runtime=built; $why)")
+  fi
 else
   failed_steps+=("the in-page model (no model file at $gguf, or no build)")
 fi
