@@ -17,7 +17,9 @@ export PATH="${CARGO_HOME:-$HOME/.cargo}/bin:$TOOLS/binaryen/node_modules/.bin:$
 # Trunk must never download a tool: versions are pinned in Trunk.toml and installed here.
 export TRUNK_SKIP_VERSION_CHECK=true
 
-say() { echo "[setup] $*" >&2; }
+# Each line says how long setup had run (where a fresh machine's minutes go).
+SETUP_STARTED=${SETUP_STARTED:-$(date +%s)}
+say() { echo "[setup +$(( $(date +%s) - SETUP_STARTED ))s] $*" >&2; }
 
 # The wasm-bindgen version Cargo.lock pins (the CLI must match it exactly).
 wasm_bindgen_version() {
