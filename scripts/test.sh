@@ -107,8 +107,26 @@ cargo test --locked --no-fail-fast -p nocturne-tests --target wasm32-unknown-unk
 kill "$fake" 2>/dev/null
 read -r wasm wasm_failed < <(count "$LOG/wasm.log")
 
-step "release build (trunk)"
-if trunk build --release 2>&1 | tail -n 3; then
+step "release build as scripts/serve.sh serves it (trunk serve), its sizes, and a newcomer's first load"
+# The release build is the one serve.sh makes and serves (trunk serve --release, its headers,
+# no live-reload script): one build for the size report, the check of the page as a newcomer
+# first loads it, and the end-to-end checks after it. serve.sh runs in a session of its own,
+# so that stopping it stops all it started.
+rm -rf dist
+serve_port=${PORT:-$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')}
+serve_started=$(date +%s)
+PORT=$serve_port setsid ./scripts/serve.sh > "$LOG/serve.log" 2>&1 &
+serve_pid=$!
+served=no
+for _ in $(seq 1 1800); do
+  curl -sf -o /dev/null "http://127.0.0.1:$serve_port/" && { served=yes; break; }
+  kill -0 "$serve_pid" 2>/dev/null || break
+  grep -q ' ERROR ' "$LOG/serve.log" && break # trunk serve waits for a change after a failed build
+  sleep 1
+done
+grep -E '^\[(serve|build-wllama)' "$LOG/serve.log"
+if [ "$served" = yes ] && [ -f dist/index.html ]; then
+  echo "serve.sh answered in $(( $(date +%s) - serve_started )) s"
   wasm_file=$(ls dist/nocturne-app-*_bg.wasm | head -n1); js_file=${wasm_file%_bg.wasm}.js
   printf "size: wasm %s bytes raw, %s gzipped; js %s raw, %s gzipped\n" \
     "$(wc -c < "$wasm_file")" "$(gzip -9c "$wasm_file" | wc -c)" "$(wc -c < "$js_file")" "$(gzip -9c "$js_file" | wc -c)"
@@ -151,32 +169,12 @@ if trunk build --release 2>&1 | tail -n 3; then
   printf "size: in-page runtime, loaded only when chosen: js %s gzipped, wasm %s gzipped (single-thread; multi-thread %s)\n" \
     "$(cat "$rt"/*.js "$rt/wllama/index.js" | gzip -9c | wc -c)" "$(gzip -9c "$rt/wllama/single-thread/wllama.wasm" | wc -c)" \
     "$(gzip -9c "$rt/wllama/multi-thread/wllama.wasm" | wc -c)"
-else
-  failed_steps+=("trunk build")
-fi
-
-step "the page as scripts/serve.sh serves it: a newcomer's first load logs no error"
-# serve.sh itself (trunk serve, its headers, no live-reload script), in a session of its
-# own so that stopping it stops all it started.
-serve_port=${PORT:-$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')}
-serve_started=$(date +%s)
-PORT=$serve_port setsid ./scripts/serve.sh > "$LOG/serve.log" 2>&1 &
-serve_pid=$!
-served=no
-for _ in $(seq 1 900); do
-  curl -sf -o /dev/null "http://127.0.0.1:$serve_port/" && { served=yes; break; }
-  kill -0 "$serve_pid" 2>/dev/null || break
-  sleep 1
-done
-grep -E '^\[(serve|build-wllama)\]' "$LOG/serve.log"
-if [ "$served" = yes ]; then
-  echo "serve.sh answered in $(( $(date +%s) - serve_started )) s"
   node tests/e2e/served.cjs "http://127.0.0.1:$serve_port/" 2>&1 | tee "$LOG/served.log"
   [ "${PIPESTATUS[0]}" = 0 ] || failed_steps+=("the page as serve.sh serves it")
   e2e=$((e2e + $(grep -c '^ok ' "$LOG/served.log"))); e2e_failed=$((e2e_failed + $(grep -c '^not ok ' "$LOG/served.log")))
 else
-  tail -n 20 "$LOG/serve.log"
-  failed_steps+=("serve.sh did not answer")
+  grep -E 'ERROR|error' "$LOG/serve.log" | tail -n 20
+  failed_steps+=("release build (serve.sh did not answer: the trunk build failed, see above)")
 fi
 kill -TERM -- "-$serve_pid" 2>/dev/null; wait "$serve_pid" 2>/dev/null
 
