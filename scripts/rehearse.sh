@@ -67,7 +67,15 @@ export HOME="$DIR/home" CARGO_HOME="$DIR/home/.cargo" PATH="$path"
 cd "$DIR/clone"
 note "HOME=$HOME, PATH=$PATH, RUSTUP_HOME=$RUSTUP_HOME (shared), clone of $(git rev-parse --short HEAD) in $DIR/clone"
 started=$(date +%s)
-elapsed() { local s=$(( $(date +%s) - started )); echo "$(( s / 60 )) min $(( s % 60 )) s"; }
+# The wall time, and what else ran: the load average (others' work on a shared machine
+# stretches the wall time) and the CPU time of everything the command ran (bash's `times`:
+# the same whatever else runs; on an idle 2-core machine the wall time is at least half of it).
+elapsed() {
+  local s=$(( $(date +%s) - started )) cpu
+  cpu=$(times | tail -n 1 | awk '{ split($1, u, /[ms]/); split($2, y, /[ms]/); printf "%d", u[1] * 60 + u[2] + y[1] * 60 + y[2] }')
+  echo "$(( s / 60 )) min $(( s % 60 )) s (CPU $(( cpu / 60 )) min; load average now $(cut -d' ' -f1-3 /proc/loadavg), at the start $load0)"
+}
+load0=$(cut -d' ' -f1-3 /proc/loadavg)
 
 case "$MODE" in
   setup)
