@@ -9,6 +9,7 @@ use nocturne_core::llm::offline::OfflineProvider;
 use nocturne_core::llm::provider::{Provider, StyleSetting};
 use nocturne_core::proof::{compare, quiz, verify};
 use nocturne_core::store::MemStore;
+use nocturne_core::testkit::corpora::Half;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -33,7 +34,9 @@ pub(crate) fn verify_command(provider: &ProviderArgs, now: Option<i64>) -> Resul
     Ok(code)
 }
 
-/// `nocturne bench-gates`: the meaning corpus through the gates; fails below target.
+/// `nocturne bench-gates`: the meaning corpus through the gates, then the held-out
+/// supersede pairs by half and shape (the tuning half's misses printed, the test half's
+/// only counted); fails below a target.
 pub(crate) fn bench_gates() -> Result<ExitCode, CliError> {
     let corpus = nocturne_core::testkit::meaning::corpus();
     let score = nocturne_core::testkit::meaning::score(&corpus)?;
@@ -41,7 +44,18 @@ pub(crate) fn bench_gates() -> Result<ExitCode, CliError> {
     for miss in &score.misses {
         println!("  miss: {miss}");
     }
-    Ok(if score.meets_targets() { ExitCode::SUCCESS } else { ExitCode::FAILURE })
+    let pairs = nocturne_core::testkit::supersede::score()?;
+    for line in pairs.lines() {
+        println!("{line}");
+    }
+    for (_, miss) in pairs.misses.iter().filter(|(h, _)| *h == Half::Tuning) {
+        println!("  miss (tuning): {miss}");
+    }
+    let off = pairs.off_target();
+    if !off.is_empty() {
+        println!("supersede off target on the test half: {}", off.join("; "));
+    }
+    Ok(if score.meets_targets() && off.is_empty() { ExitCode::SUCCESS } else { ExitCode::FAILURE })
 }
 
 fn print_quiz(report: &quiz::QuizReport) {

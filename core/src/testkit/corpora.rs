@@ -1,6 +1,8 @@
 //! The held-out corpora (`corpora/README.md`): statements about a person a memory must
 //! keep, chatter it must not, and compound sentences with the atomic statements a splitter
-//! must make of them — written fresh by someone who did not read the rules. Each line
+//! must make of them, pairs of statements days apart (does the newer retire the older?)
+//! and turns whose pronouns a split must not orphan — written fresh by someone who did not
+//! read the rules. Each line
 //! belongs to a *tuning* half or a *test* half, fixed by a seeded hash of its statement:
 //! rules are written against the tuning half; the test half's figure is the one reported.
 //! A second writer's development lines (`*-dev.tsv`, [`Half::Dev`]) add to the tuning
@@ -78,12 +80,43 @@ pub struct Compound {
     pub half: Half,
 }
 
+/// Two statements said days apart (`supersede.tsv`): should the older be retired?
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Pair {
+    /// How the older statement refers to its thing (`indefinite`, `definite`, `possessive`,
+    /// `named-entity`, `speaker`, `quantity`, `time-bound`, `new-of-a-kind`, `one-of-several`).
+    pub shape: &'static str,
+    /// `true`: the older is about the speaker or the speaker's own things.
+    pub first: bool,
+    /// `true`: the newer ends the older (`change`); `false`: both still hold (`compatible`).
+    pub change: bool,
+    pub older: &'static str,
+    pub newer: &'static str,
+    pub half: Half,
+}
+
+/// A turn and the pronouns in it whose antecedent a split would leave in another piece
+/// (`referents.tsv`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Referents {
+    /// The line's main difficulty (`it-object`, `semicolon`, …) or a control
+    /// (`same-clause`, `no-antecedent`, `first-person-only`, `whole`).
+    pub shape: &'static str,
+    pub sentence: &'static str,
+    /// Each listed pronoun, in order: `(pronoun, its occurrence in the sentence counted
+    /// from 1, the antecedent as written)`. Empty: no piece needs another's referent.
+    pub pronouns: Vec<(&'static str, usize, &'static str)>,
+    pub half: Half,
+}
+
 const PERSON: &str = include_str!("corpora/person.tsv");
 const CHATTER: &str = include_str!("corpora/chatter.tsv");
 const COMPOUNDS: &str = include_str!("corpora/compounds.tsv");
 const PERSON_DEV: &str = include_str!("corpora/person-dev.tsv");
 const CHATTER_DEV: &str = include_str!("corpora/chatter-dev.tsv");
 const COMPOUNDS_DEV: &str = include_str!("corpora/compounds-dev.tsv");
+const SUPERSEDE: &str = include_str!("corpora/supersede.tsv");
+const REFERENTS: &str = include_str!("corpora/referents.tsv");
 
 /// The records of a TSV corpus: every line but the `#` header, split at tabs.
 fn records(tsv: &'static str) -> impl Iterator<Item = Vec<&'static str>> {
@@ -124,6 +157,40 @@ pub fn compounds() -> Vec<Compound> {
     let dev: Vec<_> = dev.filter(|d| !out.iter().any(|h| same(h.sentence, d.sentence))).collect();
     out.extend(dev);
     out
+}
+
+/// `supersede.tsv`: 337 pairs of nine shapes. A pair's half is its older and newer
+/// statement's, hashed together (`older<TAB>newer`).
+pub fn supersede() -> Vec<Pair> {
+    records(SUPERSEDE)
+        .map(|f| Pair {
+            shape: f[0],
+            first: f[1] == "first",
+            change: f[2] == "change",
+            older: f[3],
+            newer: f[4],
+            half: half_of(&format!("{}\t{}", f[3], f[4])),
+        })
+        .collect()
+}
+
+/// `referents.tsv`: 147 turns, 110 listed pronouns.
+pub fn referents() -> Vec<Referents> {
+    records(REFERENTS)
+        .map(|f| {
+            let pronouns = if f[2] == "-" { Vec::new() } else { f[2].split(" | ").filter_map(pronoun_entry).collect() };
+            Referents { shape: f[0], sentence: f[1], pronouns, half: half_of(f[1]) }
+        })
+        .collect()
+}
+
+/// `it#2=a dog` as `("it", 2, "a dog")`; `it=a dog` is the first `it`.
+fn pronoun_entry(entry: &'static str) -> Option<(&'static str, usize, &'static str)> {
+    let (pronoun, antecedent) = entry.split_once('=')?;
+    match pronoun.split_once('#') {
+        Some((p, n)) => Some((p, n.parse().ok()?, antecedent)),
+        None => Some((pronoun, 1, antecedent)),
+    }
 }
 
 /// Two lines that are the same statement (a dev line that repeats a held-out one is
@@ -263,12 +330,18 @@ mod tests {
         let c: Vec<Chatter> = chatter().into_iter().filter(|x| held(x.half)).collect();
         let k: Vec<Compound> = compounds().into_iter().filter(|x| held(x.half)).collect();
         assert_eq!((p.len(), c.len(), k.len()), (478, 188, 309));
+        let (s, r) = (supersede(), referents());
+        assert_eq!((s.len(), r.len()), (337, 147));
+        assert_eq!(r.iter().map(|x| x.pronouns.len()).sum::<usize>(), 110);
+        assert_eq!(s.iter().filter(|x| !x.change).count(), 169);
         assert!(p.iter().all(|x| !x.statement.is_empty() && !x.category.is_empty()));
         assert!(k.iter().all(|x| !x.pieces.is_empty() && x.pieces.iter().all(|p| p.ends_with('.'))));
         for share in [
             p.iter().filter(|x| x.half == Half::Test).count() as f64 / p.len() as f64,
             c.iter().filter(|x| x.half == Half::Test).count() as f64 / c.len() as f64,
             k.iter().filter(|x| x.half == Half::Test).count() as f64 / k.len() as f64,
+            s.iter().filter(|x| x.half == Half::Test).count() as f64 / s.len() as f64,
+            r.iter().filter(|x| x.half == Half::Test).count() as f64 / r.len() as f64,
         ] {
             assert!((0.4..=0.6).contains(&share), "{share}");
         }

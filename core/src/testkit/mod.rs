@@ -11,6 +11,7 @@ pub mod exports;
 pub mod lifetime;
 pub mod locomo;
 pub mod meaning;
+pub mod supersede;
 pub mod synth;
 pub mod worth;
 
