@@ -2,11 +2,14 @@
 //! layer: it uses nothing else in the crate.
 
 pub mod clause;
+pub mod cues;
+pub mod frame;
 pub mod kinds;
 pub mod order;
 pub mod pairs;
 pub mod polarity;
 pub mod promise;
+pub mod referent;
 pub mod sentence;
 pub mod slots;
 pub mod split;
