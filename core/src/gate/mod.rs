@@ -22,6 +22,7 @@ mod encode;
 mod fields;
 pub use fields::json_type;
 mod forget;
+mod identity;
 pub mod meaning;
 mod merge;
 mod promote;

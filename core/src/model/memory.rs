@@ -448,6 +448,15 @@ pub enum SupersedeBasis {
     /// The same statement with opposite polarity (`I live in Lisbon` / `I no longer live
     /// in Lisbon`).
     Polarity,
+    /// The same referent (`my line manager`, `Yusuf`, the speaker) with a new value of what
+    /// it holds one of at a time (`role`: its name, its amount, what it is).
+    Role { referent: String, role: String },
+    /// The newer fact ends the thing the older one is about (`sold the Canon`, `retired`,
+    /// `moved`).
+    Ended { thing: String, verb: String },
+    /// The older fact held for a while (`this week`, `at the moment`, `until June`) and the
+    /// newer one says what holds of the same referent now.
+    While { phrase: String },
 }
 
 impl SupersedeBasis {
@@ -457,6 +466,13 @@ impl SupersedeBasis {
             SupersedeBasis::Slot { slot } => format!("both fill the one-value slot \"{slot}\""),
             SupersedeBasis::Change { cue } => format!("the user stated a change (\"{cue}\")"),
             SupersedeBasis::Polarity => "the newer fact states the opposite".into(),
+            SupersedeBasis::Role { referent, role } => {
+                format!("a new value of {referent}'s {role}, which holds one value at a time")
+            }
+            SupersedeBasis::Ended { thing, verb } => format!("the newer fact ends {thing} (\"{verb}\")"),
+            SupersedeBasis::While { phrase } => {
+                format!("the older fact held for a while (\"{phrase}\") and the newer one says what holds now")
+            }
         }
     }
 }

@@ -6,7 +6,7 @@ use crate::model::memory::{Item, Mutation, Role, SupersedeBasis, Turn};
 use crate::model::pass::{MutationKind, PassKind, Stage};
 use crate::store::{Store, StoreError};
 use crate::text::order;
-use crate::text::{polarity, slots, textmath};
+use crate::text::{frame, polarity, slots, textmath};
 use serde::Serialize;
 use std::collections::{BTreeMap, HashMap};
 
@@ -401,14 +401,57 @@ fn supersede_basis_holds(e: &Evidence<'_>, old: &Item, new: &Item) -> Result<(),
         }
         Some(SupersedeBasis::Slot { slot }) => {
             conflict()?;
+            let (was, is) = (frame::frames(&old.text), frame::frames(&new.text));
+            let one = was
+                .first()
+                .is_some_and(|o| is.iter().any(|n| o.subject.same(&n.subject) || n.subject.member_of(&o.subject)));
+            let words = |t: &str| textmath::tokens(slot).iter().all(|w| textmath::tokens(t).contains(w));
             match (slots::slot_fill(&old.text, slot), slots::slot_fill(&new.text, slot)) {
                 (Some(x), Some(y)) if x.holder == y.holder => Ok(()),
+                _ if one && words(&old.text) && words(&new.text) => Ok(()),
                 _ => Err(format!(
                     "recorded under the slot \"{slot}\", which the two facts do not both fill for one holder"
                 )),
             }
         }
+        Some(SupersedeBasis::Role { referent, role }) => {
+            let (was, is) = (frame::frames(&old.text), frame::frames(&new.text));
+            let one = was
+                .first()
+                .is_some_and(|o| is.iter().any(|n| o.subject.same(&n.subject) || n.subject.member_of(&o.subject)));
+            if one {
+                Ok(())
+            } else {
+                Err(format!(
+                    "recorded as a new value of {referent}'s {role}, but the two facts are not about one referent"
+                ))
+            }
+        }
+        Some(SupersedeBasis::Ended { thing, verb }) => {
+            if frame::frames(&new.text).iter().any(|n| frame::ending(n).as_deref() == Some(verb.as_str())) {
+                Ok(())
+            } else {
+                Err(format!("recorded as ending {thing} (\"{verb}\"), but no clause of the newer fact says \"{verb}\""))
+            }
+        }
+        Some(SupersedeBasis::While { phrase }) => {
+            let bounded = frame::frames(&old.text).first().and_then(|o| o.bounded.clone());
+            if bounded.as_deref() == Some(phrase.as_str()) {
+                Ok(())
+            } else {
+                Err(format!("recorded as said for a while (\"{phrase}\"), but the older fact does not say so"))
+            }
+        }
         Some(SupersedeBasis::Change { cue }) => {
+            // Said in a clause of the newer fact about the older one's referent.
+            let was = frame::frames(&old.text);
+            let said = frame::frames(&new.text).into_iter().any(|n| {
+                n.change.contains(cue)
+                    && was.first().is_some_and(|o| o.subject.same(&n.subject) || n.subject.member_of(&o.subject))
+            });
+            if said {
+                return Ok(());
+            }
             conflict()?;
             let source = new.source_turn.and_then(|i| e.transcript.iter().find(|t| t.index == i));
             let subject: Vec<String> = a.intersection(&b).cloned().collect();

@@ -1,0 +1,108 @@
+//! Supersede keeps what is still true (issue 66): a supersession needs the same referent
+//! with a new value of the same role. Each pair goes through the Supersede gate as a
+//! careless model would send it — every pair proposed, compatible or not — and the verdict
+//! and its reason are checked. Also the held-out supersede pairs' figures, printed by half
+//! and shape (the test half's misses are never printed).
+
+use nocturne_core::testkit::corpora::{Half, Pair};
+use nocturne_core::testkit::supersede::{self, case};
+
+/// The gate's verdict on superseding `older` by `newer`: `(accepted, reason)`.
+fn judge(older: &'static str, newer: &'static str) -> (bool, String) {
+    let pair = Pair { shape: "regression", first: true, change: false, older, newer, half: Half::Dev };
+    let result = case(&pair).judge().expect("a pair is a valid case");
+    let v = result.verdicts.last().expect("one verdict");
+    (v.accepted, v.reason.clone())
+}
+
+#[test]
+fn regression_a_new_book_film_plant_town_podcast_or_colleague_never_supersedes_another() {
+    for (older, newer, kind) in [
+        ("I read a book called Dune.", "I read a book called Emma.", "book"),
+        ("I have a book called Dune on my shelf.", "I have a book called Emma on my shelf now.", "book"),
+        ("I watched a film called Arrival.", "I watched a film called Heat.", "film"),
+        ("I have a plant called Fernando.", "I have a plant called Gertrude.", "plant"),
+        ("We stayed in a town called Hoorn.", "We stayed in a town called Edam.", "town"),
+        ("I listen to a podcast called Serial.", "I listen to a podcast called Reply All.", "podcast"),
+        ("I have a colleague named Femke.", "I have a colleague named Joost.", "colleague"),
+        ("My son has a friend called Oliver.", "My son has a friend called Ravi.", "friend"),
+        ("There's a colleague named Femke on my team.", "There's a colleague named Joost on my team.", "colleague"),
+    ] {
+        let (accepted, reason) = judge(older, newer);
+        assert!(!accepted, "{older} / {newer}: accepted ({reason})");
+        assert!(!reason.contains("one-value slot"), "{older} / {newer}: refused for the wrong reason: {reason}");
+        assert!(reason.contains(kind) || reason.contains("past") || reason.contains("several values"), "{reason}");
+    }
+}
+
+#[test]
+fn regression_an_indefinite_names_a_new_one_in_the_reason() {
+    let (accepted, reason) = judge("I have a colleague named Femke.", "There's a colleague named Joost on my team.");
+    assert!(!accepted);
+    assert!(reason.contains("m_2 names a new colleague (indefinite \"a colleague named Joost\")"), "{reason}");
+    assert!(reason.contains("not a new value of m_1's"), "{reason}");
+}
+
+#[test]
+fn true_changes_of_one_referent_are_still_accepted() {
+    for (older, newer, basis) in [
+        ("My cat is called Miso.", "My cat is called Tofu now.", "now"),
+        ("Our cat is called Pixel.", "We renamed our cat Mochi.", "name"),
+        ("My line manager is Oskar.", "My line manager is Bernadette.", "one-value"),
+        ("I live in Lisbon.", "I live in Porto.", "live in"),
+        ("My grandmother is 91.", "My grandmother is 92.", "number"),
+        ("Our council tax is £160 a month.", "Our council tax went up to £178 a month.", "go up"),
+        ("I drive an old Ford Fiesta.", "I sold the Fiesta last month.", "sell"),
+        ("The dentist we go to is Dr Varga.", "The dentist we go to retired last spring.", "retire"),
+        ("I'm on nights at the moment.", "I'm on early shifts at the moment.", "at the moment"),
+        ("Both my sisters live in Madrid.", "My older sister lives in Seville.", "live in"),
+    ] {
+        let (accepted, reason) = judge(older, newer);
+        assert!(accepted, "{older} / {newer}: refused ({reason})");
+        assert!(reason.contains(basis), "{older} / {newer}: {reason}");
+    }
+}
+
+#[test]
+fn a_careless_model_is_refused_on_compatible_pairs_with_a_true_reason() {
+    for (older, newer, why) in [
+        ("My older dog is a collie called Mack.", "My younger dog is a terrier called Pip.", "different holders"),
+        (
+            "The dentist I see is called Dr Mensah.",
+            "The dentist my son sees is called Dr Ferreira.",
+            "different holders",
+        ),
+        ("Sebastián studied in Salamanca.", "Sebastián studies in Madrid now.", "past"),
+        ("I'm learning Portuguese this year.", "I'm also taking a pottery class this year.", "also"),
+        ("Kofi plays five-a-side on Wednesdays.", "Kofi plays tennis on Saturdays.", "different occasions"),
+        ("Lucía is a nurse.", "Lucía is a keen surfer.", "several values"),
+        ("I live in a flat in Porto.", "I moved to Porto for my master's.", "not about the same thing"),
+        ("My car is a hybrid.", "My car is in the garage for its MOT.", "not about the same thing"),
+    ] {
+        let (accepted, reason) = judge(older, newer);
+        assert!(!accepted, "{older} / {newer}: accepted ({reason})");
+        assert!(reason.contains(why), "{older} / {newer}: {reason}");
+    }
+}
+
+#[test]
+fn a_dropped_not_is_still_the_opposite_and_a_negated_old_fact_is_not_replaced() {
+    let (accepted, reason) = judge("I eat meat.", "I don't eat meat anymore.");
+    assert!(accepted && reason.contains("opposite"), "{reason}");
+    let (accepted, reason) = judge("I no longer live in Lisbon.", "I live in Porto.");
+    assert!(!accepted, "{reason}");
+}
+
+#[test]
+fn the_held_out_supersede_pairs_are_measured_by_half_and_shape() {
+    let score = supersede::score().expect("every pair is a valid case");
+    for line in score.lines() {
+        println!("{line}");
+    }
+    let (tuning, test) = (score.total(Half::Tuning), score.total(Half::Test));
+    assert_eq!(tuning.kept.pairs + tuning.accepted.pairs + test.kept.pairs + test.accepted.pairs, 337);
+    // Floors under the figures measured when the rule was written (test half: 68/72 kept,
+    // 44/86 accepted): a change that loses ground shows here.
+    assert!(test.kept.share() >= 0.94, "compatible kept {:.3}", test.kept.share());
+    assert!(test.accepted.share() >= 0.50, "changes accepted {:.3}", test.accepted.share());
+}
