@@ -1,4 +1,4 @@
-//! The referent rule of Supersede (SPEC §11): a newer fact replaces an older one only when
+//! The referent rule of Supersede: a newer fact replaces an older one only when
 //! it speaks of the *same referent* — the speaker, one name, one description (`my cat`,
 //! `the gym I go to`) — and gives it a new value of the same role, or ends it. Read from
 //! the facts' grammar (`text::frame`, `text::referent`), never from a shared word:

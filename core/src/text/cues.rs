@@ -1,4 +1,4 @@
-//! The words that say how a clause stands in time and what it tells (SPEC §11), for
+//! The words that say how a clause stands in time and what it tells, for
 //! `text::frame`: a change (`now`, `these days`, `since`, `back`, `no longer`), an addition
 //! (`also`, `too`, `as well`, `a second`), a while (`this week`, `at the moment`, `until
 //! June`), an occasion (`on Saturdays`); the verbs that end a thing (`sold`, `retired`,
@@ -64,7 +64,7 @@ pub fn ending(verb: &str, particle: Option<&str>, home: bool) -> Option<String> 
     with.filter(|v| ENDING.contains(&v.as_str())).or_else(|| ENDING.contains(&verb).then(|| verb.to_string()))
 }
 
-/// A role a person holds one of at a time, told in many words (SPEC §11): whom one is with
+/// A role a person holds one of at a time, told in many words: whom one is with
 /// (`single`, `married`, `has a girlfriend`), one's shifts (`works nights`, `on day shifts`),
 /// one's diet (`vegetarian`, `eats dry food`). `None` when the clause tells of none of these.
 /// Read from the clause's `value` tokens, its `verb` and the `heads` of what it names.

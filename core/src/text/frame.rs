@@ -1,8 +1,8 @@
-//! What a statement says of what (SPEC §11): each clause of a fact (the splitter's pieces)
-//! read as a [`Frame`] — its subject ([`referent::Phrase`]), its verb and tense, what the
-//! verb says of the subject (a [`Complement`]: an amount, a name, a thing, a place, a
-//! property), the things it names after the verb, and the words that say how it stands in
-//! time: a change (`now`, `these days`, `since`, `no longer`, an ending verb), an
+//! What a statement says of what, for the Supersede rule: each clause of a fact (the
+//! splitter's pieces) read as a [`Frame`] — its subject ([`referent::Phrase`]), its verb
+//! and tense, what the verb says of the subject (a [`Complement`]: an amount, a name, a
+//! thing, a place, a property), the things it names after the verb, and the words that
+//! say how it stands in time: a change (`now`, `these days`, `since`, `no longer`, an ending verb), an
 //! addition (`also`, `too`, `as well`), a while (`this week`, `at the moment`, `until
 //! June`) or an occasion (`on Saturdays`). The Supersede rule compares two facts' frames.
 //!

@@ -1,5 +1,5 @@
-//! Noun phrases and what they refer to (SPEC §11): the words of a statement and the
-//! phrases it names things by, each with its determiner — the speaker (`I`, `we`, `my
+//! Noun phrases and what they refer to, for the Supersede rule: the words of a statement
+//! and the phrases it names things by, each with its determiner — the speaker (`I`, `we`, `my
 //! wife and I`), a definite (`the gym I go to`) or possessive description (`my brother's
 //! dog`), a name (`Aoife`, `Hollis & Dean`, `Oscar, our rabbit`), an indefinite that
 //! introduces a new one (`a book called Dune`, `another flat`), a count (`two cats`, `both
