@@ -576,7 +576,8 @@ pub fn judge_facts(turns: &[Turn], proposals: &[Value], first_id: u64, now: i64)
     // One fact, one statement: a proposed fact whose clauses each stand alone (`I live in
     // Ghent and my locker code is 4417`) is judged and stored as one fact per clause, so
     // each can be edited, erased or replaced alone.
-    let proposals: Vec<Value> = proposals.iter().flat_map(one_statement_each).collect();
+    let proposals: Vec<Value> =
+        proposals.iter().flat_map(one_statement_each).map(|p| keeps_referent(p, turns)).collect();
     for proposal in &proposals {
         let verdict = judge.judge(proposal);
         let mut m = Mutation {
@@ -627,7 +628,7 @@ pub fn judge_facts(turns: &[Turn], proposals: &[Value], first_id: u64, now: i64)
 /// `proposal` as one proposal per statement its text holds (itself when it holds one).
 fn one_statement_each(proposal: &Value) -> Vec<Value> {
     let Some(text) = proposal.get("text").and_then(Value::as_str) else { return vec![proposal.clone()] };
-    let pieces = statements::pieces(text);
+    let pieces = statements::facts(text);
     if pieces.len() < 2 {
         return vec![proposal.clone()];
     }
@@ -639,6 +640,28 @@ fn one_statement_each(proposal: &Value) -> Vec<Value> {
             p
         })
         .collect()
+}
+
+/// A proposed fact whose pronoun's antecedent is in its source turn, before the statement
+/// it comes from, with the pronoun replaced by it (`I prefer it over coffee.` of `I drink
+/// green tea in the afternoon; I prefer it over coffee.` → `I prefer green tea over
+/// coffee.`): no stored fact says `it` of what it never names, unless the turn never did.
+fn keeps_referent(mut proposal: Value, turns: &[Turn]) -> Value {
+    let Some(text) = proposal.get("text").and_then(Value::as_str).map(str::to_string) else { return proposal };
+    let Some(turn) = best_source(turns, &text).and_then(|i| turns.iter().find(|t| t.index == i)) else {
+        return proposal;
+    };
+    let pieces: Vec<String> = crate::text::split::statements(&turn.text).into_iter().map(|p| p.text).collect();
+    let cover = |p: &String| crate::text::textmath::coverage(&text, [p.as_str()]).score;
+    let Some(at) = (0..pieces.len()).max_by(|a, b| cover(&pieces[*a]).total_cmp(&cover(&pieces[*b])).then(b.cmp(a)))
+    else {
+        return proposal;
+    };
+    let resolved = crate::text::antecedent::resolve_in(&text, &pieces[..at]);
+    if resolved != text {
+        proposal["text"] = Value::String(resolved);
+    }
+    proposal
 }
 
 /// The turn that covers most of `text`'s content tokens.

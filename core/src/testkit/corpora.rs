@@ -291,6 +291,70 @@ pub fn split_score_by(splitter: impl Fn(&str) -> Vec<String>) -> Score {
     score
 }
 
+/// Turns of `referents.tsv` through the splitter and `text::antecedent`: right when every
+/// listed pronoun's piece names its antecedent (replaced, or the clauses kept together),
+/// and, for a control, when nothing was replaced.
+pub fn referents_score() -> Score {
+    referents_score_by(crate::text::antecedent::facts)
+}
+
+/// [`referents_score`] with another way of making facts (a test plants one that replaces
+/// nothing).
+pub fn referents_score_by(facts: impl Fn(&str) -> Vec<String>) -> Score {
+    let mut score = Score::default();
+    for r in referents() {
+        let plain = crate::text::split::statements(r.sentence);
+        let got = facts(r.sentence);
+        let missing: Vec<String> = if r.pronouns.is_empty() {
+            let texts: Vec<&str> = plain.iter().map(|p| p.text.as_str()).collect();
+            if got.iter().map(String::as_str).eq(texts.iter().copied()) {
+                Vec::new()
+            } else {
+                vec![format!("nothing to replace, got {got:?}")]
+            }
+        } else {
+            r.pronouns
+                .iter()
+                .filter(|e| !keeps(r.sentence, &plain, &got, e))
+                .map(|(p, n, a)| format!("{p}#{n}={a}"))
+                .collect()
+        };
+        score.add(r.half, r.shape, missing.is_empty(), || {
+            format!("{} {:?}: {} missing in {got:?}", r.shape, r.sentence, missing.join(", "))
+        });
+    }
+    score
+}
+
+/// Whether the fact made of the piece holding the `n`th `pronoun` of `sentence` names its
+/// `antecedent` (every content token of it).
+fn keeps(
+    sentence: &str,
+    plain: &[crate::text::split::Piece<'_>],
+    got: &[String],
+    (pronoun, n, antecedent): &(&str, usize, &str),
+) -> bool {
+    let lower = sentence.to_lowercase();
+    let at = lower
+        .match_indices(pronoun)
+        .filter(|(i, _)| {
+            let before = lower[..*i].chars().next_back().is_none_or(|c| !c.is_alphanumeric());
+            let after = lower[i + pronoun.len()..].chars().next().is_none_or(|c| !c.is_alphanumeric());
+            before && after
+        })
+        .nth(n - 1)
+        .map(|(i, _)| i);
+    let Some(at) = at else { return false };
+    let base = sentence.as_ptr() as usize;
+    let piece = plain.iter().position(|p| {
+        let from = p.span.as_ptr() as usize - base;
+        (from..from + p.span.len()).contains(&at)
+    });
+    let Some(text) = piece.and_then(|k| got.get(k)).filter(|_| got.len() == plain.len()) else { return false };
+    let held = crate::text::textmath::content_tokens(text);
+    crate::text::textmath::content_tokens(antecedent).iter().all(|t| held.contains(t))
+}
+
 /// Statements about a person through the offline encoder and the Encode gate: right when
 /// every statement the splitter finds in it is kept as a fact.
 pub fn person_score() -> Score {

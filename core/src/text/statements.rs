@@ -13,6 +13,7 @@
 //! assert!(c[0].negated && !c[1].negated);
 //! ```
 
+use super::antecedent;
 use super::polarity;
 use super::split;
 use super::textmath::content_tokens;
@@ -31,13 +32,23 @@ pub struct Statement {
 const GREETINGS: &[&str] =
     &["hi", "hello", "hey", "thanks", "thank you", "ok", "okay", "yes", "no", "bye", "good morning", "good night"];
 
-/// The statements of `texts` (user turns) a fact may be, in order, without repeats.
+/// The statements of `texts` (user turns) a fact may be, in order, without repeats; a
+/// pronoun whose antecedent an earlier statement or question of the same turn names is
+/// replaced by it (`text::antecedent`), so no statement orphans its referent.
 pub fn statements(texts: &[&str]) -> Vec<Statement> {
     let mut out: Vec<Statement> = Vec::new();
     for text in texts {
+        let mut before: Vec<String> = Vec::new();
         for sentence in sentence::sentences(text) {
-            for piece in standalone(sentence) {
-                let Some(candidate) = candidate(&piece) else { continue };
+            let pieces = standalone(sentence);
+            if pieces.is_empty() {
+                // A question names things too (`Have you seen my new bike? It's electric.`).
+                before.push(sentence.to_string());
+            }
+            for piece in pieces {
+                let resolved = antecedent::resolve_in(&piece, &before);
+                before.push(piece);
+                let Some(candidate) = candidate(&resolved) else { continue };
                 if !out.iter().any(|c| c.text == candidate.text) {
                     out.push(candidate);
                 }
@@ -108,6 +119,17 @@ pub fn standalone_spans(sentence: &str) -> Option<Vec<&str>> {
 /// ```
 pub fn pieces(text: &str) -> Vec<String> {
     split::pieces(text)
+}
+
+/// The statements `text` holds as facts: [`pieces`], each pronoun whose antecedent an
+/// earlier piece names replaced by it (`text::antecedent`).
+///
+/// ```
+/// use nocturne_core::text::statements::facts;
+/// assert_eq!(facts("I wrote a report and I sent it to Dries."), ["I wrote a report.", "I sent the report to Dries."]);
+/// ```
+pub fn facts(text: &str) -> Vec<String> {
+    antecedent::facts(text)
 }
 
 fn candidate(piece: &str) -> Option<Statement> {
