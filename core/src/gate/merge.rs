@@ -7,7 +7,8 @@
 use super::fields::{invented, optional_str, require_reason, required_str, required_str_list, Ruling};
 use super::{Edit, Ground, Scope};
 use crate::model::memory::Item;
-use crate::text::{polarity, slots, textmath};
+use crate::text::when::Day;
+use crate::text::{dated, polarity, slots, textmath};
 use serde_json::Value;
 use std::collections::{BTreeSet, HashSet};
 
@@ -51,6 +52,31 @@ fn shares_a_subject(a: &Item, b: &Item, scope: &Scope<'_, '_>, common: &Common) 
     slots::shared_slot(&a.text, &b.text, &scope.ground.policy.single_valued_slots).is_some()
 }
 
+/// A merged fact is dated by `into`: a relative date (`yesterday`, `last week`) it keeps
+/// from a source said on another day would name another day, so it must be written as the
+/// day it names (the anchor the merge would lose).
+fn keeps_absolute_time(merged: &str, into: &Item, sources: &[&Item]) -> Result<(), String> {
+    let anchor = Day::from_unix(into.created_at);
+    for (expression, _) in dated::relative(merged, into.created_at) {
+        let elsewhere = |s: &&&Item| {
+            Day::from_unix(s.created_at) != anchor
+                && dated::relative(&s.text, s.created_at).iter().any(|(e, _)| *e == expression)
+        };
+        if let Some(source) = sources.iter().find(elsewhere) {
+            let day = Day::from_unix(source.created_at);
+            let named = dated::relative(&source.text, source.created_at)
+                .into_iter()
+                .find(|(e, _)| *e == expression)
+                .map_or(String::new(), |(_, when)| dated::written(when));
+            return Err(format!(
+                "mergedText says \"{expression}\" as {} did on {day}, but the merged fact is dated by {} ({anchor}), where it would name another day: write the day it names ({named})",
+                source.item_id, into.item_id
+            ));
+        }
+    }
+    Ok(())
+}
+
 fn judge(scope: &Scope<'_, '_>, p: &Value, common: &Common) -> Ruling<Edit> {
     let into_id = required_str(p, "intoId")?;
     let from_ids = required_str_list(p, "fromIds")?;
@@ -86,14 +112,19 @@ fn judge(scope: &Scope<'_, '_>, p: &Value, common: &Common) -> Ruling<Edit> {
         return Err("mergedText is empty".into());
     }
     let texts: Vec<&str> = sources.iter().map(|s| s.text.as_str()).collect();
-    let cov = textmath::coverage(merged_text, texts.iter().copied());
+    keeps_absolute_time(merged_text, into, &sources)?;
+    // A date a source names, written out (`yesterday` said on 29 Nov → `on 29 Nov 2026`), is
+    // the source's own words too.
+    let written: Vec<String> = sources.iter().map(|s| dated::absolute(&s.text, s.created_at)).collect();
+    let vocabulary: Vec<&str> = texts.iter().copied().chain(written.iter().map(String::as_str)).collect();
+    let cov = textmath::coverage(merged_text, vocabulary.iter().copied());
     if !cov.is_full() {
         return Err(format!(
             "mergedText is not traceable to its sources: {}",
             invented(&cov.missing, "appear in none of them")
         ));
     }
-    let names = textmath::new_proper_nouns(merged_text, texts.iter().copied());
+    let names = textmath::new_proper_nouns(merged_text, vocabulary.iter().copied());
     if !names.is_empty() {
         return Err(format!("mergedText introduces proper nouns absent from every source: {}", names.join(", ")));
     }

@@ -220,7 +220,10 @@ fn merge(payload: &Value) -> Vec<Value> {
         {
             continue;
         }
-        let merged = prompt::joined(str_of(a, "text"), str_of(b, "text"));
+        // Each fact's day, where its words name a day by it (`said`): a merge of two said
+        // on different days writes such a day out.
+        let said = |i: &Value| i["said"].as_str().and_then(crate::text::when::parse_iso).unwrap_or(0);
+        let merged = prompt::merged((str_of(a, "text"), said(a)), (str_of(b, "text"), said(b)));
         // A merge stays within the policy's word bound, and one speaker's.
         if policy.merge_max_words.is_some_and(|bound| textmath::words(&merged).count() > bound)
             || a["speaker"] != b["speaker"]

@@ -72,7 +72,7 @@ fn item_json(item: &Item, now: i64) -> Value {
 }
 
 fn item_fields(item: &Item, now: i64) -> Value {
-    json!({
+    let mut v = json!({
         "itemId": item.item_id,
         "block": item.block,
         "category": item.category,
@@ -80,7 +80,24 @@ fn item_fields(item: &Item, now: i64) -> Value {
         // Days since what the fact is about happened, rounded up, so `ageDays >
         // staleAfterDays` holds exactly when the policy says stale.
         "ageDays": (item.days_since(now) * 10.0).ceil() / 10.0,
-    })
+    });
+    // The day it was said, where its words name a day by it (`yesterday`): a merge with a
+    // fact said on another day writes that day out (`text::dated`).
+    if !crate::text::dated::relative(&item.text, item.created_at).is_empty() {
+        v["said"] = Value::String(crate::text::when::Day::from_unix(item.created_at).to_string());
+    }
+    v
+}
+
+/// The text a merge of `b` into `a` writes (each `(text, when said)`): both facts, and where they were said on
+/// different days, each relative date written as the day it names (`yesterday` said on 29
+/// Nov → `on 29 Nov 2026`), so the merged fact keeps absolute time.
+pub fn merged(a: (&str, i64), b: (&str, i64)) -> String {
+    use crate::text::{dated, when::Day};
+    if Day::from_unix(a.1) == Day::from_unix(b.1) {
+        return joined(a.0, b.0);
+    }
+    joined(&dated::absolute(a.0, a.1), &dated::absolute(b.0, b.1))
 }
 
 /// What only Forget reads of a policy: the cap, forgetting by age and the graces.
@@ -315,13 +332,13 @@ pub fn choices(
             })
             .collect(),
         PassKind::Merge => {
-            let texts: std::collections::HashMap<&str, &str> =
-                chunk.iter().map(|i| (i.item_id.as_str(), i.text.as_str())).collect();
+            let texts: std::collections::HashMap<&str, (&str, i64)> =
+                chunk.iter().map(|i| (i.item_id.as_str(), (i.text.as_str(), i.created_at))).collect();
             candidates
                 .merges()
                 .iter()
                 .filter(|p| both(&p.into_id, &p.from_id))
-                .map(|p| json!({"intoId": p.into_id, "fromIds": [p.from_id], "mergedText": joined(texts[p.into_id.as_str()], texts[p.from_id.as_str()])}))
+                .map(|p| json!({"intoId": p.into_id, "fromIds": [p.from_id], "mergedText": merged(texts[p.into_id.as_str()], texts[p.from_id.as_str()])}))
                 .collect()
         }
         PassKind::Encode => Vec::new(),

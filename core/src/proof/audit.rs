@@ -275,11 +275,14 @@ fn merged(e: &Evidence<'_>) -> Result<(), String> {
         return Err(format!("sources span blocks ({} is in {})", s.item_id, s.block));
     }
     let texts: Vec<&str> = sources.iter().map(|s| s.text.as_str()).collect();
-    let cov = textmath::coverage(merged, texts.iter().copied());
+    // A day a source names, written out, is the source's own words (`text::dated`).
+    let written: Vec<String> = sources.iter().map(|s| crate::text::dated::absolute(&s.text, s.created_at)).collect();
+    let vocabulary: Vec<&str> = texts.iter().copied().chain(written.iter().map(String::as_str)).collect();
+    let cov = textmath::coverage(merged, vocabulary.iter().copied());
     if !cov.missing.is_empty() {
         return Err(format!("merged text has tokens in no source: {}", cov.missing.join(", ")));
     }
-    let names = textmath::new_proper_nouns(merged, texts.iter().copied());
+    let names = textmath::new_proper_nouns(merged, vocabulary.iter().copied());
     if !names.is_empty() {
         return Err(format!("merged text names {} absent from its sources", names.join(", ")));
     }
@@ -481,7 +484,15 @@ pub async fn sweep<S: Store>(store: &S) -> Result<(usize, usize, Vec<String>), S
         .filter_map(|m| m.refs.merged_text.as_deref())
         .collect();
     let said: Vec<String> = transcript.iter().filter(|t| t.role == Role::User).map(Turn::said).collect();
-    let lines: Vec<&str> = said.iter().map(String::as_str).chain(corrections.iter().copied()).collect();
+    // A day a turn names, written out (`yesterday` said on 29 Nov → `29 Nov 2026`), is its
+    // words too: a merge of facts said on different days writes such days out.
+    let dated: Vec<String> = transcript
+        .iter()
+        .filter(|t| t.role == Role::User)
+        .map(|t| crate::text::dated::absolute(&t.said(), t.at))
+        .filter(|d| !said.contains(d))
+        .collect();
+    let lines: Vec<&str> = said.iter().chain(&dated).map(String::as_str).chain(corrections.iter().copied()).collect();
     let vocab = textmath::vocabulary(lines.iter().copied());
     let names = textmath::capitalised_words(lines.iter().copied());
     let items = store.items().await?;

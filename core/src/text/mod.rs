@@ -4,6 +4,7 @@
 pub mod antecedent;
 pub mod clause;
 pub mod cues;
+pub mod dated;
 pub mod frame;
 pub mod kinds;
 pub mod order;

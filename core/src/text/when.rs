@@ -15,7 +15,7 @@
 
 use std::fmt;
 
-const DAY_SECS: i64 = 86_400;
+pub(super) const DAY_SECS: i64 = 86_400;
 
 /// An ISO-8601 date or date-time (`2024-05-01`, `2024-05-01T14:30:00Z`,
 /// `2024-05-01 14:30:00.123+02:00`) as Unix seconds; a bare date is its noon (UTC).
@@ -130,7 +130,8 @@ impl Day {
 }
 
 /// Month names as a prompt writes them (each one token to a model).
-const SHORT_MONTHS: [&str; 12] = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
+pub(super) const SHORT_MONTHS: [&str; 12] =
+    ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
 
 impl Day {
     /// The month's name and the year, as words (`may`, `2023`): what a question about a
@@ -173,7 +174,7 @@ impl fmt::Display for Day {
     }
 }
 
-fn days_in_month(y: i64, m: u32) -> u32 {
+pub(super) fn days_in_month(y: i64, m: u32) -> u32 {
     match m {
         4 | 6 | 9 | 11 => 30,
         2 if (y % 4 == 0 && y % 100 != 0) || y % 400 == 0 => 29,
@@ -334,7 +335,7 @@ fn ordinal(word: &str) -> Option<u32> {
     digits.parse().ok().filter(|d| (1..=31).contains(d))
 }
 
-fn tokens(text: &str) -> Vec<String> {
+pub(super) fn tokens(text: &str) -> Vec<String> {
     text.to_lowercase()
         .replace(['\'', '’'], "")
         .split(|c: char| !(c.is_alphanumeric() || c == '-' || c == '/'))
@@ -345,12 +346,12 @@ fn tokens(text: &str) -> Vec<String> {
 
 /// Which way a bare weekday, month or day of the month points.
 #[derive(Clone, Copy, PartialEq, Eq)]
-enum Lean {
+pub(super) enum Lean {
     Ahead,
     Back,
 }
 
-fn lean(words: &[String]) -> Lean {
+pub(super) fn lean(words: &[String]) -> Lean {
     let has = |list: &[&str]| words.iter().any(|w| list.contains(&w.as_str()));
     if has(FUTURE) {
         Lean::Ahead
@@ -383,7 +384,7 @@ fn ambiguous(words: &[String], why: &str) -> Option<Resolution> {
 }
 
 /// A date expression starting at word `i`, if there is one.
-fn at(words: &[String], i: usize, today: Day, lean: Lean) -> Option<Resolution> {
+pub(super) fn at(words: &[String], i: usize, today: Day, lean: Lean) -> Option<Resolution> {
     let w = words[i].as_str();
     let next = words.get(i + 1).map(String::as_str);
     let span = |n: usize| &words[i..(i + n).min(words.len())];
