@@ -4,8 +4,9 @@
 use crate::flow::rules;
 use crate::gate::{Edit, Ground, Judge, Verdict};
 use crate::model::candidate::Candidates;
-use crate::model::memory::{Item, Mutation, Proposer, Refs, Turn};
-use crate::model::pass::PassKind;
+use crate::model::label::Label;
+use crate::model::memory::{Item, Mutation, Proposer, Refs, Turn, Version};
+use crate::model::pass::{PassKind, Stage};
 use crate::model::policy::RetentionPolicy;
 use crate::text::order;
 use serde_json::Value;
@@ -128,6 +129,98 @@ fn refs_of(edit: &Edit, items: &BTreeMap<String, Item>) -> (String, Refs, Option
     }
 }
 
+/// Edits the user refused before, by what they do to which facts: rejected in a reviewed
+/// plan (`flow::review`), or undone by a restore of a version before them. A later Sleep
+/// proposing the same edit of the same facts — a model or an engine rule — is refused with
+/// the user's reason, never applied again.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Refused {
+    /// Edit key ([`edit_key`]) → why the user refused it.
+    edits: BTreeMap<String, String>,
+}
+
+impl Refused {
+    /// Reads what the log and the timeline say the user refused: each entry a reviewed plan
+    /// logged as not approved by the user (with the user's reason), and each accepted Sleep
+    /// edit a later `restore:vN` went back before.
+    pub fn from_log(versions: &[Version], log: &[Mutation]) -> Refused {
+        let mut edits = BTreeMap::new();
+        let restores: Vec<(u64, u64)> = versions
+            .iter()
+            .filter_map(|v| match v.kind() {
+                Label::Restore(to) => Some((to, v.seq)),
+                _ => None,
+            })
+            .collect();
+        for m in log {
+            let Stage::Pass(pass) = m.pass else { continue };
+            if !m.accepted {
+                // Rejected by name (`reject r2 "keep both"`); an edit left out of `only`
+                // was not chosen this time, which is no refusal for good.
+                let rejected = m.rejection_reason.as_deref().and_then(|r| r.strip_prefix(NOT_APPROVED));
+                let Some(reason) = rejected.filter(|r| r.starts_with(": ") || r.starts_with(" (rejected")) else {
+                    continue;
+                };
+                let Some(key) = m.refs.proposal.as_ref().and_then(|p| edit_key(pass, p)) else { continue };
+                let plan = m.refs.review.as_deref().unwrap_or("a reviewed plan");
+                edits.insert(key, format!("the user rejected it in {plan}{reason}"));
+                continue;
+            }
+            let Some((to, at)) = restores.iter().find(|(to, at)| m.seq > *to && m.seq < *at) else { continue };
+            if let Some(key) = accepted_key(pass, m) {
+                edits
+                    .entry(key)
+                    .or_insert_with(|| format!("the user undid it: restore:v{to} (v{at}) went back before it"));
+            }
+        }
+        Refused { edits }
+    }
+
+    /// Why the user refused `proposal` of `pass` before, if they did.
+    pub fn of(&self, pass: PassKind, proposal: &Value) -> Option<&str> {
+        self.edits.get(&edit_key(pass, proposal)?).map(String::as_str)
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.edits.is_empty()
+    }
+}
+
+/// How a reviewed plan logs an edit the user did not approve (`flow::review`).
+pub const NOT_APPROVED: &str = "not approved by the user";
+
+/// What an edit does to which facts, whatever its wording: `supersede m_1 m_2`, `merge
+/// m_3 m_4,m_7`, `promote m_5 human`, `forget m_6`, `dedupe m_8 m_2`.
+pub fn edit_key(pass: PassKind, proposal: &Value) -> Option<String> {
+    let s = |k: &str| proposal.get(k).and_then(Value::as_str);
+    Some(match pass {
+        PassKind::Dedupe => format!("dedupe {} {}", s("itemId")?, s("duplicateOf")?),
+        PassKind::Merge => {
+            let mut from: Vec<&str> = proposal.get("fromIds")?.as_array()?.iter().filter_map(Value::as_str).collect();
+            order::sort(&mut from);
+            format!("merge {} {}", s("intoId")?, from.join(","))
+        }
+        PassKind::Supersede => format!("supersede {} {}", s("oldId")?, s("newId")?),
+        PassKind::Promote => format!("promote {} {}", s("itemId")?, s("toBlock")?),
+        PassKind::Forget => format!("forget {}", s("itemId")?),
+        PassKind::Encode => return None,
+    })
+}
+
+/// [`edit_key`] of an accepted log entry, read from what it recorded.
+fn accepted_key(pass: PassKind, m: &Mutation) -> Option<String> {
+    let id = m.item_id.as_str();
+    let proposal = match pass {
+        PassKind::Dedupe => serde_json::json!({"itemId": id, "duplicateOf": m.refs.duplicate_of.as_deref()?}),
+        PassKind::Merge => serde_json::json!({"intoId": id, "fromIds": m.refs.from_ids}),
+        PassKind::Supersede => serde_json::json!({"oldId": id, "newId": m.refs.superseded_by.as_deref()?}),
+        PassKind::Promote => serde_json::json!({"itemId": id, "toBlock": m.refs.to_block.as_deref()?}),
+        PassKind::Forget => serde_json::json!({"itemId": id}),
+        PassKind::Encode => return None,
+    };
+    edit_key(pass, &proposal)
+}
+
 /// Inputs every pass shares.
 #[derive(Clone, Copy, Debug)]
 pub struct PassInput<'a> {
@@ -142,6 +235,19 @@ pub struct PassInput<'a> {
     /// The ids the model was shown this pass, when it was not shown everything (an
     /// incremental Sleep); engine rules cover the rest.
     pub shown: Option<&'a HashSet<String>>,
+    /// Edits the user refused before ([`Refused`]): refused again, with their reason.
+    pub refused: Option<&'a Refused>,
+}
+
+impl PassInput<'_> {
+    /// The verdict on `proposal`: refused with the user's reason when they refused the same
+    /// edit before, else the gate's.
+    fn verdict(&self, judge: &mut Judge<'_>, pass: PassKind, proposal: &Value) -> Verdict {
+        match self.refused.and_then(|r| r.of(pass, proposal)) {
+            Some(why) => Verdict::Refuse(format!("refused before by the user, not applied again: {why}")),
+            None => judge.judge(proposal),
+        }
+    }
 }
 
 impl<'a> PassInput<'a> {
@@ -177,7 +283,7 @@ pub fn plan(pass: PassKind, input: PassInput<'_>, model: Vec<Value>) -> Plan {
                 adjudicated.insert(rules::unordered(a, b));
             }
         }
-        let verdict = judge.judge(&proposal);
+        let verdict = input.verdict(&mut judge, pass, &proposal);
         outcomes.push(Outcome { proposer: Proposer::Model, proposal, verdict });
     }
     let enforced = match pass {
@@ -189,7 +295,7 @@ pub fn plan(pass: PassKind, input: PassInput<'_>, model: Vec<Value>) -> Plan {
             first.extend(rules::staleness_rule(&judge, input.items, input.policy, input.now, input.shown));
             let mut out = Vec::new();
             for (proposer, proposal) in first {
-                let verdict = judge.judge(&proposal);
+                let verdict = input.verdict(&mut judge, pass, &proposal);
                 outcomes.push(Outcome { proposer, proposal, verdict });
             }
             out.extend(rules::capacity_rule(&judge, input.items, input.policy, input.now));
@@ -198,7 +304,7 @@ pub fn plan(pass: PassKind, input: PassInput<'_>, model: Vec<Value>) -> Plan {
         PassKind::Merge | PassKind::Encode | PassKind::Supersede => Vec::new(),
     };
     for (proposer, proposal) in enforced {
-        let verdict = judge.judge(&proposal);
+        let verdict = input.verdict(&mut judge, pass, &proposal);
         outcomes.push(Outcome { proposer, proposal, verdict });
     }
     let changed = apply(input.items, &outcomes, input.now);
@@ -223,7 +329,7 @@ pub fn replay(pass: PassKind, input: PassInput<'_>, edits: Vec<Replay>) -> Plan 
         .map(|e| {
             let verdict = match e.refusal {
                 Some(why) => Verdict::Refuse(why),
-                None => judge.judge(&e.proposal),
+                None => input.verdict(&mut judge, pass, &e.proposal),
             };
             Outcome { proposer: e.proposer, proposal: e.proposal, verdict }
         })

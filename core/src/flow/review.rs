@@ -11,7 +11,7 @@
 //! assert!(d.approves("r1") && !d.approves("r2") && !d.approves("r4"));
 //! ```
 
-use crate::flow::pass::{self, Outcome, PassInput, Replay};
+use crate::flow::pass::{self, Outcome, PassInput, Refused, Replay, NOT_APPROVED};
 use crate::flow::report::{PassEvent, PassReport, SleepReport};
 use crate::flow::sleep::{self, SleepError, SleepOptions};
 use crate::gate::{Edit, Verdict};
@@ -119,13 +119,13 @@ impl Decisions {
     /// The log's reason for an edit not approved.
     fn why_not(&self, id: &str) -> String {
         match (self.rejected.get(id).map(|r| r.trim()), &self.only) {
-            (Some(reason), _) if !reason.is_empty() => format!("not approved by the user: {reason}"),
-            (Some(_), _) => "not approved by the user (rejected, no reason given)".into(),
+            (Some(reason), _) if !reason.is_empty() => format!("{NOT_APPROVED}: {reason}"),
+            (Some(_), _) => format!("{NOT_APPROVED} (rejected, no reason given)"),
             (None, Some(only)) => format!(
-                "not approved by the user (not among the edits chosen: {})",
+                "{NOT_APPROVED} (not among the edits chosen: {})",
                 only.iter().cloned().collect::<Vec<_>>().join(", ")
             ),
-            (None, None) => "not approved by the user".into(),
+            (None, None) => NOT_APPROVED.into(),
         }
     }
 }
@@ -335,7 +335,10 @@ pub async fn apply<S: Store>(
     on_event: &mut dyn FnMut(&PassEvent),
 ) -> Result<Applied, ReviewError> {
     review.check(decisions)?;
-    let logged: HashSet<String> = store.mutations().await?.into_iter().filter_map(|m| m.refs.review).collect();
+    let log = store.mutations().await?;
+    // What the user refused before is refused again, even when approved now.
+    let refused = Refused::from_log(&store.versions().await?, &log);
+    let logged: HashSet<String> = log.into_iter().filter_map(|m| m.refs.review).collect();
     let todo: Vec<&Proposed> = review.edits.iter().filter(|e| !logged.contains(&review.reference(&e.id))).collect();
     let already = review.edits.len() - todo.len();
     let mut applied = Applied { already, ..Default::default() };
@@ -378,6 +381,7 @@ pub async fn apply<S: Store>(
                 candidates: &Candidates::None,
                 turns: &turns,
                 shown: None,
+                refused: Some(&refused),
             },
             replays,
         );

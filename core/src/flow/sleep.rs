@@ -125,6 +125,8 @@ pub async fn sleep<S: Store, P: Provider>(
     let mut head = meta.head;
     // Supersede looks for a change the user stated in a newer fact's source turn.
     let turns = store.transcript().await?;
+    // An edit the user rejected in a review or undid by a restore is never applied again.
+    let refused = pass::Refused::from_log(&store.versions().await?, &store.mutations().await?);
     let fresh = fresh_since(store, options.scope, head, items.values()).await?;
     let seeds = fresh.as_ref().map(Fresh::seeds);
     let mut passes = Vec::new();
@@ -176,6 +178,7 @@ pub async fn sleep<S: Store, P: Provider>(
                 candidates: &candidates,
                 turns: &turns,
                 shown: shown.as_ref(),
+                refused: Some(&refused),
             },
             proposals,
         );
