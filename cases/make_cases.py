@@ -489,6 +489,52 @@ case("supersede refuses a change stated of another person", "supersede",
 case("supersede refuses right now as a stated change", "supersede",
      [sup("m_7", "m_8")], [(False, "")], items=CLAUSES)
 
+# Issue 66: a supersession needs the same referent with a new value; an indefinite names a
+# new one of a kind; what was past stays true; what is added replaces nothing.
+REFERENTS = [item(1, "scratch", "I have a book called Dune on my shelf.", "context", 30),
+             item(2, "scratch", "I have a book called Emma on my shelf now.", "context", 1),
+             item(3, "scratch", "There's a colleague named Femke on my team.", "context", 30),
+             item(4, "scratch", "There's a colleague named Joost on my team.", "context", 1),
+             item(5, "scratch", "My older dog is a collie called Mack.", "context", 30),
+             item(6, "scratch", "My younger dog is a terrier called Pip.", "context", 1),
+             item(7, "scratch", "Sebastian studied in Salamanca.", "context", 30),
+             item(8, "scratch", "Sebastian studies in Madrid now.", "context", 1),
+             item(9, "scratch", "I'm learning Portuguese this year.", "context", 30),
+             item(10, "scratch", "I'm also taking a pottery class this year.", "context", 1),
+             item(11, "scratch", "My cat is called Miso.", "context", 30),
+             item(12, "scratch", "My cat is called Tofu now.", "context", 1),
+             item(13, "scratch", "I drive an old Ford Fiesta.", "context", 30),
+             item(14, "scratch", "I sold the Fiesta last month.", "context", 1),
+             item(15, "scratch", "I'm on nights at the moment.", "context", 30),
+             item(16, "scratch", "I'm on early shifts at the moment.", "context", 1)]
+case("supersede refuses a book called Emma as a new value of a book called Dune", "supersede",
+     [sup("m_1", "m_2")], [(False, "names a new book (indefinite")], items=REFERENTS)
+case("supersede refuses a colleague named Joost as a new value of a colleague named Femke", "supersede",
+     [sup("m_3", "m_4")], [(False, "names a new colleague (indefinite")], items=REFERENTS)
+case("supersede refuses one description's value as another's", "supersede",
+     [sup("m_5", "m_6")], [(False, "different holders")], items=REFERENTS)
+case("supersede refuses to retire what was past", "supersede",
+     [sup("m_7", "m_8")], [(False, "tells of the past")], items=REFERENTS)
+case("supersede refuses what the newer fact adds", "supersede",
+     [sup("m_9", "m_10")], [(False, "adds to what m_9 says")], items=REFERENTS)
+case("supersede accepts a new name of one referent", "supersede",
+     [sup("m_11", "m_12")], [(True, "now")], items=REFERENTS)
+case("supersede accepts the end of the thing the older fact names", "supersede",
+     [sup("m_13", "m_14")], [(True, "ends the Fiesta")], items=REFERENTS)
+case("supersede accepts what holds now of a state said for a while", "supersede",
+     [sup("m_15", "m_16")], [(True, "held for a while")], items=REFERENTS)
+
+# Issue 66: a merge keeps absolute time. `yesterday` said two days before NOW is 30 Dec 2025's
+# yesterday, 29 Dec 2025; merged into a fact said ten days before, it would name another day.
+DATES = [item(1, "scratch", "Last week I went to a restaurant called Nopa.", "event", 10),
+         item(2, "scratch", "Yesterday I went to a bar called Zuni.", "event", 2)]
+case("merge refuses a relative date whose anchor the merge loses", "merge",
+     [{"intoId": "m_1", "fromIds": ["m_2"], "mergedText": "Last week I went to a restaurant called Nopa; yesterday I went to a bar called Zuni.", "reason": "outings"}],
+     [(False, "write the day it names (29 Dec 2025)")], items=DATES)
+case("merge accepts a relative date written as the day it names", "merge",
+     [{"intoId": "m_1", "fromIds": ["m_2"], "mergedText": "Last week I went to a restaurant called Nopa; on 29 Dec 2025 I went to a bar called Zuni.", "reason": "outings"}],
+     [(True, "")], items=DATES)
+
 if __name__ == "__main__":
     for n, c in enumerate(CASES, start=17):
         slug = c["pass"]
