@@ -58,7 +58,8 @@ pub fn resolve_in(fact: &str, before: &[String]) -> String {
         return fact.to_string();
     }
     let w = words(fact);
-    let candidates: Vec<Vec<Candidate>> = before.iter().rev().map(|p| candidates(&words(p))).collect();
+    let earlier: Vec<Vec<Word>> = before.iter().rev().map(|p| words(p)).collect();
+    let candidates: Vec<Vec<Candidate>> = earlier.iter().map(|p| candidates(p)).collect();
     let own = candidates_before(&w);
     let mut taken: Vec<String> = Vec::new();
     let mut out: Vec<(usize, usize, String)> = Vec::new();
@@ -67,7 +68,12 @@ pub fn resolve_in(fact: &str, before: &[String]) -> String {
         if own(k).iter().any(|c| c.agrees(kind) && !taken.contains(&c.text)) || expletive(&w, k, kind) {
             continue;
         }
-        let chosen = candidates.iter().find_map(|cs| choose(cs, kind, &taken));
+        // A chain of one pronoun (`It's a true story … It made me … Highly recommend it`):
+        // the nearest piece whose subject is the same pronoun says nothing more of what it
+        // stands for, and no phrase before it is taken instead.
+        let chained = earlier.iter().position(|p| pronoun(p, 0).is_some_and(|o| same_pronoun(o, kind)));
+        let reach = chained.unwrap_or(candidates.len());
+        let chosen = candidates[..reach].iter().find_map(|cs| choose(cs, kind, &taken));
         let Some(c) = chosen else { continue };
         taken.push(c.text.clone());
         let (end, text) = replacement(&w, k, kind, c, t);
@@ -77,6 +83,11 @@ pub fn resolve_in(fact: &str, before: &[String]) -> String {
         return fact.to_string();
     }
     rebuild(&w, &out)
+}
+
+/// Whether two pronouns are one (`it` and `its`, `she` and `her`), wherever they stand.
+fn same_pronoun(a: Kind, b: Kind) -> bool {
+    std::mem::discriminant(&a) == std::mem::discriminant(&b)
 }
 
 /// A pronoun, by what it agrees with and where it stands.
@@ -179,8 +190,31 @@ fn expletive(w: &[Word], k: usize, kind: Kind) -> bool {
     let weatherish =
         ["cold", "hot", "warm", "sunny", "raining", "snowing", "late", "early", "freezing", "windy", "dark"];
     let be = next.first().is_some_and(|n| matches!(*n, "'s" | "is" | "was"));
-    be && (next.iter().skip(1).take(3).any(|n| matches!(*n, "to" | "that"))
-        || next.get(1).is_some_and(|n| weatherish.contains(n)))
+    if be
+        && (next.iter().skip(1).take(3).any(|n| matches!(*n, "to" | "that"))
+            || next.get(1).is_some_and(|n| weatherish.contains(n)))
+    {
+        return true;
+    }
+    // `It kills me to think …`, `It's awesome what items can mean`, `It's great having …`:
+    // the clause after says what `it` stands for.
+    let rest: Vec<&Word> = w[k + 1..].iter().take(7).collect();
+    let semi_modal = |j: usize| {
+        j > 0
+            && rest[j - 1]
+                .is(&["going", "have", "has", "had", "need", "needs", "used", "got", "want", "wants", "ought"])
+    };
+    let to_verb = (0..rest.len().saturating_sub(1)).any(|j| {
+        rest[j].lower == "to" && !semi_modal(j) && verbs::forms(&rest[j + 1].lower).is_some_and(|f| f.is(Form::Base))
+    });
+    let what = be
+        && rest.get(2).is_some_and(|t| {
+            t.is(&[
+                "what", "how", "whether", "when", "having", "seeing", "being", "knowing", "getting", "hearing",
+                "watching", "finding",
+            ])
+        });
+    to_verb || what
 }
 
 /// A phrase a pronoun may stand for, as an earlier piece names it.
@@ -286,7 +320,7 @@ fn candidates(w: &[Word]) -> Vec<Candidate> {
             "you",
         ]);
         match noun_phrase(w, k).filter(|_| !pronounish) {
-            Some((p, end)) if p.det != Det::Pronoun && end > k && !(p.det == Det::Bare && adverbial(&p.head)) => {
+            Some((p, end)) if p.det != Det::Pronoun && end > k && standing(w, k, end, &p) => {
                 let role = if !seen_verb {
                     Role::Subject
                 } else if after_prep {
@@ -314,6 +348,40 @@ fn candidates(w: &[Word]) -> Vec<Candidate> {
     }
     out
 }
+
+/// Whether the phrase at `k..end` can be what a pronoun stands for: not a light noun (`a
+/// lot of`, `a great way`); a bare word only as what a verb acts on (`drink rooibos`, not
+/// `get creative`, `was great`) or as a subject with its verb after it.
+fn standing(w: &[Word], k: usize, end: usize, p: &Phrase) -> bool {
+    if LIGHT.contains(&p.head.as_str()) {
+        return false;
+    }
+    if p.det != Det::Bare {
+        return true;
+    }
+    // `Representing inclusivity in my art …`: an activity, not a thing `it` would name.
+    if adverbial(&p.head) || verbs::forms(&w[k].lower).is_some_and(|f| f.is(Form::Gerund)) {
+        return false;
+    }
+    let before = w[..k].iter().rev().find(|t| !t.is(&["really", "just", "also", "still", "so", "very", "too", "even"]));
+    let linking = [
+        "be", "get", "feel", "seem", "look", "become", "sound", "stay", "remain", "go", "turn", "keep", "make", "find",
+    ];
+    match before {
+        None => w.get(end).is_some_and(|t| t.is(AUXILIARIES) || referent::verb_here(w, end, p.plural)),
+        Some(t) if t.is(AUXILIARIES) || t.lower.starts_with('\'') => false,
+        // What an activity acts on (`Representing inclusivity …`) is no thing of its own.
+        Some(t) if verbs::forms(&t.lower).is_some_and(|f| f.is(Form::Gerund)) => false,
+        Some(t) => verbs::forms(&t.lower).is_some_and(|f| !linking.contains(&f.lemma)),
+    }
+}
+
+/// Nouns that name no thing of their own (`a lot of hope`, `a great way to relax`).
+#[rustfmt::skip]
+const LIGHT: &[&str] = &[
+    "lot", "bit", "way", "thing", "stuff", "kind", "sort", "couple", "bunch", "ton", "part", "deal", "load",
+    "number", "amount", "one", "time", "moment", "lol",
+];
 
 /// A bare word that says how or when, not what (`only`, `really`, `everywhere`).
 fn adverbial(head: &str) -> bool {
