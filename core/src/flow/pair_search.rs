@@ -453,6 +453,10 @@ pub fn merge_neighbours_bounded<'a>(
                         && !textmath::conflicts(own, theirs, policy.similarity_threshold)
                 })
             })
+            // One thing, where merges are bounded (`gate::meaning::one_thing`, as the gate).
+            .filter(|(m, _)| {
+                policy.merge_max_words.is_none() || crate::gate::meaning::one_thing(item, active[*m]).is_ok()
+            })
             .map(|(m, s)| (s, active[m]))
             .collect();
         if near.is_empty() {

@@ -494,3 +494,53 @@ fn object(n: &Frame) -> Option<&Phrase> {
     let phrasal = n.particle.is_some() && matches!(n.complement, Complement::Place(_));
     n.mentions.first().filter(|_| direct || phrasal)
 }
+
+/// Whether two facts (`a`, `b`: each id, frames and the day it was said) are about one thing
+/// that is more than the speaker, so a merge of them stays one fact: the same subject (`The
+/// support group has made me …` / `The support group has given me …`), or a thing one names
+/// that the other names again (`I joined a pottery class` / `The pottery class meets on
+/// Fridays`). Two events on different days stay two facts.
+pub(super) fn one_thing(a: (&str, &[Frame], i64), b: (&str, &[Frame], i64)) -> Result<(), String> {
+    let (Some(fa), Some(fb)) = (a.1.first(), b.1.first()) else {
+        let id = if a.1.is_empty() { a.0 } else { b.0 };
+        return Err(format!("{id} has no clause with a subject and a verb: what it is about cannot be told"));
+    };
+    if fa.subject.same(&fb.subject) && fa.subject.det != Det::Speaker {
+        return Ok(());
+    }
+    let day = |t: i64| t.div_euclid(86_400);
+    if fa.tense == Tense::Past && fb.tense == Tense::Past && day(a.2) != day(b.2) {
+        return Err(format!(
+            "{} and {} tell of two events said on different days (\"{}\" / \"{}\"): two facts, not one",
+            a.0, b.0, fa.text, fb.text
+        ));
+    }
+    let named = |f: &Frame| -> Vec<Phrase> {
+        std::iter::once(&f.subject)
+            .chain(&f.mentions)
+            .filter(|p| {
+                !matches!(p.det, Det::Speaker | Det::Pronoun | Det::Bare) && !p.head.is_empty() || p.det == Det::Name
+            })
+            .filter(|p| {
+                !["lot", "bit", "way", "thing", "stuff", "time", "photo", "pic", "picture"].contains(&p.head.as_str())
+            })
+            .cloned()
+            .collect()
+    };
+    let (na, nb) = (named(fa), named(fb));
+    let shared = na.iter().find(|x| nb.iter().any(|y| y.same(x) || y.takes_up(x) || x.takes_up(y)));
+    if shared.is_some() {
+        return Ok(());
+    }
+    let about =
+        |f: &Frame| if f.subject.det == Det::Speaker { "the speaker".to_string() } else { f.subject.text.clone() };
+    Err(format!(
+        "{} and {} are not about one thing: {} is about {}, {} about {}, and neither names a thing the other names again",
+        a.0,
+        b.0,
+        a.0,
+        about(fa),
+        b.0,
+        about(fb)
+    ))
+}

@@ -107,3 +107,10 @@ pub fn basis(old: &Reading<'_>, new: &Reading<'_>, policy: &RetentionPolicy) -> 
     let ids = (old.item.item_id.as_str(), new.item.item_id.as_str());
     super::identity::basis(ids, &old.frames, &new.frames, &policy.single_valued_slots)
 }
+
+/// Whether two facts are about one thing that is more than the speaker (a merge of them
+/// stays one fact: `gate::identity::one_thing`); `Err` names what each is about.
+pub fn one_thing(a: &Item, b: &Item) -> Result<(), String> {
+    let (fa, fb) = (frame::frames(&a.text), frame::frames(&b.text));
+    super::identity::one_thing((&a.item_id, &fa, a.created_at), (&b.item_id, &fb, b.created_at))
+}

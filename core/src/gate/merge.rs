@@ -155,6 +155,10 @@ fn judge(scope: &Scope<'_, '_>, p: &Value, common: &Common) -> Ruling<Edit> {
                 unrelated.iter().map(|s| s.item_id.as_str()).collect::<Vec<_>>().join(", ")
             ));
         }
+        // One fact of one thing: what each source is about, read from its grammar.
+        for other in &sources[1..] {
+            super::meaning::one_thing(into, other)?;
+        }
         let words = textmath::words(merged_text).count();
         if words > bound {
             return Err(format!(

@@ -202,6 +202,17 @@ fn opening(w: &[Word]) -> usize {
     while w.get(k).is_some_and(|t| t.mark || t.is(OPENERS)) {
         k += 1;
     }
+    // `Yesterday I went …`, `Last week I …`: a time before the subject, with no comma.
+    let when = |t: Option<&Word>| t.is_some_and(|t| TIME_WORDS.contains(&t.token().as_str()));
+    if w.get(k).is_some_and(|t| t.is(&["yesterday", "today", "tonight", "tomorrow", "recently", "lately", "nowadays"]))
+    {
+        k += 1;
+    } else if w.get(k).is_some_and(|t| t.is(&["last", "this", "next", "every"])) && when(w.get(k + 1)) {
+        k += 2;
+    }
+    while w.get(k).is_some_and(|t| t.lower == ",") {
+        k += 1;
+    }
     let fronted = w.get(k).is_some_and(|t| {
         t.is(PREPOSITIONS) || t.is(&["last", "this", "these", "yesterday", "today", "tonight", "every", "next"])
     });
