@@ -210,12 +210,39 @@ fn next_piece(
     if matches!(bare, "while" | "whereas") || (word == "," && !list_goes_on(toks, resume)) {
         return None;
     }
+    if bare == "as well as" {
+        if let Some(object) = second_object(toks, left, at, r) {
+            return Some(object);
+        }
+    }
     let aux = predicate(toks, left, at, r, bare)?;
     let (own, main) = group(toks, r, toks.len());
     let restored = restored(toks, left.subject, &aux);
     let listed = word == ",";
     let clause = Clause { subject: left.subject, number: left.number, aux: [aux, own].concat(), main, listed };
     Some((clause, restored))
+}
+
+/// `I play the cello as well as the piano`, `I have a dog named Pepper as well as two
+/// rabbits`: a second thing the left clause's verb takes, said with a determiner, is a
+/// second statement of that verb (subject, auxiliaries and verb restored). A bare noun
+/// (`Spanish as well as Portuguese`) stays one statement, as `and` would, and a clause
+/// after it (`as well as my mother does`) is a comparison.
+fn second_object(toks: &[Tok<'_>], left: &Clause, at: usize, r: usize) -> Option<(Clause, String)> {
+    let t = &toks[r];
+    let determined =
+        is(DETERMINERS, &t.lower) && !matches!(t.lower.as_str(), "this" | "that" | "these" | "those" | "both" | "all");
+    let has_object = left.verb_end() < at;
+    let clause = clause_at(toks, r, toks.len()).filter(|c| c.subject.0 == r);
+    if !determined || !has_object || clause.is_some() || left.aux.is_empty() && left.main.is_none() {
+        return None;
+    }
+    let verb: Vec<usize> = left.aux.iter().copied().chain(left.main).collect();
+    let restored = restored(toks, left.subject, &verb);
+    Some((
+        Clause { subject: left.subject, number: left.number, aux: left.aux.clone(), main: left.main, listed: false },
+        restored,
+    ))
 }
 
 /// `while` between two clauses contrasts them (`I work nights while my wife works days`,
