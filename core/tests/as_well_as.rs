@@ -20,7 +20,11 @@ fn regression_as_well_as_a_second_thing_is_stored_as_its_own_fact() {
 
 #[test]
 fn as_well_as_a_bare_noun_or_a_comparison_stays_one_statement() {
-    for turn in ["I speak Spanish as well as Portuguese.", "I don't cook as well as my mother does.", "My little brother can swim as well as I can."] {
+    for turn in [
+        "I speak Spanish as well as Portuguese.",
+        "I don't cook as well as my mother does.",
+        "My little brother can swim as well as I can.",
+    ] {
         assert_eq!(pieces(turn).len(), 1, "{turn}: {:?}", pieces(turn));
     }
 }

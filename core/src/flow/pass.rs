@@ -143,6 +143,11 @@ impl Refused {
     /// Reads what the log and the timeline say the user refused: each entry a reviewed plan
     /// logged as not approved by the user (with the user's reason), and each accepted Sleep
     /// edit a later `restore:vN` went back before.
+    pub async fn read<S: crate::store::Store>(store: &S) -> Result<Refused, crate::store::StoreError> {
+        Ok(Refused::from_log(&store.versions().await?, &store.mutations().await?))
+    }
+
+    /// [`Refused::read`] over a timeline and a log already read.
     pub fn from_log(versions: &[Version], log: &[Mutation]) -> Refused {
         let mut edits = BTreeMap::new();
         let restores: Vec<(u64, u64)> = versions

@@ -123,10 +123,8 @@ pub async fn sleep<S: Store, P: Provider>(
     // Each pass is planned against this head; a writer that moves it meanwhile makes the
     // pass's commit a conflict, which ends the Sleep with nothing of that pass written.
     let mut head = meta.head;
-    // Supersede looks for a change the user stated in a newer fact's source turn.
-    let turns = store.transcript().await?;
-    // An edit the user rejected in a review or undid by a restore is never applied again.
-    let refused = pass::Refused::from_log(&store.versions().await?, &store.mutations().await?);
+    // Where Supersede looks for a change stated; the edits the user rejected or undid (never again).
+    let (turns, refused) = (store.transcript().await?, pass::Refused::read(store).await?);
     let fresh = fresh_since(store, options.scope, head, items.values()).await?;
     let seeds = fresh.as_ref().map(Fresh::seeds);
     let mut passes = Vec::new();
