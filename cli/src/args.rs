@@ -157,6 +157,9 @@ pub(crate) enum Command {
     Restore {
         #[command(flatten)]
         store: StoreArgs,
+        /// The version, `12` or `v12` (its id is not `version`: that is `--version`'s, which
+        /// every subcommand has)
+        #[arg(id = "seq", value_name = "VERSION")]
         version: String,
     },
     /// Correct a fact's text (the old text stays in history, superseded by the correction)
@@ -392,15 +395,19 @@ pub(crate) enum Command {
     },
 }
 
-/// A speaker's name: a few words on one line.
+/// A history's format by its name. (`String`: a clap value parser's error is the line clap
+/// prints under the usage, nothing more.)
 pub(crate) fn format_name(name: &str) -> Result<Format, String> {
     Format::parse(name).ok_or_else(|| format!("the format is one of chatgpt, claude, jsonl, locomo, got {name:?}"))
 }
 
+/// When an import sleeps, by its name. (`String`: a clap value parser's error, as above.)
 pub(crate) fn sleep_after(name: &str) -> Result<SleepAfter, String> {
     SleepAfter::parse(name).ok_or_else(|| format!("--sleep is end, day or none, got {name:?}"))
 }
 
+/// A speaker's name: a few words on one line. (`String`: a clap value parser's error, as
+/// above.)
 pub(crate) fn speaker_name(name: &str) -> Result<String, String> {
     let name = name.trim();
     if name.is_empty() || name.chars().count() > 60 || name.contains(['\n', ':']) {
