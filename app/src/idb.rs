@@ -482,7 +482,7 @@ impl Store for IdbStore {
     /// Erase's rewrite: every object store cleared and refilled from `doc` in one
     /// transaction, after checking in it that no other writer moved the head.
     async fn replace_all(&self, doc: nocturne_core::store::document::Document, base: u64) -> Result<(), StoreError> {
-        doc.check().map_err(StoreError::Invalid)?;
+        doc.check().map_err(|e| StoreError::Invalid(e.to_string()))?;
         let rows = doc.into_rows()?;
         let tx =
             self.db.transaction(&ALL, TransactionMode::ReadWrite).map_err(|e| backend("cannot start a write", e))?;
@@ -504,7 +504,7 @@ impl Store for IdbStore {
     /// Reads meta and writes it back with the new policy in one transaction, so a commit
     /// from another tab is never overwritten by a stale copy of meta.
     async fn set_policy(&self, policy: RetentionPolicy) -> Result<(), StoreError> {
-        policy.validate().map_err(StoreError::Invalid)?;
+        policy.validate().map_err(|e| StoreError::Invalid(e.to_string()))?;
         let tx =
             self.db.transaction(&[META], TransactionMode::ReadWrite).map_err(|e| backend("cannot start a write", e))?;
         let mut meta = meta_in(&tx).await?;

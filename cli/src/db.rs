@@ -617,7 +617,7 @@ impl Store for DbStore {
     }
 
     async fn set_policy(&self, policy: RetentionPolicy) -> Result<(), StoreError> {
-        policy.validate().map_err(StoreError::Invalid)?;
+        policy.validate().map_err(|e| StoreError::Invalid(e.to_string()))?;
         self.transaction(|tx| {
             let meta = Meta { policy, ..read_meta(tx)? };
             write_meta(tx, &meta)

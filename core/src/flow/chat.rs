@@ -91,7 +91,15 @@ impl std::fmt::Display for ChatError {
     }
 }
 
-impl std::error::Error for ChatError {}
+impl std::error::Error for ChatError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            ChatError::Store(e) => Some(e),
+            ChatError::Provider(e) => Some(e),
+            ChatError::EmptyMessage | ChatError::TooLong { .. } => None,
+        }
+    }
+}
 
 impl From<StoreError> for ChatError {
     fn from(e: StoreError) -> Self {
@@ -172,7 +180,7 @@ pub async fn answer<P: Provider>(
         let parsed = if completion.truncated {
             Err("cut off at the token limit".to_string())
         } else {
-            answer::parse_free(&completion.text)
+            answer::parse_free(&completion.text).map_err(|e| e.to_string())
         };
         let memory = |cited| MemoryUse {
             used: shown.clone(),
@@ -224,7 +232,7 @@ async fn choose<P: Provider>(provider: &P, index: &PromptIndex<'_>, text: &str) 
     let choice = if completion.truncated {
         Err("cut off at the token limit".to_string())
     } else {
-        answer::parse_choice(&completion.text)
+        answer::parse_choice(&completion.text).map_err(|e| e.to_string())
     };
     let choice =
         choice.map_err(|why| ProviderError::BadResponse(format!("the model's choice could not be read ({why})")))?;
@@ -545,8 +553,8 @@ pub async fn encode<P: Provider>(
     if completion.truncated {
         return Err(unusable("the encoder's reply was cut off at the token limit".into()));
     }
-    let json = provider::extract_json(&completion.text).map_err(unusable)?;
-    let proposals = provider::proposals(&json, PassKind::Encode.proposal_key()).map_err(unusable)?;
+    let json = provider::extract_json(&completion.text).map_err(|e| unusable(e.into()))?;
+    let proposals = provider::proposals(&json, PassKind::Encode.proposal_key()).map_err(|e| unusable(e.into()))?;
     let (items, mutations) = judge_facts(turns, &proposals, first_id, now);
     provider.observe_refusals(mutations.len(), mutations.iter().filter(|m| !m.accepted).count());
     Ok((items, mutations, offered_count))

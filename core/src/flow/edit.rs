@@ -70,7 +70,14 @@ impl std::fmt::Display for EditError {
     }
 }
 
-impl std::error::Error for EditError {}
+impl std::error::Error for EditError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            EditError::Store(e) => Some(e),
+            EditError::NotEditable(_) => None,
+        }
+    }
+}
 
 impl EditError {
     fn is_conflict(&self) -> bool {
@@ -198,7 +205,8 @@ pub async fn erase<S: Store>(store: &S, item_id: &str, now: i64) -> Result<crate
 async fn erase_once<S: Store>(store: &S, item_id: &str, now: i64) -> Result<crate::store::erase::Erased, EditError> {
     let doc = store.document().await?;
     let base = doc.meta.head;
-    let (erased_doc, erased) = crate::store::erase::erase(&doc, item_id, now).map_err(EditError::NotEditable)?;
+    let (erased_doc, erased) =
+        crate::store::erase::erase(&doc, item_id, now).map_err(|e| EditError::NotEditable(e.to_string()))?;
     store.replace_all(erased_doc, base).await?;
     Ok(erased)
 }

@@ -100,7 +100,14 @@ impl std::fmt::Display for SleepError {
     }
 }
 
-impl std::error::Error for SleepError {}
+impl std::error::Error for SleepError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            SleepError::Store(e) => Some(e),
+            SleepError::Pass { .. } | SleepError::Stopped { .. } => None,
+        }
+    }
+}
 
 impl From<StoreError> for SleepError {
     fn from(e: StoreError) -> Self {
@@ -410,8 +417,8 @@ async fn ask<P: Provider>(provider: &P, kind: PassKind, requests: &[provider::Re
             if completion.truncated {
                 return Err(unusable("the reply was cut off at the token limit (finish_reason: length)".to_string()));
             }
-            let json = provider::extract_json(&completion.text).map_err(unusable)?;
-            provider::proposals(&json, kind.proposal_key()).map_err(unusable)
+            let json = provider::extract_json(&completion.text).map_err(|e| unusable(e.into()))?;
+            provider::proposals(&json, kind.proposal_key()).map_err(|e| unusable(e.into()))
         }
         .await;
         match reply {

@@ -82,7 +82,7 @@ impl ForgetGate {
         &self,
         item_id: &str,
         claimed: Option<&str>,
-        passing: &Result<Day, String>,
+        passing: &Result<Day, crate::text::transient::NoWhile>,
         age: f64,
         policy: &RetentionPolicy,
     ) -> String {
@@ -91,7 +91,7 @@ impl ForgetGate {
                 format!("it is a passing state whose while ends {until}, kept {grace} day(s) after that (transientGraceDays)")
             }
             (Ok(until), None) => format!("it is a passing state (its while ends {until}), but this policy keeps those"),
-            (Err(why), _) => why.clone(),
+            (Err(why), _) => why.to_string(),
         };
         let age_rule = match policy.stale_after_days {
             Some(days) => format!("it is {age:.1}d old (staleAfterDays={days})"),

@@ -76,12 +76,35 @@ pub fn supersede_basis(
     new: &Item,
     policy: &RetentionPolicy,
     turns: &[Turn],
-) -> Result<SupersedeBasis, String> {
+) -> Result<SupersedeBasis, NoBasis> {
     basis(&Reading::new(old, policy, turns), &Reading::new(new, policy, turns), policy)
 }
 
 /// [`supersede_basis`] over two readings.
-pub fn basis(old: &Reading<'_>, new: &Reading<'_>, policy: &RetentionPolicy) -> Result<SupersedeBasis, String> {
+pub fn basis(old: &Reading<'_>, new: &Reading<'_>, policy: &RetentionPolicy) -> Result<SupersedeBasis, NoBasis> {
+    basis_or_why(old, new, policy).map_err(NoBasis)
+}
+
+/// Why a newer fact may not replace an older one, in words a user understands.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NoBasis(pub String);
+
+impl std::fmt::Display for NoBasis {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for NoBasis {}
+
+/// The words, where the Supersede gate writes its refusal.
+impl From<NoBasis> for String {
+    fn from(why: NoBasis) -> String {
+        why.0
+    }
+}
+
+fn basis_or_why(old: &Reading<'_>, new: &Reading<'_>, policy: &RetentionPolicy) -> Result<SupersedeBasis, String> {
     let threshold = policy.similarity_threshold;
     let (a, b) = (&old.content, &new.content);
     let sim = textmath::set_similarity(a, b);

@@ -27,7 +27,30 @@ pub struct Turn {
 }
 
 /// The two speakers and the sessions of a parsed LoCoMo file.
-pub fn sessions(v: &Value) -> Result<([String; 2], Vec<Session>), String> {
+pub fn sessions(v: &Value) -> Result<([String; 2], Vec<Session>), NotLocomo> {
+    sessions_or_why(v).map_err(NotLocomo)
+}
+
+/// A file that is not a LoCoMo conversation: what is missing or malformed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NotLocomo(pub String);
+
+impl std::fmt::Display for NotLocomo {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for NotLocomo {}
+
+/// The words, where a reader reports them.
+impl From<NotLocomo> for String {
+    fn from(e: NotLocomo) -> String {
+        e.0
+    }
+}
+
+fn sessions_or_why(v: &Value) -> Result<([String; 2], Vec<Session>), String> {
     let name = |k: &str| v[k].as_str().map(String::from).ok_or(format!("no '{k}'"));
     let speakers = [name("speaker_a")?, name("speaker_b")?];
     let mut sessions = Vec::new();

@@ -14,7 +14,7 @@
 
 use crate::llm::context::{shown_id, stored_id, PromptIndex, Selection};
 use crate::llm::prompt::{self, NOT_IN_MEMORY};
-use crate::llm::provider::{self, JsonContract, Message, Request, Task};
+use crate::llm::provider::{self, JsonContract, Message, ReplyError, Request, Task};
 use crate::model::memory::{Item, Turn};
 use crate::model::policy::RetentionPolicy;
 use serde_json::{json, Value};
@@ -138,22 +138,25 @@ fn option_line(n: usize, item: &Item, now: i64) -> String {
 
 /// Parses a free-text answer. Ids may come as strings or numbers, shown (`17`) or stored
 /// (`m_17`); they are returned stored, in order, without repeats.
-pub fn parse_free(text: &str) -> Result<FreeAnswer, String> {
+pub fn parse_free(text: &str) -> Result<FreeAnswer, ReplyError> {
     let json = provider::extract_json(text)?;
     let answer = json.get("answer").and_then(Value::as_str).map(str::trim).unwrap_or("");
     if answer.is_empty() {
-        return Err(format!("the reply has no \"answer\": {}", preview(text)));
+        return Err(ReplyError::Field { what: "the reply has no \"answer\"".into(), reply: preview(text) });
     }
     let cited = match json.get("cited") {
         None | Some(Value::Null) => Vec::new(),
         Some(Value::Array(list)) => ids(list),
-        Some(other) => return Err(format!("\"cited\" must be a list, got: {}", preview(&other.to_string()))),
+        Some(other) => {
+            let what = "\"cited\" must be a list, got".into();
+            return Err(ReplyError::Field { what, reply: preview(&other.to_string()) });
+        }
     };
     Ok(FreeAnswer { text: answer.to_string(), cited })
 }
 
 /// Parses a choice: `Some(line number)`, or `None` when the model chose `none`.
-pub fn parse_choice(text: &str) -> Result<Option<usize>, String> {
+pub fn parse_choice(text: &str) -> Result<Option<usize>, ReplyError> {
     let json = provider::extract_json(text)?;
     let line = match json.get("fact") {
         Some(Value::String(s)) if s.trim().eq_ignore_ascii_case(NONE) => return Ok(None),
@@ -161,7 +164,10 @@ pub fn parse_choice(text: &str) -> Result<Option<usize>, String> {
         Some(Value::Number(n)) => n.as_u64().map(|n| n as usize),
         _ => None,
     };
-    line.map(Some).ok_or_else(|| format!("the reply names no line number as \"fact\": {}", preview(text)))
+    line.map(Some).ok_or_else(|| ReplyError::Field {
+        what: "the reply names no line number as \"fact\"".into(),
+        reply: preview(text),
+    })
 }
 
 fn ids(list: &[Value]) -> Vec<String> {

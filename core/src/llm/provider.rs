@@ -474,12 +474,65 @@ macro_rules! forward_provider {
     };
 }
 
+/// A model reply that is not what was asked for: what is wrong with it, and the start of
+/// what came (for the pass's error event, and a style that moves to choosing).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ReplyError {
+    Empty,
+    /// No JSON object anywhere in the reply.
+    NoJson {
+        reply: String,
+    },
+    /// An object that does not parse, and the parser's words.
+    Malformed {
+        why: String,
+        reply: String,
+    },
+    /// Braces that never close: the reply was cut short.
+    Truncated {
+        reply: String,
+    },
+    /// JSON, but not an object.
+    NotAnObject {
+        reply: String,
+    },
+    /// An object whose field is missing or of the wrong shape: which, and how.
+    Field {
+        what: String,
+        reply: String,
+    },
+}
+
+impl std::fmt::Display for ReplyError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ReplyError::Empty => f.write_str("the model returned an empty reply"),
+            ReplyError::NoJson { reply } => write!(f, "the reply holds no JSON object: {reply}"),
+            ReplyError::Malformed { why, reply } => write!(f, "the reply's JSON is malformed ({why}): {reply}"),
+            ReplyError::Truncated { reply } => {
+                write!(f, "the reply's JSON is truncated (unbalanced braces): {reply}")
+            }
+            ReplyError::NotAnObject { reply } => write!(f, "expected a JSON object, got: {reply}"),
+            ReplyError::Field { what, reply } => write!(f, "{what}: {reply}"),
+        }
+    }
+}
+
+impl std::error::Error for ReplyError {}
+
+/// The words of a reply error, where a refusal or a note is written.
+impl From<ReplyError> for String {
+    fn from(e: ReplyError) -> String {
+        e.to_string()
+    }
+}
+
 /// Finds the JSON object in a model reply: the whole text, a fenced code block, or the
 /// first balanced `{…}` inside prose. Errors say what was wrong, for the pass error event.
-pub fn extract_json(text: &str) -> Result<Value, String> {
+pub fn extract_json(text: &str) -> Result<Value, ReplyError> {
     let trimmed = text.trim();
     if trimmed.is_empty() {
-        return Err("the model returned an empty reply".into());
+        return Err(ReplyError::Empty);
     }
     if let Ok(v) = serde_json::from_str::<Value>(trimmed) {
         return object_or_err(v);
@@ -494,7 +547,7 @@ pub fn extract_json(text: &str) -> Result<Value, String> {
         }
     }
     let Some(open) = trimmed.find('{') else {
-        return Err(format!("the reply holds no JSON object: {}", preview(trimmed)));
+        return Err(ReplyError::NoJson { reply: preview(trimmed) });
     };
     let mut depth = 0i32;
     let mut in_string = false;
@@ -517,21 +570,21 @@ pub fn extract_json(text: &str) -> Result<Value, String> {
                 if depth == 0 {
                     let candidate = &trimmed[open..open + i + 1];
                     return serde_json::from_str::<Value>(candidate)
-                        .map_err(|e| format!("the reply's JSON is malformed ({e}): {}", preview(candidate)))
+                        .map_err(|e| ReplyError::Malformed { why: e.to_string(), reply: preview(candidate) })
                         .and_then(object_or_err);
                 }
             }
             _ => {}
         }
     }
-    Err(format!("the reply's JSON is truncated (unbalanced braces): {}", preview(trimmed)))
+    Err(ReplyError::Truncated { reply: preview(trimmed) })
 }
 
-fn object_or_err(v: Value) -> Result<Value, String> {
+fn object_or_err(v: Value) -> Result<Value, ReplyError> {
     if v.is_object() {
         Ok(v)
     } else {
-        Err(format!("expected a JSON object, got: {}", preview(&v.to_string())))
+        Err(ReplyError::NotAnObject { reply: preview(&v.to_string()) })
     }
 }
 
@@ -546,11 +599,14 @@ fn preview(s: &str) -> String {
 
 /// The proposal list under `key` in a reply. A missing key means the model proposed
 /// nothing; a key that is not an array is an error.
-pub fn proposals(reply: &Value, key: &str) -> Result<Vec<Value>, String> {
+pub fn proposals(reply: &Value, key: &str) -> Result<Vec<Value>, ReplyError> {
     match reply.get(key) {
         None | Some(Value::Null) => Ok(Vec::new()),
         Some(Value::Array(list)) => Ok(list.clone()),
-        Some(other) => Err(format!("\"{key}\" must be a list, got: {}", preview(&other.to_string()))),
+        Some(other) => Err(ReplyError::Field {
+            what: format!("\"{key}\" must be a list, got"),
+            reply: preview(&other.to_string()),
+        }),
     }
 }
 
@@ -654,9 +710,9 @@ mod tests {
 
     #[test]
     fn refuses_truncated_and_non_json() {
-        assert!(extract_json("{\"drop\": [{\"itemId\": \"m_1\"").unwrap_err().contains("truncated"));
-        assert!(extract_json("I cannot help with that").unwrap_err().contains("no JSON"));
-        assert!(extract_json("[1,2]").unwrap_err().contains("object"));
-        assert!(extract_json("   ").unwrap_err().contains("empty"));
+        assert!(extract_json("{\"drop\": [{\"itemId\": \"m_1\"").unwrap_err().to_string().contains("truncated"));
+        assert!(extract_json("I cannot help with that").unwrap_err().to_string().contains("no JSON"));
+        assert!(extract_json("[1,2]").unwrap_err().to_string().contains("object"));
+        assert!(extract_json("   ").unwrap_err().to_string().contains("empty"));
     }
 }

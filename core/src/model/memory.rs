@@ -129,29 +129,29 @@ impl Item {
     /// Whether the fact is durable about a person, so it may be pinned in human: an
     /// identity or preference, or a one-value slot (`slots`) — never an event or plan
     /// (a commitment, or words naming a time), nor chatter. `Err` says why not.
-    pub fn durable(&self, slots: &[String]) -> Result<(), String> {
+    pub fn durable(&self, slots: &[String]) -> Result<(), NotDurable> {
         if let Err(chatter) = crate::text::worth::informative(&self.text) {
-            return Err(format!("{} {chatter}", self.item_id));
+            return Err(NotDurable(format!("{} {chatter}", self.item_id)));
         }
         if self.category == Category::Commitments {
-            return Err(format!("{} is a plan (commitments): plans belong in episodes", self.item_id));
+            return Err(NotDurable(format!("{} is a plan (commitments): plans belong in episodes", self.item_id)));
         }
         if let Some(expression) = crate::text::when::resolve(&self.text, self.created_at).expression() {
-            return Err(format!(
+            return Err(NotDurable(format!(
                 "{} names a time (\"{expression}\"): an event or plan belongs in episodes",
                 self.item_id
-            ));
+            )));
         }
         let slot = !crate::text::slots::fills(&self.text, slots).is_empty();
         if slot || matches!(self.category, Category::Identity | Category::Preferences) {
             return Ok(());
         }
-        Err(format!(
+        Err(NotDurable(format!(
             "{} is a{} {} fact, not an identity, a preference or a one-value slot",
             self.item_id,
             if self.category.as_str().starts_with(['a', 'e', 'i', 'o', 'u']) { "n" } else { "" },
             self.category
-        ))
+        )))
     }
 
     /// Age in days at `now`: how long ago it was said.
@@ -530,5 +530,24 @@ fn relative(days: i64) -> String {
         format!("{amount} ago")
     } else {
         format!("in {amount}")
+    }
+}
+
+/// Why a fact is not durable about a person (`Item::durable`), worded for a refusal.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NotDurable(pub String);
+
+impl std::fmt::Display for NotDurable {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for NotDurable {}
+
+/// The words, where a gate writes its refusal.
+impl From<NotDurable> for String {
+    fn from(why: NotDurable) -> String {
+        why.0
     }
 }

@@ -213,37 +213,55 @@ impl RetentionPolicy {
         candidates.into_iter().take(excess).map(|(_, i)| i.item_id.clone()).collect()
     }
 
-    /// Checks the policy is usable; the message names the field and value at fault.
-    pub fn validate(&self) -> Result<(), String> {
+    /// Checks the policy is usable; the error names the field and value at fault.
+    pub fn validate(&self) -> Result<(), PolicyError> {
+        let bad = |field: &'static str, value: String, must: &'static str| Err(PolicyError { field, value, must });
         if !(self.similarity_threshold > 0.0 && self.similarity_threshold <= 1.0) {
-            return Err(format!("similarityThreshold must be in (0, 1], got {}", self.similarity_threshold));
+            return bad("similarityThreshold", self.similarity_threshold.to_string(), "in (0, 1]");
         }
         if let Some(days) = self.stale_after_days.filter(|d| !(d.is_finite() && *d > 0.0)) {
-            return Err(format!("staleAfterDays must be a positive number of days (or absent: off), got {days}"));
+            return bad("staleAfterDays", days.to_string(), "a positive number of days (or absent: off)");
         }
         if let Some(grace) = self.commitment_grace_days.filter(|g| !(g.is_finite() && *g >= 0.0)) {
-            return Err(format!("commitmentGraceDays must be zero or more days, got {grace}"));
+            return bad("commitmentGraceDays", grace.to_string(), "zero or more days");
         }
         if let Some(grace) = self.transient_grace_days.filter(|g| !(g.is_finite() && *g >= 0.0)) {
-            return Err(format!("transientGraceDays must be zero or more days, got {grace}"));
+            return bad("transientGraceDays", grace.to_string(), "zero or more days");
         }
         if self.max_active_facts == Some(0) {
-            return Err("maxActiveFacts must be at least 1 (or absent: no cap)".into());
+            return bad("maxActiveFacts", "0".into(), "at least 1 (or absent: no cap)");
         }
         for (name, size) in [("personaTokens", self.persona_tokens), ("humanTokens", self.human_tokens)] {
             if size == Some(0) {
-                return Err(format!("{name} must be at least 1 token, got 0"));
+                return bad(name, "0".into(), "at least 1 token");
             }
         }
-        if self.merge_max_words.is_some_and(|w| w < 2) {
-            return Err(format!("mergeMaxWords must be at least 2 words, got {}", self.merge_max_words.unwrap_or(0)));
+        if let Some(words) = self.merge_max_words.filter(|w| *w < 2) {
+            return bad("mergeMaxWords", words.to_string(), "at least 2 words");
         }
-        if let Some(bad) = self.single_valued_slots.iter().find(|s| crate::text::textmath::tokens(s).is_empty()) {
-            return Err(format!("singleValuedSlots holds '{bad}', which has no words"));
+        if let Some(slot) = self.single_valued_slots.iter().find(|s| crate::text::textmath::tokens(s).is_empty()) {
+            return bad("singleValuedSlots", format!("'{slot}'"), "slots of one word or more");
         }
         Ok(())
     }
 }
+
+/// A retention policy that cannot be used: the field at fault, the value it holds, and what
+/// it must be.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PolicyError {
+    pub field: &'static str,
+    pub value: String,
+    pub must: &'static str,
+}
+
+impl std::fmt::Display for PolicyError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} must be {}, got {}", self.field, self.must, self.value)
+    }
+}
+
+impl std::error::Error for PolicyError {}
 
 #[cfg(test)]
 mod tests {

@@ -233,7 +233,7 @@ fn encoded(e: &Evidence<'_>) -> Result<(), String> {
     }
     let said = e.user_lines(m.refs.source_turn.or(item.source_turn));
     let said: Vec<&str> = said.iter().map(String::as_str).collect();
-    polarity::keeps_polarity(&item.text, &said, "the user said", "the stored fact")
+    polarity::keeps_polarity(&item.text, &said, "the user said", "the stored fact").map_err(String::from)
 }
 
 fn dropped(e: &Evidence<'_>) -> Result<(), String> {

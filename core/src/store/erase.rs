@@ -34,17 +34,15 @@ pub struct Erased {
 
 /// `doc` with `item_id`'s words erased everywhere and a tombstone version at `now`; or why
 /// not (no such fact; or every word of it is also held by unrelated facts).
-pub fn erase(doc: &Document, item_id: &str, now: i64) -> Result<(Document, Erased), String> {
-    let target =
-        doc.items.iter().find(|i| i.item_id == item_id).ok_or_else(|| format!("there is no fact {item_id}"))?;
+pub fn erase(doc: &Document, item_id: &str, now: i64) -> Result<(Document, Erased), EraseError> {
+    let target = doc.items.iter().find(|i| i.item_id == item_id);
+    let target = target.ok_or_else(|| EraseError::NoFact(item_id.to_string()))?;
     if target.text == ERASED {
-        return Err(format!("{item_id} is already erased"));
+        return Err(EraseError::Erased(item_id.to_string()));
     }
     let secret = secret_words(doc, target);
     if secret.is_empty() {
-        return Err(format!(
-            "every word of {item_id} is also in other facts, so erasing it would erase them too; edit or erase those first"
-        ));
+        return Err(EraseError::Shared(item_id.to_string()));
     }
     let holds = |text: &str| content_tokens(text).iter().any(|t| secret.contains(t));
     let mut out = doc.clone();
@@ -87,8 +85,42 @@ pub fn erase(doc: &Document, item_id: &str, now: i64) -> Result<(Document, Erase
     }
     let ids: Vec<String> = ids.into_iter().collect();
     tombstone(&mut out, item_id, &ids, changed_live, now);
-    out.check()?;
+    out.check().map_err(EraseError::Check)?;
     Ok((out, Erased { item_ids: ids, rows, words: secret.len() }))
+}
+
+/// Why a fact cannot be erased (nothing was): the fact's id, or the check the erased memory
+/// failed (its error as the source).
+#[derive(Debug)]
+pub enum EraseError {
+    NoFact(String),
+    Erased(String),
+    /// Every word of it is in other facts: erasing it would erase them.
+    Shared(String),
+    Check(super::document::DocumentError),
+}
+
+impl std::fmt::Display for EraseError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            EraseError::NoFact(id) => write!(f, "there is no fact {id}"),
+            EraseError::Erased(id) => write!(f, "{id} is already erased"),
+            EraseError::Shared(id) => write!(
+                f,
+                "every word of {id} is also in other facts, so erasing it would erase them too; edit or erase those first"
+            ),
+            EraseError::Check(e) => e.fmt(f),
+        }
+    }
+}
+
+impl std::error::Error for EraseError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            EraseError::Check(e) => Some(e),
+            _ => None,
+        }
+    }
 }
 
 /// The target's content words that no unrelated active fact holds. Unrelated: sharing

@@ -165,7 +165,7 @@ impl Store for MemStore {
     }
 
     async fn set_policy(&self, policy: RetentionPolicy) -> Result<(), StoreError> {
-        policy.validate().map_err(StoreError::Invalid)?;
+        policy.validate().map_err(|e| StoreError::Invalid(e.to_string()))?;
         let mut s = self.inner.borrow_mut();
         s.meta.policy = policy;
         s.rows_written += 1;
@@ -181,7 +181,7 @@ impl Store for MemStore {
         if now_at != base {
             return Err(StoreError::Conflict { planned_at: base, now_at });
         }
-        doc.check().map_err(StoreError::Invalid)?;
+        doc.check().map_err(|e| StoreError::Invalid(e.to_string()))?;
         let fresh = MemStore::from_document(doc)?;
         let written = self.inner.borrow().rows_written;
         let mut inner = fresh.inner.into_inner();

@@ -39,18 +39,30 @@ pub const CHECKS: &[&str] = &[
 ];
 
 /// A conformance check's result: `Err` names what broke.
-pub type Conformance = Result<(), String>;
+pub type Conformance = Result<(), Broken>;
+
+/// What a backend got wrong, in words: the check's expectation and what the backend did.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Broken(pub String);
+
+impl std::fmt::Display for Broken {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for Broken {}
 
 macro_rules! ensure {
     ($cond:expr, $($msg:tt)+) => {
         if !$cond {
-            return Err(format!($($msg)+));
+            return Err(Broken(format!($($msg)+)));
         }
     };
 }
 
-fn e<E: std::fmt::Display>(err: E) -> String {
-    err.to_string()
+fn e<E: std::fmt::Display>(err: E) -> Broken {
+    Broken(err.to_string())
 }
 
 /// A fact for the checks.
@@ -93,7 +105,7 @@ fn commit(label: &str, items: Vec<Item>) -> Commit {
     Commit { at: 1000, label: Some(label.into()), items, ..Default::default() }
 }
 
-async fn seed<S: Store>(store: &S) -> Result<(), String> {
+async fn seed<S: Store>(store: &S) -> Conformance {
     let items = vec![
         fact(1, Block::Scratch, "I live in Lisbon.", 100),
         fact(2, Block::Scratch, "The kettle is broken.", 100),
@@ -139,7 +151,7 @@ pub async fn check<S: Store>(name: &str, store: &S) -> Conformance {
         "words_and_mentions_find_what_reading_everything_finds" => {
             words_and_mentions_find_what_reading_everything_finds(store).await
         }
-        other => Err(format!("no conformance check is called {other}")),
+        other => Err(Broken(format!("no conformance check is called {other}"))),
     }
 }
 
@@ -370,7 +382,9 @@ async fn a_commit_planned_against_an_old_head_is_refused<S: Store>(store: &S) ->
         Err(crate::store::StoreError::Conflict { planned_at, now_at }) => {
             ensure!(planned_at == head - 1 && now_at == head, "conflict says v{planned_at}/v{now_at}");
         }
-        other => return Err(format!("a commit planned at an old head was not refused as a conflict: {other:?}")),
+        other => {
+            return Err(Broken(format!("a commit planned at an old head was not refused as a conflict: {other:?}")))
+        }
     }
     ensure!(store.items().await.map_err(e)? == before, "a refused commit changed the items");
     ensure!(store.meta().await.map_err(e)?.head == head, "a refused commit moved the head");
@@ -438,7 +452,7 @@ async fn erase_rewrites_every_row_that_holds_the_words<S: Store>(store: &S) -> C
         .commit(commit("pass:promote:after", vec![fact(1, Block::Human, "My door code is 4417.", 100)]))
         .await
         .map_err(e)?;
-    let erased = crate::flow::edit::erase(store, "m_1", 2000).await.map_err(|x| x.to_string())?;
+    let erased = crate::flow::edit::erase(store, "m_1", 2000).await.map_err(e)?;
     ensure!(erased.item_ids == ["m_1"], "erased {:?}", erased.item_ids);
     let doc = store.document().await.map_err(e)?.to_json();
     ensure!(!doc.contains("4417") && !doc.contains("door"), "a row still holds the erased words");

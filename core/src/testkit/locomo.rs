@@ -40,7 +40,11 @@ pub struct Question {
 }
 
 /// Reads one conversation file; `Err` says what is missing or malformed.
-pub fn read(json: &str) -> Result<Conversation, String> {
+pub fn read(json: &str) -> Result<Conversation, crate::history::locomo::NotLocomo> {
+    read_file(json).map_err(crate::history::locomo::NotLocomo)
+}
+
+fn read_file(json: &str) -> Result<Conversation, String> {
     let v: Value = serde_json::from_str(json).map_err(|e| format!("not JSON: {e}"))?;
     let (speakers, sessions) = crate::history::locomo::sessions(&v)?;
     let ids: HashSet<&str> = sessions.iter().flat_map(|s| &s.turns).map(|t| t.dia_id.as_str()).collect();

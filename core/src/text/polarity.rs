@@ -216,9 +216,9 @@ pub fn is_cue_token(token: &str) -> bool {
 /// let said = ["I am not allergic to peanuts."];
 /// assert!(keeps_polarity("The user is not allergic to peanuts.", &said, "the user said", "the fact").is_ok());
 /// let err = keeps_polarity("The user is allergic to peanuts.", &said, "the user said", "the fact").unwrap_err();
-/// assert!(err.contains("\"not allergic\"") && err.contains("drops \"not\""));
+/// assert!(err.0.contains("\"not allergic\"") && err.0.contains("drops \"not\""));
 /// ```
-pub fn keeps_polarity(text: &str, sources: &[&str], whose: &str, what: &str) -> Result<(), String> {
+pub fn keeps_polarity(text: &str, sources: &[&str], whose: &str, what: &str) -> Result<(), Inverted> {
     // Each clause cut further by the one splitter, so a comma between two statements
     // (`I moved to Porto, I no longer live in Lisbon`) parts their polarities too; a piece
     // keeps what the splitter restored (`I don't smoke or drink` → `I don't drink.`).
@@ -245,7 +245,7 @@ pub fn keeps_polarity(text: &str, sources: &[&str], whose: &str, what: &str) -> 
             continue;
         }
         let source = covering[0];
-        return Err(match mine {
+        return Err(Inverted(match mine {
             Polarity::Positive => {
                 let (word, cue) = written_cue(source).unwrap_or_default();
                 format!("{whose} \"{cue}\"; {what} drops \"{word}\" and says the opposite")
@@ -254,9 +254,28 @@ pub fn keeps_polarity(text: &str, sources: &[&str], whose: &str, what: &str) -> 
                 let cue = cue_in_context(clause).unwrap_or_default();
                 format!("{what} adds a negation (\"{cue}\") that is not in the words \"{source}\"")
             }
-        });
+        }));
     }
     Ok(())
+}
+
+/// How a text inverts the clause of its source it comes from (`keeps_polarity`), worded for a refusal.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Inverted(pub String);
+
+impl std::fmt::Display for Inverted {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for Inverted {}
+
+/// The words, where a gate writes its refusal.
+impl From<Inverted> for String {
+    fn from(why: Inverted) -> String {
+        why.0
+    }
 }
 
 /// Whether two texts have opposite polarity (one negated, the other not).

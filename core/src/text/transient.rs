@@ -32,12 +32,12 @@ const NOW: &[&str] = &["right now", "at the moment", "at the minute", "just now"
 /// The last day `text`, said at `said_at`, holds as a passing state; else why it is none,
 /// worded for a refusal (`“I live in Lisbon” says how someone is with no while that ends
 /// …`).
-pub fn horizon(text: &str, said_at: i64) -> Result<Day, String> {
+pub fn horizon(text: &str, said_at: i64) -> Result<Day, NoWhile> {
     let quoted = text.trim().trim_end_matches('.');
     if !state::state(text) {
-        return Err(format!(
+        return Err(NoWhile(format!(
             "“{quoted}” says no passing state: it tells what happened or what someone does, not how they are"
-        ));
+        )));
     }
     let lower = format!(" {} ", text.to_lowercase().replace(|c: char| !c.is_alphanumeric(), " "));
     if NOW.iter().any(|p| lower.contains(&format!(" {p} "))) {
@@ -45,8 +45,27 @@ pub fn horizon(text: &str, said_at: i64) -> Result<Day, String> {
     }
     match when::resolve(text, said_at) {
         Resolution::Resolved { when, expression } if WHILES.contains(&expression.as_str()) => Ok(when.last()),
-        _ => Err(format!(
+        _ => Err(NoWhile(format!(
             "“{quoted}” names no while that ends (today, tonight, this week, right now …): a state with no end is kept"
-        )),
+        ))),
+    }
+}
+
+/// Why a text holds no passing state (`horizon`), worded for a refusal.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NoWhile(pub String);
+
+impl std::fmt::Display for NoWhile {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for NoWhile {}
+
+/// The words, where a gate writes its refusal.
+impl From<NoWhile> for String {
+    fn from(why: NoWhile) -> String {
+        why.0
     }
 }
