@@ -208,7 +208,7 @@ async fn every_broken_file_is_refused_by_the_apps_import_and_nothing_changes() {
         let name = unique_db("broken", n as u32);
         let err = match IdbStore::import_new(&name, &b.text).await {
             Ok(_) => panic!("{} was imported", b.name),
-            Err(e) => e,
+            Err(e) => e.to_string(),
         };
         assert!(err.contains(b.expect) && err.contains("Nothing was changed"), "{}: {err}", b.name);
         let opened = IdbStore::open(&name).await.expect("open");
@@ -412,4 +412,72 @@ async fn a_read_of_thousands_of_rows_decodes_every_one_in_order() {
     assert_eq!(read, facts, "each row as written");
     let changes = store.changes(0, store.meta().await.expect("meta").head).await.expect("changes");
     assert_eq!(changes.len(), facts.len(), "every change row read back");
+}
+
+/// Every write the page offers is a command of the one write path: each job that writes is
+/// driven here through the job worker's own code (in this thread) on IndexedDB, and leaves
+/// the version its command writes. A command kind the page offers no job for is named (an
+/// import reads its file in a worker of its own: `tests/e2e/import.cjs` drives it).
+#[wasm_bindgen_test]
+async fn every_write_the_page_offers_is_a_command_of_the_write_path() {
+    use nocturne_app::jobs::{self, AnyJob, Model};
+    use nocturne_core::write::Kind;
+    let memory = unique_db("jobs", 1);
+    IdbStore::delete(&memory).await.expect("delete");
+    let run = |job: AnyJob| jobs::perform_here(job);
+    let labels = || async {
+        let store = IdbStore::open(&memory).await.expect("open");
+        let labels: Vec<String> = store.versions().await.expect("versions").into_iter().map(|v| v.label).collect();
+        let items = store.items().await.expect("items");
+        store.close();
+        (labels, items)
+    };
+    let mut driven = std::collections::BTreeSet::new();
+    let mut drive = |job: AnyJob| {
+        driven.extend(job.performs().iter().copied());
+        run(job)
+    };
+    let text = "I live in Ghent. I keep a cat called Miso.".to_string();
+    let turn = jobs::Turn { memory: memory.clone(), text, now: NOW, model: Model::Offline };
+    drive(turn.into()).await.expect("a chat turn");
+    let (after, items) = labels().await;
+    assert!(after.iter().any(|l| l == "turn:0"), "{after:?}");
+    let fact = items.iter().find(|i| i.active).expect("a fact").item_id.clone();
+    let pin = nocturne_core::flow::edit::UserEdit::Pin { item_id: fact.clone() };
+    drive(jobs::Edit { memory: memory.clone(), edit: pin, now: NOW + 1 }.into()).await.expect("pin");
+    let mut policy = IdbStore::open(&memory).await.expect("open").meta().await.expect("meta").policy;
+    policy.stale_after_days = Some(400.0);
+    drive(jobs::Policy { memory: memory.clone(), policy, now: NOW + 2 }.into()).await.expect("policy");
+    drive(jobs::Restore { memory: memory.clone(), seq: 1, now: NOW + 3 }.into()).await.expect("restore");
+    let sleep = jobs::SleepJob {
+        memory: memory.clone(),
+        now: NOW + 4,
+        deep: true,
+        dry_run: false,
+        confirmed: true,
+        planned: None,
+        model: Model::Offline,
+    };
+    drive(sleep.into()).await.expect("a Sleep");
+    let planned = jobs::Plan { memory: memory.clone(), now: NOW + 5, deep: true, model: Model::Offline };
+    let plan: nocturne_core::flow::review::Review =
+        serde_json::from_value(drive(planned.into()).await.expect("a plan")).expect("a plan is a review");
+    let decisions = nocturne_core::flow::review::Decisions::all();
+    drive(jobs::Apply { memory: memory.clone(), plan: Box::new(plan), decisions, now: NOW + 6 }.into())
+        .await
+        .expect("apply");
+    drive(jobs::Erase { memory: memory.clone(), item_id: fact, now: NOW + 7 }.into()).await.expect("erase");
+    let (after, _) = labels().await;
+    for label in ["user:pin", "restore:v1", "consolidation:start", "pass:forget:after", "user:erase"] {
+        assert!(after.iter().any(|l| l == label), "no {label} in {after:?}");
+    }
+    for kind in Kind::ALL {
+        let offered = match kind {
+            Kind::Say => "not offered: every turn of the page's chat gets a reply (a Reply)",
+            Kind::Import | Kind::ImportSleep => "offered by the Import job: tests/e2e/import.cjs drives it",
+            Kind::Reply | Kind::Edit | Kind::Erase | Kind::Restore | Kind::Policy | Kind::Sleep | Kind::Apply => "",
+        };
+        assert!(driven.contains(&kind) || !offered.is_empty(), "the page's {kind:?} was not driven");
+    }
+    IdbStore::delete(&memory).await.expect("delete");
 }

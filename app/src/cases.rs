@@ -2,13 +2,14 @@
 //! (`cases/index.json`, then each file) so they stay out of the wasm bundle; the service
 //! worker precaches them, so Verify still works offline.
 
+use crate::error::AppError;
 use gloo_net::http::Request;
 
 /// Every case file as (file name, JSON text), in the index's order.
-pub async fn load() -> Result<Vec<(String, String)>, String> {
-    let names: Vec<String> = fetch("cases/index.json").await.and_then(|text| {
-        serde_json::from_str(&text).map_err(|e| format!("cases/index.json is not a list of names: {e}"))
-    })?;
+pub async fn load() -> Result<Vec<(String, String)>, AppError> {
+    let index = fetch("cases/index.json").await?;
+    let names: Vec<String> = serde_json::from_str(&index)
+        .map_err(|e| AppError::caused(format!("cases/index.json is not a list of names: {e}"), e))?;
     if names.is_empty() {
         return Err("cases/index.json lists no case files".into());
     }
@@ -20,11 +21,11 @@ pub async fn load() -> Result<Vec<(String, String)>, String> {
     Ok(out)
 }
 
-async fn fetch(path: &str) -> Result<String, String> {
+async fn fetch(path: &str) -> Result<String, AppError> {
     let fail = |why: String| format!("the gate case file {path} could not be loaded from this site ({why})");
     let resp = Request::get(path).send().await.map_err(|e| fail(e.to_string()))?;
     if !resp.ok() {
-        return Err(fail(format!("HTTP {}", resp.status())));
+        return Err(fail(format!("HTTP {}", resp.status())).into());
     }
-    resp.text().await.map_err(|e| fail(e.to_string()))
+    Ok(resp.text().await.map_err(|e| fail(e.to_string()))?)
 }

@@ -327,15 +327,16 @@ impl IdbStore {
     /// store and its active fact count. A file that is not a sound export is refused before
     /// anything is created; a failed load deletes the half-made database. Either way the
     /// memory in use is never touched.
-    pub async fn import_new(name: &str, text: &str) -> Result<(IdbStore, usize), String> {
+    pub async fn import_new(name: &str, text: &str) -> Result<(IdbStore, usize), crate::error::AppError> {
+        use crate::error::AppError;
         let doc = nocturne_core::store::document::Document::parse(text)
-            .map_err(|e| format!("Import refused: {e}. Nothing was changed."))?;
+            .map_err(|e| AppError::caused(format!("Import refused: {e}. Nothing was changed."), e))?;
         let facts = doc.items.iter().filter(|i| i.active).count();
-        let store = IdbStore::open(name).await.map_err(|e| e.to_string())?;
+        let store = IdbStore::open(name).await?;
         if let Err(e) = store.import(doc).await {
             store.close();
             let _ = IdbStore::delete(name).await;
-            return Err(format!("Import failed: {e}. Your current memory was not touched."));
+            return Err(AppError::caused(format!("Import failed: {e}. Your current memory was not touched."), e));
         }
         Ok((store, facts))
     }

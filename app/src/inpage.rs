@@ -115,13 +115,13 @@ pub fn isolated() -> bool {
 }
 
 /// The model file kept in this browser, if any.
-pub async fn kept() -> Result<Option<KeptModel>, String> {
+pub async fn kept() -> Result<Option<KeptModel>, RuntimeError> {
     answer(inpage_stored().await)
 }
 
 /// Checks `file` is a GGUF model and keeps it in place of any other, calling
 /// `on_progress` with the fraction copied.
-pub async fn keep(file: web_sys::File, on_progress: impl Fn(f64) + 'static) -> Result<KeptModel, String> {
+pub async fn keep(file: web_sys::File, on_progress: impl Fn(f64) + 'static) -> Result<KeptModel, RuntimeError> {
     let progress = Closure::<dyn Fn(f64)>::new(on_progress);
     answer(inpage_keep(file, progress.as_ref().unchecked_ref()).await)
 }
@@ -133,18 +133,18 @@ pub async fn offered() -> Vec<KeptModel> {
 }
 
 /// Downloads an offered model from this origin and keeps it, calling `on_progress`.
-pub async fn keep_offered(name: &str, on_progress: impl Fn(f64) + 'static) -> Result<KeptModel, String> {
+pub async fn keep_offered(name: &str, on_progress: impl Fn(f64) + 'static) -> Result<KeptModel, RuntimeError> {
     let progress = Closure::<dyn Fn(f64)>::new(on_progress);
     answer(inpage_keep_offered(name, progress.as_ref().unchecked_ref()).await)
 }
 
 /// Forgets the kept model and frees the runtime.
-pub async fn remove() -> Result<(), String> {
+pub async fn remove() -> Result<(), RuntimeError> {
     inpage_remove().await.map(|_| ()).map_err(message)
 }
 
 /// Loads the kept model (once per file, context size and threads).
-pub async fn load(config: &InPageConfig) -> Result<Loaded, String> {
+pub async fn load(config: &InPageConfig) -> Result<Loaded, RuntimeError> {
     answer(inpage_load(config.n_ctx, config.threads).await)
 }
 
@@ -200,7 +200,7 @@ impl InPageProvider {
         if stopped() {
             return Err(ProviderError::Stopped);
         }
-        load(&self.config).await.map_err(ProviderError::Runtime)?;
+        load(&self.config).await.map_err(|e| ProviderError::Runtime(e.0))?;
         let grammar_text = match &request.json {
             Some(contract) => Some(gbnf::grammar(&contract.schema).map_err(|e| ProviderError::Runtime(e.to_string()))?),
             None => None,
@@ -234,7 +234,7 @@ impl InPageProvider {
             {
                 ProviderError::Stopped
             } else {
-                ProviderError::Runtime(message(e))
+                ProviderError::Runtime(message(e).0)
             }
         };
         let session = inpage_start(js_request, fit_js, &controller.signal()).await.map_err(failed)?;
@@ -291,15 +291,37 @@ impl Provider for InPageProvider {
 }
 
 /// A runtime call's answer read as `T`, or the message of its error.
-fn answer<T: serde::de::DeserializeOwned>(v: Result<JsValue, JsValue>) -> Result<T, String> {
-    serde_wasm_bindgen::from_value(v.map_err(message)?).map_err(|e| e.to_string())
+fn answer<T: serde::de::DeserializeOwned>(v: Result<JsValue, JsValue>) -> Result<T, RuntimeError> {
+    serde_wasm_bindgen::from_value(v.map_err(message)?).map_err(|e| RuntimeError(e.to_string()))
 }
 
 /// A JavaScript error's message.
-fn message(e: JsValue) -> String {
-    Reflect::get(&e, &"message".into())
-        .ok()
-        .and_then(|m| m.as_string())
-        .or_else(|| e.as_string())
-        .unwrap_or_else(|| "an unknown error in the in-page runtime".into())
+fn message(e: JsValue) -> RuntimeError {
+    RuntimeError(
+        Reflect::get(&e, &"message".into())
+            .ok()
+            .and_then(|m| m.as_string())
+            .or_else(|| e.as_string())
+            .unwrap_or_else(|| "an unknown error in the in-page runtime".into()),
+    )
+}
+
+/// The in-page runtime failed (the model could not be kept, loaded or removed), in the
+/// runtime's words (it reports JavaScript errors: their message is what is kept).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RuntimeError(pub String);
+
+impl std::fmt::Display for RuntimeError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for RuntimeError {}
+
+/// The words, where the page shows them.
+impl From<RuntimeError> for String {
+    fn from(e: RuntimeError) -> String {
+        e.0
+    }
 }

@@ -2,6 +2,7 @@
 //! model providers (an OpenAI-compatible endpoint, a GGUF model run in the page). The only crate that touches the browser.
 
 pub mod cases;
+pub mod error;
 pub mod http;
 pub mod idb;
 pub mod inbox;

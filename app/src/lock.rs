@@ -110,16 +110,31 @@ pub async fn write<T>(work: impl Future<Output = T>) -> Result<T, LockError> {
     exclusive(WRITE_LOCK, Wait::Queue, work).await
 }
 
-/// The write lock every tab of this memory shares, as the one write path and the sync
-/// procedure hold it (`nocturne_sync::procedure::WriteLock`).
+/// The write lock every tab of this memory shares, as the one write path
+/// (`nocturne_core::write`) and the sync procedure hold it.
 pub struct Tabs;
 
-impl nocturne_sync::procedure::WriteLock for Tabs {
-    async fn hold<T>(&self, work: impl Future<Output = Result<T, String>>) -> Result<T, String> {
-        write(work).await.map_err(|e| e.to_string())?
+impl From<LockError> for nocturne_core::write::LockError {
+    fn from(e: LockError) -> Self {
+        match e {
+            LockError::Busy => nocturne_core::write::LockError::Busy(e.to_string()),
+            LockError::Unsupported(_) => nocturne_core::write::LockError::Unavailable(e.to_string()),
+        }
     }
-    async fn hold_if_free<T>(&self, work: impl Future<Output = Result<T, String>>) -> Result<T, String> {
+}
+
+impl nocturne_core::write::WriteLock for Tabs {
+    async fn hold<T, E: From<nocturne_core::write::LockError>>(
+        &self,
+        work: impl Future<Output = Result<T, E>>,
+    ) -> Result<T, E> {
+        write(work).await.map_err(|e| E::from(e.into()))?
+    }
+    async fn hold_if_free<T, E: From<nocturne_core::write::LockError>>(
+        &self,
+        work: impl Future<Output = Result<T, E>>,
+    ) -> Result<T, E> {
         crate::storage::persist_once().await;
-        exclusive(WRITE_LOCK, Wait::IfAvailable, work).await.map_err(|e| e.to_string())?
+        exclusive(WRITE_LOCK, Wait::IfAvailable, work).await.map_err(|e| E::from(e.into()))?
     }
 }

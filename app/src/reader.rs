@@ -10,6 +10,7 @@
 //! about a thousand messages (each parsed by the page in a task of its own), then what was
 //! left out, or why it failed.
 
+use crate::error::AppError;
 use crate::worker::{self, Started};
 use nocturne_core::history::{Conversation, Format, History, Reading, Skipped, Step};
 use serde::{Deserialize, Serialize};
@@ -57,7 +58,7 @@ enum Reply {
 /// Reads `file` in the import worker: `on_progress` gets the conversations read so far.
 /// Fails with a message a person can act on (the file's fault, or the reader could not
 /// be loaded); nothing is written either way.
-pub async fn read(file: &web_sys::File, now: i64, on_progress: &mut dyn FnMut(usize)) -> Result<History, String> {
+pub async fn read(file: &web_sys::File, now: i64, on_progress: &mut dyn FnMut(usize)) -> Result<History, AppError> {
     let worker = Started::new(WORKER_URL, "the import reader", "the first time a file is read")?;
     worker.ready(PROTOCOL).await?;
     let request = serde_json::to_string(&Request { protocol: PROTOCOL, now }).map_err(|e| e.to_string())?;
@@ -74,7 +75,7 @@ pub async fn read(file: &web_sys::File, now: i64, on_progress: &mut dyn FnMut(us
                 on_progress(conversations.len());
             }
             Reply::Done { format, skipped } => return Ok(History { format, conversations, skipped }),
-            Reply::Failed { message } => return Err(message),
+            Reply::Failed { message } => return Err(message.into()),
             Reply::Ready { .. } => return Err("the import reader started twice".into()),
         }
     }
@@ -90,7 +91,7 @@ fn post(reply: &Reply) {
     worker::post(reply)
 }
 
-async fn answer(data: JsValue) -> Result<(), String> {
+async fn answer(data: JsValue) -> Result<(), AppError> {
     let field = |name: &str| js_sys::Reflect::get(&data, &name.into()).unwrap_or(JsValue::UNDEFINED);
     let request = field("request").as_string().ok_or("the page sent no request")?;
     let request: Request =
@@ -99,7 +100,7 @@ async fn answer(data: JsValue) -> Result<(), String> {
         return Err(format!(
             "this page is from another version of Nocturne (messages v{}, its import reader v{PROTOCOL}); reload the page",
             request.protocol
-        ));
+        ).into());
     }
     let file: web_sys::File = field("file").dyn_into().map_err(|_| "the page sent no file")?;
     let buffer = wasm_bindgen_futures::JsFuture::from(file.array_buffer())

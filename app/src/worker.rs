@@ -4,6 +4,7 @@
 //! text, and each worker's first message says which version of them it speaks, so a cached
 //! page and a newer worker refuse each other with a clear message instead of misreading.
 
+use crate::error::AppError;
 use crate::inbox::Inbox;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
@@ -28,7 +29,7 @@ impl Started {
     /// Starts the worker whose loader is at `url` (Trunk's loader shim, next to the page);
     /// `what` names it in messages, `when` says when it is fetched ("the first time a file
     /// is read").
-    pub fn new(url: &'static str, what: &'static str, when: &'static str) -> Result<Started, String> {
+    pub fn new(url: &'static str, what: &'static str, when: &'static str) -> Result<Started, AppError> {
         let worker = web_sys::Worker::new(url).map_err(|e| format!("{what} ({url}) could not be started ({e:?})"))?;
         let inbox: Inbox<Event> = Inbox::default();
         let p = inbox.clone();
@@ -52,7 +53,7 @@ impl Started {
 
     /// Waits for the worker's first message, `ready` parsed from it, and checks that it
     /// speaks `protocol`.
-    pub async fn ready(&self, protocol: u32) -> Result<(), String> {
+    pub async fn ready(&self, protocol: u32) -> Result<(), AppError> {
         let text = self.next_text().await?;
         #[derive(serde::Deserialize)]
         struct Ready {
@@ -64,14 +65,15 @@ impl Started {
             Ok(r) if r.kind == "ready" => Err(format!(
                 "{} is from another version of Nocturne (messages v{}, this page v{protocol}); reload the page",
                 self.what, r.protocol
-            )),
-            _ => Err(format!("{} did not start as expected ({text})", self.what)),
+            )
+            .into()),
+            _ => Err(format!("{} did not start as expected ({text})", self.what).into()),
         }
     }
 
     /// Posts `message` to the worker.
-    pub fn post(&self, message: &JsValue) -> Result<(), String> {
-        self.worker.post_message(message).map_err(|e| format!("{} could not be asked ({e:?})", self.what))
+    pub fn post(&self, message: &JsValue) -> Result<(), AppError> {
+        Ok(self.worker.post_message(message).map_err(|e| format!("{} could not be asked ({e:?})", self.what))?)
     }
 
     /// Posts to the worker from a callback that may outlive this borrow (an abort's).
@@ -83,19 +85,20 @@ impl Started {
     }
 
     /// The worker's next message, as the text it is.
-    pub async fn next_text(&self) -> Result<String, String> {
+    pub async fn next_text(&self) -> Result<String, AppError> {
         match self.inbox.next().await {
             Event::Message(data) => {
-                data.as_string().ok_or_else(|| format!("{} sent something that is not text", self.what))
+                Ok(data.as_string().ok_or_else(|| format!("{} sent something that is not text", self.what))?)
             }
-            Event::Broken(why) => Err(why),
+            Event::Broken(why) => Err(why.into()),
         }
     }
 
     /// The worker's next message, parsed.
-    pub async fn next<T: serde::de::DeserializeOwned>(&self) -> Result<T, String> {
+    pub async fn next<T: serde::de::DeserializeOwned>(&self) -> Result<T, AppError> {
         let text = self.next_text().await?;
-        serde_json::from_str(&text).map_err(|e| format!("{}'s message is unreadable ({e})", self.what))
+        serde_json::from_str(&text)
+            .map_err(|e| AppError::caused(format!("{}'s message is unreadable ({e})", self.what), e))
     }
 }
 
@@ -112,14 +115,14 @@ impl Drop for Started {
 /// panic's words. Called once, by the worker module's `main`.
 pub fn serve<F>(protocol: u32, what: &'static str, answer: impl Fn(JsValue) -> F + 'static)
 where
-    F: std::future::Future<Output = Result<(), String>> + 'static,
+    F: std::future::Future<Output = Result<(), AppError>> + 'static,
 {
     std::panic::set_hook(Box::new(move |info| post_failed(&format!("{what} failed: {info}"))));
     let on_message = Closure::<dyn FnMut(web_sys::MessageEvent)>::new(move |e: web_sys::MessageEvent| {
         let work = answer(e.data());
         wasm_bindgen_futures::spawn_local(async move {
-            if let Err(message) = work.await {
-                post_failed(&message);
+            if let Err(e) = work.await {
+                post_failed(&e.to_string());
             }
         })
     });

@@ -5,6 +5,7 @@
 //! each 10,000-fact memory against a model that proposes nothing (a stub endpoint), so
 //! the time is the engine's own. Printed, never asserted on time.
 
+use crate::error::CliError;
 use nocturne_core::flow::pair_search::{self, Bounds, Work};
 use nocturne_core::flow::sleep::{self, SleepOptions};
 use nocturne_core::model::memory::Item;
@@ -49,7 +50,7 @@ fn block<T>(f: impl std::future::Future<Output = T>) -> T {
 
 /// A memory of `facts` slept once (deep, against the silent model), then a day of `new`
 /// facts and an incremental dry-run Sleep of it: what `sleep --dry-run` does that day.
-fn day_after(shape: Shape, facts: usize, new: usize) -> Result<(), String> {
+fn day_after(shape: Shape, facts: usize, new: usize) -> Result<(), CliError> {
     let store = MemStore::new();
     let items = adversarial::facts(shape, facts, 1, NOW, 5);
     block(store.commit(Commit { at: NOW, label: Some("bench:seed".into()), items, ..Default::default() }))
@@ -83,7 +84,7 @@ fn day_after(shape: Shape, facts: usize, new: usize) -> Result<(), String> {
     Ok(())
 }
 
-pub fn run(max: usize, new: usize) -> Result<(), String> {
+pub fn run(max: usize, new: usize) -> Result<(), CliError> {
     for shape in Shape::ALL {
         for facts in [10_000, 100_000].into_iter().filter(|n| *n <= max) {
             searches(shape, &adversarial::facts(shape, facts, 1, NOW, 5));

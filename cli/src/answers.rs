@@ -7,6 +7,7 @@
 //! or something else. How often the prompt held the evidence at all is printed beside.
 
 use crate::conversation::{self, Ingested, Keep};
+use crate::error::CliError;
 use nocturne_core::flow::chat;
 use nocturne_core::llm::context::PromptIndex;
 use nocturne_core::llm::provider::{Provider, ProviderError};
@@ -66,7 +67,7 @@ pub fn sample(questions: &[locomo::Question], n: usize) -> Vec<&locomo::Question
 }
 
 /// Keeps the conversation in `file`, then answers a sample of `n` questions with `provider`.
-pub fn run<P: Provider>(file: &Path, n: usize, provider: &P) -> Result<Classes, String> {
+pub fn run<P: Provider>(file: &Path, n: usize, provider: &P) -> Result<Classes, CliError> {
     let json = std::fs::read_to_string(file).map_err(|e| format!("cannot read {}: {e}", file.display()))?;
     let c = locomo::read(&json).map_err(|e| format!("{}: {e}", file.display()))?;
     let Ingested { store, dia_of, now, policy } = conversation::ingest(&c, Keep::Everything)?;
@@ -89,7 +90,7 @@ pub fn run<P: Provider>(file: &Path, n: usize, provider: &P) -> Result<Classes, 
                 out.unreadable += 1;
                 continue;
             }
-            Err(e) => return Err(format!("question {} ({:?}): {e}", k + 1, q.question)),
+            Err(e) => return Err(format!("question {} ({:?}): {e}", k + 1, q.question).into()),
         };
         let wanted: HashSet<&str> = q.evidence.iter().map(String::as_str).collect();
         let from_evidence = |id: &String| {

@@ -8,6 +8,7 @@
 //! plain BM25 over the raw dated turns (and, reported apart, the same BM25 cutting words into
 //! the roots the memory is searched by), and the most recent turns.
 
+use crate::error::CliError;
 use nocturne_core::flow::{chat, sleep};
 use nocturne_core::llm::context::Selection;
 use nocturne_core::llm::offline::OfflineProvider;
@@ -267,7 +268,7 @@ pub struct Ingested {
 
 /// Feeds `conversation` through the chat path (offline provider, each turn a user turn
 /// carrying its speaker, at its session's time) with a Sleep after each session.
-pub fn ingest(conversation: &Conversation, keep: Keep) -> Result<Ingested, String> {
+pub fn ingest(conversation: &Conversation, keep: Keep) -> Result<Ingested, CliError> {
     let store = MemStore::new();
     let policy = match keep {
         Keep::Default => RetentionPolicy::default(),
@@ -306,7 +307,7 @@ pub fn ingest(conversation: &Conversation, keep: Keep) -> Result<Ingested, Strin
 }
 
 /// Feeds `conversation` through the chat path and Sleeps, then measures every question.
-pub fn measure(conversation: &Conversation, budget: u64, keep: Keep, misses: bool) -> Result<Figures, String> {
+pub fn measure(conversation: &Conversation, budget: u64, keep: Keep, misses: bool) -> Result<Figures, CliError> {
     let Ingested { store, dia_of, now, policy } = ingest(conversation, keep)?;
     let items = block(store.items()).map_err(|e| e.to_string())?;
     let log = block(store.mutations()).map_err(|e| e.to_string())?;
@@ -553,7 +554,7 @@ pub fn run(
     keep: Option<Keep>,
     check: bool,
     misses: bool,
-) -> Result<(), String> {
+) -> Result<(), CliError> {
     let policies: Vec<Keep> = keep.map_or(vec![Keep::Everything, Keep::Default], |k| vec![k]);
     let mut totals: Vec<(Keep, Figures)> = Vec::new();
     for policy in policies {
@@ -597,7 +598,7 @@ pub fn run(
 /// default, recall within 5% of `keep`'s, still 0.10 above BM25, while superseded values
 /// are retired in every conversation and passing states or promises past their date in
 /// the run.
-fn check_targets(totals: &[(Keep, Figures)]) -> Result<(), String> {
+fn check_targets(totals: &[(Keep, Figures)]) -> Result<(), CliError> {
     let mut misses = Vec::new();
     let keep_all = totals.iter().find(|(k, _)| *k == Keep::Everything).map(|(_, f)| f.all_shares().0);
     for (policy, total) in totals {
@@ -637,6 +638,6 @@ fn check_targets(totals: &[(Keep, Figures)]) -> Result<(), String> {
     if misses.is_empty() {
         Ok(())
     } else {
-        Err(format!("off target: {}", misses.join("; ")))
+        Err(format!("off target: {}", misses.join("; ")).into())
     }
 }

@@ -2,6 +2,7 @@
 //! rules, each half apart. The held-out test half's figure is the one that counts; its
 //! misses are counted, never printed, so nobody tunes a rule on them by reading.
 
+use crate::error::CliError;
 use nocturne_core::testkit::corpora::{self, Half, Score};
 use nocturne_core::testkit::worth;
 
@@ -24,7 +25,7 @@ fn print(score: &Score, name: &str, misses: bool) {
 /// The worth corpus, then the person and chatter corpora through the offline encoder and
 /// the Encode gate. Off target (an error): the worth corpus's own targets, or the person
 /// corpus's test half under [`PERSON_TARGET`].
-pub fn worth(misses: bool) -> Result<(), String> {
+pub fn worth(misses: bool) -> Result<(), CliError> {
     let s = worth::score(worth::STATEMENTS);
     println!("{}", s.line());
     for miss in &s.misses {
@@ -44,7 +45,7 @@ pub fn worth(misses: bool) -> Result<(), String> {
     if off.is_empty() {
         Ok(())
     } else {
-        Err(format!("off target: {}", off.join("; ")))
+        Err(format!("off target: {}", off.join("; ")).into())
     }
 }
 
@@ -54,7 +55,7 @@ pub const REFERENTS_TARGET: f64 = 0.90;
 /// The compounds through the one splitter, then the referents corpus through the splitter
 /// and `text::antecedent`. Off target: either test half under its target ([`SPLIT_TARGET`],
 /// [`REFERENTS_TARGET`]).
-pub fn split(misses: bool) -> Result<(), String> {
+pub fn split(misses: bool) -> Result<(), CliError> {
     let score = corpora::split_score();
     print(&score, "split", misses);
     let referents = corpora::referents_score();
@@ -71,6 +72,6 @@ pub fn split(misses: bool) -> Result<(), String> {
     if off.is_empty() {
         Ok(())
     } else {
-        Err(format!("off target: {}", off.join("; ")))
+        Err(format!("off target: {}", off.join("; ")).into())
     }
 }

@@ -81,7 +81,8 @@ caused_by!(
     nocturne_core::flow::edit::EditError,
     nocturne_core::proof::quiz::QuizError,
     nocturne_core::gate::case::CaseError,
-    nocturne_sync::journal::SleepFailure,
+    nocturne_core::write::WriteError,
+    nocturne_sync::SyncError,
     serde_json::Error,
 );
 

@@ -9,6 +9,7 @@
 //! then a rename) before the lock is let go. Readers never take the lock: they always see
 //! a whole file, the old one or the new one.
 
+use crate::error::CliError;
 use nocturne_core::model::memory::{Item, Mutation, Turn, Version};
 use nocturne_core::model::policy::RetentionPolicy;
 use nocturne_core::store::document::Document;
@@ -36,7 +37,7 @@ struct Stamp {
 impl FileStore {
     /// The memory in `path`; an empty one when there is no file yet (the first write
     /// creates it).
-    pub fn open(path: &Path) -> Result<FileStore, String> {
+    pub fn open(path: &Path) -> Result<FileStore, CliError> {
         let store = FileStore { path: path.to_path_buf(), loaded: RefCell::new((Rc::new(MemStore::new()), None)) };
         store.refresh().map_err(|e| e.to_string())?;
         Ok(store)
@@ -268,7 +269,7 @@ mod tests {
     fn a_store_file_that_is_not_a_memory_is_an_error_naming_it() {
         let path = temp("garbage.json");
         std::fs::write(&path, "{ not json").expect("write");
-        let err = FileStore::open(&path).err().expect("refused");
+        let err = FileStore::open(&path).err().expect("refused").to_string();
         assert!(err.contains("garbage.json") && err.contains("not a readable memory file"), "{err}");
     }
 }

@@ -1,17 +1,18 @@
 //! `nocturne import FILE`: a ChatGPT or Claude export (the `.zip` as downloaded or its
 //! `conversations.json`), a JSON Lines log or a LoCoMo file into a store file, through the
-//! core's one import path, through the one write path (`write::Writer`). The file is saved
+//! core's one import path, through the one write path (`write::perform`). The file is saved
 //! after every piece of the plan (whole days, under the store's lock), so Ctrl-C keeps what
 //! was imported and the same command resumes.
 
+use crate::error::CliError;
 use crate::store::Memory;
-use crate::write::Writer;
 use nocturne_core::flow::import::{Report, TranscriptCache};
 use nocturne_core::flow::import_plan;
 use nocturne_core::flow::import_plan::{ImportOptions, Plan, SleepAfter};
 use nocturne_core::history::{self as readers, Format, History};
 use nocturne_core::llm::provider::Provider;
 use nocturne_core::store::Store;
+use nocturne_core::write::{Done, Import, ImportSleep, Imported, Watch, WriteError};
 use std::collections::HashSet;
 use std::path::Path;
 use std::time::Instant;
@@ -32,7 +33,7 @@ pub struct Request<'a> {
 }
 
 /// Reads, estimates and (unless a dry run) imports; prints what it does.
-pub fn run<P: Provider>(request: Request<'_>, provider: &P) -> Result<Option<Report>, String> {
+pub fn run<P: Provider>(request: Request<'_>, provider: &P) -> Result<Option<Report>, CliError> {
     let started = Instant::now();
     let bytes = std::fs::read(request.file).map_err(|e| format!("cannot read {}: {e}", request.file.display()))?;
     let name =
@@ -63,7 +64,7 @@ pub fn run<P: Provider>(request: Request<'_>, provider: &P) -> Result<Option<Rep
             ..Default::default()
         }));
     }
-    let report = import_pieces(&Writer::new(request.store, &memory), provider, &plan, &options, request.now)?;
+    let report = import_pieces(request.store, &memory, provider, &plan, &options, request.now)?;
     print_report(&report);
     let peak = peak_mib().map_or(String::new(), |m| format!(" peakMiB={m:.0}"));
     println!("import-cost: seconds={:.1}{peak} (reading, planning and importing)", started.elapsed().as_secs_f64());
@@ -73,12 +74,13 @@ pub fn run<P: Provider>(request: Request<'_>, provider: &P) -> Result<Option<Rep
 /// Imports `plan` a piece at a time through the one write path, saving the file after
 /// each (and recording each day for the next sync when the store syncs).
 fn import_pieces<P: Provider>(
-    writer: &Writer<'_>,
+    path: &Path,
+    memory: &Memory,
     provider: &P,
     plan: &Plan,
     options: &ImportOptions,
     now: i64,
-) -> Result<Report, String> {
+) -> Result<Report, CliError> {
     let started = Instant::now();
     let total = plan.batches.len();
     let mut done = 0;
@@ -87,10 +89,11 @@ fn import_pieces<P: Provider>(
     crate::progress("before the first batch; nothing was written");
     for piece in plan.pieces(PIECE_BATCHES) {
         let batches = piece.batches.len();
-        let outcome = writer
-            .import(provider, &piece, options, &mut seen, now)
+        let import = Import { piece, options: options.clone(), at: now, seen: std::mem::take(&mut seen) };
+        let outcome = piece_of(path, memory, provider, import)
             .map_err(|e| format!("{e}; the store holds what was imported before"))?;
-        report.absorb(outcome.done);
+        seen = outcome.done.seen;
+        report.absorb(outcome.done.report);
         done += batches;
         let line = format!(
             "imported {done}/{total} batches: {} turns, {} facts ({:.1} s)",
@@ -106,11 +109,28 @@ fn import_pieces<P: Provider>(
     }
     if options.sleep == SleepAfter::End && report.user_turns > 0 {
         eprintln!("sleeping (one deep Sleep over the imported memory)");
-        writer
-            .import_sleep(provider, options, now, &mut report)
-            .map_err(|e| format!("the import is saved, but its Sleep failed: {e}"))?;
+        let sleep = ImportSleep { options: options.clone(), at: now, report };
+        report = crate::write::perform(path, memory, sleep, provider, &mut Watch::quiet())
+            .map_err(|e| format!("the import is saved, but its Sleep failed: {e}"))?
+            .done;
     }
     Ok(report)
+}
+
+/// One piece through the one write path: a database commits each batch as it goes; a JSON
+/// file is rewritten once for the piece, under its lock.
+fn piece_of<P: Provider>(
+    path: &Path,
+    memory: &Memory,
+    provider: &P,
+    import: Import,
+) -> Result<Done<Imported>, WriteError> {
+    match memory {
+        Memory::Db(db) => crate::write::perform_on_blocking(path, db, import, provider),
+        Memory::File(file) => pollster::block_on(file.write(|mem| async move {
+            Ok(crate::write::perform_on(path, &*mem, import, provider, &mut Watch::quiet()).await)
+        }))?,
+    }
 }
 
 /// Batches written between two saves of the file.
@@ -157,13 +177,13 @@ fn print_report(r: &Report) {
 }
 
 /// Writes a scripted export (see `nocturne sample-export`).
-pub fn sample(kind: &str, out: &Path, conversations: usize, turns: usize) -> Result<(), String> {
+pub fn sample(kind: &str, out: &Path, conversations: usize, turns: usize) -> Result<(), CliError> {
     use nocturne_core::testkit::exports;
     let json = match kind {
         "chatgpt" => serde_json::to_vec(&exports::chatgpt_conversations()),
         "claude" => serde_json::to_vec(&exports::claude_conversations()),
         "synthetic" => Ok(exports::synthetic_chatgpt(conversations, turns)),
-        other => return Err(format!("the sample is chatgpt, claude or synthetic, got {other:?}")),
+        other => return Err(format!("the sample is chatgpt, claude or synthetic, got {other:?}").into()),
     }
     .map_err(|e| e.to_string())?;
     let bytes = if out.extension().is_some_and(|e| e == "zip") {

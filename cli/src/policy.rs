@@ -1,6 +1,7 @@
 //! `nocturne policy`: the memory's retention policy, shown or changed as a logged edit
 //! (`flow::edit::set_policy`), with what the next Sleep would retire under it.
 
+use crate::error::CliError;
 use crate::store::Memory;
 use nocturne_core::flow::{estimate, policy, sleep};
 use nocturne_core::llm::provider::ProposalStyle;
@@ -51,7 +52,7 @@ pub struct Changes {
 
 /// Prints the policy (after applying `changes`, logged as the user's edit), then what the
 /// next Sleep would retire under it.
-pub fn run(path: &std::path::Path, now: i64, changes: Changes) -> Result<(), String> {
+pub fn run(path: &std::path::Path, now: i64, changes: Changes) -> Result<(), CliError> {
     let memory = Memory::open_existing(path)?;
     let mut policy = pollster::block_on(memory.meta()).map_err(|e| e.to_string())?.policy;
     if let Some(s) = changes.stale_after_days {
@@ -66,7 +67,10 @@ pub fn run(path: &std::path::Path, now: i64, changes: Changes) -> Result<(), Str
     if let Some(s) = changes.commitment_grace_days {
         policy.commitment_grace_days = s.days();
     }
-    let set = crate::write::Writer::new(path, &memory).set_policy(&policy, now)?;
+    let change = nocturne_core::write::Policy { policy: policy.clone(), at: now };
+    let mut quiet = nocturne_core::write::Watch::quiet();
+    let set = crate::write::perform(path, &memory, change, &nocturne_core::write::NoModel, &mut quiet)
+        .map_err(|e| e.to_string())?;
     match set.done {
         Some(reason) => println!("changed: {reason}"),
         None => println!("unchanged"),

@@ -2,6 +2,7 @@
 //! endpoint, as the arguments chose.
 
 use crate::args::{ProviderArgs, ProviderKind};
+use crate::error::CliError;
 use crate::openai;
 use nocturne_core::llm::offline::OfflineProvider;
 use nocturne_core::llm::provider::StyleSetting;
@@ -15,7 +16,7 @@ pub(crate) enum AnyProvider {
 nocturne_core::forward_provider!(AnyProvider { Offline, Remote });
 
 impl ProviderArgs {
-    pub(crate) fn build(&self) -> Result<AnyProvider, String> {
+    pub(crate) fn build(&self) -> Result<AnyProvider, CliError> {
         Ok(match self.provider {
             ProviderKind::Offline => AnyProvider::Offline(OfflineProvider),
             ProviderKind::Openai => AnyProvider::Remote(remote(
@@ -37,7 +38,7 @@ pub(crate) fn remote(
     model: &str,
     key_env: Option<&str>,
     style: StyleSetting,
-) -> Result<openai::OpenAi, String> {
+) -> Result<openai::OpenAi, CliError> {
     let key = match key_env {
         Some(var) => Some(
             std::env::var(var).map_err(|_| format!("the environment variable {var} (for the API key) is not set"))?,

@@ -3,6 +3,7 @@
 //! one `key=value` line each, never asserted on time (machines are noisy); the recall
 //! targets are checked by the caller (`--check`).
 
+use crate::error::CliError;
 use nocturne_core::flow::report::SleepReport;
 use nocturne_core::flow::sleep::{self, SleepOptions};
 use nocturne_core::llm::offline::OfflineProvider;
@@ -22,7 +23,7 @@ fn block<T>(f: impl std::future::Future<Output = T>) -> T {
 
 /// A lifetime memory of `facts`, slept deeply until a Sleep changes nothing (at most
 /// six times), as a memory that has slept every night would be.
-fn slept_memory(facts: usize) -> Result<(MemStore, usize), String> {
+fn slept_memory(facts: usize) -> Result<(MemStore, usize), CliError> {
     let store = MemStore::new();
     let items = lifetime::memory(facts, NOW, 21);
     block(store.commit(Commit { at: NOW, label: Some("bench:seed".into()), items, ..Default::default() }))
@@ -39,19 +40,18 @@ fn slept_memory(facts: usize) -> Result<(MemStore, usize), String> {
     Ok((store, rounds))
 }
 
-fn run(store: &MemStore, options: SleepOptions) -> Result<SleepReport, String> {
-    block(sleep::sleep(store, &OfflineProvider, &options, &mut |_| {})).map_err(|e| e.to_string())
+fn run(store: &MemStore, options: SleepOptions) -> Result<SleepReport, CliError> {
+    Ok(block(sleep::sleep(store, &OfflineProvider, &options, &mut |_| {}))?)
 }
 
 /// Stores `facts` as new facts said at `at`, as version `label`.
-fn say(store: &MemStore, at: i64, label: &str, facts: Vec<nocturne_core::model::memory::Item>) -> Result<(), String> {
-    block(store.commit(Commit { at, label: Some(label.into()), created: facts, ..Default::default() }))
-        .map(|_| ())
-        .map_err(|e| e.to_string())
+fn say(store: &MemStore, at: i64, label: &str, facts: Vec<nocturne_core::model::memory::Item>) -> Result<(), CliError> {
+    block(store.commit(Commit { at, label: Some(label.into()), created: facts, ..Default::default() }))?;
+    Ok(())
 }
 
 /// Adds a day of `new` facts said at `now`; returns their ids and the day's make-up.
-fn add_day(store: &MemStore, new: usize, now: i64) -> Result<(HashSet<String>, lifetime::Day), String> {
+fn add_day(store: &MemStore, new: usize, now: i64) -> Result<(HashSet<String>, lifetime::Day), CliError> {
     let items = block(store.items()).map_err(|e| e.to_string())?;
     let next = block(store.meta()).map_err(|e| e.to_string())?.next_item;
     let day = lifetime::day(&items, new, now, next, 22);
@@ -89,7 +89,7 @@ fn touches(m: &Mutation, ids: &HashSet<String>) -> bool {
         || r.from_ids.iter().any(|d| ids.contains(d))
 }
 
-pub fn incremental(facts: usize, new: usize) -> Result<(), String> {
+pub fn incremental(facts: usize, new: usize) -> Result<(), CliError> {
     let (store, rounds) = slept_memory(facts)?;
     let day_at = NOW + DAY;
     let (fresh, day) = add_day(&store, new, day_at)?;
@@ -143,7 +143,7 @@ pub fn incremental(facts: usize, new: usize) -> Result<(), String> {
 /// partners, not about the facts that deep Sleep promoted — they met in scratch, and meet
 /// only their new block's older facts again. `missed`: edits touching a new fact that a
 /// deep Sleep right after still makes.
-fn after_deep(facts: usize, new: usize) -> Result<(), String> {
+fn after_deep(facts: usize, new: usize) -> Result<(), CliError> {
     let store = MemStore::new();
     let mut items = lifetime::memory(facts, NOW, 21);
     for item in &mut items {
@@ -206,7 +206,7 @@ pub(crate) fn transcript(
 /// The prompt budget the recall benchmark measures (the default for every provider).
 const BUDGET: u64 = nocturne_core::llm::provider::DEFAULT_MEMORY_TOKENS;
 
-pub fn recall(facts: usize, export: Option<&std::path::Path>) -> Result<(), String> {
+pub fn recall(facts: usize, export: Option<&std::path::Path>) -> Result<(), CliError> {
     use nocturne_core::llm::context::PromptIndex;
     use nocturne_core::llm::prompt;
     use nocturne_core::model::memory::Block;

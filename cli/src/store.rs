@@ -7,6 +7,7 @@
 //! else is a database).
 
 use crate::db::{DbStore, SQLITE_MAGIC};
+use crate::error::CliError;
 use crate::file::FileStore;
 use nocturne_core::model::memory::{Item, Mutation, Turn, Version};
 use nocturne_core::model::policy::RetentionPolicy;
@@ -24,7 +25,7 @@ pub enum Memory {
 impl Memory {
     /// The memory at `path`; a new, empty one when there is no file yet (the first write
     /// creates it).
-    pub fn open(path: &Path) -> Result<Memory, String> {
+    pub fn open(path: &Path) -> Result<Memory, CliError> {
         let database = match std::fs::File::open(path) {
             Ok(mut file) => {
                 let mut head = [0u8; 16];
@@ -34,23 +35,24 @@ impl Memory {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
                 path.extension().is_none_or(|ext| !ext.eq_ignore_ascii_case("json"))
             }
-            Err(e) => return Err(format!("cannot open {}: {e}", path.display())),
+            Err(e) => return Err(format!("cannot open {}: {e}", path.display()).into()),
         };
         if database {
-            DbStore::open(path).map(Memory::Db).map_err(|e| e.to_string())
+            Ok(DbStore::open(path).map(Memory::Db)?)
         } else {
             FileStore::open(path).map(Memory::File)
         }
     }
 
     /// The memory at `path`, which must exist.
-    pub fn open_existing(path: &Path) -> Result<Memory, String> {
+    pub fn open_existing(path: &Path) -> Result<Memory, CliError> {
         if !path.exists() {
             return Err(format!(
                 "no memory at {} (start one with `nocturne chat --store {}`)",
                 path.display(),
                 path.display()
-            ));
+            )
+            .into());
         }
         Memory::open(path)
     }

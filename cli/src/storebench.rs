@@ -3,14 +3,16 @@
 //! MCP `add_memory`, each as a command runs it (the store opened afresh), and a long
 //! conversation piped into one `nocturne chat` on a new memory. Figures, not targets.
 
+use crate::error::CliError;
 use crate::store::Memory;
-use crate::write::Writer;
+use crate::write;
 use nocturne_core::llm::offline::OfflineProvider;
 use nocturne_core::model::memory::{Mutation, Proposer, Refs};
 use nocturne_core::model::pass::{MutationKind, PassKind};
 use nocturne_core::store::{search, Commit, MemStore, Store};
 use nocturne_core::testkit::{lifetime, synth};
 use nocturne_core::text::order;
+use nocturne_core::write::{Reply, Watch};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -37,7 +39,7 @@ struct Figures {
 }
 
 /// Runs the benchmark and prints one line per size and backend, then the ratios.
-pub fn run(options: &Options) -> Result<(), String> {
+pub fn run(options: &Options) -> Result<(), CliError> {
     std::fs::create_dir_all(&options.dir).map_err(|e| format!("cannot make {}: {e}", options.dir.display()))?;
     for &facts in &options.facts {
         let doc = seeded(facts)?;
@@ -45,7 +47,9 @@ pub fn run(options: &Options) -> Result<(), String> {
         let db = fresh(&options.dir.join(format!("memory-{facts}.db")));
         crate::file::write_atomically(&json, doc.to_json().as_bytes())
             .map_err(|e| format!("cannot write {}: {e}", json.display()))?;
-        let Memory::Db(store) = Memory::open(&db)? else { return Err(format!("{} is not a database", db.display())) };
+        let Memory::Db(store) = Memory::open(&db)? else {
+            return Err(format!("{} is not a database", db.display()).into());
+        };
         pollster::block_on(store.replace_all(doc, 0)).map_err(|e| e.to_string())?;
         drop(store);
         let mut seen = Vec::new();
@@ -64,7 +68,7 @@ pub fn run(options: &Options) -> Result<(), String> {
         }
         let (j, d) = (&seen[0], &seen[1]);
         if j.hits != d.hits {
-            return Err(format!("the two backends found different facts: {} against {}", j.hits, d.hits));
+            return Err(format!("the two backends found different facts: {} against {}", j.hits, d.hits).into());
         }
         println!(
             "bench-store: facts={facts} databaseFaster turn={:.0}x search={:.0}x mcpAdd={:.0}x",
@@ -92,7 +96,7 @@ fn fresh(path: &Path) -> PathBuf {
 
 /// A memory of `facts` facts with the conversation they came from and an encode entry in
 /// the log for each, as a memory that has lived that long holds.
-fn seeded(facts: usize) -> Result<nocturne_core::store::document::Document, String> {
+fn seeded(facts: usize) -> Result<nocturne_core::store::document::Document, CliError> {
     let store = MemStore::new();
     let items = lifetime::memory(facts, NOW, 31);
     let (turns, encoded_through) = crate::scale::transcript(&items);
@@ -128,7 +132,7 @@ fn seeded(facts: usize) -> Result<nocturne_core::store::document::Document, Stri
 }
 
 /// The median of `n` runs of `f`, in milliseconds.
-fn median_ms(n: usize, mut f: impl FnMut(usize) -> Result<(), String>) -> Result<f64, String> {
+fn median_ms(n: usize, mut f: impl FnMut(usize) -> Result<(), CliError>) -> Result<f64, CliError> {
     let mut times = Vec::with_capacity(n);
     for i in 0..n {
         let t = Instant::now();
@@ -139,18 +143,21 @@ fn median_ms(n: usize, mut f: impl FnMut(usize) -> Result<(), String>) -> Result
     Ok(times[n / 2])
 }
 
-fn measure(path: &Path) -> Result<Figures, String> {
+fn measure(path: &Path) -> Result<Figures, CliError> {
     const RUNS: usize = 3;
     let bytes = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
     let open_ms = median_ms(RUNS, |_| {
         let memory = Memory::open(path)?;
-        pollster::block_on(memory.meta()).map(|_| ()).map_err(|e| e.to_string())
+        pollster::block_on(memory.meta())?;
+        Ok(())
     })?;
     let provider = OfflineProvider;
     let turn_ms = median_ms(RUNS, |i| {
         let memory = Memory::open(path)?;
         let text = format!("My neighbour number {i} keeps bees behind the old mill.");
-        Writer::new(path, &memory).say(&provider, None, &text, NOW + 60 + i as i64).map(|_| ())
+        let turn = Reply { text, speaker: None, at: NOW + 60 + i as i64 };
+        write::perform(path, &memory, turn, &provider, &mut Watch::quiet())?;
+        Ok(())
     })?;
     let mut hits = 0;
     let search_ms = median_ms(RUNS, |_| {
@@ -166,22 +173,22 @@ fn measure(path: &Path) -> Result<Figures, String> {
         now: Some(NOW + 600),
     };
     let add_ms = median_ms(RUNS, |i| {
-        let mut args = serde_json::Map::new();
-        args.insert("text".into(), format!("My cousin number {i} moved to Tartu.").into());
-        crate::mcp::call(&config, "add_memory", args).map(|_| ())
+        let args = crate::mcp::AddMemory { text: format!("My cousin number {i} moved to Tartu."), said_at: None };
+        crate::mcp::add_memory(&config, args)?;
+        Ok(())
     })?;
     Ok(Figures { open_ms, turn_ms, search_ms, add_ms, hits, bytes })
 }
 
 /// Seconds to pipe `turns` one-sentence turns into one chat on a new memory at `path`.
-fn pipe(path: &Path, turns: usize) -> Result<f64, String> {
+fn pipe(path: &Path, turns: usize) -> Result<f64, CliError> {
     let t = Instant::now();
     let memory = Memory::open(path)?;
-    let writer = Writer::new(path, &memory);
     let provider = OfflineProvider;
     for i in 0..turns {
         let text = format!("My friend number {i} lives in town {} and plays the cello.", i % 97);
-        writer.say(&provider, None, &text, NOW + i as i64)?;
+        let turn = Reply { text, speaker: None, at: NOW + i as i64 };
+        write::perform(path, &memory, turn, &provider, &mut Watch::quiet()).map_err(|e| e.to_string())?;
     }
     Ok(t.elapsed().as_secs_f64())
 }

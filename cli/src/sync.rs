@@ -8,9 +8,11 @@
 //! with these files records every chat turn, edit, Sleep and erase made on it, and the
 //! next `nocturne sync` seals and sends them.
 
+use crate::error::CliError;
 use crate::store::Memory;
+use nocturne_core::write::StoreLocks;
 use nocturne_sync::crypto::KdfParams;
-use nocturne_sync::procedure::{self, Ask, Exchange, Random, ReplicaKeeper, StateKeeper, StoreLocks};
+use nocturne_sync::procedure::{self, Ask, Exchange, Random, ReplicaKeeper, StateKeeper};
 use nocturne_sync::replica::Replica;
 use nocturne_sync::session::Session;
 use nocturne_sync::SyncError;
@@ -21,7 +23,7 @@ pub use nocturne_sync::procedure::Joined;
 
 /// Copies the sync state beside the store `from` to beside `to` (a store moved into a
 /// database keeps its place in its sync space); whether there was any.
-pub fn copy_state(from: &Path, to: &Path) -> Result<bool, String> {
+pub fn copy_state(from: &Path, to: &Path) -> Result<bool, CliError> {
     let (from, to) = (Files(from), Files(to));
     let mut copied = false;
     for (a, b) in [(from.state_path(), to.state_path()), (from.replica_path(), to.replica_path())] {
@@ -49,40 +51,40 @@ impl Files<'_> {
     }
 
     /// This store's sync state, when it has joined a space.
-    pub fn joined(&self) -> Result<Option<Joined>, String> {
+    pub fn joined(&self) -> Result<Option<Joined>, SyncError> {
         let path = self.state_path();
         match std::fs::read_to_string(&path) {
-            Ok(text) => serde_json::from_str(&text)
-                .map(Some)
-                .map_err(|e| format!("{} is not a sync state file ({e}); nothing was changed", path.display())),
+            Ok(text) => serde_json::from_str(&text).map(Some).map_err(|e| {
+                SyncError::State(format!("{} is not a sync state file ({e}); nothing was changed", path.display()))
+            }),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-            Err(e) => Err(format!("cannot read {}: {e}", path.display())),
+            Err(e) => Err(SyncError::State(format!("cannot read {}: {e}", path.display()))),
         }
     }
 }
 
 impl StateKeeper for Files<'_> {
-    async fn state(&self) -> Result<Option<Joined>, String> {
+    async fn state(&self) -> Result<Option<Joined>, SyncError> {
         self.joined()
     }
 
-    async fn save_state(&self, joined: &Joined) -> Result<(), String> {
-        let json = serde_json::to_string_pretty(joined).map_err(|e| e.to_string())?;
+    async fn save_state(&self, joined: &Joined) -> Result<(), SyncError> {
+        let json = serde_json::to_string_pretty(joined).map_err(|e| SyncError::State(e.to_string()))?;
         write_aside(&self.state_path(), json.as_bytes())
     }
 }
 
 impl ReplicaKeeper for Files<'_> {
-    async fn load(&self) -> Result<Option<(Joined, Replica)>, String> {
+    async fn load(&self) -> Result<Option<(Joined, Replica)>, SyncError> {
         let Some(joined) = self.joined()? else { return Ok(None) };
         let replica = match std::fs::read(self.replica_path()) {
-            Ok(bytes) => Replica::load(joined.client_id, &bytes).map_err(|e| e.to_string())?,
+            Ok(bytes) => Replica::load(joined.client_id, &bytes)?,
             Err(_) => Replica::new(joined.client_id),
         };
         Ok(Some((joined, replica)))
     }
 
-    async fn save(&self, joined: &Joined, replica: &Replica) -> Result<(), String> {
+    async fn save(&self, joined: &Joined, replica: &Replica) -> Result<(), SyncError> {
         // The replica first: a state that names records its replica lacks is never left.
         write_aside(&self.replica_path(), &replica.state())?;
         self.save_state(joined).await
@@ -90,18 +92,18 @@ impl ReplicaKeeper for Files<'_> {
 }
 
 /// Writes `bytes` to a file beside `path`, then renames it over `path`.
-fn write_aside(path: &Path, bytes: &[u8]) -> Result<(), String> {
+fn write_aside(path: &Path, bytes: &[u8]) -> Result<(), SyncError> {
     let tmp = PathBuf::from(format!("{}.tmp", path.display()));
-    std::fs::write(&tmp, bytes).map_err(|e| format!("cannot write {}: {e}", tmp.display()))?;
-    std::fs::rename(&tmp, path).map_err(|e| format!("cannot replace {}: {e}", path.display()))
+    std::fs::write(&tmp, bytes).map_err(|e| SyncError::State(format!("cannot write {}: {e}", tmp.display())))?;
+    std::fs::rename(&tmp, path).map_err(|e| SyncError::State(format!("cannot replace {}: {e}", path.display())))
 }
 
 /// Random bytes from the operating system.
 pub struct Os;
 
 impl Random for Os {
-    fn fill(&self, bytes: &mut [u8]) -> Result<(), String> {
-        getrandom::getrandom(bytes).map_err(|e| format!("no randomness from the system: {e}"))
+    fn fill(&self, bytes: &mut [u8]) -> Result<(), SyncError> {
+        getrandom::getrandom(bytes).map_err(|e| SyncError::Random(format!("no randomness from the system: {e}")))
     }
 }
 
@@ -109,7 +111,7 @@ impl Random for Os {
 pub struct Socket;
 
 impl Exchange for Socket {
-    async fn exchange(&self, url: &str, replica: &Replica, nonce: [u8; 8]) -> Result<(), String> {
+    async fn exchange(&self, url: &str, replica: &Replica, nonce: [u8; 8]) -> Result<(), SyncError> {
         exchange(url, replica, nonce)
     }
 }
@@ -128,7 +130,7 @@ pub struct SyncRequest<'a> {
 }
 
 /// `nocturne sync`: joins (the first time) and brings the store and the space up to date.
-pub fn sync(req: &SyncRequest<'_>) -> Result<(), String> {
+pub fn sync(req: &SyncRequest<'_>) -> Result<(), crate::error::CliError> {
     let passphrase = std::env::var(req.passphrase_env).map_err(|_| {
         format!("set the passphrase in the environment variable {} (it is never printed)", req.passphrase_env)
     })?;
@@ -144,7 +146,7 @@ pub fn sync(req: &SyncRequest<'_>) -> Result<(), String> {
     };
     let synced =
         pollster::block_on(procedure::sync(&Files(req.store), &Socket, &Os, &StoreLocks, &memory, &ask, req.now))?;
-    let turns = pollster::block_on(nocturne_core::store::Store::turn_count(&memory)).map_err(|e| e.to_string())?;
+    let turns = pollster::block_on(nocturne_core::store::Store::turn_count(&memory))?;
     for line in synced.lines(turns) {
         println!("{line}");
     }
@@ -153,8 +155,8 @@ pub fn sync(req: &SyncRequest<'_>) -> Result<(), String> {
 
 /// One y-sync exchange over a WebSocket: sends what the server lacks, applies what this
 /// replica lacks, and returns when the server has acknowledged holding everything.
-fn exchange(url: &str, replica: &Replica, nonce: [u8; 8]) -> Result<(), String> {
-    let server = |m: String| SyncError::Server(m).to_string();
+fn exchange(url: &str, replica: &Replica, nonce: [u8; 8]) -> Result<(), SyncError> {
+    let server = SyncError::Server;
     let (mut socket, _) = tungstenite::connect(url).map_err(|e| server(format!("cannot connect to {url} ({e})")))?;
     if let tungstenite::stream::MaybeTlsStream::Plain(s) = socket.get_mut() {
         let _ = s.set_read_timeout(Some(Duration::from_secs(5)));
@@ -176,7 +178,7 @@ fn exchange(url: &str, replica: &Replica, nonce: [u8; 8]) -> Result<(), String> 
             Err(e) => return Err(server(format!("the connection dropped mid-exchange ({e})"))),
         };
         if let tungstenite::Message::Binary(bytes) = message {
-            for reply in session.receive(replica, &bytes).map_err(|e| e.to_string())? {
+            for reply in session.receive(replica, &bytes)? {
                 socket
                     .send(tungstenite::Message::binary(reply))
                     .map_err(|e| server(format!("the connection dropped ({e})")))?;

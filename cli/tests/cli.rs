@@ -341,12 +341,6 @@ fn regression_a_stale_id_counter_in_a_store_file_is_refused_and_the_file_kept() 
     assert_eq!(std::fs::read_to_string(&store).expect("store"), text, "the file was touched");
 }
 
-/// An OpenAI-compatible server on loopback that answers `answered` requests with an
-/// empty proposal for every pass, then holds every later request open (a slow model).
-fn slow_model(answered: usize) -> String {
-    scripted_model(answered).0
-}
-
 /// A model that proposes nothing to the first `answered` calls and then never answers,
 /// and the count of the calls it got.
 fn scripted_model(answered: usize) -> (String, std::sync::Arc<std::sync::atomic::AtomicUsize>) {
@@ -359,8 +353,10 @@ fn scripted_model(answered: usize) -> (String, std::sync::Arc<std::sync::atomic:
     (url, calls)
 }
 
+/// A Sleep is planned whole before it writes (the guard reads the plan), so Ctrl-C while
+/// the model is asked for the third pass's proposals leaves the store file as it was.
 #[test]
-fn ctrl_c_during_the_third_pass_leaves_the_store_as_after_pass_two_and_exits_130() {
+fn ctrl_c_while_the_sleep_is_planned_leaves_the_store_byte_identical_and_exits_130() {
     let store = temp("interrupted.db");
     let _ = std::fs::remove_file(&store);
     let s = store.to_str().expect("utf8");
@@ -369,8 +365,9 @@ fn ctrl_c_during_the_third_pass_leaves_the_store_as_after_pass_two_and_exits_130
     {
         assert!(nocturne(&["chat", "--store", s, "--now", "1767139200", msg]).status.success());
     }
+    let before = exported(&store);
     // Dedupe and Merge are answered; the third pass (Supersede) waits on the model.
-    let url = slow_model(2);
+    let (url, calls) = scripted_model(2);
     let child = Command::new(env!("CARGO_BIN_EXE_nocturne"))
         .args(["sleep", "--store", s, "--now", "1767225600", "--provider", "openai", "--base-url", &url])
         .args(["--model", "fake", "--proposal-style", "free-text", "--timeout", "60"])
@@ -379,23 +376,46 @@ fn ctrl_c_during_the_third_pass_leaves_the_store_as_after_pass_two_and_exits_130
         .spawn()
         .expect("nocturne runs");
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
-    let after_two = loop {
-        let text = exported(&store);
-        if text.contains("pass:merge:after") {
-            break text;
-        }
-        assert!(std::time::Instant::now() < deadline, "the Sleep never finished its second pass");
+    while calls.load(std::sync::atomic::Ordering::SeqCst) < 3 {
+        assert!(std::time::Instant::now() < deadline, "the Sleep never asked for its third pass");
         std::thread::sleep(std::time::Duration::from_millis(50));
-    };
-    // Give the third pass time to send its request and wait.
+    }
     std::thread::sleep(std::time::Duration::from_millis(300));
     let killed = Command::new("kill").args(["-INT", &child.id().to_string()]).status().expect("kill runs");
     assert!(killed.success());
     let out = child.wait_with_output().expect("nocturne ends");
     assert_eq!(out.status.code(), Some(130), "{}", stderr(&out));
-    assert!(stderr(&out).contains("stopped by the user after pass merge"), "{}", stderr(&out));
-    assert_eq!(exported(&store), after_two, "the file changed after pass two");
-    assert!(!after_two.contains("pass:supersede"), "nothing of the third pass was written");
+    assert!(stderr(&out).contains("stopped by the user while the Sleep was planned"), "{}", stderr(&out));
+    assert_eq!(exported(&store), before, "a Sleep stopped while planned wrote something");
+}
+
+/// The store of issue 66: fourteen facts `I painted fence number N with a colour called
+/// shadeN.`, where `nocturne sleep` printed `retire=0` and retired 7 of 14 with exit 0.
+/// Now it keeps all fourteen, or is refused — the file byte-identical — naming what would
+/// go, with `retire=` the plan's count either way.
+#[test]
+fn regression_the_fence_store_keeps_all_fourteen_or_refuses_byte_identical() {
+    let store = temp("fence.db");
+    let _ = std::fs::remove_file(&store);
+    let s = store.to_str().expect("utf8");
+    let lines: String =
+        (1..=14).map(|n| format!("I painted fence number {n} with a colour called shade{n}.\n")).collect();
+    assert!(nocturne_stdin(&["chat", "--store", s, "--now", "1767139200"], &lines).status.success());
+    let bytes = std::fs::read(&store).expect("store");
+    let out = nocturne(&["sleep", "--store", s, "--now", "1767225600"]);
+    let retire: usize = figure(&stdout(&out), "estimate:", "retire").parse().expect("retire=");
+    if out.status.success() {
+        assert_eq!(retire, 0, "{}", stdout(&out));
+        assert!(stdout(&out).contains("active 14 -> 14"), "{}", stdout(&out));
+    } else {
+        let why = stderr(&out);
+        assert!(
+            why.contains(&format!("would retire {retire} of 14 active facts")) && why.contains("--review"),
+            "{why}"
+        );
+        assert!(why.contains("fence number"), "the refusal names what would go: {why}");
+        assert_eq!(std::fs::read(&store).expect("store"), bytes, "a refused Sleep changed the store file");
+    }
 }
 
 /// The figure after `key=` on the line starting with `prefix`.

@@ -78,6 +78,30 @@ fn runtime() -> tokio::runtime::Runtime {
     tokio::runtime::Builder::new_current_thread().enable_all().build().expect("runtime")
 }
 
+/// The tools and their schemas are what hosts were shown before the server moved to rmcp's
+/// tool router: `mcp_tools.json` is `tools/list` as the MCP Inspector read it from the
+/// binary before the move. Compared tool by tool (the order a host lists them in carries
+/// nothing).
+#[test]
+fn the_tools_list_is_the_one_hosts_were_shown() {
+    let expected: Value =
+        serde_json::from_str(include_str!("mcp_tools.json")).expect("mcp_tools.json is the Inspector's JSON");
+    let by_name = |tools: &Value| -> std::collections::BTreeMap<String, Value> {
+        each(&tools["tools"]).map(|t| (t["name"].as_str().unwrap_or_default().to_string(), t.clone())).collect()
+    };
+    let expected = by_name(&expected);
+    runtime().block_on(async {
+        let client = connect(&temp("tools.db"), &[]).await;
+        let tools = client.list_all_tools().await.expect("tools/list");
+        let listed = by_name(&json!({ "tools": serde_json::to_value(&tools).expect("tools as JSON") }));
+        assert_eq!(listed.keys().collect::<Vec<_>>(), expected.keys().collect::<Vec<_>>());
+        for (name, want) in &expected {
+            assert_eq!(&listed[name], want, "tool {name} differs from what hosts were shown");
+        }
+        client.cancel().await.expect("close");
+    });
+}
+
 #[test]
 fn the_tools_are_listed_with_a_schema_and_a_description_each() {
     runtime().block_on(async {

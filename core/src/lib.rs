@@ -19,6 +19,7 @@
 //! | [`history`] | readers of histories kept elsewhere: ChatGPT and Claude exports (and their zip), JSON Lines logs, LoCoMo |
 //! | [`llm`] | the Provider trait, prompts and schemas, the OpenAI wire format, the offline provider |
 //! | [`flow`] | what changes memory: the engine rules, a pass as a plan, the Sleep, a chat turn |
+//! | [`write`] | the one write path: every write a [`write::Command`], performed by one journal, with a typed error |
 //! | [`proof`] | what proves it: the re-audit, the Wake quiz, the verifier, the cross-model benchmark |
 //! | `testkit` | (feature `testkit`) benchmark memories and the store conformance suite |
 
@@ -32,6 +33,7 @@ pub mod store;
 #[cfg(feature = "testkit")]
 pub mod testkit;
 pub mod text;
+pub mod write;
 
 pub use model::memory::{Block, Item, Mutation, Proposer, Turn, Version};
 pub use model::pass::{MutationKind, PassKind};

@@ -7,7 +7,7 @@ use std::fs;
 use std::path::Path;
 
 /// Bottom to top.
-const LAYERS: &[&str] = &["text", "model", "gate", "store", "history", "llm", "flow", "proof", "testkit"];
+const LAYERS: &[&str] = &["text", "model", "gate", "store", "history", "llm", "flow", "write", "proof", "testkit"];
 
 fn rank(layer: &str) -> Option<usize> {
     LAYERS.iter().position(|l| *l == layer)

@@ -8,14 +8,15 @@
 //! the server), `record` (what a device did, and the one order every device replays
 //! records in), `replay` (doing an operation, and doing it again from its record), `device`
 //! (record, merge, checkpoint), `procedure` (one sync, the Sleep lease and a synced write,
-//! the steps once over the device's own IO), `journal` (the one write path: every write,
-//! recorded when the memory syncs, made directly when it does not).
+//! the steps once over the device's own IO), `recorder` (the sync's side of the core's one
+//! write path, `nocturne_core::write`: every command performed as this device's next record
+//! when the memory syncs).
 
 pub mod crypto;
 pub mod device;
-pub mod journal;
 pub mod procedure;
 pub mod record;
+pub mod recorder;
 pub mod replay;
 pub mod replica;
 pub mod session;
@@ -26,10 +27,11 @@ pub use device::{
 };
 
 use nocturne_core::store::StoreError;
+use nocturne_core::write::{LockError, Refusal, WriteError};
 
 /// Sync failing (not a refusal of one record, which is data in [`Merged`]). Worded for a
 /// person; never carries the passphrase or the key.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Debug)]
 pub enum SyncError {
     /// The passphrase does not open the space.
     WrongPassphrase(String),
@@ -46,6 +48,18 @@ pub enum SyncError {
     Engine(String),
     /// The operation itself was refused on this device (its own check, in its words).
     Refused(String),
+    /// Another device holds the space's Sleep lease: who, until when, and what to do.
+    LeaseHeld(String),
+    /// This device's sync state, kept beside its memory, could not be read or written:
+    /// where, and what failed.
+    State(String),
+    /// No randomness from the system or the browser.
+    Random(String),
+    /// What the sync was asked is not enough (no server address, no passphrase, another
+    /// space): what is missing or wrong, and what to do.
+    Ask(String),
+    /// The memory's write lock did not let the merge run.
+    Lock(LockError),
 }
 
 impl std::fmt::Display for SyncError {
@@ -60,13 +74,26 @@ impl std::fmt::Display for SyncError {
             ),
             SyncError::Store(e) => write!(f, "{e}"),
             SyncError::Server(m) => write!(f, "the sync server: {m}; nothing was lost, sync again when it is back"),
-            SyncError::Engine(m) => write!(f, "{m}"),
-            SyncError::Refused(m) => write!(f, "{m}"),
+            SyncError::Lock(e) => write!(f, "{e}"),
+            SyncError::Engine(m)
+            | SyncError::Refused(m)
+            | SyncError::LeaseHeld(m)
+            | SyncError::State(m)
+            | SyncError::Random(m)
+            | SyncError::Ask(m) => f.write_str(m),
         }
     }
 }
 
-impl std::error::Error for SyncError {}
+impl std::error::Error for SyncError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            SyncError::Store(e) => Some(e),
+            SyncError::Lock(e) => Some(e),
+            _ => None,
+        }
+    }
+}
 
 impl From<StoreError> for SyncError {
     fn from(e: StoreError) -> Self {
@@ -74,8 +101,28 @@ impl From<StoreError> for SyncError {
     }
 }
 
+impl From<LockError> for SyncError {
+    fn from(e: LockError) -> Self {
+        SyncError::Lock(e)
+    }
+}
+
 impl From<replica::ReplicaError> for SyncError {
     fn from(e: replica::ReplicaError) -> Self {
         SyncError::Engine(e.to_string())
+    }
+}
+
+/// Sync failing under a write: the store's error as the store's, another device's lease or
+/// this device's own refusal as a refusal, anything else as the sync's, kept as the source.
+impl From<SyncError> for WriteError {
+    fn from(e: SyncError) -> Self {
+        match e {
+            SyncError::Store(e) => e.into(),
+            SyncError::Refused(why) => WriteError::Refused(Refusal::Record(why)),
+            SyncError::LeaseHeld(why) => WriteError::Refused(Refusal::Lease(why)),
+            SyncError::Lock(e) => e.into(),
+            e => WriteError::sync("the memory's sync", e),
+        }
     }
 }

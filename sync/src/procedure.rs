@@ -2,7 +2,9 @@
 //! written here once, over small traits for what differs between the page and the command
 //! line — where the device's state is kept ([`ReplicaKeeper`]), how one y-sync exchange reaches
 //! the server ([`Exchange`]), where random bytes come from ([`Random`]) and how the
-//! memory's writers are held off while records are merged ([`WriteLock`]).
+//! memory's writers are held off while records are merged (the core's
+//! `nocturne_core::write::WriteLock`, which every write holds too); and the Sleep lease
+//! ([`Lease`], asked of the server by [`ServerLease`]).
 //!
 //! The order of a sync: load (or join) → exchange (fetch the header and records) → open
 //! the space with the passphrase → under the write lock: take up what this device recorded
@@ -14,11 +16,11 @@ use crate::crypto::KdfParams;
 use crate::record::Op;
 use crate::replay::{Performed, Watch};
 use crate::replica::Replica;
-use crate::{device, Device, Merged};
+use crate::{device, Device, Merged, SyncError};
 use nocturne_core::llm::provider::Provider;
 use nocturne_core::store::Store;
+use nocturne_core::write::WriteLock;
 use serde::{Deserialize, Serialize};
-use std::future::Future;
 
 /// What a device keeps about its space, beside its memory: no key, no passphrase.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -47,9 +49,9 @@ fn default_kdf() -> KdfParams {
 #[allow(async_fn_in_trait)]
 pub trait StateKeeper {
     /// The state, when this memory has joined a space.
-    async fn state(&self) -> Result<Option<Joined>, String>;
+    async fn state(&self) -> Result<Option<Joined>, SyncError>;
     /// Saves the state, leaving the replica as it is.
-    async fn save_state(&self, joined: &Joined) -> Result<(), String>;
+    async fn save_state(&self, joined: &Joined) -> Result<(), SyncError>;
 }
 
 /// Where a device's sync state and its replica of the space are kept: what a sync and the
@@ -57,43 +59,49 @@ pub trait StateKeeper {
 #[allow(async_fn_in_trait)]
 pub trait ReplicaKeeper: StateKeeper {
     /// The state and replica, when this memory has joined a space.
-    async fn load(&self) -> Result<Option<(Joined, Replica)>, String>;
+    async fn load(&self) -> Result<Option<(Joined, Replica)>, SyncError>;
     /// Saves the state and the replica, so that neither is ever half written.
-    async fn save(&self, joined: &Joined, replica: &Replica) -> Result<(), String>;
+    async fn save(&self, joined: &Joined, replica: &Replica) -> Result<(), SyncError>;
 }
 
 /// One y-sync exchange with the server at `url`: sends what it lacks, applies to
 /// `replica` what it has, and returns once the server has acknowledged everything.
 #[allow(async_fn_in_trait)]
 pub trait Exchange {
-    async fn exchange(&self, url: &str, replica: &Replica, nonce: [u8; 8]) -> Result<(), String>;
+    async fn exchange(&self, url: &str, replica: &Replica, nonce: [u8; 8]) -> Result<(), SyncError>;
 }
 
 /// Random bytes: the operating system's, WebCrypto's.
 pub trait Random {
-    fn fill(&self, bytes: &mut [u8]) -> Result<(), String>;
+    fn fill(&self, bytes: &mut [u8]) -> Result<(), SyncError>;
 }
 
-/// Holds the memory's other writers off while `work` runs (the page's tabs); the command
-/// line's store file locks each write itself.
+/// The space's Sleep lease, taken around a Sleep (or a reviewed plan's application) of a
+/// memory that syncs, so one device sleeps at a time.
 #[allow(async_fn_in_trait)]
-pub trait WriteLock {
-    /// Runs `work` holding the lock, waiting for another holder to finish.
-    async fn hold<T>(&self, work: impl Future<Output = Result<T, String>>) -> Result<T, String>;
-    /// Runs `work` holding the lock, or refuses at once, saying so, when another writer
-    /// holds it (a Sleep: the user tries again later rather than wait behind a long write).
-    async fn hold_if_free<T>(&self, work: impl Future<Output = Result<T, String>>) -> Result<T, String> {
-        self.hold(work).await
-    }
+pub trait Lease {
+    /// Takes it: [`SyncError::LeaseHeld`] when another device holds it (nothing may be
+    /// written); `Ok(Some(note))` when the server could not be asked (the Sleep goes ahead);
+    /// `Ok(None)` when taken.
+    async fn take(&self, now: i64) -> Result<Option<String>, SyncError>;
+    /// Gives it back (best effort: it expires by itself).
+    async fn release(&self, now: i64);
 }
 
-/// No lock beyond the store's own.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct StoreLocks;
+/// The lease asked of the space's server through this device's replica ([`take_lease`]):
+/// the command line's, and the page's sync worker's.
+pub struct ServerLease<'a, K, E, R> {
+    pub keeper: &'a K,
+    pub exchange: &'a E,
+    pub random: &'a R,
+}
 
-impl WriteLock for StoreLocks {
-    async fn hold<T>(&self, work: impl Future<Output = Result<T, String>>) -> Result<T, String> {
-        work.await
+impl<K: ReplicaKeeper, E: Exchange, R: Random> Lease for ServerLease<'_, K, E, R> {
+    async fn take(&self, now: i64) -> Result<Option<String>, SyncError> {
+        take_lease(self.keeper, self.exchange, self.random, now).await
+    }
+    async fn release(&self, now: i64) {
+        release_lease(self.keeper, self.exchange, self.random, now).await
     }
 }
 
@@ -159,7 +167,7 @@ impl Synced {
     }
 }
 
-fn bytes<const N: usize>(random: &impl Random) -> Result<[u8; N], String> {
+fn bytes<const N: usize>(random: &impl Random) -> Result<[u8; N], SyncError> {
     let mut b = [0u8; N];
     random.fill(&mut b)?;
     Ok(b)
@@ -170,9 +178,10 @@ fn hex(bytes: &[u8]) -> String {
 }
 
 /// The state of a device joining now, as `ask` says.
-fn join(ask: &Ask<'_>, random: &impl Random) -> Result<(Joined, Replica), String> {
+fn join(ask: &Ask<'_>, random: &impl Random) -> Result<(Joined, Replica), SyncError> {
     let server = ask.server.map(str::trim).filter(|s| !s.is_empty());
-    let server = server.ok_or("the first sync needs the server's address (ws://HOST:PORT)")?;
+    let server =
+        server.ok_or_else(|| SyncError::Ask("the first sync needs the server's address (ws://HOST:PORT)".into()))?;
     let id = hex(&bytes::<4>(random)?);
     let name = ask.device_name.map(str::trim).filter(|n| !n.is_empty());
     let name = name.map_or_else(|| format!("{} {id}", ask.kind), String::from);
@@ -204,17 +213,17 @@ pub async fn sync<S: Store>(
     store: &S,
     ask: &Ask<'_>,
     now: i64,
-) -> Result<Synced, String> {
+) -> Result<Synced, SyncError> {
     if ask.passphrase.is_empty() {
-        return Err("the space's passphrase is empty (it is never stored: give it each time)".into());
+        return Err(SyncError::Ask("the space's passphrase is empty (it is never stored: give it each time)".into()));
     }
     let (mut joined, replica) = match keeper.load().await? {
         Some((joined, replica)) => {
             if let Some(space) = ask.space.map(str::trim).filter(|s| !s.is_empty() && *s != joined.space) {
-                return Err(format!(
+                return Err(SyncError::Ask(format!(
                     "this memory already syncs with space {}; it cannot join {space} (leave that space first); nothing was changed",
                     joined.space
-                ));
+                )));
             }
             (joined, replica)
         }
@@ -226,8 +235,7 @@ pub async fn sync<S: Store>(
     let url = crate::session::url(&joined.server, &joined.space);
     // Fetch what the space holds, its header first of all.
     exchange.exchange(&url, &replica, bytes(random)?).await?;
-    let key = crate::open_space(&replica, ask.passphrase, (joined.kdf, bytes(random)?, bytes(random)?))
-        .map_err(|e| e.to_string())?;
+    let key = crate::open_space(&replica, ask.passphrase, (joined.kdf, bytes(random)?, bytes(random)?))?;
     let (sealed, merged, outside_writes) = lock
         .hold(async {
             // What this device recorded while the exchange ran (a chat turn) is in the saved
@@ -235,21 +243,17 @@ pub async fn sync<S: Store>(
             if let Some(fresh) = keeper.state().await? {
                 joined.device = fresh.device;
             }
-            let empty = store.meta().await.map_err(|e| e.to_string())?.head == 0
-                && store.turn_count().await.map_err(|e| e.to_string())? == 0;
+            let empty = store.meta().await?.head == 0 && store.turn_count().await? == 0;
             if joined.device.applied.is_empty() && !empty {
                 if !replica.is_empty() {
-                    return Err(format!(
+                    return Err(SyncError::Ask(format!(
                         "this device already holds a memory and space {} holds one too; {}; nothing was changed",
                         joined.space, ask.empty_hint
-                    ));
+                    )));
                 }
-                crate::checkpoint(&mut joined.device, store, now, "joined with this memory")
-                    .await
-                    .map_err(|e| e.to_string())?;
+                crate::checkpoint(&mut joined.device, store, now, "joined with this memory").await?;
             }
-            let outside =
-                crate::adopt_outside_writes(&mut joined.device, store, now).await.map_err(|e| e.to_string())?;
+            let outside = crate::adopt_outside_writes(&mut joined.device, store, now).await?;
             let mut failed = None;
             let sealed = crate::flush(&mut joined.device, &replica, &key, || {
                 bytes(random).unwrap_or_else(|e| {
@@ -260,8 +264,8 @@ pub async fn sync<S: Store>(
             if let Some(e) = failed {
                 return Err(e);
             }
-            let sealed = sealed.map_err(|e| e.to_string())?;
-            let merged = crate::merge(&mut joined.device, &replica, &key, store).await.map_err(|e| e.to_string())?;
+            let sealed = sealed?;
+            let merged = crate::merge(&mut joined.device, &replica, &key, store).await?;
             // What was sealed and merged is saved before it is sent: a dropped connection
             // loses nothing.
             keeper.save(&joined, &replica).await?;
@@ -269,7 +273,7 @@ pub async fn sync<S: Store>(
         })
         .await?;
     exchange.exchange(&url, &replica, bytes(random)?).await?;
-    let head = crate::head_digest(store).await.map_err(|e| e.to_string())?;
+    let head = crate::head_digest(store).await?;
     lock.hold(async {
         // A write recorded while the records were sent (a chat turn) is in the saved state:
         // this save keeps it waiting for the next sync instead of writing over it.
@@ -284,7 +288,7 @@ pub async fn sync<S: Store>(
 }
 
 /// Before a Sleep of a memory that syncs: takes the space's Sleep lease, so one device
-/// sleeps at a time. `Err` when another device holds it (nothing was written);
+/// sleeps at a time. [`SyncError::LeaseHeld`] when another device holds it (nothing was written);
 /// `Ok(Some(note))` when the server could not be asked (the Sleep goes ahead: one planned
 /// on a head another device moved is refused as stale at the next sync); `Ok(None)` when
 /// taken, or when the memory does not sync.
@@ -293,14 +297,14 @@ pub async fn take_lease(
     exchange: &impl Exchange,
     random: &impl Random,
     now: i64,
-) -> Result<Option<String>, String> {
+) -> Result<Option<String>, SyncError> {
     let Some((joined, replica)) = keeper.load().await? else { return Ok(None) };
     let url = crate::session::url(&joined.server, &joined.space);
     if let Err(e) = exchange.exchange(&url, &replica, bytes(random)?).await {
         return Ok(Some(format!("the Sleep lease could not be checked ({e}); sleeping anyway")));
     }
     if let Err(held) = device::take_lease(&replica, &joined.device, now) {
-        return Err(device::lease_refusal(&joined.device, &held));
+        return Err(SyncError::LeaseHeld(device::lease_refusal(&joined.device, &held)));
     }
     keeper.save(&joined, &replica).await?;
     let sent = exchange.exchange(&url, &replica, bytes(random)?).await;
@@ -328,10 +332,9 @@ pub async fn act<S: Store, P: Provider>(
     op: Op,
     at: i64,
     watch: &mut Watch<'_>,
-) -> Result<Option<Performed>, String> {
+) -> Result<Option<Performed>, SyncError> {
     let Some(mut joined) = keeper.state().await? else { return Ok(None) };
-    let done =
-        crate::act_watched(&mut joined.device, store, provider, op, at, watch).await.map_err(|e| e.to_string())?;
+    let done = crate::act_watched(&mut joined.device, store, provider, op, at, watch).await?;
     keeper.save_state(&joined).await?;
     Ok(Some(done))
 }
@@ -343,9 +346,9 @@ pub async fn act_plain<S: Store>(
     op: Op,
     at: i64,
     watch: &mut Watch<'_>,
-) -> Result<Option<Performed>, String> {
+) -> Result<Option<Performed>, SyncError> {
     let Some(mut joined) = keeper.state().await? else { return Ok(None) };
-    let done = crate::act_plain(&mut joined.device, store, op, at, watch).await.map_err(|e| e.to_string())?;
+    let done = crate::act_plain(&mut joined.device, store, op, at, watch).await?;
     keeper.save_state(&joined).await?;
     Ok(Some(done))
 }
@@ -357,9 +360,9 @@ pub async fn erase<S: Store>(
     store: &S,
     item_id: &str,
     at: i64,
-) -> Result<Option<nocturne_core::store::erase::Erased>, String> {
+) -> Result<Option<nocturne_core::store::erase::Erased>, SyncError> {
     let Some(mut joined) = keeper.state().await? else { return Ok(None) };
-    let erased = crate::erase(&mut joined.device, store, item_id, at).await.map_err(|e| e.to_string())?;
+    let erased = crate::erase(&mut joined.device, store, item_id, at).await?;
     keeper.save_state(&joined).await?;
     Ok(Some(erased))
 }

@@ -7,12 +7,16 @@
 //! functions and gates with the same result — no model call, no trust in the sender's
 //! rows.
 
+use crate::SyncError;
 use nocturne_core::flow::edit::UserEdit;
+use nocturne_core::flow::focus::Scope;
 use nocturne_core::history::Message;
 use nocturne_core::model::memory::MemoryUse;
 use nocturne_core::model::policy::RetentionPolicy;
 use nocturne_core::store::document::Document;
+use nocturne_core::store::Store;
 use nocturne_core::text::order;
+use nocturne_core::write::{Command, Kind};
 use serde::{Deserialize, Serialize};
 use std::cmp::Ordering;
 use std::ops::Range;
@@ -21,7 +25,7 @@ use std::ops::Range;
 /// a message asking to update, and nothing is applied after it. A record is written with
 /// the oldest schema that holds its operation ([`Op::schema`]), so a build that cannot
 /// perform an import's record refuses it by name instead of misreading it.
-pub const SCHEMA: u32 = 2;
+pub const SCHEMA: u32 = 3;
 
 /// The schema a space's header is made with: its layout, unchanged since the first.
 pub const SPACE_SCHEMA: u32 = 1;
@@ -80,8 +84,16 @@ pub enum Op {
     /// A user's edit of a fact, naming the fact by its words (ids differ between devices
     /// until they converge).
     Edit { edit: EditRow },
-    /// A Sleep over the head the device had.
-    Sleep { deep: bool },
+    /// A Sleep over the head the device had. Since schema 3 it carries its `plan`: the
+    /// Sleep was planned whole, guarded, then applied from the plan
+    /// (`flow::review::apply_sleep`), so a replay asks no model. Without one (an older
+    /// record, or an import's Sleep after a day of history) it runs the passes again with
+    /// the record's replies.
+    Sleep {
+        deep: bool,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        plan: Option<Box<nocturne_core::flow::review::Review>>,
+    },
     /// A reviewed Sleep's plan applied with the user's decisions (`flow::review`), over the
     /// head the device had: stale on another head, like a Sleep.
     Apply { plan: Box<nocturne_core::flow::review::Review>, decisions: nocturne_core::flow::review::Decisions },
@@ -105,10 +117,71 @@ impl Op {
     /// The oldest record schema that holds this operation.
     pub fn schema(&self) -> u32 {
         match self {
+            Op::Sleep { plan: Some(_), .. } => 3,
             Op::Import { .. } | Op::Restore { .. } | Op::Policy { .. } => 2,
             _ => 1,
         }
     }
+
+    /// The record of `command`, performed on `store` — the one place a command of the write
+    /// path (`nocturne_core::write::Command`) becomes an operation of a record. `None` for
+    /// the two that are not one record: an import (a record per day of history, and per
+    /// Sleep after a day: `recorder`'s) and an erase (a checkpoint of the erased memory).
+    /// Commands the journal resolves before recording (a reply, a Sleep not yet planned, an
+    /// import's closing Sleep) are refused: they are recorded as what they resolve to.
+    pub async fn of<S: Store>(command: &Command, store: &S) -> Result<Option<Op>, SyncError> {
+        Ok(Some(match command {
+            Command::Say(say) => Op::Say {
+                text: say.text.trim().to_string(),
+                speaker: say.speaker.clone(),
+                reply: say.reply.as_ref().map(|r| ReplyRow {
+                    text: r.text.clone(),
+                    memory: r.memory.clone(),
+                    refused: r.refused.clone(),
+                }),
+            },
+            Command::Edit(edit) => {
+                let id = edit.edit.item_id();
+                let items = store.items().await?;
+                let fact = items
+                    .iter()
+                    .find(|i| i.item_id == id && i.active)
+                    .ok_or_else(|| SyncError::Refused(format!("there is no active fact {id}; nothing was changed")))?;
+                Op::Edit { edit: EditRow::from_edit(&edit.edit, &fact.text) }
+            }
+            Command::Restore(restore) => Op::Restore { seq: restore.seq },
+            Command::Policy(policy) => Op::Policy { policy: policy.policy.clone() },
+            Command::Sleep(sleep) => match &sleep.planned {
+                Some(plan) if !sleep.plan_only => {
+                    Op::Sleep { deep: sleep.options.scope == Scope::Deep, plan: Some(plan.clone()) }
+                }
+                _ => return Err(unresolved(Kind::Sleep)),
+            },
+            Command::Apply(apply) => Op::Apply { plan: apply.plan.clone(), decisions: apply.decisions.clone() },
+            Command::Import(_) | Command::Erase(_) => return Ok(None),
+            Command::Reply(_) | Command::ImportSleep(_) => return Err(unresolved(command.kind())),
+        }))
+    }
+
+    /// The command a record of this operation was made from (a checkpoint: none).
+    pub fn kind(&self) -> Option<Kind> {
+        match self {
+            Op::Say { .. } => Some(Kind::Say),
+            Op::Edit { .. } => Some(Kind::Edit),
+            Op::Sleep { .. } => Some(Kind::Sleep),
+            Op::Apply { .. } => Some(Kind::Apply),
+            Op::Import { .. } => Some(Kind::Import),
+            Op::Policy { .. } => Some(Kind::Policy),
+            Op::Restore { .. } => Some(Kind::Restore),
+            Op::Checkpoint { .. } => None,
+        }
+    }
+}
+
+fn unresolved(kind: Kind) -> SyncError {
+    SyncError::Engine(format!(
+        "a {kind:?} command is recorded as what the journal resolves it to, not as itself; nothing was recorded"
+    ))
 }
 
 /// The reply stored with a user's turn.

@@ -138,15 +138,9 @@ pub async fn perform_watched<S: Store, P: Provider>(
             };
             Ok(Performed { turn: Some(outcome), ..applied.into() })
         }
-        Op::Sleep { deep } => {
+        Op::Sleep { deep, plan: None } => {
             if stale {
-                let why = format!(
-                    "the {}Sleep run on {} was planned on a memory that has since changed (another device's record came first); refused as stale, it runs again at the next Sleep",
-                    if *deep { "deep " } else { "" },
-                    record.device_name
-                );
-                log_refusal(store, record, MutationKind::Sleep, "", &why).await?;
-                return Ok(Applied::Refused(why).into());
+                return stale_sleep(store, record, *deep).await;
             }
             let mut options = SleepOptions { stop: watch.stop.clone(), ..SleepOptions::new(at) };
             if *deep {
@@ -186,8 +180,18 @@ pub async fn perform_plain<S: Store>(
 ) -> Result<Performed, StoreError> {
     let at = record.at;
     match &record.op {
-        Op::Say { .. } | Op::Sleep { .. } | Op::Import { .. } => {
+        Op::Say { .. } | Op::Sleep { plan: None, .. } | Op::Import { .. } => {
             Err(StoreError::Invalid(format!("record {} asks a model; it is performed with one", record.id)))
+        }
+        Op::Sleep { deep, plan: Some(plan) } => {
+            if stale {
+                return stale_sleep(store, record, *deep).await;
+            }
+            match review::apply_sleep(store, plan, at, watch.on_event).await {
+                Ok(done) => Ok(Performed { sleep: done.report.clone(), review: Some(done), ..Applied::AsMade.into() }),
+                Err(review::ReviewError::Sleep(sleep::SleepError::Store(s))) => Err(s),
+                Err(other) => Err(StoreError::Invalid(other.to_string())),
+            }
         }
         Op::Edit { edit: row } => perform_edit(store, record, row, stale).await.map(Performed::from),
         Op::Apply { plan, decisions } => {
@@ -246,6 +250,18 @@ pub async fn perform_plain<S: Store>(
             Ok(Applied::AsMade.into())
         }
     }
+}
+
+/// A Sleep refused as stale: it was planned on a memory another device's record has since
+/// changed, so its edits mean nothing here; it runs again at the next Sleep.
+async fn stale_sleep<S: Store>(store: &S, record: &Record, deep: bool) -> Result<Performed, StoreError> {
+    let why = format!(
+        "the {}Sleep run on {} was planned on a memory that has since changed (another device's record came first); refused as stale, it runs again at the next Sleep",
+        if deep { "deep " } else { "" },
+        record.device_name
+    );
+    log_refusal(store, record, MutationKind::Sleep, "", &why).await?;
+    Ok(Applied::Refused(why).into())
 }
 
 /// An import's record: its batches written as `flow::import` writes them (a message whose

@@ -11,8 +11,9 @@ use nocturne_core::flow::edit::UserEdit;
 use nocturne_core::llm::offline::OfflineProvider;
 use nocturne_core::model::memory::Role;
 use nocturne_core::store::{MemStore, Store};
+use nocturne_core::write::StoreLocks;
 use nocturne_sync::crypto::KdfParams;
-use nocturne_sync::procedure::{self, Ask, Joined, StoreLocks};
+use nocturne_sync::procedure::{self, Ask, Joined};
 use nocturne_sync::record::{EditRow, Op};
 use nocturne_sync::replica::Replica;
 use nocturne_sync::session::LoopbackServer;
@@ -64,7 +65,7 @@ impl Phone {
     }
 
     /// [`Phone::sync`], asking for `space`; a refusal leaves the phone as it was.
-    fn try_sync(&mut self, server: &LoopbackServer, space: Option<&str>) -> Result<nocturne_sync::Merged, String> {
+    fn try_sync(&mut self, server: &LoopbackServer, space: Option<&str>) -> Result<nocturne_sync::Merged, SyncError> {
         let joined = Joined {
             server: "ws://loopback".into(),
             space: "space".into(),
@@ -180,7 +181,7 @@ proptest! {
                     }
                 }
                 Step::Sleep(d) => {
-                    phones[d].act(Op::Sleep { deep: false }, at).expect("sleep");
+                    phones[d].act(Op::Sleep { deep: false, plan: None }, at).expect("sleep");
                 }
                 Step::Sync(d) => {
                     phones[d].sync(&server);
@@ -213,7 +214,7 @@ fn a_sleep_planned_on_a_stale_head_is_refused_and_logged() {
     b.sync(&server);
     // Offline: A says something, B sleeps on the head it had.
     a.say("I work as a nurse at the city hospital.", T0 + 60);
-    b.act(Op::Sleep { deep: true }, T0 + 120).expect("sleep");
+    b.act(Op::Sleep { deep: true, plan: None }, T0 + 120).expect("sleep");
     a.sync(&server);
     b.sync(&server);
     a.sync(&server);
@@ -541,7 +542,7 @@ fn a_late_joiner_replays_many_records_to_the_same_memory() {
     for (i, s) in SAYINGS.iter().chain(SAYINGS.iter()).enumerate() {
         a.say(&format!("{s} ({i})"), T0 + i as i64 * 60);
     }
-    a.act(Op::Sleep { deep: true }, T0 + 3_600).expect("sleep");
+    a.act(Op::Sleep { deep: true, plan: None }, T0 + 3_600).expect("sleep");
     a.sync(&server);
     assert!(a.device.applied.len() > nocturne_sync::device::BATCH_IN_PLACE);
     let mut b = Phone::join(&server, 2, "pass phrase").expect("b");
@@ -601,13 +602,13 @@ fn the_sync_procedure_refuses_a_second_memory_another_space_or_no_passphrase_and
     ))
     .expect("turn");
     let before = c.store.document();
-    let err = c.try_sync(&server, None).expect_err("two memories");
+    let err = c.try_sync(&server, None).expect_err("two memories").to_string();
     assert!(err.contains("holds one too") && err.contains("nothing was changed"), "{err}");
     assert_eq!(c.store.document(), before);
-    let err = a.try_sync(&server, Some("another")).expect_err("another space");
+    let err = a.try_sync(&server, Some("another")).expect_err("another space").to_string();
     assert!(err.contains("already syncs with space space"), "{err}");
     a.passphrase.clear();
-    let err = a.try_sync(&server, None).expect_err("no passphrase");
+    let err = a.try_sync(&server, None).expect_err("no passphrase").to_string();
     assert!(err.contains("passphrase is empty"), "{err}");
 }
 
@@ -616,11 +617,19 @@ fn the_sync_procedure_refuses_a_second_memory_another_space_or_no_passphrase_and
 /// recorded for the next sync, and another device replays it.
 #[test]
 fn a_journal_records_a_write_when_the_memory_syncs_and_makes_it_directly_when_not() {
-    use nocturne_sync::journal::Journal;
+    use nocturne_core::write::{Edit, Say};
+    let say = |text: &str, at: i64| Say { text: text.into(), speaker: None, reply: None, at };
     let plain_store = MemStore::new();
     let none = Kept(RefCell::new(None));
-    let plain = Journal { keeper: &none, store: &plain_store, lock: &StoreLocks };
-    let said = block(plain.say(&OfflineProvider, None, "My cat is called Miso.", None, T0)).expect("say");
+    let said = block(common::perform(
+        &plain_store,
+        &none,
+        &StoreLocks,
+        &common::NoLease,
+        say("My cat is called Miso.", T0),
+        &OfflineProvider,
+    ))
+    .expect("say");
     assert_eq!(said.recorded, None);
     assert!(said.done.encoded.iter().any(|m| m.accepted), "{:?}", said.done.encoded);
     assert!(none.0.borrow().is_none(), "a memory that does not sync got a sync state");
@@ -639,11 +648,20 @@ fn a_journal_records_a_write_when_the_memory_syncs_and_makes_it_directly_when_no
         last_sync: None,
     };
     let kept = Kept(RefCell::new(Some((joined, a.replica.state()))));
-    let synced = Journal { keeper: &kept, store: &a.store, lock: &StoreLocks };
-    let said = block(synced.say(&OfflineProvider, None, "My cat is called Miso.", None, T0 + 1)).expect("say");
+    let said = block(common::perform(
+        &a.store,
+        &kept,
+        &StoreLocks,
+        &common::NoLease,
+        say("My cat is called Miso.", T0 + 1),
+        &OfflineProvider,
+    ))
+    .expect("say");
     assert_eq!(said.recorded.as_deref(), Some("done"));
     let id = said.done.encoded.iter().find(|m| m.accepted).expect("a fact").item_id.clone();
-    let pinned = block(synced.edit(&UserEdit::Pin { item_id: id }, T0 + 2)).expect("pin");
+    let pin = Edit { edit: UserEdit::Pin { item_id: id }, at: T0 + 2 };
+    let pinned =
+        block(common::perform(&a.store, &kept, &StoreLocks, &common::NoLease, pin, &OfflineProvider)).expect("pin");
     assert!(pinned.recorded.is_some() && pinned.done.label.contains("pin"), "{pinned:?}");
     a.device = kept.0.borrow().as_ref().expect("state").0.device.clone();
     assert_eq!(a.device.pending.len(), 2, "the turn and the pin wait for the next sync");

@@ -19,10 +19,12 @@ use nocturne_core::llm::offline::OfflineProvider;
 use nocturne_core::llm::provider::{Completion, Layer};
 use nocturne_core::store::document::{Document, MAX_FACT_CHARS};
 use nocturne_core::store::{MemStore, Store};
+use nocturne_core::write::{
+    Done, Edit, Erase, Import, ImportSleep, Perform, Policy, Restore, Say, Sleep, StoreLocks, WriteError,
+};
 use nocturne_core::DAY;
 use nocturne_sync::crypto::KdfParams;
-use nocturne_sync::journal::{Heavy, Journal, ServerLease, SleepCall};
-use nocturne_sync::procedure::{self, Ask, StoreLocks};
+use nocturne_sync::procedure::{self, Ask, Lease, ServerLease};
 use nocturne_sync::session::LoopbackServer;
 use pollster::block_on as block;
 use proptest::prelude::*;
@@ -43,15 +45,22 @@ impl Device {
         Device { store: MemStore::new(), kept: Kept(RefCell::new(None)), random: Counter(Cell::new(n << 24)) }
     }
 
-    fn journal(&self) -> Journal<'_, Kept, MemStore, StoreLocks> {
-        Journal { keeper: &self.kept, store: &self.store, lock: &StoreLocks }
+    /// Performs `command` through the one write path over this device's memory and sync
+    /// state, the space's lease asked through `lease`.
+    fn perform<C: Perform>(&self, command: C, lease: &impl Lease) -> Result<Done<C::Output>, WriteError> {
+        block(common::perform(&self.store, &self.kept, &StoreLocks, lease, command, &OfflineProvider))
     }
 
-    fn sync(&self, server: &LoopbackServer, name: &str) -> Result<String, String> {
+    /// A turn of the user's with no reply, through the one write path.
+    fn say(&self, text: &str, at: i64) -> Result<Done<nocturne_core::flow::chat::TurnOutcome>, WriteError> {
+        self.perform(Say { text: text.into(), speaker: None, reply: None, at }, &common::NoLease)
+    }
+
+    fn sync(&self, server: &LoopbackServer, name: &str) -> Result<String, nocturne_sync::SyncError> {
         self.synced(server, name).map(|s| s.head)
     }
 
-    fn synced(&self, server: &LoopbackServer, name: &str) -> Result<procedure::Synced, String> {
+    fn synced(&self, server: &LoopbackServer, name: &str) -> Result<procedure::Synced, nocturne_sync::SyncError> {
         let ask = Ask {
             server: Some("ws://loopback"),
             space: Some("space"),
@@ -71,23 +80,24 @@ impl Device {
 
     /// Makes `w` through the journal; a refusal is an answer, not a failure.
     fn write(&self, w: &Write, at: i64, server: &LoopbackServer) {
-        let j = self.journal();
+        let none = &common::NoLease;
+        let edit = |edit: UserEdit| self.perform(Edit { edit, at }, none).map(|_| ());
         let _ = match w {
-            Write::Say(text) => block(j.say(&OfflineProvider, None, text, None, at)).map(|_| ()),
+            Write::Say(text) => self.say(text, at).map(|_| ()),
             Write::Correct(n, text) => match self.nth_active(*n) {
-                Some(item_id) => block(j.edit(&UserEdit::Correct { item_id, text: text.clone() }, at)).map(|_| ()),
+                Some(item_id) => edit(UserEdit::Correct { item_id, text: text.clone() }),
                 None => Ok(()),
             },
             Write::Pin(n) => match self.nth_active(*n) {
-                Some(item_id) => block(j.edit(&UserEdit::Pin { item_id }, at)).map(|_| ()),
+                Some(item_id) => edit(UserEdit::Pin { item_id }),
                 None => Ok(()),
             },
             Write::Forget(n) => match self.nth_active(*n) {
-                Some(item_id) => block(j.edit(&UserEdit::Forget { item_id, reason: String::new() }, at)).map(|_| ()),
+                Some(item_id) => edit(UserEdit::Forget { item_id, reason: String::new() }),
                 None => Ok(()),
             },
             Write::Erase(n) => match self.nth_active(*n) {
-                Some(item_id) => block(j.erase(&item_id, at)).map(|_| ()),
+                Some(item_id) => self.perform(Erase { item_id, at }, none).map(|_| ()),
                 None => Ok(()),
             },
             Write::Import { days, sleep } => {
@@ -101,31 +111,34 @@ impl Device {
                 let mut report = Report::default();
                 // Pieces of two batches: the import's pieces carry what one saw to the next.
                 for piece in plan.pieces(2) {
-                    match block(j.import(&OfflineProvider, &lease, &piece, &options, &mut seen, at, &mut |_| {})) {
-                        Ok(done) => report.absorb(done.done),
+                    let import = Import { piece, options: options.clone(), at, seen };
+                    match self.perform(import, &lease) {
+                        Ok(done) => {
+                            report.absorb(done.done.report);
+                            seen = done.done.seen;
+                        }
                         Err(e) => panic!("an import failed: {e}"),
                     }
                 }
-                block(j.import_sleep(&OfflineProvider, &lease, &options, at, &mut report)).map(|_| ())
+                self.perform(ImportSleep { options, at, report }, &lease).map(|_| ())
             }
             Write::Restore(n) => {
                 let head = block(self.store.meta()).expect("meta").head;
-                block(j.restore(1 + *n as u64 % head.max(1), at)).map(|_| ())
+                self.perform(Restore { seq: 1 + *n as u64 % head.max(1), at }, none).map(|_| ())
             }
             Write::Policy(days) => {
                 let mut policy = block(self.store.meta()).expect("meta").policy;
                 policy.stale_after_days = *days;
-                block(j.set_policy(&policy, at)).map(|_| ())
+                self.perform(Policy { policy, at }, none).map(|_| ())
             }
             Write::Sleep { deep } => {
                 let options = if *deep { SleepOptions::new(at).deep() } else { SleepOptions::new(at) };
                 let random = Counter(Cell::new(self.random.0.get()));
                 // Validity is the property here: a heavy retirement goes ahead as confirmed.
-                let mut call = SleepCall { heavy: Heavy::GoAhead, ..SleepCall::quiet(&options) };
                 let lease = ServerLease { keeper: &self.kept, exchange: &Loop(server), random: &random };
-                let r = block(j.sleep(&OfflineProvider, &lease, &mut call));
+                let r = self.perform(Sleep::new(options).go_ahead(true), &lease);
                 self.random.0.set(random.0.get());
-                r.map(|_| ()).map_err(|e| e.to_string())
+                r.map(|_| ())
             }
         };
     }
@@ -276,10 +289,13 @@ impl nocturne_sync::procedure::Exchange for TurnMeanwhile<'_> {
         url: &str,
         replica: &nocturne_sync::replica::Replica,
         nonce: [u8; 8],
-    ) -> Result<(), String> {
+    ) -> Result<(), nocturne_sync::SyncError> {
         self.calls.set(self.calls.get() + 1);
         if self.calls.get() == 2 {
-            self.device.journal().say(&OfflineProvider, None, "My locker code is 4417.", None, T0 + DAY).await?;
+            let say = Say { text: "My locker code is 4417.".into(), speaker: None, reply: None, at: T0 + DAY };
+            let d = self.device;
+            let said = common::perform(&d.store, &d.kept, &StoreLocks, &common::NoLease, say, &OfflineProvider).await;
+            said.map_err(|e| nocturne_sync::SyncError::Refused(e.to_string()))?;
         }
         nocturne_sync::procedure::Exchange::exchange(&Loop(self.server), url, replica, nonce).await
     }
@@ -289,7 +305,7 @@ impl nocturne_sync::procedure::Exchange for TurnMeanwhile<'_> {
 fn regression_a_turn_recorded_while_a_sync_sends_is_kept_for_the_next_sync() {
     let server = LoopbackServer::new();
     let a = Device::new(1);
-    block(a.journal().say(&OfflineProvider, None, "I live in Ghent.", None, T0)).expect("first turn");
+    a.say("I live in Ghent.", T0).expect("first turn");
     a.sync(&server, "laptop").expect("first sync");
     let ask = Ask {
         server: None,
@@ -325,16 +341,20 @@ fn import_all<P: nocturne_core::llm::provider::Provider>(
     options: &ImportOptions,
     at: i64,
 ) -> Report {
-    let j = device.journal();
     let plan = import_plan::plan(history, &Default::default(), options);
     let lease = ServerLease { keeper: &device.kept, exchange: &Loop(server), random: &device.random };
     let (mut seen, mut report) = (TranscriptCache::default(), Report::default());
+    let perform = |command| block(common::perform(&device.store, &device.kept, &StoreLocks, &lease, command, provider));
     for piece in plan.pieces(2) {
-        let done = block(j.import(provider, &lease, &piece, options, &mut seen, at, &mut |_| {})).expect("import");
-        report.absorb(done.done);
+        let import = Import { piece, options: options.clone(), at, seen };
+        let done = perform(import).expect("import");
+        report.absorb(done.done.report);
+        seen = done.done.seen;
     }
-    block(j.import_sleep(provider, &lease, options, at, &mut report)).expect("the Sleep after");
-    report
+    let sleep = ImportSleep { options: options.clone(), at, report };
+    block(common::perform(&device.store, &device.kept, &StoreLocks, &lease, sleep, provider))
+        .expect("the Sleep after")
+        .done
 }
 
 /// Two devices in one space: a laptop and a phone.
@@ -444,7 +464,7 @@ fn regression_a_write_outside_sync_followed_by_a_turn_still_reaches_the_other_de
     let plan = import_plan::plan(&history(1, T0), &Default::default(), &ImportOptions::default());
     let options = ImportOptions { sleep: SleepAfter::Never, ..ImportOptions::default() };
     block(import::run(&a.store, &OfflineProvider, &plan, &options, T0, &mut |_| {})).expect("outside write");
-    block(a.journal().say(&OfflineProvider, None, "My locker code is 4417.", None, T0 + 1)).expect("turn");
+    a.say("My locker code is 4417.", T0 + 1).expect("turn");
     let sent = a.synced(&server, "laptop").expect("a sends");
     let got = b.synced(&server, "phone").expect("b fetches");
     assert_eq!(got.head, sent.head, "the other device ends on another memory");
@@ -458,18 +478,18 @@ fn regression_a_write_outside_sync_followed_by_a_turn_still_reaches_the_other_de
 fn regression_a_restore_and_a_policy_on_a_synced_memory_reach_another_device_as_records() {
     let server = LoopbackServer::new();
     let (a, b) = joined(&server);
-    block(a.journal().say(&OfflineProvider, None, "I live in Ghent.", None, T0)).expect("turn");
+    a.say("I live in Ghent.", T0).expect("turn");
     let first = block(a.store.meta()).expect("meta").head;
-    block(a.journal().say(&OfflineProvider, None, "My sister Ana lives in Porto.", None, T0 + 1)).expect("turn");
-    let restored = block(a.journal().restore(first, T0 + 2)).expect("restore");
+    a.say("My sister Ana lives in Porto.", T0 + 1).expect("turn");
+    let restored = a.perform(Restore { seq: first, at: T0 + 2 }, &common::NoLease).expect("restore");
     assert!(restored.recorded.is_some() && restored.done.label == format!("restore:v{first}"), "{restored:?}");
     let mut policy = block(a.store.meta()).expect("meta").policy;
     policy.stale_after_days = Some(30.0);
-    let set = block(a.journal().set_policy(&policy, T0 + 3)).expect("policy");
+    let set = a.perform(Policy { policy: policy.clone(), at: T0 + 3 }, &common::NoLease).expect("policy");
     assert!(set.recorded.is_some() && set.done.as_deref().is_some_and(|w| w.contains("30 days")), "{set:?}");
     policy.stale_after_days = Some(-1.0);
-    let refused = block(a.journal().set_policy(&policy, T0 + 4)).expect_err("an unusable policy");
-    assert!(refused.contains("not usable"), "{refused}");
+    let refused = a.perform(Policy { policy, at: T0 + 4 }, &common::NoLease).expect_err("an unusable policy");
+    assert!(matches!(refused, WriteError::BadInput(_)) && refused.to_string().contains("not usable"), "{refused}");
     let sent = a.synced(&server, "laptop").expect("a sends");
     assert!(!sent.outside_writes && sent.sealed == 4, "{sent:?}");
     let got = b.synced(&server, "phone").expect("b fetches");
@@ -488,13 +508,13 @@ fn regression_a_restore_and_a_policy_on_a_synced_memory_reach_another_device_as_
 fn a_restore_planned_on_a_moved_head_is_refused_as_stale_everywhere() {
     let server = LoopbackServer::new();
     let (a, b) = joined(&server);
-    block(a.journal().say(&OfflineProvider, None, "I live in Ghent.", None, T0)).expect("a's turn");
+    a.say("I live in Ghent.", T0).expect("a's turn");
     a.synced(&server, "laptop").expect("a sends");
     // b has not seen a's turn: its restore (a later lamport than a's turn) is planned on
     // the head without it.
-    block(b.journal().say(&OfflineProvider, None, "My sister Ana lives in Porto.", None, T0 + 1)).expect("b's turn");
+    b.say("My sister Ana lives in Porto.", T0 + 1).expect("b's turn");
     let first = block(b.store.meta()).expect("meta").head;
-    block(b.journal().restore(first, T0 + 2)).expect("b's restore");
+    b.perform(Restore { seq: first, at: T0 + 2 }, &common::NoLease).expect("b's restore");
     let on_b = b.synced(&server, "phone").expect("b syncs");
     let on_a = a.synced(&server, "laptop").expect("a fetches");
     assert_eq!(on_a.head, on_b.head);
@@ -518,12 +538,18 @@ struct Counting {
     if_free: Cell<usize>,
 }
 
-impl nocturne_sync::procedure::WriteLock for Counting {
-    async fn hold<T>(&self, work: impl std::future::Future<Output = Result<T, String>>) -> Result<T, String> {
+impl nocturne_core::write::WriteLock for Counting {
+    async fn hold<T, E: From<nocturne_core::write::LockError>>(
+        &self,
+        work: impl std::future::Future<Output = Result<T, E>>,
+    ) -> Result<T, E> {
         self.waited.set(self.waited.get() + 1);
         work.await
     }
-    async fn hold_if_free<T>(&self, work: impl std::future::Future<Output = Result<T, String>>) -> Result<T, String> {
+    async fn hold_if_free<T, E: From<nocturne_core::write::LockError>>(
+        &self,
+        work: impl std::future::Future<Output = Result<T, E>>,
+    ) -> Result<T, E> {
         self.if_free.set(self.if_free.get() + 1);
         work.await
     }
@@ -534,45 +560,42 @@ impl nocturne_sync::procedure::WriteLock for Counting {
 #[test]
 fn every_write_through_the_journal_holds_the_write_lock_once() {
     let (server, device, lock) = (LoopbackServer::new(), Device::new(1), Counting::default());
-    let j = Journal { keeper: &device.kept, store: &device.store, lock: &lock };
     let lease = ServerLease { keeper: &device.kept, exchange: &Loop(&server), random: &device.random };
+    let perform =
+        |command| block(common::perform(&device.store, &device.kept, &lock, &lease, command, &OfflineProvider));
     let counts = || (lock.waited.get(), lock.if_free.get());
-    block(j.say(&OfflineProvider, None, "I live in Ghent. My sister Ana lives in Porto.", None, T0)).expect("say");
+    let say = Say { text: "I live in Ghent. My sister Ana lives in Porto.".into(), speaker: None, reply: None, at: T0 };
+    block(common::perform(&device.store, &device.kept, &lock, &lease, say, &OfflineProvider)).expect("say");
     assert_eq!(counts(), (1, 0));
     let first = device.nth_active(0).expect("a fact");
-    block(j.edit(&UserEdit::Pin { item_id: first }, T0 + 1)).expect("pin");
-    block(j.restore(1, T0 + 2)).expect("restore");
+    perform(nocturne_core::write::Command::Edit(Edit { edit: UserEdit::Pin { item_id: first }, at: T0 + 1 }))
+        .expect("pin");
+    perform(Restore { seq: 1, at: T0 + 2 }.into()).expect("restore");
     let mut policy = block(device.store.meta()).expect("meta").policy;
     policy.stale_after_days = Some(30.0);
-    block(j.set_policy(&policy, T0 + 3)).expect("policy");
+    perform(Policy { policy, at: T0 + 3 }.into()).expect("policy");
     let second = device.nth_active(1).expect("a fact");
-    block(j.erase(&second, T0 + 4)).expect("erase");
+    perform(Erase { item_id: second, at: T0 + 4 }.into()).expect("erase");
     assert_eq!(counts(), (5, 0));
     let options = ImportOptions::default();
     let plan = import_plan::plan(&history(1, T0 + 5 * DAY), &Default::default(), &options);
     let mut report = Report::default();
     for piece in plan.pieces(1) {
-        let done = block(j.import(
-            &OfflineProvider,
-            &lease,
-            &piece,
-            &options,
-            &mut TranscriptCache::default(),
-            T0,
-            &mut |_| {},
-        ));
-        report.absorb(done.expect("import").done);
+        let import = Import { piece, options: options.clone(), at: T0, seen: TranscriptCache::default() };
+        let done = perform(import.into()).expect("import");
+        let nocturne_core::write::Outcome::Imported(done) = done.done else { panic!("an import imports") };
+        report.absorb(done.report);
     }
-    block(j.import_sleep(&OfflineProvider, &lease, &options, T0 + 6 * DAY, &mut report)).expect("the Sleep after");
+    perform(ImportSleep { options, at: T0 + 6 * DAY, report }.into()).expect("the Sleep after");
     assert_eq!(counts(), (5 + plan.pieces(1).len() + 1, 0));
     let sleep = SleepOptions::new(T0 + 7 * DAY);
     let waited = lock.waited.get();
-    block(j.sleep(&OfflineProvider, &lease, &mut SleepCall { heavy: Heavy::GoAhead, ..SleepCall::quiet(&sleep) }))
-        .expect("sleep");
+    perform(Sleep::new(sleep).go_ahead(true).into()).expect("sleep");
     let planned = SleepOptions::new(T0 + 8 * DAY);
     let review = block(nocturne_core::flow::review::plan(&device.store, &OfflineProvider, &planned, &mut |_| {}));
     let review = review.expect("a plan");
     let all = nocturne_core::flow::review::Decisions::only(std::iter::empty());
-    block(j.apply(&review, &all, &lease, T0 + 9 * DAY, &mut |_| {})).expect("apply");
+    let apply = nocturne_core::write::Apply { plan: Box::new(review), decisions: all, at: T0 + 9 * DAY };
+    perform(apply.into()).expect("apply");
     assert_eq!(counts(), (waited, 2), "a Sleep and an application take the lock only when it is free");
 }

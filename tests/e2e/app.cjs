@@ -154,6 +154,10 @@ function brokenWords(page, selector) {
     const promise = await page.locator('[data-block="episodes"] .fact', { hasText: 'thesis' }).count();
     check(human.some((t) => t.includes('Lisbon')) && promise === 1, 'a durable fact was pinned in human, the promise went to episodes', `${human.length} in human, ${promise} promise in episodes`);
     check(/active 8 → 3/.test(summary) && /[1-9]\d* enforced/.test(summary), 'the capacity rule forgot down to maxActiveFacts, labelled as enforced', summary);
+    // 5 of 8 is more than a Sleep retires without asking: its plan was shown first, naming
+    // what would go, and applied once agreed (the dialog handler agrees).
+    check(dialogs.length === 1 && /would retire 5 of 8 active facts/.test(dialogs[0]) && /m_\d+ "/.test(dialogs[0]),
+      'a Sleep whose plan retires most of the memory asks first, naming what would go', dialogs.join(' | '));
     await page.screenshot({ path: `${out}/03-sleep.png`, fullPage: true });
     const brokenHeaders = await brokenWords(page, '[data-testid="passes"] th');
     check(brokenHeaders.length === 0, "the Sleep table's headers keep every word whole", brokenHeaders.join(', '));
@@ -203,7 +207,7 @@ function brokenWords(page, selector) {
     const startSeq = (await start.locator('code').innerText()).replace('v', '');
     await page.click(`[data-testid="restore-${startSeq}"]`);
     await page.waitForSelector('[data-testid="restored"]');
-    check(dialogs.length === 1 && dialogs[0].includes('Restore'), 'restore asks for confirmation');
+    check(dialogs.length === 2 && dialogs[1].includes('Restore'), 'restore asks for confirmation', dialogs.join(' | '));
     const restoredLabel = await page.locator('[data-testid="timeline"] .label').first().innerText();
     check(restoredLabel === `restore:v${startSeq}`, 'the restore is itself a version', restoredLabel);
     await page.click('text=Chat, memory & sleep');
@@ -391,8 +395,8 @@ function brokenWords(page, selector) {
     check(offlineStopped.some((l) => l.includes('stopped by the user')) && offlineStopped.length < lines,
       'Stop ends a Verify run by the offline provider in the worker', `${offlineStopped.length} of ${lines} checks; ${offlineStopped.slice(-1)}`);
 
-    // Stop a Sleep mid-pass against a slow model: the passes before it stay, nothing of
-    // the stopped one is written, and the next Sleep runs cleanly.
+    // Stop a Sleep mid-pass against a slow model: it is planned whole before it writes, so
+    // nothing is written, and the next Sleep runs cleanly.
     if (fake) {
       await page.click('text=Settings');
       await page.check('input[name=provider] >> nth=1');
@@ -434,12 +438,13 @@ function brokenWords(page, selector) {
       await page.click('[data-testid="stop-sleep"]');
       await page.waitForSelector('.sleep p.error', { timeout: 20000 });
       const stopped = await page.locator('.sleep p.error').innerText();
-      check(stopped.includes('stopped by the user after pass supersede'), 'Stop ends a Sleep mid-pass and says after which pass', stopped);
+      check(stopped.includes('stopped by the user while the Sleep was planned') && stopped.includes('nothing was written'),
+        'Stop ends a Sleep while it is planned, saying nothing was written', stopped);
       await page.screenshot({ path: `${out}/11-stopped.png`, fullPage: true });
       await page.click('text=Versions & diff');
       await page.waitForFunction(() => document.querySelector('[data-testid="timeline"] .label')?.innerText !== undefined);
       const head = await page.locator('[data-testid="timeline"] .label').first().innerText();
-      check(head === 'pass:supersede:after' && headBefore !== head, 'the memory is as after the last completed pass', `${headBefore} -> ${head}`);
+      check(head === headBefore, 'a Sleep is planned whole before it writes: a stop while planning leaves the memory as it was', `${headBefore} -> ${head}`);
       // Stop a chat reply while it streams: what came is kept, marked as cut.
       await page.click('text=Settings');
       await page.getByRole('textbox', { name: 'Base URL', exact: true }).fill(`${fake}/slowchat/v1`);

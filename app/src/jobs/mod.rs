@@ -15,11 +15,15 @@
 //!
 //! A job is one worker: started when the job starts, ended when it ends or its caller
 //! drops it (a Sleep estimate made stale by a write). The worker opens the memory's
-//! IndexedDB itself and writes through the one write path (`sync::journal`, under the
-//! same Web Lock as every writer, and the sync worker's lease when the memory syncs).
+//! IndexedDB itself and writes through the one write path: each job that writes is one
+//! command of `nocturne_core::write`, performed by the journal `crate::sync::Writer`
+//! builds (under the same Web Lock as every writer, recorded and under the sync worker's
+//! lease when the memory syncs), and its outcome rendered for the page.
 //!
-//! Both halves of the exchange are in this folder: [`run`] on the page, [`serve`] in the
-//! worker (`work`, with its model in `remote`). Messages are JSON text ([`crate::worker`]).
+//! Each job is a type of its own ([`Job`]) whose result type is known where it is run:
+//! [`run`] of a [`Turn`] is a [`TurnSummary`], of a [`SleepJob`] a [`SleepDone`]. Both
+//! halves of the exchange are in this folder: [`run`] on the page, [`serve`] in the worker
+//! (`work`, with its model in `remote`). Messages are JSON text ([`crate::worker`]).
 
 mod remote;
 mod work;
@@ -38,11 +42,13 @@ use nocturne_core::model::policy::RetentionPolicy;
 use nocturne_core::proof::check::Check;
 use nocturne_core::proof::compare::Row;
 use nocturne_core::proof::quiz::QuizReport;
+use nocturne_core::write::Kind;
+use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
-pub use work::serve;
+pub use work::{perform_here, serve};
 
 /// The worker's loader, next to the page (Trunk's loader shim for the worker module).
 pub const WORKER_URL: &str = "./nocturne-jobs_loader.js";
@@ -53,156 +59,258 @@ const PROTOCOL: u32 = 2;
 /// What the job module is called in messages.
 const WHAT: &str = "the job module";
 
-/// What the page asks the job worker to run; `memory` names the IndexedDB database.
-#[derive(Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub enum Job {
-    /// A chat turn: the reply (streamed), then the turn recorded and encoded.
-    Turn {
-        memory: String,
-        text: String,
-        now: i64,
-        model: Model,
-    },
-    /// A Sleep through the one write path, or a dry run (writes nothing).
-    Sleep {
-        memory: String,
-        now: i64,
-        deep: bool,
-        dry_run: bool,
-        confirmed: bool,
-        model: Model,
-    },
-    /// A Sleep planned for the user's review (writes nothing).
-    Plan {
-        memory: String,
-        now: i64,
-        deep: bool,
-        model: Model,
-    },
-    /// A reviewed plan's approved edits, judged again and applied as one Sleep.
-    Apply {
-        memory: String,
-        plan: Review,
-        decisions: Decisions,
-        now: i64,
-    },
-    /// What the next Sleep would ask the model.
-    Estimate {
-        memory: String,
-        now: i64,
-        deep: bool,
-        style: ProposalStyle,
-    },
-    Quiz {
-        memory: String,
-        now: i64,
-        model: Model,
-    },
-    Edit {
-        memory: String,
-        edit: UserEdit,
-        now: i64,
-    },
-    Erase {
-        memory: String,
-        item_id: String,
-        now: i64,
-    },
-    Restore {
-        memory: String,
-        seq: u64,
-        now: i64,
-    },
-    Policy {
-        memory: String,
-        policy: RetentionPolicy,
-        now: i64,
-    },
-    /// The history file posted beside this job, read (in the import reader's worker) and
-    /// planned against the memory.
-    Read {
-        memory: String,
-        now: i64,
-        style: ProposalStyle,
-    },
-    /// The history file posted beside this job, read again (dated as when it was first
-    /// read, `read_at`) and imported: what is new.
-    Import {
-        memory: String,
-        read_at: i64,
-        now: i64,
-        sleep: SleepAfter,
-        model: Model,
-    },
-    Verify {
-        now: i64,
-        require_skill: bool,
-        model: Model,
-    },
-    /// The offline provider's row, then the endpoint's, if one is given.
-    Compare {
-        now: i64,
-        endpoint: Option<Model>,
-    },
+/// A job the page runs in the job worker: what it is sent as, and what it comes to — its
+/// result's type is the job's own ([`Job::Done`]), so a page never matches on another
+/// job's answer.
+pub trait Job: Into<AnyJob> {
+    type Done: Serialize + DeserializeOwned;
 }
 
-impl Job {
+/// A chat turn: the reply (streamed), then the turn recorded and encoded.
+#[derive(Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Turn {
+    pub memory: String,
+    pub text: String,
+    pub now: i64,
+    pub model: Model,
+}
+
+/// A Sleep through the one write path, or a dry run (writes nothing). One that would
+/// retire more than a Sleep retires without asking comes back as [`SleepDone::Heavy`], its
+/// plan with it; `planned` and `confirmed` send that plan back to be applied.
+#[derive(Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SleepJob {
+    pub memory: String,
+    pub now: i64,
+    pub deep: bool,
+    pub dry_run: bool,
+    pub confirmed: bool,
+    pub planned: Option<Box<Review>>,
+    pub model: Model,
+}
+
+/// A Sleep planned for the user's review (writes nothing).
+#[derive(Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Plan {
+    pub memory: String,
+    pub now: i64,
+    pub deep: bool,
+    pub model: Model,
+}
+
+/// A reviewed plan's approved edits, judged again and applied as one Sleep.
+#[derive(Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Apply {
+    pub memory: String,
+    pub plan: Box<Review>,
+    pub decisions: Decisions,
+    pub now: i64,
+}
+
+/// What the next Sleep would ask the model.
+#[derive(Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Estimate {
+    pub memory: String,
+    pub now: i64,
+    pub deep: bool,
+    pub style: ProposalStyle,
+}
+
+/// The Wake quiz.
+#[derive(Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Quiz {
+    pub memory: String,
+    pub now: i64,
+    pub model: Model,
+}
+
+/// The user's correction, pin, unpin or forget.
+#[derive(Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Edit {
+    pub memory: String,
+    pub edit: UserEdit,
+    pub now: i64,
+}
+
+/// The user's erase of a fact's words.
+#[derive(Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Erase {
+    pub memory: String,
+    pub item_id: String,
+    pub now: i64,
+}
+
+/// A version restored as a new one.
+#[derive(Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Restore {
+    pub memory: String,
+    pub seq: u64,
+    pub now: i64,
+}
+
+/// The user's retention policy.
+#[derive(Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Policy {
+    pub memory: String,
+    pub policy: RetentionPolicy,
+    pub now: i64,
+}
+
+/// The history file posted beside this job, read (in the import reader's worker) and
+/// planned against the memory.
+#[derive(Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Read {
+    pub memory: String,
+    pub now: i64,
+    pub style: ProposalStyle,
+}
+
+/// The history file posted beside this job, read again (dated as when it was first read,
+/// `read_at`) and imported: what is new.
+#[derive(Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Import {
+    pub memory: String,
+    pub read_at: i64,
+    pub now: i64,
+    pub sleep: SleepAfter,
+    pub model: Model,
+}
+
+/// The verifier, in a scratch database.
+#[derive(Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Verify {
+    pub now: i64,
+    pub require_skill: bool,
+    pub model: Model,
+}
+
+/// The offline provider's row, then the endpoint's, if one is given.
+#[derive(Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Compare {
+    pub now: i64,
+    pub endpoint: Option<Model>,
+}
+
+/// Every job, as the page posts it.
+#[derive(Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum AnyJob {
+    Turn(Turn),
+    Sleep(SleepJob),
+    Plan(Plan),
+    Apply(Apply),
+    Estimate(Estimate),
+    Quiz(Quiz),
+    Edit(Edit),
+    Erase(Erase),
+    Restore(Restore),
+    Policy(Policy),
+    Read(Read),
+    Import(Import),
+    Verify(Verify),
+    Compare(Compare),
+}
+
+macro_rules! jobs {
+    ($($job:ident => $variant:ident: $done:ty),* $(,)?) => {$(
+        impl Job for $job {
+            type Done = $done;
+        }
+        impl From<$job> for AnyJob {
+            fn from(job: $job) -> AnyJob {
+                AnyJob::$variant(job)
+            }
+        }
+    )*};
+}
+
+jobs!(
+    Turn => Turn: TurnSummary,
+    SleepJob => Sleep: SleepDone,
+    Plan => Plan: Review,
+    Apply => Apply: String,
+    Estimate => Estimate: EstimateSummary,
+    Quiz => Quiz: QuizReport,
+    Edit => Edit: String,
+    Erase => Erase: String,
+    Restore => Restore: String,
+    Policy => Policy: String,
+    Read => Read: HistorySummary,
+    Import => Import: Imported,
+    Verify => Verify: String,
+    Compare => Compare: Vec<Row>,
+);
+
+impl AnyJob {
+    /// The commands of the one write path (`nocturne_core::write::Command`) this job
+    /// performs, by kind: what the page offers of each (none: the job only reads).
+    pub fn performs(&self) -> &'static [Kind] {
+        match self {
+            AnyJob::Turn(_) => &[Kind::Reply],
+            AnyJob::Sleep(s) if s.dry_run => &[],
+            AnyJob::Sleep(_) => &[Kind::Sleep],
+            AnyJob::Apply(_) => &[Kind::Apply],
+            AnyJob::Edit(_) => &[Kind::Edit],
+            AnyJob::Erase(_) => &[Kind::Erase],
+            AnyJob::Restore(_) => &[Kind::Restore],
+            AnyJob::Policy(_) => &[Kind::Policy],
+            AnyJob::Import(_) => &[Kind::Import, Kind::ImportSleep],
+            AnyJob::Plan(_)
+            | AnyJob::Estimate(_)
+            | AnyJob::Quiz(_)
+            | AnyJob::Read(_)
+            | AnyJob::Verify(_)
+            | AnyJob::Compare(_) => &[],
+        }
+    }
+
     /// Whether the job writes to the memory (the first one asks the browser to keep it).
     fn writes(&self) -> bool {
-        match self {
-            Job::Sleep { dry_run, .. } => !dry_run,
-            Job::Turn { .. }
-            | Job::Apply { .. }
-            | Job::Edit { .. }
-            | Job::Erase { .. }
-            | Job::Restore { .. }
-            | Job::Policy { .. }
-            | Job::Import { .. } => true,
-            Job::Plan { .. }
-            | Job::Estimate { .. }
-            | Job::Quiz { .. }
-            | Job::Read { .. }
-            | Job::Verify { .. }
-            | Job::Compare { .. } => false,
-        }
+        !self.performs().is_empty()
     }
 }
 
-/// What a job came to.
-#[derive(Serialize, Deserialize)]
+/// What a Sleep job came to: the Sleep (or dry run), or — when it would retire more than a
+/// Sleep retires without asking and the user had not confirmed — what would go, with the
+/// plan to apply once they do. Nothing was written then.
+#[derive(Clone, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub enum Done {
-    /// The turn is stored.
-    Turn(TurnSummary),
+pub enum SleepDone {
     Slept(SleepSummary),
-    Planned {
-        review: Review,
-    },
-    /// The review's edits applied: what happened, in a line.
-    Applied {
-        summary: String,
-    },
-    Estimated(EstimateSummary),
-    Quizzed {
-        report: QuizReport,
-    },
-    /// An edit, erase, restore or policy written: what happened, in a line.
-    Written {
-        line: String,
-    },
-    Read(HistorySummary),
-    /// An import's report, and what of the file is still new (for a resume).
-    Imported {
-        report: import::Report,
-        left: HistorySummary,
-    },
-    Verified {
-        summary: String,
-    },
-    Compared {
-        rows: Vec<Row>,
-    },
+    Heavy(HeavySleep),
+}
+
+/// A Sleep that asks first: what the guard counted, and its plan.
+#[derive(Clone, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct HeavySleep {
+    /// What would go, in words: `this Sleep would retire 7 of 14 active facts (…)`.
+    pub why: String,
+    pub retire: usize,
+    pub active: usize,
+    pub plan: Box<Review>,
+}
+
+/// An import's report, and what of the file is still new (for a resume).
+#[derive(Clone, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Imported {
+    pub report: import::Report,
+    pub left: HistorySummary,
 }
 
 /// What a job says as it goes.
@@ -275,13 +383,11 @@ pub struct Refused {
     pub reason: String,
 }
 
-/// The next Sleep's estimate, as the page shows it.
+/// The next Sleep's estimate, as the page shows it (whether it retires too much to go
+/// without asking is the Sleep's own plan's to say: [`SleepDone::Heavy`]).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct EstimateSummary {
     pub line: String,
-    /// `(retire, active)` when the Sleep would retire more than a quarter of the memory
-    /// (the user is asked first).
-    pub heavy: Option<(usize, usize)>,
 }
 
 /// A history file read and planned.
@@ -327,7 +433,7 @@ impl Model {
 #[derive(Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 enum ToWorker {
-    Run { job: Job },
+    Run { job: AnyJob },
     Delta { text: String },
     Answer { result: Result<Completion, ProviderError> },
     Stop,
@@ -347,9 +453,10 @@ enum FromWorker {
     Progress {
         progress: Box<Progress>,
     },
-    /// The job's end, with the page provider's proposal style as the job left it.
+    /// The job's end — its own [`Job::Done`] — with the page provider's proposal style as
+    /// the job left it.
     Done {
-        done: Box<Done>,
+        done: serde_json::Value,
         style: Option<StyleState>,
     },
     /// The job or the worker failed, in words a user can act on.
@@ -370,9 +477,12 @@ pub struct Given<'a> {
 }
 
 /// Runs `job` in a worker of its own, answering its model calls with the providers in
-/// `given` and handing `on_progress` what it says as it goes. Dropping the future ends the
-/// worker.
-pub async fn run(job: Job, given: Given<'_>, on_progress: &mut dyn FnMut(Progress)) -> Result<Done, String> {
+/// `given` and handing `on_progress` what it says as it goes; what it came to, of the job's
+/// own type. Dropping the future ends the worker. The error is the words the page shows
+/// (a worker of another build answering with another job's result included): `String`,
+/// because a Leptos action's or resource's value must be `Clone`.
+pub async fn run<J: Job>(job: J, given: Given<'_>, on_progress: &mut dyn FnMut(Progress)) -> Result<J::Done, String> {
+    let job: AnyJob = job.into();
     if job.writes() {
         // Only a page may ask (`navigator.storage.persist` is not a worker's).
         crate::storage::persist_once().await;
@@ -380,7 +490,7 @@ pub async fn run(job: Job, given: Given<'_>, on_progress: &mut dyn FnMut(Progres
     let worker = Started::new(WORKER_URL, WHAT, "with the page")?;
     worker.ready(PROTOCOL).await?;
     let _stop = given.provider.and_then(|p| forward_stop(&p.stop, &worker));
-    let run = text(&ToWorker::Run { job })?;
+    let run = text(&ToWorker::Run { job }).map_err(|e| e.to_string())?;
     match given.file {
         None => worker.post(&JsValue::from_str(&run))?,
         Some(file) => {
@@ -410,7 +520,8 @@ pub async fn run(job: Job, given: Given<'_>, on_progress: &mut dyn FnMut(Progres
                 if let (Some(slot), Some(style)) = (given.provider.and_then(|p| p.inner.style()), style) {
                     slot.set(style);
                 }
-                return Ok(*done);
+                return serde_json::from_value(done)
+                    .map_err(|e| format!("{WHAT} answered with another job's result ({e}); reload the page"));
             }
             FromWorker::Failed { message } => return Err(message),
         }
@@ -418,17 +529,9 @@ pub async fn run(job: Job, given: Given<'_>, on_progress: &mut dyn FnMut(Progres
 }
 
 /// Runs a write the user asked for (an edit, erase, restore or the policy), which needs no
-/// model; the line saying what was done.
-pub async fn write(job: Job) -> Result<String, String> {
-    match run(job, Given::default(), &mut |_| {}).await? {
-        Done::Written { line } => Ok(line),
-        other => unexpected(other),
-    }
-}
-
-/// The error for a job that ended in another job's `Done` (a worker of another build).
-pub fn unexpected<T>(_: Done) -> Result<T, String> {
-    Err(format!("{WHAT} answered another job; reload the page"))
+/// model; the line saying what was done (`String` error: as [`run`]'s).
+pub async fn write<J: Job<Done = String>>(job: J) -> Result<String, String> {
+    run(job, Given::default(), &mut |_| {}).await
 }
 
 /// Asks the page's provider (an endpoint or the in-page model; the offline provider runs
@@ -459,8 +562,8 @@ async fn answer(
     }
 }
 
-fn text(message: &impl Serialize) -> Result<String, String> {
-    serde_json::to_string(message).map_err(|e| e.to_string())
+fn text(message: &impl Serialize) -> Result<String, serde_json::Error> {
+    serde_json::to_string(message)
 }
 
 /// Posts `stop` to the worker when `stop` is pressed, through an abort the handle

@@ -3,12 +3,13 @@
 
 use super::{FromWorker, Model};
 use crate::inbox::Inbox;
-use crate::stop::{StopHandle, Stoppable};
+use crate::stop::StopHandle;
 use crate::worker as module;
 use nocturne_core::llm::offline::OfflineProvider;
 use nocturne_core::llm::provider::{
-    Completion, ProposalStyle, Provider, ProviderError, Request, StyleCell, StyleState, DEFAULT_MEMORY_TOKENS,
+    Completion, Layer, ProposalStyle, Provider, ProviderError, Request, StyleCell, StyleState, DEFAULT_MEMORY_TOKENS,
 };
+use std::cell::Cell;
 use std::rc::Rc;
 
 /// What the page posts back for a model call: pieces of a streamed reply, then its end.
@@ -22,8 +23,32 @@ thread_local! {
     pub(super) static ANSWERS: Inbox<Answered> = Inbox::default();
 }
 
-/// A job's provider in the worker, stopped by the page's Stop.
-pub(super) type WorkerModel = Stoppable<Chosen>;
+/// A job's provider in the worker, stopped by the page's Stop — until it records: from
+/// [`WorkerModel::recording`] on, its calls are ones the Stop does not reach (a stopped chat
+/// turn is still encoded), answered on the page by a provider the Stop does not reach.
+#[derive(Clone)]
+pub(super) struct WorkerModel {
+    inner: Chosen,
+    stop: StopHandle,
+    memory_tokens: u64,
+    recording: Rc<Cell<bool>>,
+}
+
+impl Layer for WorkerModel {
+    type Inner = Chosen;
+    fn inner(&self) -> &Chosen {
+        &self.inner
+    }
+    fn before_call(&self) -> Result<(), ProviderError> {
+        if self.stop.is_stopped() && !self.recording.get() {
+            return Err(ProviderError::Stopped);
+        }
+        Ok(())
+    }
+    fn memory_budget(&self) -> Option<u64> {
+        Some(self.memory_tokens)
+    }
+}
 
 /// The offline provider here, or the page's through the page.
 #[derive(Clone)]
@@ -36,24 +61,25 @@ nocturne_core::forward_provider!(Chosen { Offline, Page });
 
 impl WorkerModel {
     pub(super) fn new(model: Model, stop: &StopHandle) -> WorkerModel {
+        let recording = Rc::new(Cell::new(false));
         let (inner, memory_tokens) = match model {
             Model::Offline => (Chosen::Offline(OfflineProvider), DEFAULT_MEMORY_TOKENS),
             Model::Page { label, model, style, memory_tokens } => (
-                Chosen::Page(Remote { label, style: Rc::new(StyleCell::new(style, &model)), after_stop: false }),
+                Chosen::Page(Remote {
+                    label,
+                    style: Rc::new(StyleCell::new(style, &model)),
+                    after_stop: recording.clone(),
+                }),
                 memory_tokens,
             ),
         };
-        Stoppable { inner, stop: stop.clone(), memory_tokens }
+        WorkerModel { inner, stop: stop.clone(), memory_tokens, recording }
     }
 
-    /// The same model for calls the job's Stop does not reach (a stopped chat turn is
-    /// still recorded), sharing its proposal style.
-    pub(super) fn recorder(&self) -> WorkerModel {
-        let inner = match &self.inner {
-            Chosen::Offline(p) => Chosen::Offline(*p),
-            Chosen::Page(r) => Chosen::Page(Remote { after_stop: true, ..r.clone() }),
-        };
-        Stoppable { inner, stop: StopHandle::default(), memory_tokens: self.memory_tokens }
+    /// From now on this model's calls record what was done (a chat turn after its reply):
+    /// the job's Stop no longer reaches them.
+    pub(super) fn recording(&self) {
+        self.recording.set(true);
     }
 
     /// The page provider's style as the job left it.
@@ -72,7 +98,8 @@ pub(super) struct Remote {
     label: String,
     /// Shared by clones: the job's copy and the one kept to read it afterwards.
     style: Rc<StyleCell>,
-    after_stop: bool,
+    /// The job records (its calls are answered by a provider the Stop does not reach).
+    after_stop: Rc<Cell<bool>>,
 }
 
 impl Remote {
@@ -82,7 +109,7 @@ impl Remote {
         mut on_delta: Option<&mut dyn FnMut(&str)>,
     ) -> Result<Completion, ProviderError> {
         let stream = on_delta.is_some();
-        module::post(&FromWorker::Call { request: request.clone(), stream, after_stop: self.after_stop });
+        module::post(&FromWorker::Call { request: request.clone(), stream, after_stop: self.after_stop.get() });
         let answers = ANSWERS.with(Inbox::clone);
         loop {
             match answers.next().await {

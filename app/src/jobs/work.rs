@@ -1,35 +1,35 @@
-//! The job worker's side: each job the page posts, run on the memory's IndexedDB
-//! through the one write path, with the job's model ([`super::remote`]).
+//! The job worker's side: each job the page posts, run on the memory's IndexedDB — each
+//! write one command of the one write path (`nocturne_core::write`, through
+//! `crate::sync::Writer`) — with the job's model ([`super::remote`]), its result posted
+//! as the job's own type.
 
 use super::remote::{Answered, WorkerModel, ANSWERS};
 use super::{
-    Done, EstimateSummary, FromWorker, HistorySummary, Job, Model, Progress, Refused, SleepSummary, ToWorker,
-    TurnSummary, PROTOCOL, WHAT,
+    AnyJob, Apply, Compare, Edit, Erase, Estimate, EstimateSummary, FromWorker, HeavySleep, HistorySummary, Import,
+    Imported, Model, Plan, Policy, Progress, Read, Refused, Restore, SleepDone, SleepJob, SleepSummary, ToWorker, Turn,
+    TurnSummary, Verify, PROTOCOL, WHAT,
 };
 use crate::idb::IdbStore;
 use crate::stop::StopHandle;
+use crate::sync::Writer;
 use crate::worker as module;
-use nocturne_core::flow::chat;
 use nocturne_core::flow::focus::Scope;
 use nocturne_core::flow::import::{self, Report, TranscriptCache};
 use nocturne_core::flow::import_plan;
-use nocturne_core::flow::import_plan::{ImportOptions, Plan, SleepAfter};
-use nocturne_core::flow::report::{PassEvent, SleepReport};
-use nocturne_core::flow::review;
-use nocturne_core::flow::sleep::{self, SleepOptions};
+use nocturne_core::flow::import_plan::{ImportOptions, Plan as ImportPlan, SleepAfter};
+use nocturne_core::flow::report::SleepReport;
+use nocturne_core::flow::sleep::SleepOptions;
 use nocturne_core::history::History;
-use nocturne_core::llm::provider::{ProposalStyle, Provider, ProviderError};
+use nocturne_core::llm::provider::{ProposalStyle, Provider, StyleState};
 use nocturne_core::proof::compare;
 use nocturne_core::proof::quiz;
 use nocturne_core::proof::verify;
 use nocturne_core::store::Store;
-use nocturne_sync::journal::{Heavy, SleepCall, SleepFailure};
+use nocturne_core::write::{self, NoModel, Refusal, Watch, WriteError};
+use serde::Serialize;
 use std::collections::HashSet;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
-
-/// How a reply the user stopped ends in the transcript.
-pub const CUT: &str = "[stopped by the user]";
 
 /// The scratch database Verify runs in (deleted before each run; never the memory).
 const VERIFY_DB: &str = "nocturne-verify";
@@ -52,7 +52,7 @@ thread_local! {
     static STOP: StopHandle = StopHandle::default();
 }
 
-async fn answer(data: JsValue) -> Result<(), String> {
+async fn answer(data: JsValue) -> Result<(), crate::error::AppError> {
     // A job that reads a history comes as `{message, file}`; everything else as text.
     let (text, file) = match data.as_string() {
         Some(text) => (text, None),
@@ -69,8 +69,8 @@ async fn answer(data: JsValue) -> Result<(), String> {
         ToWorker::Answer { result } => ANSWERS.with(|a| a.push(Answered::Done(result))),
         ToWorker::Stop => STOP.with(StopHandle::stop),
         ToWorker::Run { job } => {
-            let (done, style) = perform(job, file).await?;
-            module::post(&FromWorker::Done { done: Box::new(done), style });
+            let (done, style) = perform(job, file).await.map_err(|e| e.to_string())?;
+            module::post(&FromWorker::Done { done, style });
         }
     }
     Ok(())
@@ -80,13 +80,8 @@ fn progress(progress: Progress) {
     module::post(&FromWorker::Progress { progress: Box::new(progress) });
 }
 
-/// Unix seconds now, for what is dated when it happens (a turn is recorded after its reply).
-fn now() -> i64 {
-    (js_sys::Date::now() / 1000.0) as i64
-}
-
-async fn open(memory: &str) -> Result<IdbStore, String> {
-    IdbStore::open(memory).await.map_err(|e| e.to_string())
+async fn open(memory: &str) -> Result<IdbStore, JobError> {
+    Ok(IdbStore::open(memory).await?)
 }
 
 fn scope(deep: bool) -> Scope {
@@ -97,225 +92,298 @@ fn scope(deep: bool) -> Scope {
     }
 }
 
-fn on_pass() -> impl FnMut(&PassEvent) {
-    |ev: &PassEvent| progress(Progress::Pass { event: ev.clone() })
+/// Why a job failed in the worker: a write's own error, or what went wrong around it (the
+/// memory's database, the file, the import reader), in words the page shows.
+#[derive(Debug)]
+enum JobError {
+    Write(WriteError),
+    Other(String),
 }
 
-async fn perform(job: Job, file: Option<web_sys::File>) -> Result<(Done, Option<super::StyleState>), String> {
-    let stop = STOP.with(StopHandle::clone);
-    let plain = |done: Done| Ok((done, None));
-    match job {
-        Job::Turn { memory, text, now: at, model } => {
-            let store = open(&memory).await?;
-            let asking = WorkerModel::new(model, &stop);
-            let mut streamed = String::new();
-            let replied = {
-                let mut on_delta = |d: &str| {
-                    streamed.push_str(d);
-                    progress(Progress::Delta { text: d.to_string() })
-                };
-                chat::reply(&store, &asking, &text, at, &mut on_delta).await
-            };
-            let reply = match replied {
-                Ok(reply) => reply,
-                // Stopped: keep what was streamed, marked as cut. Only the user's turn is
-                // ever encoded, so nothing of the cut reply becomes a fact.
-                Err(chat::ChatError::Provider(ProviderError::Stopped)) => {
-                    chat::Reply { text: format!("{} {CUT}", streamed.trim_end()), ..Default::default() }
-                }
-                Err(e) => return Err(e.to_string()),
-            };
-            // The turn is recorded by a model the Stop does not reach, through the one
-            // write path: it waits for the one writer, so a turn sent during a Sleep is
-            // recorded after it, never over it.
-            let recorder = asking.recorder();
-            let keeper = crate::sync::keeper(&store);
-            let said = crate::sync::journal(&store, &keeper).say(&recorder, None, &text, Some(&reply), now()).await;
-            store.close();
-            let out = said?.done;
-            let turned = TurnSummary {
-                accepted: out.encoded.iter().filter(|m| m.accepted).count(),
-                refused: out.encoded.iter().filter_map(|m| m.rejection_reason.clone()).collect(),
-                switched: out.switched,
-                refused_citations: out.refused_citations.into_iter().map(|(_, why)| why).collect(),
-                encode_error: out.encode_error,
-            };
-            Ok((Done::Turn(turned), asking.style()))
-        }
-        Job::Sleep { memory, now, deep, dry_run, confirmed, model } => {
-            let store = open(&memory).await?;
-            let asking = WorkerModel::new(model, &stop);
-            let options =
-                SleepOptions { dry_run, stop: stop.token.clone(), scope: scope(deep), ..SleepOptions::new(now) };
-            let (report, lease_note) = if dry_run {
-                // Writes nothing: no lock.
-                (sleep::sleep(&store, &asking, &options, &mut on_pass()).await.map_err(|e| e.to_string())?, None)
-            } else {
-                // Through the one write path, when no other writer holds the memory: the
-                // estimate and the guard against a heavy retirement (the user confirmed, or
-                // it is refused), then, when the memory syncs, the space's Sleep lease
-                // (saying so when the server cannot be asked) and a record for the next sync.
-                let heavy = if confirmed { Heavy::GoAhead } else { Heavy::Refuse };
-                let mut call = SleepCall { heavy, on_event: Box::new(on_pass()), ..SleepCall::quiet(&options) };
-                let report = crate::sync::sleep(&store, &asking, &mut call).await.map_err(|e| match e {
-                    SleepFailure::Heavy(_) => format!("{e}. Run a dry run to see which, then Sleep again and confirm."),
-                    SleepFailure::Failed(why) => why,
-                })?;
-                (report, call.notes.into_iter().next())
-            };
-            store.close();
-            Ok((Done::Slept(slept(&report, lease_note)), asking.style()))
-        }
-        Job::Plan { memory, now, deep, model } => {
-            let store = open(&memory).await?;
-            let asking = WorkerModel::new(model, &stop);
-            let options = SleepOptions { stop: stop.token.clone(), scope: scope(deep), ..SleepOptions::new(now) };
-            // Writes nothing to the memory: no lock.
-            let review = review::plan(&store, &asking, &options, &mut on_pass()).await.map_err(|e| e.to_string())?;
-            store.close();
-            Ok((Done::Planned { review }, asking.style()))
-        }
-        Job::Apply { memory, plan, decisions, now } => {
-            let store = open(&memory).await?;
-            let applied = crate::sync::apply(&store, &plan, &decisions, now).await;
-            store.close();
-            plain(Done::Applied { summary: applied?.summary(&plan) })
-        }
-        Job::Estimate { memory, now, deep, style } => {
-            let store = open(&memory).await?;
-            let options = if deep { SleepOptions::new(now).deep() } else { SleepOptions::new(now) };
-            // Whole, off the page's thread; a stale one is stopped by its worker ending.
-            let e = nocturne_core::flow::estimate::estimate(&store, style, &options).await;
-            store.close();
-            let e = e.map_err(|e| e.to_string())?;
-            let what = match e.fresh {
-                Some(f) => {
-                    format!("Incremental: {f} fact(s) new or changed since the last Sleep, of {} active", e.active)
-                }
-                None => format!("Deep: all {} active facts", e.active),
-            };
-            let retire = if e.retire > 0 {
-                format!(" The retention rules alone retire {} fact(s).", e.retire)
-            } else {
-                String::new()
-            };
-            let line = format!("{what} — about {} model call(s), {} prompt tokens.{retire}", e.calls, e.prompt_tokens);
-            plain(Done::Estimated(EstimateSummary { line, heavy: e.retires_a_lot().then_some((e.retire, e.active)) }))
-        }
-        Job::Quiz { memory, now, model } => {
-            let store = open(&memory).await?;
-            let asking = WorkerModel::new(model, &stop);
-            let report = quiz::wake(&store, &asking, now).await.map_err(|e| e.to_string())?;
-            store.close();
-            Ok((Done::Quizzed { report }, asking.style()))
-        }
-        Job::Edit { memory, edit, now } => {
-            let store = open(&memory).await?;
-            let keeper = crate::sync::keeper(&store);
-            let j = crate::sync::journal(&store, &keeper).edit(&edit, now).await;
-            store.close();
-            let j = j?;
-            plain(Done::Written {
-                line: match j.recorded {
-                    Some(what) => format!("Edit made and kept for the next sync ({what})."),
-                    None => format!("{} written ({}).", j.done.id(), j.done.label),
-                },
-            })
-        }
-        Job::Erase { memory, item_id, now } => {
-            let store = open(&memory).await?;
-            let keeper = crate::sync::keeper(&store);
-            let x = crate::sync::journal(&store, &keeper).erase(&item_id, now).await;
-            store.close();
-            let x = x?.done;
-            plain(Done::Written {
-                line: format!(
-                    "Erased {} fact(s) ({}) from every version; {} row(s) rewritten; a tombstone remains.",
-                    x.item_ids.len(),
-                    x.item_ids.join(", "),
-                    x.rows
-                ),
-            })
-        }
-        Job::Restore { memory, seq, now } => {
-            let store = open(&memory).await?;
-            let keeper = crate::sync::keeper(&store);
-            let v = crate::sync::journal(&store, &keeper).restore(seq, now).await;
-            store.close();
-            plain(Done::Written { line: v?.done.id() })
-        }
-        Job::Policy { memory, policy, now } => {
-            let store = open(&memory).await?;
-            let keeper = crate::sync::keeper(&store);
-            let r = crate::sync::journal(&store, &keeper).set_policy(&policy, now).await;
-            store.close();
-            r?;
-            plain(Done::Written { line: String::new() })
-        }
-        Job::Read { memory, now, style } => {
-            let file = file.ok_or("choose a file first")?;
-            let store = open(&memory).await?;
-            let history = read(&file, now).await?;
-            let plan = plan_of(&store, &history).await;
-            store.close();
-            plain(Done::Read(summary(&file.name(), &history, &plan?, style)))
-        }
-        Job::Import { memory, read_at, now, sleep, model } => {
-            let file = file.ok_or("choose a file first")?;
-            let store = open(&memory).await?;
-            let asking = WorkerModel::new(model, &stop);
-            let history = read(&file, read_at).await?;
-            // Planned again: the memory may have changed since the estimate (a resume).
-            let plan = plan_of(&store, &history).await?;
-            let options = ImportOptions { sleep, stop: stop.token.clone(), ..Default::default() };
-            progress(Progress::Import {
-                progress: import::Progress { batches: plan.batches.len(), ..Default::default() },
-            });
-            // At most every PROGRESS_MS: each message is a task of the page's thread.
-            let mut last = 0.0;
-            let mut on_progress = |p: &import::Progress| {
-                let t = js_sys::Date::now();
-                if t - last >= PROGRESS_MS || p.batches_done == p.batches {
-                    last = t;
-                    progress(Progress::Import { progress: p.clone() })
-                }
-            };
-            let report = import_pieces(&store, &asking, &plan, &options, now, &mut on_progress).await;
-            // What is left to import, for a resume.
-            let left = plan_of(&store, &history).await;
-            store.close();
-            let left = summary(&file.name(), &history, &left?, asking.proposal_style());
-            Ok((Done::Imported { report: report?, left }, asking.style()))
-        }
-        Job::Verify { now, require_skill, model } => {
-            let provider = WorkerModel::new(model, &stop);
-            let cases = crate::cases::load().await?;
-            IdbStore::delete(VERIFY_DB).await.map_err(|e| e.to_string())?;
-            let store = IdbStore::open(VERIFY_DB).await.map_err(|e| e.to_string())?;
-            let options = verify::VerifyOptions { now, require_skill, cases };
-            let report = verify::verify(&store, &provider, &options, &mut |check| {
-                progress(Progress::Check { check: check.clone() })
-            })
-            .await;
-            store.close();
-            let summary = report.summary(require_skill);
-            Ok((Done::Verified { summary }, provider.style()))
-        }
-        Job::Compare { now, endpoint } => {
-            let clock = || js_sys::Date::now();
-            // One provider type for both rows: the benchmark is compiled once.
-            let mut rows = vec![compare::run(WorkerModel::new(Model::Offline, &stop), now, &clock).await];
-            let mut style = None;
-            if let Some(endpoint) = endpoint {
-                let provider = WorkerModel::new(endpoint, &stop);
-                // A clone shares the style the run moves.
-                let chosen = provider.clone();
-                rows.push(compare::run(provider, now, &clock).await);
-                style = chosen.style();
-            }
-            Ok((Done::Compared { rows }, style))
+impl std::fmt::Display for JobError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            JobError::Write(e) => e.fmt(f),
+            JobError::Other(why) => f.write_str(why),
         }
     }
+}
+
+impl From<WriteError> for JobError {
+    fn from(e: WriteError) -> Self {
+        JobError::Write(e)
+    }
+}
+
+impl From<nocturne_core::store::StoreError> for JobError {
+    fn from(e: nocturne_core::store::StoreError) -> Self {
+        JobError::Write(e.into())
+    }
+}
+
+impl From<String> for JobError {
+    fn from(why: String) -> Self {
+        JobError::Other(why)
+    }
+}
+
+impl From<crate::error::AppError> for JobError {
+    fn from(e: crate::error::AppError) -> Self {
+        JobError::Other(e.to_string())
+    }
+}
+
+impl From<&str> for JobError {
+    fn from(why: &str) -> Self {
+        JobError::Other(why.into())
+    }
+}
+
+/// A job's result as posted: its own type, as JSON, and the page provider's style.
+type Posted = (serde_json::Value, Option<StyleState>);
+
+fn posted(done: impl Serialize, style: Option<StyleState>) -> Result<Posted, JobError> {
+    let done = serde_json::to_value(done).map_err(|e| JobError::Other(format!("the job's result ({e})")))?;
+    Ok((done, style))
+}
+
+/// The page's progress from a write's watch.
+fn watching(said: write::Progress<'_>) {
+    match said {
+        write::Progress::Delta(d) => progress(Progress::Delta { text: d.to_string() }),
+        write::Progress::Pass(event) => progress(Progress::Pass { event: event.clone() }),
+        write::Progress::Import(p) => progress(Progress::Import { progress: p.clone() }),
+        write::Progress::Replied | write::Progress::Planned(_) => {}
+    }
+}
+
+/// Runs `job` here, in this thread, as the job worker does (the browser suite drives the
+/// worker's side with it): its result as the page receives it. A job that reads a file
+/// needs the import reader's worker, and is refused here.
+pub async fn perform_here(job: AnyJob) -> Result<serde_json::Value, crate::error::AppError> {
+    perform(job, None).await.map(|(done, _)| done).map_err(|e| e.to_string().into())
+}
+
+/// Runs `job`; every branch is one job type and posts that job's result.
+async fn perform(job: AnyJob, file: Option<web_sys::File>) -> Result<Posted, JobError> {
+    let stop = STOP.with(StopHandle::clone);
+    match job {
+        AnyJob::Turn(j) => turn(j, &stop).await,
+        AnyJob::Sleep(j) => sleep(j, &stop).await,
+        AnyJob::Plan(j) => plan(j, &stop).await,
+        AnyJob::Apply(j) => apply(j).await,
+        AnyJob::Estimate(j) => estimate(j).await,
+        AnyJob::Quiz(j) => {
+            let store = open(&j.memory).await?;
+            let asking = WorkerModel::new(j.model, &stop);
+            let report = quiz::wake(&store, &asking, j.now).await.map_err(|e| JobError::Other(e.to_string()));
+            store.close();
+            posted(report?, asking.style())
+        }
+        AnyJob::Edit(j) => edit(j).await,
+        AnyJob::Erase(j) => erase(j).await,
+        AnyJob::Restore(j) => restore(j).await,
+        AnyJob::Policy(j) => policy(j).await,
+        AnyJob::Read(j) => read_file(j, file).await,
+        AnyJob::Import(j) => import_file(j, file, &stop).await,
+        AnyJob::Verify(j) => verify_here(j, &stop).await,
+        AnyJob::Compare(j) => compare_here(j, &stop).await,
+    }
+}
+
+/// A chat turn: one `Reply` command. The reply's words go to the page as they come; once it
+/// is made, the model records with calls the Stop does not reach (a stopped reply's turn is
+/// still encoded).
+async fn turn(j: Turn, stop: &StopHandle) -> Result<Posted, JobError> {
+    let store = open(&j.memory).await?;
+    let asking = WorkerModel::new(j.model, stop);
+    let reply = write::Reply { text: j.text, speaker: None, at: j.now };
+    let mut on = |said: write::Progress<'_>| match said {
+        write::Progress::Replied => asking.recording(),
+        other => watching(other),
+    };
+    let said = Writer::new(&store).perform(reply, &asking, &mut Watch::new(&mut on)).await;
+    store.close();
+    let out = said?.done;
+    let turned = TurnSummary {
+        accepted: out.encoded.iter().filter(|m| m.accepted).count(),
+        refused: out.encoded.iter().filter_map(|m| m.rejection_reason.clone()).collect(),
+        switched: out.switched,
+        refused_citations: out.refused_citations.into_iter().map(|(_, why)| why).collect(),
+        encode_error: out.encode_error,
+    };
+    posted(turned, asking.style())
+}
+
+/// A Sleep (or its dry run): one `Sleep` command. When the memory is free, it is planned
+/// (the passes go to the page as they run), guarded by its plan — one that retires more
+/// than a Sleep may without asking comes back as [`SleepDone::Heavy`] unless confirmed —
+/// and applied; the sync worker's lease and a record when the memory syncs.
+async fn sleep(j: SleepJob, stop: &StopHandle) -> Result<Posted, JobError> {
+    let store = open(&j.memory).await?;
+    let asking = WorkerModel::new(j.model, stop);
+    let options = SleepOptions { stop: stop.token.clone(), scope: scope(j.deep), ..SleepOptions::new(j.now) };
+    let mut command = write::Sleep::new(options).go_ahead(j.confirmed);
+    command.plan_only = j.dry_run;
+    command.planned = j.planned;
+    let done = Writer::new(&store).perform(command, &asking, &mut Watch::new(&mut watching)).await;
+    store.close();
+    let slept = match done {
+        Ok(done) => SleepDone::Slept(slept(&done.done.report(), done.done.lease_note)),
+        Err(e @ WriteError::Refused(Refusal::Heavy(_))) => {
+            let WriteError::Refused(Refusal::Heavy(h)) = &e else { return Err(e.into()) };
+            let (retire, active) = (h.retiring.count(), h.estimate.active);
+            SleepDone::Heavy(HeavySleep { why: e.to_string(), retire, active, plan: Box::new(h.plan.clone()) })
+        }
+        Err(e) => return Err(e.into()),
+    };
+    posted(slept, asking.style())
+}
+
+/// A Sleep planned for the user's review: the `Sleep` command, only planned.
+async fn plan(j: Plan, stop: &StopHandle) -> Result<Posted, JobError> {
+    let store = open(&j.memory).await?;
+    let asking = WorkerModel::new(j.model, stop);
+    let options = SleepOptions { stop: stop.token.clone(), scope: scope(j.deep), ..SleepOptions::new(j.now) };
+    let command = write::Sleep::new(options).plan_only();
+    let done = Writer::new(&store).perform(command, &asking, &mut Watch::new(&mut watching)).await;
+    store.close();
+    posted(done?.done.plan, asking.style())
+}
+
+/// A reviewed plan applied: one `Apply` command.
+async fn apply(j: Apply) -> Result<Posted, JobError> {
+    let store = open(&j.memory).await?;
+    let plan = j.plan.clone();
+    let command = write::Apply { plan: j.plan, decisions: j.decisions, at: j.now };
+    let applied = Writer::new(&store).perform(command, &NoModel, &mut Watch::quiet()).await;
+    store.close();
+    posted(applied?.done.summary(&plan), None)
+}
+
+/// What the next Sleep would ask: worked out whole, off the page's thread; a stale one is
+/// stopped by its worker ending.
+async fn estimate(j: Estimate) -> Result<Posted, JobError> {
+    let store = open(&j.memory).await?;
+    let options = if j.deep { SleepOptions::new(j.now).deep() } else { SleepOptions::new(j.now) };
+    let e = nocturne_core::flow::estimate::estimate(&store, j.style, &options).await;
+    store.close();
+    let e = e?;
+    let what = match e.fresh {
+        Some(f) => format!("Incremental: {f} fact(s) new or changed since the last Sleep, of {} active", e.active),
+        None => format!("Deep: all {} active facts", e.active),
+    };
+    let retire =
+        if e.retire > 0 { format!(" The retention rules alone retire {} fact(s).", e.retire) } else { String::new() };
+    let line = format!("{what} — about {} model call(s), {} prompt tokens.{retire}", e.calls, e.prompt_tokens);
+    posted(EstimateSummary { line }, None)
+}
+
+/// The user's edit: one `Edit` command.
+async fn edit(j: Edit) -> Result<Posted, JobError> {
+    let store = open(&j.memory).await?;
+    let command = write::Edit { edit: j.edit, at: j.now };
+    let done = Writer::new(&store).perform(command, &NoModel, &mut Watch::quiet()).await;
+    store.close();
+    let done = done?;
+    let line = match done.recorded {
+        Some(what) => format!("Edit made and kept for the next sync ({what})."),
+        None => format!("{} written ({}).", done.done.id(), done.done.label),
+    };
+    posted(line, None)
+}
+
+/// The user's erase: one `Erase` command.
+async fn erase(j: Erase) -> Result<Posted, JobError> {
+    let store = open(&j.memory).await?;
+    let command = write::Erase { item_id: j.item_id, at: j.now };
+    let done = Writer::new(&store).perform(command, &NoModel, &mut Watch::quiet()).await;
+    store.close();
+    let x = done?.done;
+    let line = format!(
+        "Erased {} fact(s) ({}) from every version; {} row(s) rewritten; a tombstone remains.",
+        x.item_ids.len(),
+        x.item_ids.join(", "),
+        x.rows
+    );
+    posted(line, None)
+}
+
+/// A restore: one `Restore` command.
+async fn restore(j: Restore) -> Result<Posted, JobError> {
+    let store = open(&j.memory).await?;
+    let command = write::Restore { seq: j.seq, at: j.now };
+    let done = Writer::new(&store).perform(command, &NoModel, &mut Watch::quiet()).await;
+    store.close();
+    posted(done?.done.id(), None)
+}
+
+/// The retention policy: one `Policy` command.
+async fn policy(j: Policy) -> Result<Posted, JobError> {
+    let store = open(&j.memory).await?;
+    let command = write::Policy { policy: j.policy, at: j.now };
+    let done = Writer::new(&store).perform(command, &NoModel, &mut Watch::quiet()).await;
+    store.close();
+    done?;
+    posted(String::new(), None)
+}
+
+/// A history file read and planned (writes nothing).
+async fn read_file(j: Read, file: Option<web_sys::File>) -> Result<Posted, JobError> {
+    let file = file.ok_or("choose a file first")?;
+    let store = open(&j.memory).await?;
+    let history = read(&file, j.now).await?;
+    let plan = plan_of(&store, &history).await;
+    store.close();
+    posted(summary(&file.name(), &history, &plan?, j.style), None)
+}
+
+/// A history file imported: `Import` commands a piece at a time, then the `ImportSleep`.
+async fn import_file(j: Import, file: Option<web_sys::File>, stop: &StopHandle) -> Result<Posted, JobError> {
+    let file = file.ok_or("choose a file first")?;
+    let store = open(&j.memory).await?;
+    let asking = WorkerModel::new(j.model, stop);
+    let history = read(&file, j.read_at).await?;
+    // Planned again: the memory may have changed since the estimate (a resume).
+    let plan = plan_of(&store, &history).await?;
+    let options = ImportOptions { sleep: j.sleep, stop: stop.token.clone(), ..Default::default() };
+    progress(Progress::Import { progress: import::Progress { batches: plan.batches.len(), ..Default::default() } });
+    let report = import_pieces(&store, &asking, &plan, &options, j.now).await;
+    // What is left to import, for a resume.
+    let left = plan_of(&store, &history).await;
+    store.close();
+    let left = summary(&file.name(), &history, &left?, asking.proposal_style());
+    posted(Imported { report: report?, left }, asking.style())
+}
+
+/// Verify, in a scratch database (never the memory).
+async fn verify_here(j: Verify, stop: &StopHandle) -> Result<Posted, JobError> {
+    let provider = WorkerModel::new(j.model, stop);
+    let cases = crate::cases::load().await?;
+    IdbStore::delete(VERIFY_DB).await?;
+    let store = IdbStore::open(VERIFY_DB).await?;
+    let options = verify::VerifyOptions { now: j.now, require_skill: j.require_skill, cases };
+    let report =
+        verify::verify(&store, &provider, &options, &mut |check| progress(Progress::Check { check: check.clone() }))
+            .await;
+    store.close();
+    posted(report.summary(j.require_skill), provider.style())
+}
+
+/// Compare: the offline provider's row, then the endpoint's.
+async fn compare_here(j: Compare, stop: &StopHandle) -> Result<Posted, JobError> {
+    let clock = || js_sys::Date::now();
+    // One provider type for both rows: the benchmark is compiled once.
+    let mut rows = vec![compare::run(WorkerModel::new(Model::Offline, stop), j.now, &clock).await];
+    let mut style = None;
+    if let Some(endpoint) = j.endpoint {
+        let provider = WorkerModel::new(endpoint, stop);
+        // A clone shares the style the run moves.
+        let chosen = provider.clone();
+        rows.push(compare::run(provider, j.now, &clock).await);
+        style = chosen.style();
+    }
+    posted(rows, style)
 }
 
 /// A Sleep's report as the page shows it.
@@ -355,20 +423,19 @@ fn slept(r: &SleepReport, lease_note: Option<String>) -> SleepSummary {
 }
 
 /// Reads `file` in the import reader's worker, saying how far it got.
-async fn read(file: &web_sys::File, now: i64) -> Result<History, String> {
-    crate::reader::read(file, now, &mut |n| progress(Progress::Reading { conversations: n })).await
+async fn read(file: &web_sys::File, now: i64) -> Result<History, JobError> {
+    Ok(crate::reader::read(file, now, &mut |n| progress(Progress::Reading { conversations: n })).await?)
 }
 
 /// Plans `history` against the sources the memory's transcript already holds.
-async fn plan_of(store: &IdbStore, history: &History) -> Result<Plan, String> {
-    let known: HashSet<String> =
-        store.transcript().await.map_err(|e| e.to_string())?.into_iter().filter_map(|t| t.source).collect();
+async fn plan_of(store: &IdbStore, history: &History) -> Result<ImportPlan, JobError> {
+    let known: HashSet<String> = store.transcript().await?.into_iter().filter_map(|t| t.source).collect();
     Ok(import_plan::plan(history, &known, &ImportOptions::default()))
 }
 
 /// What the page shows of file `name`, read as `h` and planned as `plan`, and what the
 /// plan will cost with a model proposing in `style`.
-fn summary(name: &str, h: &History, plan: &Plan, style: ProposalStyle) -> HistorySummary {
+fn summary(name: &str, h: &History, plan: &ImportPlan, style: ProposalStyle) -> HistorySummary {
     let s = h.skipped;
     let line = format!(
         "{name}: {} — {} conversation(s), {} message(s) you wrote; left out: {} hidden, {} system or tool, {} on abandoned branches, {} without text.",
@@ -385,26 +452,26 @@ fn summary(name: &str, h: &History, plan: &Plan, style: ProposalStyle) -> Histor
     HistorySummary { line, estimate, sleeps, new: plan.messages.len() }
 }
 
-/// Writes `plan` through the one write path (`sync::journal`: recorded for the next sync
-/// when the memory syncs), a piece at a time under the write lock, then the Sleep at the
-/// end when one was asked for.
+/// Writes `plan` through the one write path, a piece at a time (each piece one `Import`
+/// command, under the write lock: recorded for the next sync when the memory syncs), then
+/// the Sleep at the end when one was asked for (`ImportSleep`). Progress at most every
+/// [`PROGRESS_MS`]: each message is a task of the page's thread.
 async fn import_pieces<P: Provider>(
     store: &IdbStore,
     provider: &P,
-    plan: &Plan,
+    plan: &ImportPlan,
     options: &ImportOptions,
     at: i64,
-    on_progress: &mut dyn FnMut(&import::Progress),
-) -> Result<Report, String> {
-    let keeper = crate::sync::keeper(store);
-    let lease = crate::sync::lease(store);
-    let journal = crate::sync::journal(store, &keeper);
+) -> Result<Report, JobError> {
+    let writer = Writer::new(store);
     let mut report = Report::default();
     let mut seen = TranscriptCache::default();
     let mut shown = import::Progress { batches: plan.batches.len(), ..Default::default() };
+    let mut last = 0.0;
     for piece in plan.pieces(PIECE_BATCHES) {
         let before = shown.clone();
-        let mut within = |p: &import::Progress| {
+        let mut within = |said: write::Progress<'_>| {
+            let write::Progress::Import(p) = said else { return };
             shown = import::Progress {
                 batches_done: before.batches_done + p.batches_done,
                 turns: before.turns + p.turns,
@@ -414,15 +481,22 @@ async fn import_pieces<P: Provider>(
                 day: p.day.or(before.day),
                 ..before
             };
-            on_progress(&shown);
+            let t = js_sys::Date::now();
+            if t - last >= PROGRESS_MS || shown.batches_done == shown.batches {
+                last = t;
+                progress(Progress::Import { progress: shown.clone() })
+            }
         };
-        let written = journal.import(provider, &lease, &piece, options, &mut seen, at, &mut within).await?;
-        report.absorb(written.done);
+        let command = write::Import { piece, options: options.clone(), at, seen: std::mem::take(&mut seen) };
+        let written = writer.perform(command, provider, &mut Watch::new(&mut within)).await?;
+        seen = written.done.seen;
+        report.absorb(written.done.report);
         if report.stopped {
             return Ok(report);
         }
     }
-    journal.import_sleep(provider, &lease, options, at, &mut report).await?;
-    on_progress(&import::Progress { sleeps: report.sleeps, ..shown });
+    let command = write::ImportSleep { options: options.clone(), at, report };
+    let report = writer.perform(command, provider, &mut Watch::quiet()).await?.done;
+    progress(Progress::Import { progress: import::Progress { sleeps: report.sleeps, ..shown } });
     Ok(report)
 }

@@ -19,9 +19,11 @@ pub mod worker;
 use crate::idb::IdbStore;
 use crate::lock::Tabs;
 use nocturne_core::llm::provider::Provider;
-use nocturne_sync::journal::Journal;
+use nocturne_core::write::{Done, Journal, Perform, Watch, WriteError};
 use nocturne_sync::procedure::StateKeeper;
+use nocturne_sync::recorder::Syncing;
 use nocturne_sync::replica::Lease;
+use nocturne_sync::SyncError;
 use rexie::{ObjectStore, Rexie, TransactionMode};
 use serde::{Deserialize, Serialize};
 use std::cell::RefCell;
@@ -40,13 +42,13 @@ fn db_name(memory: &str) -> String {
     format!("nocturne-sync:{memory}")
 }
 
-async fn db(memory: &str) -> Result<Rexie, String> {
+async fn db(memory: &str) -> Result<Rexie, SyncError> {
     Rexie::builder(&db_name(memory))
         .version(1)
         .add_object_store(ObjectStore::new(STATE))
         .build()
         .await
-        .map_err(|e| format!("cannot open the sync state ({e:?})"))
+        .map_err(|e| SyncError::State(format!("cannot open the sync state ({e:?})")))
 }
 
 /// What the replica held when it was last saved (by a sync or the lease), kept beside it so
@@ -71,25 +73,26 @@ pub struct Ask {
 }
 
 /// The rows of this memory's sync state named by `keys`, read in one transaction.
-async fn read<const N: usize>(db: &Rexie, keys: [&str; N]) -> Result<[Option<JsValue>; N], String> {
-    let tx = db.transaction(&[STATE], TransactionMode::ReadOnly).map_err(|e| format!("{e:?}"))?;
-    let s = tx.store(STATE).map_err(|e| format!("{e:?}"))?;
+async fn read<const N: usize>(db: &Rexie, keys: [&str; N]) -> Result<[Option<JsValue>; N], SyncError> {
+    let failed = |e: rexie::Error| SyncError::State(format!("cannot read the sync state ({e:?})"));
+    let tx = db.transaction(&[STATE], TransactionMode::ReadOnly).map_err(failed)?;
+    let s = tx.store(STATE).map_err(failed)?;
     let mut out = [const { None }; N];
     for (slot, key) in out.iter_mut().zip(keys) {
-        *slot = s.get(JsValue::from_str(key)).await.map_err(|e| format!("{e:?}"))?.filter(|v| !v.is_undefined());
+        *slot = s.get(JsValue::from_str(key)).await.map_err(failed)?.filter(|v| !v.is_undefined());
     }
     Ok(out)
 }
 
 /// The device's state from its row, when this memory has joined a space.
-fn joined_of(row: Option<JsValue>) -> Result<Option<Joined>, String> {
+fn joined_of(row: Option<JsValue>) -> Result<Option<Joined>, SyncError> {
     let Some(text) = row.and_then(|v| v.as_string()) else { return Ok(None) };
-    serde_json::from_str(&text).map(Some).map_err(|e| format!("the sync state is unreadable ({e})"))
+    serde_json::from_str(&text).map(Some).map_err(|e| SyncError::State(format!("the sync state is unreadable ({e})")))
 }
 
 /// This memory's sync state, when it has joined a space, and what its replica held at the
 /// last sync (`None` when no sync has saved a summary yet).
-pub async fn load(memory: &str) -> Result<Option<(Joined, Option<Summary>)>, String> {
+pub async fn load(memory: &str) -> Result<Option<(Joined, Option<Summary>)>, SyncError> {
     let db = db(memory).await?;
     let [joined, summary] = read(&db, [JOINED, SUMMARY]).await?;
     db.close();
@@ -99,8 +102,8 @@ pub async fn load(memory: &str) -> Result<Option<(Joined, Option<Summary>)>, Str
 }
 
 /// Leaves the space: the sync state goes, the memory stays as it is.
-pub async fn leave(memory: &str) -> Result<(), String> {
-    Rexie::delete(&db_name(memory)).await.map_err(|e| format!("cannot remove the sync state ({e:?})"))
+pub async fn leave(memory: &str) -> Result<(), SyncError> {
+    Rexie::delete(&db_name(memory)).await.map_err(|e| SyncError::State(format!("cannot remove the sync state ({e:?})")))
 }
 
 /// This memory's sync state in IndexedDB: the state alone on the page, the replica too in
@@ -117,7 +120,7 @@ impl Idb {
         Idb { memory, opened: RefCell::new(None) }
     }
 
-    async fn db(&self) -> Result<Rc<Rexie>, String> {
+    async fn db(&self) -> Result<Rc<Rexie>, SyncError> {
         if let Some(db) = self.opened.borrow().clone() {
             return Ok(db);
         }
@@ -136,17 +139,19 @@ impl Drop for Idb {
 }
 
 impl StateKeeper for Idb {
-    async fn state(&self) -> Result<Option<Joined>, String> {
+    async fn state(&self) -> Result<Option<Joined>, SyncError> {
         let [joined] = read(&*self.db().await?, [JOINED]).await?;
         joined_of(joined)
     }
-    async fn save_state(&self, joined: &Joined) -> Result<(), String> {
+    async fn save_state(&self, joined: &Joined) -> Result<(), SyncError> {
+        let failed =
+            |e: rexie::Error| SyncError::State(format!("cannot save the sync state ({e:?}); the memory is as it was"));
         let db = self.db().await?;
-        let tx = db.transaction(&[STATE], TransactionMode::ReadWrite).map_err(|e| format!("{e:?}"))?;
-        let s = tx.store(STATE).map_err(|e| format!("{e:?}"))?;
-        let json = serde_json::to_string(joined).map_err(|e| e.to_string())?;
-        s.put(&JsValue::from_str(&json), Some(&JsValue::from_str(JOINED))).await.map_err(|e| format!("{e:?}"))?;
-        tx.done().await.map_err(|e| format!("cannot save the sync state ({e:?}); the memory is as it was"))?;
+        let tx = db.transaction(&[STATE], TransactionMode::ReadWrite).map_err(failed)?;
+        let s = tx.store(STATE).map_err(failed)?;
+        let json = serde_json::to_string(joined).map_err(|e| SyncError::State(e.to_string()))?;
+        s.put(&JsValue::from_str(&json), Some(&JsValue::from_str(JOINED))).await.map_err(failed)?;
+        tx.done().await.map_err(failed)?;
         Ok(())
     }
 }
@@ -154,51 +159,36 @@ impl StateKeeper for Idb {
 /// One sync, in the sync worker: join (the first time), fetch, seal what waits, merge
 /// under the write lock, send. Fails with a message a person can act on; a failure loses
 /// nothing.
-pub async fn sync_now(store: &IdbStore, ask: &Ask, now: i64) -> Result<Synced, String> {
+pub async fn sync_now(store: &IdbStore, ask: &Ask, now: i64) -> Result<Synced, SyncError> {
     if ask.passphrase.is_empty() {
-        return Err("type the space's passphrase (it is never stored)".into());
+        return Err(SyncError::Ask("type the space's passphrase (it is never stored)".into()));
     }
     worker::sync(&store.name(), ask, now).await
 }
 
-/// The one write path over this memory (`nocturne_sync::journal`): every write of the
-/// page goes through it, recorded for the next sync when the memory syncs.
-pub fn journal<'a>(store: &'a IdbStore, keeper: &'a Idb) -> Journal<'a, Idb, IdbStore, Tabs> {
-    Journal { keeper, store, lock: &Tabs }
+/// The one write path over this memory (`nocturne_core::write`): every write of the page's
+/// job worker is a command performed by it, under the Web Lock every tab takes, recorded
+/// for the next sync (and under the space's Sleep lease, asked of the sync worker) when
+/// the memory syncs. One per job: its sync state is opened once, however many commands.
+pub struct Writer<'a> {
+    store: &'a IdbStore,
+    keeper: Idb,
+    lease: worker::Leasing,
 }
 
-/// The space's Sleep lease of this memory, asked through the sync worker (only when the
-/// memory syncs).
-pub fn lease(store: &IdbStore) -> worker::Leasing {
-    worker::Leasing(store.name())
-}
+impl<'a> Writer<'a> {
+    pub fn new(store: &'a IdbStore) -> Writer<'a> {
+        Writer { store, keeper: Idb::new(store.name()), lease: worker::Leasing(store.name()) }
+    }
 
-/// This memory's sync state, for [`journal`].
-pub fn keeper(store: &IdbStore) -> Idb {
-    Idb::new(store.name())
-}
-
-/// A Sleep through the journal (the estimate, the guard against a heavy retirement, the
-/// space's lease through the sync worker when the memory syncs).
-pub async fn sleep<P: Provider>(
-    store: &IdbStore,
-    provider: &P,
-    call: &mut nocturne_sync::journal::SleepCall<'_>,
-) -> Result<nocturne_core::flow::report::SleepReport, nocturne_sync::journal::SleepFailure> {
-    let keeper = keeper(store);
-    let lease = lease(store);
-    journal(store, &keeper).sleep(provider, &lease, call).await.map(|j| j.done)
-}
-
-/// A reviewed Sleep's plan applied through the journal (the Sleep lease and a record when
-/// the memory syncs).
-pub async fn apply(
-    store: &IdbStore,
-    plan: &nocturne_core::flow::review::Review,
-    decisions: &nocturne_core::flow::review::Decisions,
-    at: i64,
-) -> Result<nocturne_core::flow::review::Applied, String> {
-    let keeper = keeper(store);
-    let lease = lease(store);
-    journal(store, &keeper).apply(plan, decisions, &lease, at, &mut |_| {}).await.map(|j| j.done)
+    /// Performs `command`, asking `provider` when it needs a model.
+    pub async fn perform<C: Perform, P: Provider>(
+        &self,
+        command: C,
+        provider: &P,
+        watch: &mut Watch<'_>,
+    ) -> Result<Done<C::Output>, WriteError> {
+        let sync = Syncing { keeper: &self.keeper, lease: &self.lease };
+        Journal::new(self.store, &Tabs, &sync).perform(command, provider, watch).await
+    }
 }

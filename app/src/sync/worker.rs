@@ -14,10 +14,10 @@ use crate::inbox::Inbox;
 use crate::lock::Tabs;
 use crate::worker::{self as module, Started};
 use nocturne_sync::crypto::KdfParams;
-use nocturne_sync::journal::{Lease, ServerLease};
-use nocturne_sync::procedure::{self, Exchange, Joined, Random, ReplicaKeeper, Synced};
+use nocturne_sync::procedure::{self, Exchange, Joined, Lease, Random, ReplicaKeeper, ServerLease, Synced};
 use nocturne_sync::replica::Replica;
 use nocturne_sync::session::Session;
+use nocturne_sync::SyncError;
 use rexie::TransactionMode;
 use serde::{Deserialize, Serialize};
 use wasm_bindgen::prelude::*;
@@ -48,9 +48,13 @@ enum Reply {
     Synced {
         synced: Box<Synced>,
     },
-    /// The lease's answer ([`Lease::take`]).
+    /// The lease's answer ([`Lease::take`]): taken (with why the server could not be
+    /// asked, when it could not), or held by another device (who, until when).
     Lease {
-        taken: Result<Option<String>, String>,
+        taken: Option<String>,
+    },
+    LeaseHeld {
+        by: String,
     },
     Released,
     /// The sync or the worker failed, in words a user can act on.
@@ -60,20 +64,27 @@ enum Reply {
 }
 
 /// Asks the sync worker once and awaits its one answer.
-async fn ask(request: &Request) -> Result<Reply, String> {
-    let worker = Started::new(WORKER_URL, "the sync module", "the first time the memory syncs")?;
-    worker.ready(PROTOCOL).await?;
-    let text = serde_json::to_string(&(PROTOCOL, request)).map_err(|e| e.to_string())?;
-    worker.post(&JsValue::from_str(&text))?;
-    worker.next().await
+async fn ask(request: &Request) -> Result<Reply, SyncError> {
+    let engine = |e: crate::error::AppError| SyncError::Engine(e.to_string());
+    let worker = Started::new(WORKER_URL, "the sync module", "the first time the memory syncs").map_err(engine)?;
+    worker.ready(PROTOCOL).await.map_err(engine)?;
+    let text = serde_json::to_string(&(PROTOCOL, request)).map_err(|e| SyncError::Engine(e.to_string()))?;
+    worker.post(&JsValue::from_str(&text)).map_err(engine)?;
+    worker.next().await.map_err(engine)
+}
+
+/// The sync worker's answer to another request than the one asked (a worker of another
+/// build).
+fn answered_otherwise(what: &str) -> SyncError {
+    SyncError::Engine(format!("the sync module answered something else than {what}; reload the page"))
 }
 
 /// One sync of the memory named `memory`, in the sync worker ([`procedure::sync`]).
-pub async fn sync(memory: &str, ask_: &Ask, now: i64) -> Result<Synced, String> {
+pub async fn sync(memory: &str, ask_: &Ask, now: i64) -> Result<Synced, SyncError> {
     match ask(&Request::Sync { memory: memory.into(), ask: ask_.clone(), now }).await? {
         Reply::Synced { synced } => Ok(*synced),
-        Reply::Failed { message } => Err(message),
-        _ => Err("the sync module answered something else than a sync".into()),
+        Reply::Failed { message } => Err(SyncError::Engine(message)),
+        Reply::Lease { .. } | Reply::LeaseHeld { .. } | Reply::Released => Err(answered_otherwise("a sync")),
     }
 }
 
@@ -81,11 +92,12 @@ pub async fn sync(memory: &str, ask_: &Ask, now: i64) -> Result<Synced, String> 
 pub struct Leasing(pub String);
 
 impl Lease for Leasing {
-    async fn take(&self, now: i64) -> Result<Option<String>, String> {
+    async fn take(&self, now: i64) -> Result<Option<String>, SyncError> {
         match ask(&Request::TakeLease { memory: self.0.clone(), now }).await? {
-            Reply::Lease { taken } => taken,
-            Reply::Failed { message } => Err(message),
-            _ => Err("the sync module answered something else than the lease".into()),
+            Reply::Lease { taken } => Ok(taken),
+            Reply::LeaseHeld { by } => Err(SyncError::LeaseHeld(by)),
+            Reply::Failed { message } => Err(SyncError::Engine(message)),
+            Reply::Synced { .. } | Reply::Released => Err(answered_otherwise("the lease")),
         }
     }
     async fn release(&self, now: i64) {
@@ -100,7 +112,7 @@ pub fn serve() {
     module::serve(PROTOCOL, "the sync module", answer);
 }
 
-async fn answer(data: JsValue) -> Result<(), String> {
+async fn answer(data: JsValue) -> Result<(), crate::error::AppError> {
     let text = data.as_string().ok_or("the page sent no request")?;
     let (protocol, request): (u32, Request) = serde_json::from_str(&text).map_err(|e| {
         // The request holds the passphrase: its words are never repeated.
@@ -109,18 +121,22 @@ async fn answer(data: JsValue) -> Result<(), String> {
     if protocol != PROTOCOL {
         return Err(format!(
             "this page is from another version of Nocturne (messages v{protocol}, its sync module v{PROTOCOL}); reload the page"
-        ));
+        ).into());
     }
     let reply = match request {
         Request::Sync { memory, ask, now } => {
-            let store = IdbStore::open(&memory).await.map_err(|e| e.to_string())?;
+            let store = IdbStore::open(&memory).await?;
             let synced = sync_here(&store, &ask, now).await?;
             Reply::Synced { synced: Box::new(synced) }
         }
         Request::TakeLease { memory, now } => {
             let keeper = Idb::new(memory);
             let lease = ServerLease { keeper: &keeper, exchange: &Socket, random: &WebCrypto };
-            Reply::Lease { taken: lease.take(now).await }
+            match lease.take(now).await {
+                Ok(taken) => Reply::Lease { taken },
+                Err(SyncError::LeaseHeld(by)) => Reply::LeaseHeld { by },
+                Err(e) => Reply::Failed { message: e.to_string() },
+            }
         }
         Request::ReleaseLease { memory, now } => {
             let keeper = Idb::new(memory);
@@ -133,7 +149,7 @@ async fn answer(data: JsValue) -> Result<(), String> {
 }
 
 /// One sync ([`procedure::sync`]) of `store`, here in the worker.
-async fn sync_here(store: &IdbStore, ask: &Ask, now: i64) -> Result<Synced, String> {
+async fn sync_here(store: &IdbStore, ask: &Ask, now: i64) -> Result<Synced, SyncError> {
     // The procedure trims each field and reads an empty one as not given.
     let ask = procedure::Ask {
         server: Some(&ask.server),
@@ -148,34 +164,36 @@ async fn sync_here(store: &IdbStore, ask: &Ask, now: i64) -> Result<Synced, Stri
 }
 
 impl ReplicaKeeper for Idb {
-    async fn load(&self) -> Result<Option<(Joined, Replica)>, String> {
+    async fn load(&self) -> Result<Option<(Joined, Replica)>, SyncError> {
         let [joined, replica] = read(&*self.db().await?, [JOINED, REPLICA]).await?;
         let Some(joined) = joined_of(joined)? else { return Ok(None) };
         let bytes = replica.map(|v| js_sys::Uint8Array::new(&v).to_vec()).filter(|b| !b.is_empty());
         let replica = match bytes {
             None => Replica::new(joined.client_id),
-            Some(bytes) => Replica::load(joined.client_id, &bytes).map_err(|e| e.to_string())?,
+            Some(bytes) => Replica::load(joined.client_id, &bytes)?,
         };
         Ok(Some((joined, replica)))
     }
 
     /// The state, the replica and its summary, in one transaction.
-    async fn save(&self, joined: &Joined, replica: &Replica) -> Result<(), String> {
+    async fn save(&self, joined: &Joined, replica: &Replica) -> Result<(), SyncError> {
+        let failed =
+            |e: rexie::Error| SyncError::State(format!("cannot save the sync state ({e:?}); the memory is as it was"));
         let db = self.db().await?;
-        let tx = db.transaction(&[STATE], TransactionMode::ReadWrite).map_err(|e| format!("{e:?}"))?;
-        let s = tx.store(STATE).map_err(|e| format!("{e:?}"))?;
-        let json = serde_json::to_string(joined).map_err(|e| e.to_string())?;
+        let tx = db.transaction(&[STATE], TransactionMode::ReadWrite).map_err(failed)?;
+        let s = tx.store(STATE).map_err(failed)?;
+        let json = serde_json::to_string(joined).map_err(|e| SyncError::State(e.to_string()))?;
         let summary = Summary { records: replica.len(), lease: replica.lease() };
-        let summary = serde_json::to_string(&summary).map_err(|e| e.to_string())?;
+        let summary = serde_json::to_string(&summary).map_err(|e| SyncError::State(e.to_string()))?;
         let rows = [
             (JsValue::from_str(&json), JOINED),
             (js_sys::Uint8Array::from(replica.state().as_slice()).into(), REPLICA),
             (JsValue::from_str(&summary), SUMMARY),
         ];
         for (value, key) in rows {
-            s.put(&value, Some(&JsValue::from_str(key))).await.map_err(|e| format!("{e:?}"))?;
+            s.put(&value, Some(&JsValue::from_str(key))).await.map_err(failed)?;
         }
-        tx.done().await.map_err(|e| format!("cannot save the sync state ({e:?}); the memory is as it was"))?;
+        tx.done().await.map_err(failed)?;
         Ok(())
     }
 }
@@ -184,14 +202,16 @@ impl ReplicaKeeper for Idb {
 struct WebCrypto;
 
 impl Random for WebCrypto {
-    fn fill(&self, bytes: &mut [u8]) -> Result<(), String> {
+    fn fill(&self, bytes: &mut [u8]) -> Result<(), SyncError> {
         // The worker's global scope, not `window`: there is none in a worker.
         let crypto = js_sys::Reflect::get(&js_sys::global(), &"crypto".into())
             .ok()
             .filter(|c| !c.is_undefined())
-            .ok_or("this browser has no WebCrypto")?
+            .ok_or_else(|| SyncError::Random("this browser has no WebCrypto".into()))?
             .unchecked_into::<web_sys::Crypto>();
-        crypto.get_random_values_with_u8_array(bytes).map_err(|e| format!("no randomness from WebCrypto ({e:?})"))?;
+        crypto
+            .get_random_values_with_u8_array(bytes)
+            .map_err(|e| SyncError::Random(format!("no randomness from WebCrypto ({e:?})")))?;
         Ok(())
     }
 }
@@ -200,7 +220,7 @@ impl Random for WebCrypto {
 struct Socket;
 
 impl Exchange for Socket {
-    async fn exchange(&self, url: &str, replica: &Replica, nonce: [u8; 8]) -> Result<(), String> {
+    async fn exchange(&self, url: &str, replica: &Replica, nonce: [u8; 8]) -> Result<(), SyncError> {
         exchange(url, replica, nonce).await
     }
 }
@@ -213,8 +233,8 @@ enum Event {
 }
 
 /// One y-sync exchange over a browser WebSocket.
-async fn exchange(url: &str, replica: &Replica, nonce: [u8; 8]) -> Result<(), String> {
-    let server = |m: String| nocturne_sync::SyncError::Server(m).to_string();
+async fn exchange(url: &str, replica: &Replica, nonce: [u8; 8]) -> Result<(), SyncError> {
+    let server = SyncError::Server;
     let socket = web_sys::WebSocket::new(url).map_err(|e| server(format!("cannot open {url} ({e:?})")))?;
     socket.set_binary_type(web_sys::BinaryType::Arraybuffer);
     let inbox: Inbox<Event> = Inbox::default();
@@ -250,6 +270,8 @@ async fn exchange(url: &str, replica: &Replica, nonce: [u8; 8]) -> Result<(), St
     result.map_err(|m| server(format!("{m} ({url})")))
 }
 
+/// The exchange over an open socket; `Err` is how the connection ended, in the browser's
+/// words (`String`: [`exchange`] makes it a `SyncError::Server` with the address).
 async fn drive(
     socket: &web_sys::WebSocket,
     replica: &Replica,

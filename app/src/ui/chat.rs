@@ -3,7 +3,7 @@
 
 use super::{ctx, now, Ctx};
 use crate::idb::IdbStore;
-use crate::jobs::{self, Given, Job, Model, Progress};
+use crate::jobs::{self, Given, Model, Progress};
 use crate::stop::StopHandle;
 use leptos::prelude::*;
 use nocturne_core::model::memory::{AnswerStyle, Item, MemoryUse, Turn};
@@ -54,16 +54,13 @@ pub fn ChatPanel() -> impl IntoView {
             };
             // In the job worker: the reply (its words streamed here as they come), then the turn
             // recorded through the one write path, after any writer holding the memory.
-            let job = Job::Turn { memory, text, now: now(), model: Model::of(&provider) };
+            let job = jobs::Turn { memory, text, now: now(), model: Model::of(&provider) };
             let given = Given { provider: Some(&provider), recorder: Some(&recorder), file: None };
             let done = jobs::run(job, given, &mut on_progress).await;
             c.bump();
             sent_by.set(c.revision.get_untracked());
             c.refresh_mode();
-            match done? {
-                jobs::Done::Turn(turned) => Ok(turned),
-                other => jobs::unexpected(other),
-            }
+            done
         }
     });
     // A turn sent and not yet in the transcript drawn: pending, or stored and being read.

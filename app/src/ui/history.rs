@@ -8,7 +8,7 @@
 //! those, not the whole import. The page keeps the `File` and reads nothing of it.
 
 use super::{ctx, now};
-use crate::jobs::{self, Done, Given, Job, Model, Progress};
+use crate::jobs::{self, Given, Model, Progress};
 use crate::stop::StopHandle;
 use leptos::prelude::*;
 use nocturne_core::flow::import::{self, Report};
@@ -38,7 +38,7 @@ pub fn HistoryImport() -> impl IntoView {
     let read = Action::new_local(move |file: &web_sys::File| {
         let file = file.clone();
         let at = now();
-        let job = Job::Read { memory: c.memory.get_untracked(), now: at, style: c.provider().proposal_style() };
+        let job = jobs::Read { memory: c.memory.get_untracked(), now: at, style: c.provider().proposal_style() };
         async move {
             ready.set(None);
             let mut on_progress = |p: Progress| {
@@ -48,10 +48,7 @@ pub fn HistoryImport() -> impl IntoView {
             };
             let done = jobs::run(job, Given { file: Some(&file), ..Given::default() }, &mut on_progress).await;
             read_so_far.set(None);
-            let read = match done? {
-                Done::Read(read) => read,
-                other => return jobs::unexpected(other),
-            };
+            let read = done?;
             ready.set(Some(Ready { file, read, at }));
             Ok::<(), String>(())
         }
@@ -72,7 +69,7 @@ pub fn HistoryImport() -> impl IntoView {
             let r = r.ok_or("choose a file first")?;
             // In the job worker: the file read again and planned again (the memory may have
             // changed since the estimate: a resume), then written through the one write path.
-            let job = Job::Import { memory, read_at: r.at, now: now(), sleep, model: Model::of(&provider) };
+            let job = jobs::Import { memory, read_at: r.at, now: now(), sleep, model: Model::of(&provider) };
             let given = Given { provider: Some(&provider), file: Some(&r.file), ..Given::default() };
             let mut on_progress = |p: Progress| {
                 if let Progress::Import { progress: p } = p {
@@ -82,14 +79,10 @@ pub fn HistoryImport() -> impl IntoView {
             let done = jobs::run(job, given, &mut on_progress).await;
             c.bump();
             c.refresh_mode();
-            match done? {
-                Done::Imported { report, left } => {
-                    // What is left to import, for a resume.
-                    ready.set(Some(Ready { read: left, ..r }));
-                    Ok(report)
-                }
-                other => jobs::unexpected(other),
-            }
+            let jobs::Imported { report, left } = done?;
+            // What is left to import, for a resume.
+            ready.set(Some(Ready { read: left, ..r }));
+            Ok::<Report, String>(report)
         }
     });
     let running = run.pending();

@@ -19,15 +19,17 @@ pub fn InPageModel() -> impl IntoView {
     });
     let offered = LocalResource::new(crate::inpage::offered);
     // A picked or dropped file, or the name of a model this site offers.
-    let keep = Action::new_local(move |source: &Result<web_sys::File, String>| {
+    let keep = Action::new_local(move |source: &Source| {
         let source = source.clone();
         async move {
             progress.set(Some(Some(0.0)));
             let on_progress = move |f| progress.set(Some(Some(f)));
             let r = match source {
-                Ok(file) => crate::inpage::keep(file, on_progress).await,
-                Err(name) => crate::inpage::keep_offered(&name, on_progress).await,
+                Source::File(file) => crate::inpage::keep(file, on_progress).await,
+                Source::Offered(name) => crate::inpage::keep_offered(&name, on_progress).await,
             };
+            // Shown as words: an action's value is cloned each time it is read.
+            let r = r.map_err(String::from);
             changed.update(|n| *n += 1);
             let model = match r {
                 Ok(model) => model,
@@ -53,7 +55,7 @@ pub fn InPageModel() -> impl IntoView {
     let remove = Action::new_local(move |_: &()| async move {
         let r = crate::inpage::remove().await;
         changed.update(|n| *n += 1);
-        r.map(|()| "Removed the model from this browser.".to_string())
+        r.map(|()| "Removed the model from this browser.".to_string()).map_err(String::from)
     });
     // The settings name the kept file, so labels and the proposal style follow it.
     Effect::new(move |_| {
@@ -65,7 +67,7 @@ pub fn InPageModel() -> impl IntoView {
     });
     let pick = move |files: Option<web_sys::FileList>| {
         if let Some(file) = files.and_then(|f| f.get(0)) {
-            keep.dispatch_local(Ok(file));
+            keep.dispatch_local(Source::File(file));
         }
     };
     let auto_threads = crate::inpage::threads_for(0, crate::inpage::cores(), crate::inpage::isolated());
@@ -104,7 +106,7 @@ pub fn InPageModel() -> impl IntoView {
             </div>
             {move || offered.get().and_then(|list| list.first().cloned()).map(|m| view! {
                 <p data-testid="gguf-offered">{format!("This site offers {}. ", m.describe())}
-                <button data-testid="gguf-keep-offered" on:click=move |_| { keep.dispatch_local(Err(m.name.clone())); }>
+                <button data-testid="gguf-keep-offered" on:click=move |_| { keep.dispatch_local(Source::Offered(m.name.clone())); }>
                     "Keep it in this browser"</button></p>
             })}
             {move || progress.get().map(|p| match p {
@@ -141,4 +143,12 @@ pub fn InPageModel() -> impl IntoView {
             })}</p>
         </fieldset>
     }
+}
+
+/// Where a model to keep comes from: a file the user picked or dropped, or the name of one
+/// this site offers.
+#[derive(Clone)]
+enum Source {
+    File(web_sys::File),
+    Offered(String),
 }

@@ -2,7 +2,7 @@
 //! said and the date it is about (resolved by the core), and its source turn.
 
 use super::{ctx, now};
-use crate::jobs::{self, Job};
+use crate::jobs;
 use leptos::prelude::*;
 use nocturne_core::flow::edit::UserEdit;
 use nocturne_core::model::memory::{Block, Item};
@@ -17,7 +17,8 @@ enum Ask {
     Erase(String),
 }
 
-/// The user's edits, one at a time under the write lock; the result line for the panel.
+/// The user's edits, one at a time under the write lock; the result line for the panel (its
+/// error as words: an action's value must be `Clone`).
 type EditAction = Action<Ask, Result<String, String>>;
 
 /// The panel's edit state.
@@ -37,12 +38,11 @@ pub fn MemoryPanel() -> impl IntoView {
         let (memory, now) = (c.memory.get_untracked(), now());
         // In the job worker, through the one write path: a memory that syncs records the edit
         // (naming the fact by its words); an erase also compacts the space at the next sync.
-        let job = match ask {
-            Ask::Edit(edit) => Job::Edit { memory, edit, now },
-            Ask::Erase(item_id) => Job::Erase { memory, item_id, now },
-        };
         async move {
-            let r = jobs::write(job).await;
+            let r = match ask {
+                Ask::Edit(edit) => jobs::write(jobs::Edit { memory, edit, now }).await,
+                Ask::Erase(item_id) => jobs::write(jobs::Erase { memory, item_id, now }).await,
+            };
             c.bump();
             r
         }

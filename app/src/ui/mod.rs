@@ -101,7 +101,8 @@ impl Ctx {
         Stoppable { inner, stop: stop.clone(), memory_tokens }
     }
 
-    /// Loads something from the memory in use, and again after every write.
+    /// Loads something from the memory in use, and again after every write (the store's
+    /// error as words: a resource's value is cloned each time it is read).
     pub fn load<T, F, Fut>(&self, read: F) -> LocalResource<Result<T, String>>
     where
         T: 'static,

@@ -4,7 +4,8 @@
 //! discarded, so it survives a reload.
 
 use super::{ctx, now};
-use crate::jobs::{self, Done, Given, Job};
+use crate::error::AppError;
+use crate::jobs::{self, Given};
 use leptos::prelude::*;
 use nocturne_core::flow::review::{Decisions, Fact, Proposed, Review};
 use std::collections::{BTreeMap, BTreeSet};
@@ -17,21 +18,21 @@ pub fn stored_plan(memory: &str) -> Option<Review> {
 }
 
 /// Keeps `plan` for memory `memory` (or forgets the kept one).
-pub fn keep_plan(memory: &str, plan: Option<&Review>) -> Result<(), String> {
+pub fn keep_plan(memory: &str, plan: Option<&Review>) -> Result<(), AppError> {
     let storage = web_sys::window()
         .and_then(|w| w.local_storage().ok()?)
         .ok_or("this browser keeps no local storage; the plan is shown but will not survive a reload")?;
     match plan {
-        None => storage.remove_item(&key(memory)).map_err(|e| format!("{e:?}")),
+        None => Ok(storage.remove_item(&key(memory)).map_err(|e| format!("{e:?}"))?),
         Some(plan) => {
-            let text = serde_json::to_string(plan).map_err(|e| e.to_string())?;
-            storage.set_item(&key(memory), &text).map_err(|_| {
+            let text = serde_json::to_string(plan)?;
+            Ok(storage.set_item(&key(memory), &text).map_err(|_| {
                 format!(
                     "the plan ({} edits, {} KB) is too large for the browser's local storage; it is shown but will not survive a reload",
                     plan.edits.len(),
                     text.len() / 1024
                 )
-            })
+            })?)
         }
     }
 }
@@ -70,7 +71,7 @@ impl Reviewing {
 
     /// Shows `plan` for `memory` (`None`: no plan) and keeps it in the browser's storage;
     /// `Err` says why it will not survive a reload.
-    pub fn show(&self, memory: &str, plan: Option<Review>) -> Result<(), String> {
+    pub fn show(&self, memory: &str, plan: Option<Review>) -> Result<(), AppError> {
         let kept = keep_plan(memory, plan.as_ref());
         self.ticks.set(Ticks::default());
         self.plans.update(|p| {
@@ -124,14 +125,11 @@ pub fn ReviewPanel(reviewing: Reviewing) -> impl IntoView {
                 decisions = decisions.reject(&e.id, why.trim());
             }
             // In the job worker, judged again, through the one write path.
-            let job = Job::Apply { memory: memory.clone(), plan: p, decisions, now: now() };
+            let job = jobs::Apply { memory: memory.clone(), plan: Box::new(p), decisions, now: now() };
             let done = jobs::run(job, Given::default(), &mut |_| {}).await;
             c.bump();
             c.refresh_mode();
-            let summary = match done? {
-                Done::Applied { summary } => summary,
-                other => return jobs::unexpected(other),
-            };
+            let summary = done?;
             // Applied (or found applied before): the plan has done its work.
             let _ = reviewing.show(&memory, None);
             Ok::<String, String>(summary)

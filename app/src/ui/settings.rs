@@ -3,7 +3,7 @@
 //! export / import.
 
 use super::ctx;
-use crate::jobs::{self, Job};
+use crate::jobs;
 use leptos::prelude::*;
 use nocturne_core::llm::openai;
 use nocturne_core::llm::provider::StyleSetting;
@@ -282,7 +282,7 @@ fn PolicyEditor() -> impl IntoView {
         // A logged edit by the user, so every forgetting is judged by the policy of its day.
         // In the job worker, through the one write path: recorded for the next sync when the
         // memory syncs.
-        let job = Job::Policy { memory: c.memory.get_untracked(), policy: p.clone(), now: super::now() };
+        let job = jobs::Policy { memory: c.memory.get_untracked(), policy: p.clone(), now: super::now() };
         async move {
             let r = jobs::write(job).await.map(|_| ());
             c.bump();

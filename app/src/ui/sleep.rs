@@ -3,7 +3,7 @@
 
 use super::review::{ReviewPanel, Reviewing};
 use super::{ctx, now};
-use crate::jobs::{self, Done, Given, Job, Model, Progress, SleepSummary};
+use crate::jobs::{self, Given, Model, Progress, SleepDone, SleepJob, SleepSummary};
 use crate::stop::StopHandle;
 use leptos::prelude::*;
 use nocturne_core::flow::report::{PassEvent, Phase};
@@ -24,15 +24,8 @@ pub fn SleepPanel() -> impl IntoView {
     let estimate = LocalResource::new(move || {
         let asked = (c.memory.get(), c.revision.get(), deep.get());
         let job =
-            Job::Estimate { memory: asked.0.clone(), now: now(), deep: asked.2, style: c.provider().proposal_style() };
-        async move {
-            let worked_out = match jobs::run(job, Given::default(), &mut |_| {}).await {
-                Ok(Done::Estimated(e)) => Ok(e),
-                Ok(other) => jobs::unexpected(other),
-                Err(e) => Err(e),
-            };
-            (asked, worked_out)
-        }
+            jobs::Estimate { memory: asked.0.clone(), now: now(), deep: asked.2, style: c.provider().proposal_style() };
+        async move { (asked, jobs::run(job, Given::default(), &mut |_| {}).await) }
     });
     // The estimate of the memory as it is now; `None` while it is being worked out again.
     let current = move || {
@@ -58,43 +51,62 @@ pub fn SleepPanel() -> impl IntoView {
         let provider = c.provider_for(&handle);
         events.set(Vec::new());
         let job =
-            Job::Plan { memory: memory.clone(), now: now(), deep: deep.get_untracked(), model: Model::of(&provider) };
+            jobs::Plan { memory: memory.clone(), now: now(), deep: deep.get_untracked(), model: Model::of(&provider) };
         async move {
             // Writes nothing to the memory.
             let given = Given { provider: Some(&provider), ..Given::default() };
-            let made = match jobs::run(job, given, &mut { on_pass }).await? {
-                Done::Planned { review } => review,
-                other => return jobs::unexpected(other),
-            };
+            let made = jobs::run(job, given, &mut { on_pass }).await?;
             c.refresh_mode();
-            Ok::<Option<String>, String>(reviewing.show(&memory, Some(made)).err())
+            Ok::<Option<String>, String>(reviewing.show(&memory, Some(made)).err().map(String::from))
         }
     });
-    // (dry run, the user confirmed a heavy retirement)
-    let run = Action::new_local(move |&(dry_run, confirmed): &(bool, bool)| {
+    // A Sleep, or a dry run: planned whole in the job worker (its passes shown as they run),
+    // then — through the one write path — applied, unless its plan would retire more than a
+    // Sleep retires without asking: then the user is shown what would go and asked, and the
+    // same plan is applied if they agree (the model is not asked again).
+    let run = Action::new_local(move |&dry_run: &bool| {
         let handle = StopHandle::default();
         stop.set_value(handle.clone());
         let provider = c.provider_for(&handle);
         events.set(Vec::new());
-        let job = Job::Sleep {
+        let job = SleepJob {
             memory: c.memory.get_untracked(),
             now: now(),
             deep: deep.get_untracked(),
             dry_run,
-            confirmed,
+            confirmed: false,
+            planned: None,
             model: Model::of(&provider),
         };
         async move {
-            // In the job worker, through the one write path (a dry run writes nothing).
             let given = Given { provider: Some(&provider), ..Given::default() };
-            let result = match jobs::run(job, given, &mut { on_pass }).await {
-                Ok(Done::Slept(slept)) => Ok(slept),
-                Ok(other) => jobs::unexpected(other),
-                Err(e) => Err(e),
-            };
+            let (memory, deep) = (job.memory.clone(), job.deep);
+            let mut done = jobs::run(job, given, &mut { on_pass }).await;
+            if let Ok(SleepDone::Heavy(heavy)) = &done {
+                let ask = format!(
+                    "{}.\n\nSee each with “Review before applying”, or go ahead now?",
+                    heavy.why.trim_end_matches("; nothing was written")
+                );
+                if window().confirm_with_message(&ask).unwrap_or(false) {
+                    let confirmed = SleepJob {
+                        memory,
+                        now: now(),
+                        deep,
+                        dry_run: false,
+                        confirmed: true,
+                        planned: Some(heavy.plan.clone()),
+                        model: Model::of(&provider),
+                    };
+                    let given = Given { provider: Some(&provider), ..Given::default() };
+                    done = jobs::run(confirmed, given, &mut { on_pass }).await;
+                }
+            }
             c.bump();
             c.refresh_mode();
-            result
+            match done? {
+                SleepDone::Slept(slept) => Ok(slept),
+                SleepDone::Heavy(heavy) => Err(heavy.why),
+            }
         }
     });
     let done = move || events.with(|e| e.iter().filter(|e| e.phase == Phase::Done).count());
@@ -110,25 +122,7 @@ pub fn SleepPanel() -> impl IntoView {
                     <input type="checkbox" data-testid="deep-sleep" prop:checked=move || deep.get()
                     on:change=move |ev| deep.set(event_target_checked(&ev)) />" Deep (everything)"</label>
                 <button class="primary" data-testid="sleep" disabled=move || run.pending().get()
-                    on:click=move |_| {
-                        let dry = dry_run.get_untracked();
-                        // A Sleep that would retire more than a quarter of the memory asks
-                        // first (the journal refuses it unless the user confirmed).
-                        // The last one worked out (the journal refuses a heavy Sleep unconfirmed
-                        // whatever the page asked).
-                        let heavy = estimate.get_untracked().and_then(|(_, e)| e.ok()).and_then(|e| e.heavy);
-                        let mut confirmed = false;
-                        if let (false, Some((retire, active))) = (dry, heavy) {
-                            let ask = format!(
-                                "This Sleep would retire {retire} of {active} active facts (passing states and commitments past their time, and stale or over-capacity facts where those rules are set). Run a dry run first to see which.\n\nGo ahead?"
-                            );
-                            if !window().confirm_with_message(&ask).unwrap_or(false) {
-                                return;
-                            }
-                            confirmed = true;
-                        }
-                        run.dispatch((dry, confirmed));
-                    }>
+                    on:click=move |_| { run.dispatch(dry_run.get_untracked()); }>
                     {move || if run.pending().get() { "Sleeping…" } else { "Sleep" }}
                 </button>
                 <button data-testid="review-sleep" disabled=move || run.pending().get() || plan.pending().get()

@@ -31,7 +31,9 @@ pub fn SyncPanel() -> impl IntoView {
         c.revision.get();
         let memory = c.memory.get();
         async move {
-            sync::load(&memory).await.map(|s| {
+            // Shown as words: a resource's value is cloned each time it is read.
+            let loaded = sync::load(&memory).await.map_err(|e| e.to_string());
+            loaded.map(|s| {
                 s.map(|(joined, summary)| {
                     let (records, lease) = match summary {
                         None => ("not counted yet (sync once)".to_string(), "not known yet (sync once)".to_string()),
@@ -58,7 +60,7 @@ pub fn SyncPanel() -> impl IntoView {
             passphrase: passphrase.get_untracked(),
         };
         async move {
-            let r = sync::sync_now(&store, &ask, now()).await;
+            let r = sync::sync_now(&store, &ask, now()).await.map_err(|e| e.to_string());
             if r.is_ok() {
                 remember_server(&ask.server);
             }
@@ -69,7 +71,7 @@ pub fn SyncPanel() -> impl IntoView {
     let leave = Action::new_local(move |_: &()| {
         let memory = c.memory.get_untracked();
         async move {
-            let r = sync::leave(&memory).await;
+            let r = sync::leave(&memory).await.map_err(|e| e.to_string());
             c.bump();
             r
         }

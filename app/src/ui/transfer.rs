@@ -31,14 +31,12 @@ async fn switch_to(c: Ctx, store: IdbStore) {
     c.bump();
 }
 
-fn download(name: &str, text: &str) -> Result<(), String> {
+fn download(name: &str, text: &str) -> Result<(), crate::error::AppError> {
     let parts = js_sys::Array::of1(&text.into());
     let opts = web_sys::BlobPropertyBag::new();
     opts.set_type("application/json");
-    let blob = web_sys::Blob::new_with_str_sequence_and_options(&parts, &opts)
-        .map_err(|_| "cannot make the file".to_string())?;
-    let url =
-        web_sys::Url::create_object_url_with_blob(&blob).map_err(|_| "cannot make a download link".to_string())?;
+    let blob = web_sys::Blob::new_with_str_sequence_and_options(&parts, &opts).map_err(|_| "cannot make the file")?;
+    let url = web_sys::Url::create_object_url_with_blob(&blob).map_err(|_| "cannot make a download link")?;
     let a: web_sys::HtmlAnchorElement = document().create_element("a").map_err(|_| "no document")?.unchecked_into();
     a.set_href(&url);
     a.set_download(name);

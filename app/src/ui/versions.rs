@@ -2,7 +2,7 @@
 //! curve and the mutations table.
 
 use super::{ctx, now};
-use crate::jobs::{self, Job};
+use crate::jobs;
 use leptos::prelude::*;
 use nocturne_core::model::label::Label;
 use nocturne_core::model::memory::{Mutation, Version};
@@ -20,7 +20,7 @@ pub fn VersionsPanel() -> impl IntoView {
     let restore = Action::new_local(move |seq: &u64| {
         // In the job worker, through the one write path: recorded for the next sync when the
         // memory syncs.
-        let job = Job::Restore { memory: c.memory.get_untracked(), seq: *seq, now: now() };
+        let job = jobs::Restore { memory: c.memory.get_untracked(), seq: *seq, now: now() };
         async move {
             let r = jobs::write(job).await;
             c.bump();

@@ -1,7 +1,7 @@
 //! The Wake quiz and the Verify panel: the product proving itself, in the browser.
 
 use super::{ctx, now};
-use crate::jobs::{self, Done, Given, Job, Model, Progress};
+use crate::jobs::{self, Given, Model, Progress};
 use crate::providers::AnyProvider;
 use crate::stop::StopHandle;
 use leptos::prelude::*;
@@ -17,14 +17,10 @@ pub fn QuizPanel() -> impl IntoView {
         let handle = StopHandle::default();
         stop.set_value(handle.clone());
         let provider = c.provider_for(&handle);
-        let job = Job::Quiz { memory: c.memory.get_untracked(), now: now(), model: Model::of(&provider) };
+        let job = jobs::Quiz { memory: c.memory.get_untracked(), now: now(), model: Model::of(&provider) };
         async move {
             let given = Given { provider: Some(&provider), ..Given::default() };
-            let r = match jobs::run(job, given, &mut |_| {}).await {
-                Ok(Done::Quizzed { report }) => Ok(report),
-                Ok(other) => jobs::unexpected(other),
-                Err(e) => Err(e),
-            };
+            let r = jobs::run(job, given, &mut |_| {}).await;
             c.refresh_mode();
             r
         }
@@ -99,7 +95,7 @@ pub fn VerifyPanel() -> impl IntoView {
         checks.set(Vec::new());
         // The offline provider must show the skill checks pass; a model is only reported.
         let require_skill = matches!(provider.inner, AnyProvider::Offline(_));
-        let job = Job::Verify { now: now(), require_skill, model: Model::of(&provider) };
+        let job = jobs::Verify { now: now(), require_skill, model: Model::of(&provider) };
         async move {
             let given = Given { provider: Some(&provider), ..Given::default() };
             let mut on_check = |p: Progress| {
@@ -107,11 +103,7 @@ pub fn VerifyPanel() -> impl IntoView {
                     checks.update(|all| all.push(check))
                 }
             };
-            let summary = match jobs::run(job, given, &mut on_check).await {
-                Ok(Done::Verified { summary }) => Ok(summary),
-                Ok(other) => jobs::unexpected(other),
-                Err(e) => Err(e),
-            };
+            let summary = jobs::run(job, given, &mut on_check).await;
             c.refresh_mode();
             summary
         }
@@ -147,14 +139,10 @@ pub fn ComparePanel() -> impl IntoView {
         let provider = c.provider_for(&handle);
         // The offline provider's row, and the endpoint's when one is chosen.
         let endpoint = matches!(provider.inner, AnyProvider::Http(_)).then(|| Model::of(&provider));
-        let job = Job::Compare { now: now(), endpoint };
+        let job = jobs::Compare { now: now(), endpoint };
         async move {
             let given = Given { provider: Some(&provider), ..Given::default() };
-            let rows: Result<Vec<Row>, String> = match jobs::run(job, given, &mut |_| {}).await {
-                Ok(Done::Compared { rows }) => Ok(rows),
-                Ok(other) => jobs::unexpected(other),
-                Err(e) => Err(e),
-            };
+            let rows = jobs::run(job, given, &mut |_| {}).await;
             c.refresh_mode();
             rows
         }

@@ -6,6 +6,7 @@ use crate::store::Memory;
 use crate::{progress, write};
 use nocturne_core::flow::chat;
 use nocturne_core::store::Store;
+use nocturne_core::write::{Reply, Watch};
 
 /// How `nocturne chat` was asked to run.
 #[derive(Clone, Copy, Debug)]
@@ -39,11 +40,12 @@ pub(crate) fn chat(
     }
     let memory = Memory::open(&store.store)?;
     let p = provider.build()?;
-    let writer = write::Writer::new(&store.store, &memory);
     for (i, text) in turns.iter().enumerate() {
         // Each turn is in the file as soon as it is committed, so Ctrl-C or an error loses
         // no earlier turn.
-        let written = writer.say(&p, speaker, text, store.now() + i as i64)?;
+        let turn = Reply { text: text.clone(), speaker: speaker.map(String::from), at: store.now() + i as i64 };
+        let written = write::perform(&store.store, &memory, turn, &p, &mut Watch::quiet())
+            .map_err(|e| CliError::caused(format!("{e}; the store file holds the turns before this one"), e))?;
         let turn = written.done;
         progress(format!("after turn {} of {}", i + 1, turns.len()));
         println!("{}", turn.reply);

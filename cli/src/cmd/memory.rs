@@ -7,6 +7,7 @@ use crate::store::Memory;
 use crate::write;
 use nocturne_core::flow::edit::UserEdit;
 use nocturne_core::store::{diff, Store};
+use nocturne_core::write::{Edit, Erase, NoModel, Restore, Watch};
 use std::path::Path;
 
 /// `nocturne versions`: every version, oldest first.
@@ -30,7 +31,8 @@ pub(crate) fn diff(store: &StoreArgs, lo: &str, hi: &str) -> Result<(), CliError
 /// write path.
 pub(crate) fn restore(store: &StoreArgs, version: &str) -> Result<(), CliError> {
     let memory = Memory::open_existing(&store.store)?;
-    let restored = write::Writer::new(&store.store, &memory).restore(seq(version)?, store.now())?;
+    let restore = Restore { seq: seq(version)?, at: store.now() };
+    let restored = write::perform(&store.store, &memory, restore, &NoModel, &mut Watch::quiet())?;
     let v = restored.done;
     println!("{} {} active={}", v.id(), v.label, v.active_count);
     if let Some(recorded) = restored.recorded {
@@ -42,7 +44,8 @@ pub(crate) fn restore(store: &StoreArgs, version: &str) -> Result<(), CliError> 
 /// `nocturne erase ID`, through the one write path.
 pub(crate) fn erase(store: &StoreArgs, id: &str) -> Result<(), CliError> {
     let memory = Memory::open_existing(&store.store)?;
-    let erased = write::Writer::new(&store.store, &memory).erase(id, store.now())?.done;
+    let erase = Erase { item_id: id.to_string(), at: store.now() };
+    let erased = write::perform(&store.store, &memory, erase, &NoModel, &mut Watch::quiet())?.done;
     println!(
         "erased {} fact(s): {}; {} row(s) rewritten; {} word(s) removed; a tombstone remains",
         erased.item_ids.len(),
@@ -70,7 +73,8 @@ pub(crate) fn search(store: &StoreArgs, query: &str) -> Result<(), CliError> {
 /// Makes one user edit in the store file and saves it; prints the version it wrote.
 pub(crate) fn user_edit(store: &StoreArgs, edit: UserEdit) -> Result<(), CliError> {
     let memory = Memory::open_existing(&store.store)?;
-    let written = write::Writer::new(&store.store, &memory).edit(&edit, store.now())?;
+    let edit = Edit { edit, at: store.now() };
+    let written = write::perform(&store.store, &memory, edit, &NoModel, &mut Watch::quiet())?;
     let v = &written.done;
     println!("{} {} active={}", v.id(), v.label, v.active_count);
     if let Some(what) = written.recorded {

@@ -5,10 +5,10 @@ use crate::args::{ProviderArgs, StoreArgs};
 use crate::error::CliError;
 use crate::store::Memory;
 use crate::write;
-use nocturne_core::flow::report::PassEvent;
 use nocturne_core::flow::review::{self, Decisions, Proposed, Review};
 use nocturne_core::flow::sleep::SleepOptions;
 use nocturne_core::model::memory::Proposer;
+use nocturne_core::write::{Apply, NoModel, Progress, Sleep, Watch};
 use std::path::Path;
 
 /// Plans a Sleep for review into `plan_path`; the store file is only read.
@@ -24,8 +24,13 @@ pub(crate) fn plan_command(
         options = options.deep();
     }
     let p = provider.build()?;
-    let mut on_event = |ev: &PassEvent| println!("{}", ev.event_line());
-    let plan = pollster::block_on(review::plan(&memory, &p, &options, &mut on_event))?;
+    let mut on = |said: Progress<'_>| {
+        if let Progress::Pass(ev) = said {
+            println!("{}", ev.event_line())
+        }
+    };
+    let sleep = Sleep::new(options).plan_only();
+    let plan = write::perform(&store.store, &memory, sleep, &p, &mut Watch::new(&mut on))?.done.plan;
     let text = serde_json::to_string_pretty(&plan)?;
     let tmp = plan_path.with_extension("json.tmp");
     std::fs::write(&tmp, text + "\n").and_then(|()| std::fs::rename(&tmp, plan_path)).map_err(|e| {
@@ -87,8 +92,13 @@ pub(crate) fn apply_command(
     for id in reject {
         decisions = decisions.reject(id, reason.unwrap_or(""));
     }
-    let mut on_event = |ev: &PassEvent| println!("{}", ev.event_line());
-    let applied = write::Writer::new(&store.store, &memory).apply(&plan, &decisions, store.now(), &mut on_event)?;
+    let mut on = |said: Progress<'_>| {
+        if let Progress::Pass(ev) = said {
+            println!("{}", ev.event_line())
+        }
+    };
+    let apply = Apply { plan: Box::new(plan.clone()), decisions, at: store.now() };
+    let applied = write::perform(&store.store, &memory, apply, &NoModel, &mut Watch::new(&mut on))?;
     if let Some(what) = &applied.recorded {
         println!("recorded for the next sync ({what})");
     }

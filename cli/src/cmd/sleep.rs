@@ -1,12 +1,14 @@
-//! `nocturne sleep`: the estimate, the guard, the passes as they go, and the report.
+//! `nocturne sleep`: the Sleep planned (its passes as they go), the estimate with what the
+//! plan would retire, the guard, the Sleep applied, and the report — one `Sleep` command
+//! through the one write path; a dry run is the same command, only planned.
 
 use crate::args::{ProviderArgs, StoreArgs};
 use crate::error::CliError;
 use crate::store::Memory;
 use crate::{progress, write};
-use nocturne_core::flow::{estimate, report, sleep};
-use nocturne_core::llm::provider::Provider;
-use nocturne_sync::journal::{Heavy, SleepCall, SleepFailure};
+use nocturne_core::flow::report::{self, SleepReport};
+use nocturne_core::flow::sleep::SleepOptions;
+use nocturne_core::write::{Progress, Refusal, Sleep, Watch, WriteError};
 
 /// How `nocturne sleep` was asked to run.
 #[derive(Clone, Copy, Debug)]
@@ -17,56 +19,54 @@ pub(crate) struct SleepFlags {
 }
 
 pub(crate) fn sleep_command(store: &StoreArgs, provider: &ProviderArgs, flags: SleepFlags) -> Result<(), CliError> {
-    let dry_run = flags.dry_run;
     let memory = Memory::open_existing(&store.store)?;
-    let mut options = sleep::SleepOptions::new(store.now());
-    options.dry_run = dry_run;
+    let mut options = SleepOptions::new(store.now());
     if flags.deep {
         options = options.deep();
     }
     let p = provider.build()?;
-    // Each pass is in the file as soon as it is committed (written aside, then renamed), so
-    // the file is always the memory after the last completed pass.
-    progress("before the first pass; nothing was written");
-    let mut on_event = |ev: &report::PassEvent| {
-        println!("{}", ev.event_line());
-        if ev.phase == report::Phase::Done && !dry_run {
-            progress(format!("after pass {}", ev.pass.name()));
+    // The Sleep is planned whole before anything is written; then each pass is in the file
+    // as soon as it is committed, so the file is always the memory after the last one.
+    progress("while the Sleep was planned; nothing was written");
+    let mut on = |said: Progress<'_>| match said {
+        Progress::Pass(ev) => {
+            println!("{}", ev.event_line());
+            if ev.phase == report::Phase::Done && !ev.dry_run {
+                progress(format!("after pass {}", ev.pass.name()));
+            }
         }
+        Progress::Planned(estimate) => println!("{}", estimate.line()),
+        Progress::Delta(_) | Progress::Replied | Progress::Import(_) => {}
     };
-    let result = if dry_run {
-        let estimate = pollster::block_on(estimate::estimate(&memory, p.proposal_style(), &options))?;
-        println!("{}", estimate.line());
-        pollster::block_on(sleep::sleep(&memory, &p, &options, &mut on_event)).map_err(CliError::from)
-    } else {
-        // The journal estimates and guards first, whether the memory syncs or not: a
-        // synced Sleep once retired 14 of 14 facts without asking.
-        let mut call = SleepCall {
-            options: &options,
-            heavy: if flags.yes { Heavy::GoAhead } else { Heavy::Refuse },
-            on_estimate: Box::new(|e| println!("{}", e.line())),
-            on_event: Box::new(on_event),
-            notes: Vec::new(),
-        };
-        let written = write::Writer::new(&store.store, &memory).sleep(&p, &mut call);
-        for note in &call.notes {
-            println!("note: {note}");
+    let sleep = Sleep::new(options).go_ahead(flags.yes);
+    let sleep = if flags.dry_run { sleep.plan_only() } else { sleep };
+    let done = write::perform(&store.store, &memory, sleep, &p, &mut Watch::new(&mut on)).map_err(refused)?;
+    if let Some(note) = &done.done.lease_note {
+        println!("note: {note}");
+    }
+    if let Some(what) = &done.recorded {
+        println!("sleep recorded for the next sync ({what})");
+    }
+    print_report(&done.done.report());
+    Ok(())
+}
+
+/// A Sleep that did not run, in the command line's words: a heavy one says how to see what
+/// it retires and how to let it.
+fn refused(e: WriteError) -> CliError {
+    match &e {
+        WriteError::Refused(Refusal::Heavy(_)) => CliError::caused(
+            format!("{e}. Review what goes with `nocturne sleep --review plan.json` (then `nocturne apply plan.json`), or run it with --yes"),
+            e,
+        ),
+        WriteError::Model { .. } | WriteError::Stopped(_) => {
+            CliError::caused(format!("{e}; the store file holds the memory as it was before"), e)
         }
-        written
-            .map(|w| {
-                if let Some(what) = &w.recorded {
-                    println!("sleep recorded for the next sync ({what})");
-                }
-                w.done
-            })
-            .map_err(|e| match e {
-                SleepFailure::Heavy(_) => {
-                    CliError::caused(format!("{e}. See which with --dry-run, or run it with --yes"), e)
-                }
-                SleepFailure::Failed(why) => why.into(),
-            })
-    };
-    let report = result?;
+        _ => CliError::caused(format!("{e}; the store file holds the passes that completed"), e),
+    }
+}
+
+fn print_report(report: &SleepReport) {
     println!(
         "{}: active {} -> {}; proposed {} accepted {} rejected {} enforced {}; {} model call(s)",
         if report.dry_run { "dry run (nothing written)" } else { "sleep" },
@@ -97,5 +97,4 @@ pub(crate) fn sleep_command(store: &StoreArgs, provider: &ProviderArgs, flags: S
             p.search.found
         );
     }
-    Ok(())
 }

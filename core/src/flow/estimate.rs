@@ -30,8 +30,11 @@ pub struct Estimate {
     pub prompt_tokens: u64,
     /// Calls per pass, in pass order.
     pub by_pass: Vec<(PassKind, usize)>,
-    /// Active facts the retention rules alone would retire (stale and unprotected, past
-    /// due, over capacity) — what a Sleep forgets whatever the model says.
+    /// Active facts the Sleep would retire. Worked out without a model it is what the
+    /// retention rules alone retire (stale and unprotected, past due, over capacity) — what a
+    /// Sleep forgets whatever the model says; once the Sleep is planned
+    /// ([`crate::flow::review::Retiring`]) it is everything the plan retires by every pass
+    /// (drop, merge, supersede, forget), which is what the guard reads.
     pub retire: usize,
 }
 
@@ -45,15 +48,33 @@ impl Estimate {
         )
     }
 
-    /// Whether the Sleep would retire more than a quarter of the active memory (and at
-    /// least [`CONFIRM_RETIRE_AT_LEAST`] facts), so a person should confirm it first.
+    /// Whether the Sleep would retire more than [`allowance`] allows, so a person should
+    /// say go ahead first.
     pub fn retires_a_lot(&self) -> bool {
-        self.retire * 4 > self.active && self.retire >= CONFIRM_RETIRE_AT_LEAST
+        retires_a_lot(self.retire, self.active)
     }
 }
 
-/// A small memory losing a stale fact or two is not worth a question.
-pub const CONFIRM_RETIRE_AT_LEAST: usize = 10;
+/// How many of `active` facts a Sleep may retire without the user's go-ahead: a quarter of
+/// them, rounded down, or two if that is more — a small memory's everyday Sleep drops a
+/// duplicate and supersedes an old value — but never more than half: no memory, however
+/// small, loses most of itself (or its last fact) without a question.
+///
+/// ```
+/// use nocturne_core::flow::estimate::{allowance, retires_a_lot};
+/// assert_eq!((allowance(1), allowance(2), allowance(5), allowance(7), allowance(14), allowance(501)), (0, 1, 2, 2, 3, 125));
+/// assert!(retires_a_lot(7, 7) && retires_a_lot(7, 14) && retires_a_lot(246, 501) && retires_a_lot(1, 1));
+/// assert!(!retires_a_lot(1, 2) && !retires_a_lot(2, 5) && retires_a_lot(2, 3) && !retires_a_lot(3, 12));
+/// ```
+pub fn allowance(active: usize) -> usize {
+    (active / 4).max(2).min(active / 2)
+}
+
+/// Whether retiring `retire` of `active` facts needs the user's go-ahead: more than
+/// [`allowance`]. No floor lets a small memory be emptied.
+pub fn retires_a_lot(retire: usize, active: usize) -> bool {
+    retire > allowance(active)
+}
 
 /// Estimates the calls and prompt tokens of a Sleep with `options` over `store`, asking
 /// no model and writing nothing: [`EstimateInput::read`], then [`Estimating`] to its end.

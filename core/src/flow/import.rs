@@ -20,10 +20,12 @@
 //! ```
 
 use crate::flow::chat::{self, Unusable};
+use crate::flow::estimate::retires_a_lot;
 use crate::flow::focus::Scope;
 use crate::flow::import_plan::{turn, ImportOptions, Plan, SleepAfter};
+use crate::flow::review::{self, Retiring};
 use crate::flow::sleep::{self, SleepError, SleepOptions};
-use crate::llm::provider::{ProposalStyle, Provider};
+use crate::llm::provider::Provider;
 use crate::model::memory::{Item, Mutation, Role, Turn};
 use crate::store::{Commit, Store, StoreError};
 use crate::text::order;
@@ -137,7 +139,14 @@ impl std::fmt::Display for ImportError {
     }
 }
 
-impl std::error::Error for ImportError {}
+impl std::error::Error for ImportError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            ImportError::Store(e) => Some(e),
+            ImportError::Provider(_) => None,
+        }
+    }
+}
 
 impl From<StoreError> for ImportError {
     fn from(e: StoreError) -> Self {
@@ -242,9 +251,12 @@ pub async fn run_piece<S: Store, P: Provider>(
     Ok(report)
 }
 
-/// The deep Sleep after an import, unless it would retire more than a quarter of the
-/// memory (old history under a short `staleAfterDays`) and `options.retire_a_lot` is not
-/// set: then nothing sleeps and `report.held` says why and what to do.
+/// The deep Sleep after an import, planned first (`flow::review::planned`): when its plan
+/// would retire more than a Sleep may without the user's go-ahead
+/// (`flow::estimate::retires_a_lot`: old history under a short `staleAfterDays`, a run of
+/// supersessions) and `options.retire_a_lot` is not set, nothing is written and
+/// `report.held` says what would go and what to do; otherwise the plan is applied as that
+/// Sleep (`flow::review::apply_sleep`), the model not asked again.
 pub async fn final_sleep<S: Store, P: Provider>(
     store: &S,
     provider: &P,
@@ -252,33 +264,55 @@ pub async fn final_sleep<S: Store, P: Provider>(
     now: i64,
     report: &mut Report,
 ) -> Result<(), ImportError> {
-    if holds_final_sleep(store, provider.proposal_style(), options, now, report).await? {
+    let sleep_options = final_sleep_options(options, now);
+    let planned = review::planned(store, provider, &sleep_options, &mut |_| {}).await;
+    let (plan, dry) = match planned {
+        Ok(planned) => planned,
+        Err(e) => return sleep_failed(e, now, report).map(|_| ()),
+    };
+    let retiring = plan.retiring();
+    if retires_a_lot(retiring.count(), dry.active_before) && !options.retire_a_lot {
+        report.held = Some(held(&retiring, dry.active_before));
         return Ok(());
     }
-    sleep_once(store, provider, options, now, Scope::Deep, report).await.map(|_| ())
+    match review::apply_sleep(store, &plan, now, &mut |_| {}).await {
+        Ok(_) => report.sleeps += 1,
+        Err(review::ReviewError::Sleep(e)) => return sleep_failed(e, now, report).map(|_| ()),
+        Err(e) => report.sleep_errors.push(format!("{}: {e}", Day::from_unix(now))),
+    }
+    Ok(())
 }
 
-/// Whether the deep Sleep after an import must not run: it would retire more than a
-/// quarter of the memory and `options.retire_a_lot` is not set (`report.held` then says
-/// why and what to do).
-pub async fn holds_final_sleep<S: Store>(
-    store: &S,
-    style: ProposalStyle,
-    options: &ImportOptions,
-    now: i64,
-    report: &mut Report,
-) -> Result<bool, ImportError> {
-    let sleep_options =
-        SleepOptions { budget: options.budget, stop: options.stop.clone(), ..SleepOptions::new(now) }.deep();
-    let estimate = crate::flow::estimate::estimate(store, style, &sleep_options).await?;
-    if estimate.retires_a_lot() && !options.retire_a_lot {
-        report.held = Some(format!(
-            "the Sleep after the import would retire {} of {} active facts (older than the policy's staleAfterDays and not protected), so it did not run; run a Sleep to let it, or raise staleAfterDays first",
-            estimate.retire, estimate.active
-        ));
-        return Ok(true);
+/// How the deep Sleep at the end of an import runs.
+pub fn final_sleep_options(options: &ImportOptions, now: i64) -> SleepOptions {
+    SleepOptions { budget: options.budget, stop: options.stop.clone(), ..SleepOptions::new(now) }.deep()
+}
+
+/// Why the Sleep after an import did not run: what its plan would retire, of how many.
+pub fn held(retiring: &Retiring, active: usize) -> String {
+    format!(
+        "the Sleep after the import would retire {} of {active} active facts ({}: {}), more than a Sleep retires without asking, so it did not run; run a Sleep to see them and let it (it asks first), or raise staleAfterDays first if forgetting by age retires them",
+        retiring.count(),
+        retiring.by_kind(),
+        retiring.named(3)
+    )
+}
+
+/// A Sleep of an import that failed: stopped (the import ends as stopped), the store
+/// failing (the import's error), or anything else (noted, and the import goes on). `false`
+/// when it was stopped.
+fn sleep_failed(e: SleepError, at: i64, report: &mut Report) -> Result<bool, ImportError> {
+    match e {
+        SleepError::Stopped { .. } => {
+            report.stopped = true;
+            Ok(false)
+        }
+        SleepError::Store(e) if !e.is_conflict() => Err(ImportError::Store(e)),
+        e => {
+            report.sleep_errors.push(format!("{}: {e}", Day::from_unix(at)));
+            Ok(true)
+        }
     }
-    Ok(false)
 }
 
 /// Runs one Sleep; `false` when the user stopped it.
@@ -297,15 +331,7 @@ async fn sleep_once<S: Store, P: Provider>(
             report.sleeps += 1;
             Ok(true)
         }
-        Err(SleepError::Stopped { .. }) => {
-            report.stopped = true;
-            Ok(false)
-        }
-        Err(SleepError::Store(e)) if !e.is_conflict() => Err(ImportError::Store(e)),
-        Err(e) => {
-            report.sleep_errors.push(format!("{}: {e}", Day::from_unix(at)));
-            Ok(true)
-        }
+        Err(e) => sleep_failed(e, at, report),
     }
 }
 
@@ -321,7 +347,7 @@ struct BatchWritten {
 /// What an import last saw of the store: the sources in its transcript, and the head,
 /// cursor and turn count it left; while those stand, nobody else wrote a turn and the
 /// transcript need not be read again.
-#[derive(Default)]
+#[derive(Debug, Default)]
 pub struct TranscriptCache {
     sources: HashSet<String>,
     left: Option<(u64, u32, u32)>,

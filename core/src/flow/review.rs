@@ -213,7 +213,14 @@ impl std::fmt::Display for ReviewError {
     }
 }
 
-impl std::error::Error for ReviewError {}
+impl std::error::Error for ReviewError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            ReviewError::Sleep(e) => Some(e),
+            ReviewError::Format(_) | ReviewError::UnknownEdit { .. } => None,
+        }
+    }
+}
 
 impl From<SleepError> for ReviewError {
     fn from(e: SleepError) -> Self {
@@ -264,6 +271,90 @@ impl Review {
     pub fn reference(&self, id: &str) -> String {
         format!("{}/{id}", self.id)
     }
+
+    /// Every fact the edits the gates accepted would retire, by every pass: a duplicate
+    /// dropped, a source merged away, an older value superseded, a fact forgotten.
+    pub fn retiring(&self) -> Retiring {
+        let facts = self
+            .edits
+            .iter()
+            .filter(|e| e.refused.is_none())
+            .flat_map(|e| {
+                e.facts.iter().filter(|c| c.before.active && !c.after.active).map(|c| Retired {
+                    item_id: c.item_id.clone(),
+                    text: c.before.text.clone(),
+                    kind: e.kind,
+                    edit: e.id.clone(),
+                })
+            })
+            .collect();
+        Retiring { facts }
+    }
+}
+
+/// What a plan would retire: what the guard against a heavy Sleep counts
+/// (`flow::estimate::retires_a_lot`), and what its refusal names.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Retiring {
+    /// In the order the passes judged them.
+    pub facts: Vec<Retired>,
+}
+
+/// One fact a plan would retire, and the edit that does.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Retired {
+    pub item_id: String,
+    pub text: String,
+    /// `drop`, `merge`, `supersede` or `forget`.
+    pub kind: MutationKind,
+    /// The plan's edit (`r3`).
+    pub edit: String,
+}
+
+impl Retiring {
+    /// How many facts go.
+    pub fn count(&self) -> usize {
+        self.facts.len()
+    }
+
+    /// `7 superseded, 1 forgotten`: how many go by each kind of edit.
+    pub fn by_kind(&self) -> String {
+        let mut counts: Vec<(MutationKind, usize)> = Vec::new();
+        for f in &self.facts {
+            match counts.iter_mut().find(|(k, _)| *k == f.kind) {
+                Some((_, n)) => *n += 1,
+                None => counts.push((f.kind, 1)),
+            }
+        }
+        let word = |k: MutationKind| match k {
+            MutationKind::Drop => "dropped as duplicates",
+            MutationKind::Merge => "merged away",
+            MutationKind::Supersede => "superseded",
+            MutationKind::Forget => "forgotten",
+            other => other.as_str(),
+        };
+        counts.iter().map(|(k, n)| format!("{n} {}", word(*k))).collect::<Vec<_>>().join(", ")
+    }
+
+    /// The first `limit` facts that go, each with its id and words:
+    /// `m_1 "I painted fence number 1 …"; m_3 "…"` (and how many more).
+    pub fn named(&self, limit: usize) -> String {
+        let mut out: Vec<String> = self
+            .facts
+            .iter()
+            .take(limit)
+            .map(|f| {
+                let text: String = f.text.chars().take(60).collect();
+                let cut = if text.len() < f.text.len() { "…" } else { "" };
+                format!("{} \"{text}{cut}\"", f.item_id)
+            })
+            .collect();
+        if self.facts.len() > limit {
+            out.push(format!("and {} more", self.facts.len() - limit));
+        }
+        out.join("; ")
+    }
 }
 
 /// Plans a Sleep for review: the passes and gates of `options` run as a dry run (nothing is
@@ -274,10 +365,21 @@ pub async fn plan<S: Store, P: crate::llm::provider::Provider>(
     options: &SleepOptions,
     on_event: &mut dyn FnMut(&PassEvent),
 ) -> Result<Review, SleepError> {
+    planned(store, provider, options, on_event).await.map(|(review, _)| review)
+}
+
+/// [`plan`], with the dry run's own report: what each pass asked the model, found and
+/// would leave active (a Sleep prints it, and applies the plan).
+pub async fn planned<S: Store, P: crate::llm::provider::Provider>(
+    store: &S,
+    provider: &P,
+    options: &SleepOptions,
+    on_event: &mut dyn FnMut(&PassEvent),
+) -> Result<(Review, SleepReport), SleepError> {
     let report = sleep::sleep(store, provider, &options.clone().dry(), on_event).await?;
     // The facts as the Sleep read them, though a writer may have moved the memory since.
     let items = store.items_at(report.planned_on).await?;
-    Ok(from_report(&report, items, provider.label(), options.now))
+    Ok((from_report(&report, items, provider.label(), options.now), report))
 }
 
 /// The plan of a dry run's `report`, over `items` as they were when it began.
@@ -323,6 +425,20 @@ pub fn from_report(report: &SleepReport, items: Vec<Item>, provider: String, now
     review
 }
 
+/// How a plan is applied.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Applying {
+    /// As the user decided on it: an edit not approved is logged as refused by the user, one
+    /// the gates refused when planned as "refused when planned", and a plan whose every edit
+    /// the log already holds applies nothing.
+    Reviewed,
+    /// As the Sleep that just made it ([`apply_sleep`]): every edit approved, one the gates
+    /// refused logged with their own reason, and every pass written even when it changes
+    /// nothing — a Sleep with nothing to do still completes, and the next incremental Sleep
+    /// counts from it.
+    Sleep,
+}
+
 /// Applies the edits of `review` that `decisions` approve to the memory as it is at `now`,
 /// each judged again, as one Sleep (a version per pass); logs each edit not approved as
 /// refused by the user and each edit refused when planned with that reason. Edits the log
@@ -334,6 +450,30 @@ pub async fn apply<S: Store>(
     now: i64,
     on_event: &mut dyn FnMut(&PassEvent),
 ) -> Result<Applied, ReviewError> {
+    apply_as(store, review, decisions, Applying::Reviewed, now, on_event).await
+}
+
+/// A Sleep's own plan applied as that Sleep: what it planned, judged again on the memory as
+/// it is (so nothing beyond the plan is applied, and on the head it was planned on exactly
+/// the plan), a version per pass. No model is asked and no rule runs again.
+pub async fn apply_sleep<S: Store>(
+    store: &S,
+    review: &Review,
+    now: i64,
+    on_event: &mut dyn FnMut(&PassEvent),
+) -> Result<Applied, ReviewError> {
+    apply_as(store, review, &Decisions::all(), Applying::Sleep, now, on_event).await
+}
+
+/// [`apply`] or [`apply_sleep`], as `how` says.
+pub async fn apply_as<S: Store>(
+    store: &S,
+    review: &Review,
+    decisions: &Decisions,
+    how: Applying,
+    now: i64,
+    on_event: &mut dyn FnMut(&PassEvent),
+) -> Result<Applied, ReviewError> {
     review.check(decisions)?;
     let log = store.mutations().await?;
     // What the user refused before is refused again, even when approved now.
@@ -342,7 +482,7 @@ pub async fn apply<S: Store>(
     let todo: Vec<&Proposed> = review.edits.iter().filter(|e| !logged.contains(&review.reference(&e.id))).collect();
     let already = review.edits.len() - todo.len();
     let mut applied = Applied { already, ..Default::default() };
-    if todo.is_empty() {
+    if todo.is_empty() && how == Applying::Reviewed {
         return Ok(applied);
     }
     let meta = store.meta().await?;
@@ -352,57 +492,103 @@ pub async fn apply<S: Store>(
     // Read again: moving a store off the old default policy writes a version.
     let meta = store.meta().await?;
     applied.moved = (meta.head != review.planned_on).then_some((review.planned_on, meta.head));
-    let mut head = meta.head;
-    let mut items: BTreeMap<String, Item> = store.items().await?.into_iter().map(|i| (i.item_id.clone(), i)).collect();
-    let active_before = items.values().filter(|i| i.active).count();
-    let turns = store.transcript().await?;
+    let mut memory = Target {
+        head: meta.head,
+        items: store.items().await?.into_iter().map(|i| (i.item_id.clone(), i)).collect(),
+        turns: store.transcript().await?,
+        policy,
+    };
+    let active_before = memory.active();
     let mut passes = Vec::new();
     for kind in PassKind::SLEEP {
-        let input = items.values().filter(|i| i.active).count();
-        on_event(&PassEvent::start(kind, false, input));
         let edits: Vec<&Proposed> = todo.iter().copied().filter(|e| e.pass == kind).collect();
-        let replays = edits
-            .iter()
-            .map(|e| {
-                let refusal = match &e.refused {
-                    Some(why) => Some(format!("refused when planned (v{}): {why}", review.planned_on)),
-                    None if !decisions.approves(&e.id) => Some(decisions.why_not(&e.id)),
-                    None => None,
-                };
-                Replay { proposer: e.proposer, proposal: e.proposal.clone(), refusal }
-            })
-            .collect();
+        let replays = edits.iter().map(|e| replay_of(review, e, decisions, how)).collect();
+        let first = passes.is_empty();
+        let (report, outcomes) = memory.pass(store, kind, first, replays, &edits, review, now, on_event).await?;
+        applied.count(&edits, &outcomes, decisions);
+        passes.push(report);
+    }
+    applied.report = Some(SleepReport {
+        dry_run: false,
+        fresh: None,
+        active_before,
+        active_after: memory.active(),
+        passes,
+        policy_note,
+        planned_on: meta.head,
+    });
+    Ok(applied)
+}
+
+/// How edit `e` of `review` is applied again: judged afresh, or refused unjudged with why.
+fn replay_of(review: &Review, e: &Proposed, decisions: &Decisions, how: Applying) -> Replay {
+    let refusal = match (&e.refused, how) {
+        (Some(why), Applying::Sleep) => Some(why.clone()),
+        (Some(why), Applying::Reviewed) => Some(format!("refused when planned (v{}): {why}", review.planned_on)),
+        (None, _) if !decisions.approves(&e.id) => Some(decisions.why_not(&e.id)),
+        (None, _) => None,
+    };
+    Replay { proposer: e.proposer, proposal: e.proposal.clone(), refusal }
+}
+
+/// The memory a plan is being applied to, pass by pass.
+struct Target {
+    head: u64,
+    items: BTreeMap<String, Item>,
+    turns: Vec<crate::model::memory::Turn>,
+    policy: crate::model::policy::RetentionPolicy,
+}
+
+impl Target {
+    fn active(&self) -> usize {
+        self.items.values().filter(|i| i.active).count()
+    }
+
+    /// Judges and writes one pass of the plan: its report, and each edit's outcome.
+    #[allow(clippy::too_many_arguments)]
+    async fn pass<S: Store>(
+        &mut self,
+        store: &S,
+        kind: PassKind,
+        first: bool,
+        replays: Vec<Replay>,
+        edits: &[&Proposed],
+        review: &Review,
+        now: i64,
+        on_event: &mut dyn FnMut(&PassEvent),
+    ) -> Result<(PassReport, Vec<Outcome>), ReviewError> {
+        let input = self.active();
+        on_event(&PassEvent::start(kind, false, input));
         let plan = pass::replay(
             kind,
             PassInput {
-                items: &items,
-                policy: &policy,
+                items: &self.items,
+                policy: &self.policy,
                 now,
                 candidates: &Candidates::None,
-                turns: &turns,
+                turns: &self.turns,
                 shown: None,
                 refused: Some(&refused),
             },
             replays,
         );
-        applied.count(&edits, &plan.outcomes, decisions);
-        let mut mutations = plan.mutations(&items, now);
-        for (m, e) in mutations.iter_mut().zip(&edits) {
+        let mut mutations = plan.mutations(&self.items, now);
+        for (m, e) in mutations.iter_mut().zip(edits) {
             m.refs.review = Some(review.reference(&e.id));
         }
-        let written = sleep::commit_pass(store, kind, passes.is_empty(), &plan, &mutations, head, now).await?;
-        head = written.last().map_or(head, |v| v.seq);
+        let written = sleep::commit_pass(store, kind, first, &plan, &mutations, self.head, now).await?;
+        self.head = written.last().map_or(self.head, |v| v.seq);
         for row in &plan.changed {
-            items.insert(row.item_id.clone(), row.clone());
+            self.items.insert(row.item_id.clone(), row.clone());
         }
         let event = PassEvent {
             after_version: written.last().map(|v| v.seq),
             before_version: written.iter().rev().nth(1).map(|v| v.seq),
             ..PassEvent::start(kind, false, input)
         }
-        .done(&plan, items.values().filter(|i| i.active).count());
+        .done(&plan, self.active());
         on_event(&event);
-        passes.push(PassReport {
+        let report = PassReport {
             event,
             mutations,
             search: Default::default(),
@@ -410,19 +596,10 @@ pub async fn apply<S: Store>(
             prompt_tokens: 0,
             completion_tokens: 0,
             notes: Vec::new(),
-            outcomes: plan.outcomes,
-        });
+            outcomes: plan.outcomes.clone(),
+        };
+        Ok((report, plan.outcomes))
     }
-    applied.report = Some(SleepReport {
-        dry_run: false,
-        fresh: None,
-        active_before,
-        active_after: items.values().filter(|i| i.active).count(),
-        passes,
-        policy_note,
-        planned_on: meta.head,
-    });
-    Ok(applied)
 }
 
 /// The ids an outcome touches: its edit's, or those its refused proposal named.
