@@ -92,7 +92,10 @@ async fn recorded<S: Store>(store: &S, kind: Kind, done: Performed) -> Result<Re
         return Err(WriteError::Refused(Refusal::Record(why.clone())));
     }
     let version = match kind {
-        Kind::Edit => store.versions().await?.last().cloned(),
+        Kind::Edit => {
+            let last = store.versions().await?.last().cloned();
+            Some(last.ok_or_else(|| WriteError::Refused(Refusal::Record("the edit wrote no version".into())))?)
+        }
         _ => done.restored,
     };
     Ok(Recorded {

@@ -50,6 +50,8 @@ pub fn serve() {
 thread_local! {
     /// Stopped when the page posts `stop`.
     static STOP: StopHandle = StopHandle::default();
+    /// Jobs run here by [`perform_here`], with no page to post their progress to.
+    static HERE: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
 }
 
 async fn answer(data: JsValue) -> Result<(), crate::error::AppError> {
@@ -77,6 +79,9 @@ async fn answer(data: JsValue) -> Result<(), crate::error::AppError> {
 }
 
 fn progress(progress: Progress) {
+    if HERE.with(std::cell::Cell::get) {
+        return;
+    }
     module::post(&FromWorker::Progress { progress: Box::new(progress) });
 }
 
@@ -161,6 +166,7 @@ fn watching(said: write::Progress<'_>) {
 /// worker's side with it): its result as the page receives it. A job that reads a file
 /// needs the import reader's worker, and is refused here.
 pub async fn perform_here(job: AnyJob) -> Result<serde_json::Value, crate::error::AppError> {
+    HERE.with(|here| here.set(true));
     perform(job, None).await.map(|(done, _)| done).map_err(|e| e.to_string().into())
 }
 
