@@ -497,6 +497,7 @@ pub async fn apply_as<S: Store>(
         items: store.items().await?.into_iter().map(|i| (i.item_id.clone(), i)).collect(),
         turns: store.transcript().await?,
         policy,
+        refused,
     };
     let active_before = memory.active();
     let mut passes = Vec::new();
@@ -537,6 +538,8 @@ struct Target {
     items: BTreeMap<String, Item>,
     turns: Vec<crate::model::memory::Turn>,
     policy: crate::model::policy::RetentionPolicy,
+    /// What the user refused before: refused again, even when approved now.
+    refused: Refused,
 }
 
 impl Target {
@@ -568,7 +571,7 @@ impl Target {
                 candidates: &Candidates::None,
                 turns: &self.turns,
                 shown: None,
-                refused: Some(&refused),
+                refused: Some(&self.refused),
             },
             replays,
         );
