@@ -445,7 +445,10 @@ async fn every_write_the_page_offers_is_a_command_of_the_write_path() {
     let fact = items.iter().find(|i| i.active).expect("a fact").item_id.clone();
     let pin = nocturne_core::flow::edit::UserEdit::Pin { item_id: fact.clone() };
     drive(jobs::Edit { memory: memory.clone(), edit: pin, now: NOW + 1 }.into()).await.expect("pin");
-    let mut policy = IdbStore::open(&memory).await.expect("open").meta().await.expect("meta").policy;
+    // Closed before the next job: a connection left open blocks the database's deletion.
+    let store = IdbStore::open(&memory).await.expect("open");
+    let mut policy = store.meta().await.expect("meta").policy;
+    store.close();
     policy.stale_after_days = Some(400.0);
     drive(jobs::Policy { memory: memory.clone(), policy, now: NOW + 2 }.into()).await.expect("policy");
     drive(jobs::Restore { memory: memory.clone(), seq: 1, now: NOW + 3 }.into()).await.expect("restore");
