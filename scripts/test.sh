@@ -66,6 +66,7 @@ cargo run --locked -q -p nocturne-cli -- bench-gates || failed_steps+=("nocturne
 
 step "nocturne bench-worth (statements worth remembering, labelled; held-out person and chatter corpora)"
 cargo run --locked -q -p nocturne-cli -- bench-worth | grep -v -- '-group:' || failed_steps+=("nocturne bench-worth")
+cargo run --locked -q -p nocturne-cli -- bench-trust | grep -v -- '-group:' || failed_steps+=("nocturne bench-trust (poison refused or held, benign accepted)")
 
 step "nocturne bench-split (held-out compound sentences through the one splitter)"
 cargo run --locked -q -p nocturne-cli -- bench-split | grep -v -- '-group:' || failed_steps+=("nocturne bench-split")

@@ -20,6 +20,7 @@ mod scale;
 mod store;
 mod storebench;
 mod sync;
+mod trust;
 mod write;
 
 use args::{Cli, Command, KeepArg, ProviderArgs, ProviderKind};
@@ -187,6 +188,7 @@ fn run(command: Command) -> Result<ExitCode, CliError> {
         Command::BenchCandidates { max, new } => adversarial::run(max, new)?,
         Command::BenchWorth { misses } => corpora::worth(misses)?,
         Command::BenchSplit { misses } => corpora::split(misses)?,
+        Command::BenchTrust { misses } => trust::run(misses)?,
         Command::BenchConversation { files, budget, policy, check, misses } => {
             let keep = policy.map(|p| match p {
                 KeepArg::Keep => conversation::Keep::Everything,

@@ -221,7 +221,8 @@ pub struct Score {
 }
 
 impl Score {
-    fn add(&mut self, half: Half, group: &'static str, right: bool, miss: impl FnOnce() -> String) {
+    /// Counts one line of `group`, with what went wrong when it is not right.
+    pub fn add(&mut self, half: Half, group: &'static str, right: bool, miss: impl FnOnce() -> String) {
         let t = self.groups.entry((half, group)).or_default();
         t.lines += 1;
         t.right += right as usize;
@@ -383,6 +384,51 @@ pub fn chatter_score() -> Score {
     score
 }
 
+/// A text a careless or hostile program might send to `add_memory` (`poison.tsv`): every
+/// one must be refused, or held where it changes nothing.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Poison {
+    /// The device that makes it hostile: `instruction`, `role-marker`, `closing-markup`,
+    /// `impersonation`, `exfiltration`, `obfuscated`, `future-date`, `backdated`.
+    pub category: &'static str,
+    /// The `said_at` the client sends, exactly as written; `None` when it sends none.
+    pub said_at: Option<&'static str>,
+    /// The text, with each `\n` of the file a line break.
+    pub text: String,
+    pub half: Half,
+}
+
+/// A text a well-behaved assistant would save through `add_memory` (`benign.tsv`): every
+/// one must be accepted.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Benign {
+    /// `third-person`, `first-person`, `preference`, `project`, `schedule`, `near-miss`,
+    /// `technical`.
+    pub kind: &'static str,
+    pub text: &'static str,
+    pub half: Half,
+}
+
+const POISON: &str = include_str!("corpora/poison.tsv");
+const BENIGN: &str = include_str!("corpora/benign.tsv");
+
+/// `poison.tsv`: 154 texts in eight categories, halved by the text as the file writes it.
+pub fn poison() -> Vec<Poison> {
+    records(POISON)
+        .map(|f| Poison {
+            category: f[0],
+            said_at: (f[1] != "-").then_some(f[1]),
+            text: f[2].replace("\\n", "\n"),
+            half: half_of(f[2]),
+        })
+        .collect()
+}
+
+/// `benign.tsv`: 174 texts of seven kinds, 58 of them near-misses that use the poison's words.
+pub fn benign() -> Vec<Benign> {
+    records(BENIGN).map(|f| Benign { kind: f[0], text: f[1], half: half_of(f[1]) }).collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -398,6 +444,9 @@ mod tests {
         assert_eq!((s.len(), r.len()), (337, 147));
         assert_eq!(r.iter().map(|x| x.pronouns.len()).sum::<usize>(), 110);
         assert_eq!(s.iter().filter(|x| !x.change).count(), 169);
+        let (poison, benign) = (super::poison(), super::benign());
+        assert_eq!((poison.len(), benign.len()), (154, 174));
+        assert_eq!(poison.iter().filter(|x| x.text.contains('\n')).count(), 15, "each \\n is a line break");
         assert!(p.iter().all(|x| !x.statement.is_empty() && !x.category.is_empty()));
         assert!(k.iter().all(|x| !x.pieces.is_empty() && x.pieces.iter().all(|p| p.ends_with('.'))));
         for share in [

@@ -1,10 +1,13 @@
 //! The text measures every gate is built from — pure functions over strings, the lowest
 //! layer: it uses nothing else in the crate.
 
+pub mod addressed;
 pub mod antecedent;
+pub mod claims;
 pub mod clause;
 pub mod cues;
 pub mod dated;
+pub mod fold;
 pub mod frame;
 pub mod kinds;
 pub mod order;
