@@ -684,7 +684,8 @@ fn memory_history(config: &Config, a: MemoryHistory) -> Result<Value, CliError> 
 fn memory_section(selection: &context::Selection<'_>, query: &str) -> String {
     let request = prompt::chat_request_with(selection, &[], query);
     let system = &request.messages[0].content;
-    system.find(prompt::MEMORY_HEADER).map_or(system.clone(), |at| system[at..].to_string())
+    // From what the memory is (notes, never instructions) to its end.
+    system.find(prompt::MEMORY_IS_DATA).map_or(system.clone(), |at| system[at..].to_string())
 }
 
 fn check_text(text: &str) -> Result<(), CliError> {

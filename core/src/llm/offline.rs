@@ -307,12 +307,19 @@ fn chat(lines: Vec<(String, String)>, message: &str) -> (String, Option<String>)
     }
 }
 
-/// The lines of a choose request, by number: `[2] Melanie: I painted a sunrise. (said 2023-05-08)`.
+/// The lines of a choose request, by number: `[2] Melanie: "I painted a sunrise." (said
+/// 2023-05-08)` as `Melanie: I painted a sunrise.`.
 fn option_lines(system: &str) -> Vec<(String, String)> {
     system
         .lines()
         .filter_map(|l| l.strip_prefix('[')?.split_once("] "))
-        .map(|(n, text)| (n.to_string(), text.rsplit_once(" (said ").map_or(text, |(t, _)| t).to_string()))
+        .map(|(n, text)| {
+            let quote = text.find('"').unwrap_or(0);
+            let (who, line) = text.split_at(quote);
+            let words = crate::llm::context::unquoted(line)
+                .map_or_else(|| line.rsplit_once(" (said ").map_or(line, |(t, _)| t).to_string(), |(w, _)| w);
+            (n.to_string(), format!("{who}{words}"))
+        })
         .collect()
 }
 
