@@ -65,8 +65,11 @@ pub const MAX_LIMIT: usize = 50;
 
 /// Serves `config` on stdin/stdout until the host closes the connection.
 pub fn serve(config: Config) -> Result<(), CliError> {
-    // The store file must be readable before the host is told anything.
-    Memory::open(&config.store)?;
+    // A store that cannot be read now is said on stderr and by each tool call: the host
+    // still gets its answer to `initialize`, and the error where it can show it.
+    if let Err(e) = Memory::open(&config.store) {
+        eprintln!("nocturne mcp: {e}; every tool call will say so until it is fixed");
+    }
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -443,7 +446,9 @@ pub(crate) fn add_memory(config: &Config, a: AddMemory) -> Result<Value, CliErro
     let now = config.now();
     check_text(&a.text)?;
     let at = match &a.said_at {
-        Some(when) => parse_time(when)?,
+        // A claimed date is checked against now: never after it, never absurd.
+        Some(when) => nocturne_core::model::provenance::said_at(when, now)
+            .map_err(|e| CliError::from(format!("add_memory: {e}; nothing was changed")))?,
         None => now,
     };
     let store = Memory::open(&config.store)?;
@@ -708,13 +713,6 @@ fn bounded(limit: Option<u32>, default: usize, max: usize) -> Result<usize, CliE
         Some(n) if (1..=max as u32).contains(&n) => Ok(n as usize),
         Some(n) => Err(format!("limit {n} is out of range: give 1 to {max}").into()),
     }
-}
-
-/// `2024-05-01` (noon that day, UTC) or `2024-05-01T14:30:00Z` / `…+02:00` as Unix seconds.
-fn parse_time(text: &str) -> Result<i64, CliError> {
-    nocturne_core::text::when::parse_iso(text).ok_or_else(|| {
-        format!("said_at {text:?} is not a date like 2024-05-01 or 2024-05-01T14:30:00Z; nothing was changed").into()
-    })
 }
 
 fn active_in_order(items: &[Item]) -> Vec<&Item> {

@@ -195,6 +195,7 @@ pub(crate) fn transcript(
             speaker: None,
             memory: None,
             source: None,
+            provenance: None,
         };
         turns.push(said(index, Role::User, &item.text));
         turns.push(said(index + 1, Role::Assistant, "Noted."));

@@ -118,6 +118,7 @@ fn store_of(sentence: BoxedStrategy<String>) -> impl Strategy<Value = BTreeMap<S
                     superseded_by: None,
                     pinned: false,
                     speaker: None,
+                    sources: Vec::new(),
                 };
                 (id, item)
             })

@@ -26,7 +26,16 @@ fn regression_a_split_piece_keeps_its_referent() {
 #[test]
 fn regression_a_model_piece_that_says_it_of_an_earlier_clause_is_stored_with_its_referent() {
     let said = "I drink green tea in the afternoon; I prefer it over coffee.";
-    let turn = Turn { index: 0, role: Role::User, text: said.into(), at: 0, speaker: None, memory: None, source: None };
+    let turn = Turn {
+        index: 0,
+        role: Role::User,
+        text: said.into(),
+        at: 0,
+        speaker: None,
+        memory: None,
+        source: None,
+        provenance: None,
+    };
     let proposals = [
         json!({"text": "I prefer it over coffee.", "category": "preferences"}),
         json!({"text": said, "category": "preferences"}),

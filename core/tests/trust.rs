@@ -2,10 +2,11 @@
 //! refused at the Encode gate when it addresses the assistant or the system, from any
 //! source, and a person telling their memory about themselves is still heard.
 
-use nocturne_core::flow::chat::{self, TurnOptions};
+use nocturne_core::flow::chat::{self, Origin, TurnOptions};
 use nocturne_core::flow::sleep::{self, SleepOptions};
 use nocturne_core::llm::offline::OfflineProvider;
 use nocturne_core::model::memory::Block;
+use nocturne_core::model::provenance::By;
 use nocturne_core::store::{MemStore, Store};
 
 const NOW: i64 = 1_796_558_400; // 2026-12-06T12:00:00Z
@@ -68,4 +69,55 @@ fn the_user_may_still_tell_their_memory_about_themselves() {
         assert!(remember(&store, text, NOW).is_empty(), "{text} was refused");
     }
     assert_eq!(block(store.items()).expect("items").len(), 4);
+}
+
+fn said_by(store: &MemStore, text: &str, by: By, said: i64, received: i64) -> Result<Vec<String>, String> {
+    let origin = Origin { by: Some(by), said_at: Some(said) };
+    let options = TurnOptions { origin, ..TurnOptions::default() };
+    let outcome = block(chat::remember(store, &OfflineProvider, text, received, options)).map_err(|e| e.to_string())?;
+    Ok(outcome.encoded.iter().filter(|m| !m.accepted).filter_map(|m| m.rejection_reason.clone()).collect())
+}
+
+/// "I live in Ghent." dated 2099 superseded "I live in Lisbon." said today: a turn dated
+/// after it arrived is refused, by the core as by the MCP server's door.
+#[test]
+fn a_statement_dated_after_it_arrived_is_refused() {
+    let store = MemStore::new();
+    let phone = By::Device { name: "phone".into() };
+    let err = said_by(&store, "I live in Ghent.", phone, 4_070_908_800, NOW).expect_err("2099 is refused");
+    assert!(err.contains("after it arrived"), "{err}");
+    assert!(block(store.transcript()).expect("turns").is_empty(), "nothing was stored");
+}
+
+/// A statement dated back — relayed days after it was said — keeps its date and its
+/// source, and never replaces what the memory already held on its date alone.
+#[test]
+fn a_backdated_statement_never_supersedes_on_its_date_alone() {
+    let store = MemStore::new();
+    remember(&store, "I live in Lisbon.", NOW - 10 * 86_400);
+    let phone = By::Device { name: "phone".into() };
+    said_by(&store, "I live in Ghent.", phone.clone(), NOW - 5 * 86_400, NOW).expect("stored");
+    let items = block(store.items()).expect("items");
+    let ghent = items.iter().find(|i| i.text == "I live in Ghent.").expect("Ghent stored");
+    assert_eq!((ghent.created_at, ghent.received_at()), (NOW - 5 * 86_400, NOW), "dated when said, received now");
+    assert!(ghent.backdated() && ghent.sources[0].by == phone);
+    let report = block(sleep::sleep(&store, &OfflineProvider, &SleepOptions::new(NOW), &mut |_| {})).expect("Sleep");
+    let refusals: Vec<&str> = report
+        .passes
+        .iter()
+        .flat_map(|p| &p.mutations)
+        .filter_map(|m| m.rejection_reason.as_deref())
+        .filter(|r| r.contains("on its date alone"))
+        .collect();
+    assert_eq!(refusals.len(), 1, "the supersession was proposed and refused: {report:?}");
+    let items = block(store.items()).expect("items");
+    assert!(items.iter().all(|i| i.active), "Lisbon still stands: {items:?}");
+
+    // Relayed within the day, the newer statement replaces the older one as any would.
+    let store = MemStore::new();
+    remember(&store, "I live in Lisbon.", NOW - 10 * 86_400);
+    said_by(&store, "I live in Ghent.", phone, NOW - 3600, NOW).expect("stored");
+    block(sleep::sleep(&store, &OfflineProvider, &SleepOptions::new(NOW), &mut |_| {})).expect("Sleep");
+    let lisbon = block(store.items()).expect("items").into_iter().find(|i| i.text == "I live in Lisbon.");
+    assert!(lisbon.is_some_and(|l| !l.active), "a same-day relay supersedes");
 }

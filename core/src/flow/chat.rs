@@ -10,6 +10,7 @@ use crate::llm::prompt;
 use crate::llm::provider::{self, ProposalStyle, Provider, ProviderError};
 use crate::model::memory::{AnswerStyle, Item, MemoryUse, Mutation, Proposer, Refs, Role, Turn, Version};
 use crate::model::pass::{MutationKind, PassKind, Stage};
+use crate::model::provenance::{By, Source};
 use crate::store::{Commit, Store, StoreError};
 use crate::text::order;
 use crate::text::statements;
@@ -75,6 +76,8 @@ pub enum ChatError {
         chars: usize,
         max: usize,
     },
+    /// A claimed time the memory cannot take (after the turn arrived, before 1970).
+    SaidAt(String),
 }
 
 impl std::fmt::Display for ChatError {
@@ -83,6 +86,7 @@ impl std::fmt::Display for ChatError {
             ChatError::Store(e) => write!(f, "{e}"),
             ChatError::Provider(e) => write!(f, "{e} (nothing was stored)"),
             ChatError::EmptyMessage => write!(f, "the message is empty"),
+            ChatError::SaidAt(why) => write!(f, "{why}; nothing was stored"),
             ChatError::TooLong { chars, max } => write!(
                 f,
                 "the message is {chars} characters long; a turn holds at most {max}: nothing was stored, send it in parts"
@@ -117,17 +121,39 @@ pub struct TurnOptions<'a> {
     /// Handed each piece of the reply as it streams in (a chat turn's only: the reply
     /// [`record`] and [`remember`] are given, or lack, has no stream).
     pub on_delta: Option<&'a mut dyn FnMut(&str)>,
+    /// Where the words come from and when they were said, when that is not the user in
+    /// this chat, now: the turn keeps it and every fact encoded from it inherits it.
+    pub origin: Origin,
+}
+
+/// Who said a turn's words and when, when it is not the user of this chat speaking now.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Origin {
+    /// `None`: the user of this chat.
+    pub by: Option<By>,
+    /// When the words were said, as the sender claims (checked first with
+    /// `model::provenance::said_at`); `None`: when they arrive.
+    pub said_at: Option<i64>,
+}
+
+impl Origin {
+    /// The source a turn said this way keeps, received at `now`: `None` for the user of
+    /// this chat speaking now (what a turn with no source is).
+    pub fn source(&self, now: i64) -> Option<Source> {
+        let plain = self.by.is_none() && self.said_at.is_none_or(|at| at == now);
+        (!plain).then(|| Source { by: self.by.clone().unwrap_or(By::User), received_at: now })
+    }
 }
 
 impl<'a> TurnOptions<'a> {
     /// A turn said by `speaker`.
     pub fn by(speaker: Option<&'a str>) -> Self {
-        TurnOptions { speaker, on_delta: None }
+        TurnOptions { speaker, ..Default::default() }
     }
 
     /// A turn whose reply streams to `on_delta`.
     pub fn streaming(on_delta: &'a mut dyn FnMut(&str)) -> Self {
-        TurnOptions { speaker: None, on_delta: Some(on_delta) }
+        TurnOptions { on_delta: Some(on_delta), ..Default::default() }
     }
 }
 
@@ -140,12 +166,12 @@ pub async fn chat_turn<S: Store, P: Provider>(
     now: i64,
     options: TurnOptions<'_>,
 ) -> Result<TurnOutcome, ChatError> {
-    let TurnOptions { speaker, on_delta } = options;
+    let TurnOptions { speaker, on_delta, origin } = options;
     let reply = match on_delta {
         Some(on_delta) => reply(store, provider, text, now, on_delta).await?,
         None => reply(store, provider, text, now, &mut |_| {}).await?,
     };
-    record(store, provider, text.trim(), &reply, now, TurnOptions::by(speaker)).await
+    record(store, provider, text.trim(), &reply, now, TurnOptions { origin, ..TurnOptions::by(speaker) }).await
 }
 
 /// Answers `text` from the memory in `index`, in the provider's style, citing what it
@@ -343,7 +369,7 @@ pub async fn record<S: Store, P: Provider>(
     now: i64,
     options: TurnOptions<'_>,
 ) -> Result<TurnOutcome, ChatError> {
-    record_retrying(store, provider, options.speaker, text, Some(reply), now).await
+    record_retrying(store, provider, &options, text, Some(reply), now).await
 }
 
 /// Stores a user turn, said by `options.speaker`, with no reply (words the user gave to
@@ -357,7 +383,7 @@ pub async fn remember<S: Store, P: Provider>(
     now: i64,
     options: TurnOptions<'_>,
 ) -> Result<TurnOutcome, ChatError> {
-    record_retrying(store, provider, options.speaker, checked(text)?, None, now).await
+    record_retrying(store, provider, &options, checked(text)?, None, now).await
 }
 
 /// `text` trimmed, if a turn may hold it: not empty, and within what a valid memory holds.
@@ -376,14 +402,22 @@ fn checked(text: &str) -> Result<&str, ChatError> {
 async fn record_retrying<S: Store, P: Provider>(
     store: &S,
     provider: &P,
-    speaker: Option<&str>,
+    options: &TurnOptions<'_>,
     text: &str,
     reply: Option<&Reply>,
     now: i64,
 ) -> Result<TurnOutcome, ChatError> {
+    // The door checks a claimed time first (`provenance::said_at`); the core refuses one
+    // past that check too, so no caller dates a turn after it arrived.
+    if let Some(at) = options.origin.said_at {
+        if at > now + crate::model::provenance::CLOCK_SKEW || at < 0 {
+            let day = crate::text::when::Day::from_unix(at);
+            return Err(ChatError::SaidAt(format!("the turn is dated {day}, after it arrived or before 1970")));
+        }
+    }
     crate::store::replanning(
         |e| matches!(e, ChatError::Store(e) if e.is_conflict()),
-        async || record_once(store, provider, speaker, text, reply, now).await,
+        async || record_once(store, provider, options, text, reply, now).await,
     )
     .await
 }
@@ -391,7 +425,7 @@ async fn record_retrying<S: Store, P: Provider>(
 async fn record_once<S: Store, P: Provider>(
     store: &S,
     provider: &P,
-    speaker: Option<&str>,
+    options: &TurnOptions<'_>,
     text: &str,
     reply: Option<&Reply>,
     now: i64,
@@ -401,7 +435,7 @@ async fn record_once<S: Store, P: Provider>(
     let next = store.turn_count().await?;
     let unencoded = store.turns_from(meta.encoded_through).await?;
     let base = Some(meta.head);
-    let (turns, cite_refusals) = rows(next, speaker, text, reply, now);
+    let (turns, cite_refusals) = rows(next, options, text, reply, now);
     let turns_written = turns.len() as u32;
     let outcome = |encoded, version, encode_error, offered| TurnOutcome {
         reply: reply.map(|r| r.text.clone()).unwrap_or_default(),
@@ -476,15 +510,22 @@ async fn record_once<S: Store, P: Provider>(
 
 /// The rows a turn writes: the user's turn, the reply's if there is one (with the memory
 /// it drew on), and a logged refusal for each citation the gate refused.
-fn rows(next: u32, speaker: Option<&str>, text: &str, reply: Option<&Reply>, now: i64) -> (Vec<Turn>, Vec<Mutation>) {
+fn rows(
+    next: u32,
+    options: &TurnOptions<'_>,
+    text: &str,
+    reply: Option<&Reply>,
+    now: i64,
+) -> (Vec<Turn>, Vec<Mutation>) {
     let mut turns = vec![Turn {
         index: next,
         role: Role::User,
         text: text.to_string(),
-        at: now,
-        speaker: speaker.map(String::from),
+        at: options.origin.said_at.unwrap_or(now),
+        speaker: options.speaker.map(String::from),
         memory: None,
         source: None,
+        provenance: options.origin.source(now),
     }];
     let Some(reply) = reply else { return (turns, Vec::new()) };
     turns.push(Turn {
@@ -495,6 +536,7 @@ fn rows(next: u32, speaker: Option<&str>, text: &str, reply: Option<&Reply>, now
         speaker: None,
         memory: Some(reply.memory.clone()),
         source: None,
+        provenance: None,
     });
     // A citation the gate refused is logged like any refusal, against the reply's turn.
     let cite_refusals: Vec<Mutation> = reply
@@ -605,21 +647,26 @@ pub fn judge_facts(turns: &[Turn], proposals: &[Value], first_id: u64, now: i64)
         match verdict {
             Verdict::Accept(Edit::Add { text, category, block }) => {
                 let turn = best_source(turns, &text).or(source_turn);
-                let speaker = turns.iter().find(|t| Some(t.index) == turn).and_then(|t| t.speaker.clone());
+                let said = turns.iter().find(|t| Some(t.index) == turn);
+                let speaker = said.and_then(|t| t.speaker.clone());
+                // A turn with a source was said when it claims (checked on arrival) and keeps who.
+                let sources: Vec<Source> = said.and_then(|t| t.provenance.clone()).into_iter().collect();
+                let at = said.filter(|t| t.provenance.is_some()).map_or(now, |t| t.at);
                 let item = Item {
                     item_id: format!("m_{next}"),
                     block,
                     text,
                     category,
                     source_turn: turn,
-                    created_at: now,
+                    created_at: at,
                     updated_at: now,
                     active: true,
-                    valid_from: Some(now),
+                    valid_from: Some(at),
                     valid_to: None,
                     superseded_by: None,
                     pinned: false,
                     speaker,
+                    sources,
                 };
                 next += 1;
                 m.item_id = item.item_id.clone();

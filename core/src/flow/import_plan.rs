@@ -368,5 +368,6 @@ pub(crate) fn turn(index: u32, m: &Message) -> Turn {
         speaker: m.speaker.clone(),
         memory: None,
         source: Some(m.source.clone()),
+        provenance: None,
     }
 }

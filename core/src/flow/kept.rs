@@ -7,7 +7,8 @@
 //! ```
 //! use nocturne_core::flow::kept::{unkept, note};
 //! use nocturne_core::model::memory::{Role, Turn};
-//! let turn = Turn { index: 0, role: Role::User, text: "Thanks! I'm vegan.".into(), at: 0, speaker: None, memory: None, source: None };
+//! let turn = Turn { index: 0, role: Role::User, text: "Thanks! I'm vegan.".into(), at: 0, speaker: None,
+//!     memory: None, source: None, provenance: None };
 //! let skipped = unkept(&[turn], &[], &[], &[], 0);
 //! assert_eq!(skipped.len(), 2);
 //! assert!(skipped[0].rejection_reason.as_deref().unwrap().contains("thanks"));

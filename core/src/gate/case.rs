@@ -161,6 +161,7 @@ impl Case {
                 speaker: None,
                 memory: None,
                 source: None,
+                provenance: None,
             })
             .collect()
     }
@@ -189,6 +190,7 @@ impl Case {
                         superseded_by: None,
                         pinned: false,
                         speaker: c.speaker.clone(),
+                        sources: Vec::new(),
                     },
                 )
             })

@@ -1,10 +1,13 @@
 //! The Supersede gate: a newer fact closes an older one only on a basis the code can show
 //! (`meaning::supersede_basis`): the opposite statement, a one-value slot both fill for
 //! the same holder, or a change the user stated — within one block, or across blocks
-//! where the policy gives blocks a size (a full human block must still take an update).
+//! where the policy gives blocks a size (a full human block must still take an update). A
+//! statement dated back — received more than a day after the date it claims — replaces a
+//! fact the memory already held only on a change its own words state, never on its date.
 
 use super::fields::{optional_str, require_reason, required_str, Ruling};
 use super::{meaning, Edit, Scope};
+use crate::model::memory::{Item, SupersedeBasis};
 use serde_json::Value;
 
 pub(super) fn judge(scope: &Scope<'_, '_>, p: &Value) -> Ruling<Edit> {
@@ -31,6 +34,25 @@ pub(super) fn judge(scope: &Scope<'_, '_>, p: &Value) -> Ruling<Edit> {
         ));
     }
     let basis = meaning::supersede_basis(old, new, scope.ground.policy, scope.ground.turns)?;
+    backdated(old, new, &basis)?;
     require_reason(reason)?;
     Ok(Edit::Supersede { old_id: old_id.into(), new_id: new_id.into(), valid_to: new.created_at, basis })
+}
+
+/// `Err` when `new` is dated back (`Item::backdated`) and `old` was in the memory before
+/// `new` arrived, and the basis is only that both fill one slot, which rests on which is
+/// newer: a claimed date alone never replaces what the memory already held.
+fn backdated(old: &Item, new: &Item, basis: &SupersedeBasis) -> Ruling<()> {
+    let held_before = old.received_at() + crate::model::provenance::BACKDATED_AFTER <= new.received_at();
+    if new.backdated() && held_before && matches!(basis, SupersedeBasis::Slot { .. }) {
+        return Err(format!(
+            "{} is dated {} but reached the memory {}, after {} was held: a statement dated back replaces nothing on \
+its date alone, only on a change its words state",
+            new.item_id,
+            crate::text::when::Day::from_unix(new.created_at),
+            crate::text::when::Day::from_unix(new.received_at()),
+            old.item_id
+        ));
+    }
+    Ok(())
 }

@@ -151,7 +151,7 @@ pub fn select<'a>(memory: &[&'a Item], query: &str, budget: u64, policy: &Retent
 /// # use nocturne_core::model::memory::{Block, Item};
 /// # let fact = |n: u64, text: &str| Item { item_id: format!("m_{n}"), block: Block::Scratch, text: text.into(),
 /// #     category: "context".into(), source_turn: None, created_at: 0, updated_at: 0, active: true,
-/// #     valid_from: None, valid_to: None, superseded_by: None, pinned: false, speaker: None };
+/// #     valid_from: None, valid_to: None, superseded_by: None, pinned: false, speaker: None, sources: vec![] };
 /// let facts = vec![fact(1, "My dog is called Bolt."), fact(2, "The weekly groceries are on Friday.")];
 /// let refs: Vec<&Item> = facts.iter().collect();
 /// let index = PromptIndex::new(&refs, &RetentionPolicy::default(), 0);
@@ -393,6 +393,7 @@ mod tests {
             speaker: speaker.map(String::from),
             memory: None,
             source: None,
+            provenance: None,
         };
         let transcript = [
             turn(0, Role::User, Some("Caroline"), "Do you still keep turtles?"),

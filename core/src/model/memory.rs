@@ -2,6 +2,7 @@
 
 use super::category::Category;
 use super::pass::{MutationKind, Stage};
+use super::provenance::Source;
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
@@ -90,6 +91,11 @@ pub struct Item {
     /// Part of what the fact says: facts of two speakers are never one fact.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub speaker: Option<String>,
+    /// Who said it and when the memory received it: its source turn's, and after a merge
+    /// the sources of every fact merged. Empty: the user, received when said (every fact
+    /// of a memory from before sources were kept).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub sources: Vec<Source>,
 }
 
 impl Item {
@@ -110,7 +116,35 @@ impl Item {
             superseded_by: None,
             pinned: false,
             speaker: None,
+            sources: Vec::new(),
         }
+    }
+
+    /// Who said it and when each source was received ([`Item::sources`], or the user when
+    /// the fact was said, for a fact with none recorded).
+    pub fn provenance(&self) -> Vec<Source> {
+        if self.sources.is_empty() {
+            vec![Source::user(self.created_at)]
+        } else {
+            self.sources.clone()
+        }
+    }
+
+    /// Whether the user said it (in this chat or on their own other device), alone or
+    /// among the sources of a merge: what a source the user does not trust may not touch.
+    pub fn said_by_user(&self) -> bool {
+        self.sources.is_empty() || self.sources.iter().any(|s| s.by.is_user())
+    }
+
+    /// When the memory received it: its latest source's receipt.
+    pub fn received_at(&self) -> i64 {
+        self.sources.iter().map(|s| s.received_at).max().unwrap_or(self.created_at)
+    }
+
+    /// Whether it reached the memory more than a day after the date it claims
+    /// ([`Source::backdated`]): such a statement supersedes nothing on its date alone.
+    pub fn backdated(&self) -> bool {
+        self.sources.iter().any(|s| s.backdated(self.created_at))
     }
 
     /// The fact as a line shows it: `Melanie: I painted a sunrise.` when it has a speaker.
@@ -294,6 +328,10 @@ pub struct Turn {
     /// the same history again adds nothing; `None` for a turn said here.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub source: Option<String>,
+    /// Who said it and when the memory received it (`at` is when it was said, as claimed);
+    /// every fact encoded from it keeps this. `None`: the user, received when said.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub provenance: Option<Source>,
 }
 
 /// The memory a reply drew on: the facts its prompt carried (ids, in the prompt's order),

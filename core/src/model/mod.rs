@@ -8,6 +8,7 @@ pub mod label;
 pub mod memory;
 pub mod pass;
 pub mod policy;
+pub mod provenance;
 
 /// Seconds in a day, the unit of `staleAfterDays`.
 pub const DAY: i64 = 86_400;

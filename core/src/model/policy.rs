@@ -283,6 +283,7 @@ mod tests {
             superseded_by: None,
             pinned: false,
             speaker: None,
+            sources: Vec::new(),
         }
     }
 

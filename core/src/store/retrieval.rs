@@ -153,7 +153,7 @@ pub fn asked(question: &str) -> Vec<(String, f64)> {
 /// # use nocturne_core::model::memory::{Block, Item};
 /// # let fact = |n: u64, text: &str| Item { item_id: format!("m_{n}"), block: Block::Scratch, text: text.into(),
 /// #     category: "context".into(), source_turn: None, created_at: 0, updated_at: 0, active: true,
-/// #     valid_from: None, valid_to: None, superseded_by: None, pinned: false, speaker: None };
+/// #     valid_from: None, valid_to: None, superseded_by: None, pinned: false, speaker: None, sources: vec![] };
 /// let facts = vec![fact(1, "My dog is called Bolt."), fact(2, "The weekly groceries are on Friday.")];
 /// let refs: Vec<&Item> = facts.iter().collect();
 /// let index = MemoryIndex::new(&refs, 0);
@@ -395,6 +395,7 @@ mod tests {
             speaker: None,
             memory: None,
             source: None,
+            provenance: None,
         };
         let transcript = [turn(0, "Do you still keep turtles?"), turn(1, "I have had them for 3 years.")];
         let refs: Vec<&Item> = facts.iter().collect();

@@ -7,7 +7,7 @@
 //! # use nocturne_core::model::memory::{Block, Item};
 //! # let fact = |n: u64, text: &str| Item { item_id: format!("m_{n}"), block: Block::Human, text: text.into(),
 //! #     category: "identity".into(), source_turn: None, created_at: n as i64, updated_at: 0, active: true,
-//! #     valid_from: None, valid_to: None, superseded_by: None, pinned: false, speaker: None };
+//! #     valid_from: None, valid_to: None, superseded_by: None, pinned: false, speaker: None, sources: vec![] };
 //! let items = [fact(1, "I live in Ghent."), fact(2, "My sister lives in Porto."), fact(3, "I keep bees.")];
 //! let hits = search(&items, &[], "Who lives where?");
 //! assert_eq!(hits.iter().map(|h| h.item.item_id.as_str()).collect::<Vec<_>>(), ["m_2", "m_1"]);

@@ -81,6 +81,7 @@ pub fn fact(n: u64, block: Block, text: &str, at: i64) -> Item {
         superseded_by: None,
         pinned: false,
         speaker: None,
+        sources: Vec::new(),
     }
 }
 
@@ -418,6 +419,7 @@ async fn erase_rewrites_every_row_that_holds_the_words<S: Store>(store: &S) -> C
         speaker: None,
         memory: None,
         source: None,
+        provenance: None,
     };
     // A reply keeps the memory it drew on: the facts its prompt carried and those it cited.
     let used = MemoryUse {
@@ -479,6 +481,7 @@ async fn a_turn_written_where_another_writer_wrote_is_refused<S: Store>(store: &
         speaker: None,
         memory: None,
         source: Some(format!("chatgpt:c-1:{index}")),
+        provenance: None,
     };
     let head = store.meta().await.map_err(e)?.head;
     let first = Commit { turns: vec![turn(0, "Hello from the first tab.")], base: Some(head), ..Default::default() };
@@ -519,6 +522,7 @@ async fn a_row_the_reader_refuses_is_never_written<S: Store>(store: &S) -> Confo
         speaker: None,
         memory: None,
         source: None,
+        provenance: None,
     };
     let result = store.commit(Commit { turns: vec![turn], ..Default::default() }).await;
     ensure!(matches!(&result, Err(crate::store::StoreError::Invalid(m)) if m.contains("turn 0 holds")), "{result:?}");

@@ -266,7 +266,16 @@ impl Score {
 pub fn kept_from(text: &str) -> Vec<String> {
     use crate::llm::{offline, prompt, provider};
     use crate::model::memory::{Role, Turn};
-    let turn = Turn { index: 0, role: Role::User, text: text.into(), at: 0, speaker: None, memory: None, source: None };
+    let turn = Turn {
+        index: 0,
+        role: Role::User,
+        text: text.into(),
+        at: 0,
+        speaker: None,
+        memory: None,
+        source: None,
+        provenance: None,
+    };
     let turns = [turn];
     let reply = offline::respond(&prompt::encode_request(&turns));
     let proposals = provider::extract_json(&reply)

@@ -114,6 +114,7 @@ pub fn memory(n: usize, now: i64, seed: u64, profile: Profile) -> Vec<Item> {
             superseded_by: None,
             pinned: false,
             speaker: None,
+            sources: Vec::new(),
         });
     }
     out
