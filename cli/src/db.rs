@@ -72,9 +72,13 @@ CREATE INDEX IF NOT EXISTS words_item ON words (item_id);
 /// A memory kept in a SQLite database file.
 pub struct DbStore {
     path: PathBuf,
-    /// `None` until the file exists: reading a memory that was never written creates no
-    /// file (a dry run, a read-only command); the first write creates it.
+    /// `None` until the file holds a memory: reading a memory that was never written
+    /// creates and writes nothing (a dry run, a read-only command, an empty file); the
+    /// first write creates it.
     conn: RefCell<Option<Connection>>,
+    /// Whether the connection was made ready to write (WAL, the layout, the tables): done
+    /// once, at the first write, never by a read.
+    writable: Cell<bool>,
     rows_written: Cell<u64>,
 }
 
@@ -93,33 +97,53 @@ impl DbStore {
     /// The memory in the database at `path`; an empty one when there is no file yet (the
     /// first write creates it).
     pub fn open(path: &Path) -> Result<DbStore, StoreError> {
-        let store = DbStore { path: path.to_path_buf(), conn: RefCell::new(None), rows_written: Cell::new(0) };
+        let store = DbStore {
+            path: path.to_path_buf(),
+            conn: RefCell::new(None),
+            writable: Cell::new(false),
+            rows_written: Cell::new(0),
+        };
         if path.exists() {
-            store.connect()?;
+            store.connect(false)?;
         }
         Ok(store)
     }
 
-    /// Opens the file (creating it) unless it is open.
-    fn connect(&self) -> Result<(), StoreError> {
-        if self.conn.borrow().is_some() {
-            return Ok(());
+    /// Opens the file unless it is open — creating it and making it ready to write when
+    /// `write` — and says whether it holds a memory to read. A read never writes: an empty
+    /// file, or a database with no tables yet (another process is creating it), reads as
+    /// an empty memory and is left as it is.
+    fn connect(&self, write: bool) -> Result<bool, StoreError> {
+        if self.conn.borrow().is_none() {
+            let empty = std::fs::metadata(&self.path).map_or(true, |m| m.len() == 0);
+            if !write && empty {
+                return Ok(false);
+            }
+            let conn = Connection::open(&self.path).map_err(|e| backend(&self.path, "cannot open", e))?;
+            if !self.check(&conn)? && !write {
+                return Ok(false);
+            }
+            *self.conn.borrow_mut() = Some(conn);
         }
-        let conn = Connection::open(&self.path).map_err(|e| backend(&self.path, "cannot open", e))?;
-        self.prepare(&conn)?;
-        *self.conn.borrow_mut() = Some(conn);
-        Ok(())
+        if write && !self.writable.get() {
+            let conn = self.conn.borrow();
+            let conn =
+                conn.as_ref().ok_or_else(|| StoreError::Backend(format!("{} is not open", self.path.display())))?;
+            self.ready_to_write(conn)?;
+            self.writable.set(true);
+        }
+        Ok(true)
     }
 
-    /// Runs `read` on the open file; `empty` when there is no file (yet: another process
-    /// may have made it since this store was opened).
+    /// Runs `read` on the open file; `empty` when there is no memory in it (yet: another
+    /// process may make one since this store was opened).
     fn reading<T>(
         &self,
         empty: impl FnOnce() -> T,
         read: impl FnOnce(&Connection) -> Result<T, StoreError>,
     ) -> Result<T, StoreError> {
-        if self.conn.borrow().is_none() && self.path.exists() {
-            self.connect()?;
+        if self.conn.borrow().is_none() && !self.connect(false)? {
+            return Ok(empty());
         }
         match &*self.conn.borrow() {
             Some(conn) => read(conn),
@@ -127,15 +151,18 @@ impl DbStore {
         }
     }
 
-    /// Sets the connection up and creates the tables of a new file; refuses a database
-    /// that is not a Nocturne memory, or one from a newer layout.
-    fn prepare(&self, conn: &Connection) -> Result<(), StoreError> {
+    /// Sets the connection up (nothing it sets is written to the file) and refuses a
+    /// database that is not a Nocturne memory, or one from a newer layout; whether it holds
+    /// a memory's tables yet.
+    fn check(&self, conn: &Connection) -> Result<bool, StoreError> {
         let fail = |e: rusqlite::Error| backend(&self.path, "cannot prepare", e);
         conn.busy_timeout(std::time::Duration::from_millis(BUSY_MS)).map_err(fail)?;
-        let app: i32 = conn.query_row("PRAGMA application_id", [], |r| r.get(0)).map_err(|e| self.unreadable(e))?;
-        let version: i32 = conn.query_row("PRAGMA user_version", [], |r| r.get(0)).map_err(fail)?;
+        // The tables first: a creator's one transaction writes them and the marks below
+        // together, so marks read after tables are seen are the creator's.
         let tables: i64 =
             conn.query_row("SELECT count(*) FROM sqlite_master", [], |r| r.get(0)).map_err(|e| self.unreadable(e))?;
+        let app: i32 = conn.query_row("PRAGMA application_id", [], |r| r.get(0)).map_err(|e| self.unreadable(e))?;
+        let version: i32 = conn.query_row("PRAGMA user_version", [], |r| r.get(0)).map_err(fail)?;
         if tables > 0 && app != APPLICATION_ID {
             return Err(StoreError::Backend(format!(
                 "{} is a SQLite database but not a Nocturne memory; nothing was changed",
@@ -148,7 +175,6 @@ impl DbStore {
                 self.path.display()
             )));
         }
-        conn.pragma_update(None, "journal_mode", "WAL").map_err(fail)?;
         // WAL with NORMAL: a commit is atomic and survives a killed process; only a power
         // cut may lose the last commits (never corrupt the file).
         conn.pragma_update(None, "synchronous", "NORMAL").map_err(fail)?;
@@ -159,6 +185,26 @@ impl DbStore {
         // that reads many keeps them.
         conn.pragma_update(None, "mmap_size", 1i64 << 30).map_err(fail)?;
         conn.pragma_update(None, "cache_size", -32_768).map_err(fail)?;
+        Ok(tables > 0)
+    }
+
+    /// Before the first write: WAL, the layout brought up to date, the tables of a new
+    /// memory (in one transaction, so two processes creating one memory at once both
+    /// succeed: the second finds the tables there).
+    fn ready_to_write(&self, conn: &Connection) -> Result<(), StoreError> {
+        let fail = |e: rusqlite::Error| backend(&self.path, "cannot prepare", e);
+        // Another process making the file a WAL database at this moment holds it briefly.
+        let mut tries = 0;
+        while let Err(e) = conn.pragma_update(None, "journal_mode", "WAL") {
+            tries += 1;
+            if tries > 100 {
+                return Err(fail(e));
+            }
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        let tables: i64 =
+            conn.query_row("SELECT count(*) FROM sqlite_master", [], |r| r.get(0)).map_err(|e| self.unreadable(e))?;
+        let version: i32 = conn.query_row("PRAGMA user_version", [], |r| r.get(0)).map_err(fail)?;
         if tables > 0 && version < SCHEMA_VERSION {
             let tx = conn.unchecked_transaction().map_err(&fail)?;
             refresh_context(&tx)?;
@@ -171,7 +217,7 @@ impl DbStore {
             ))
             .map_err(fail)?;
         }
-        Ok(())
+        self.check(conn).map(|_| ())
     }
 
     fn unreadable(&self, e: rusqlite::Error) -> StoreError {
@@ -206,7 +252,7 @@ impl DbStore {
         &self,
         write: impl FnOnce(&rusqlite::Transaction<'_>) -> Result<T, StoreError>,
     ) -> Result<T, StoreError> {
-        self.connect()?;
+        self.connect(true)?;
         let mut conn = self.conn.borrow_mut();
         let conn = conn.as_mut().ok_or_else(|| StoreError::Backend(format!("{} is not open", self.path.display())))?;
         let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate).map_err(self.fail("cannot write"))?;
@@ -745,8 +791,13 @@ mod tests {
             let conn = Connection::open(&path).expect("open");
             conn.execute_batch("DELETE FROM roots WHERE own = 0; PRAGMA user_version = 1;").expect("plant layout 1");
         }
-        assert_ne!(roots_table(&path), fresh, "the planted file differs");
+        let planted = roots_table(&path);
+        assert_ne!(planted, fresh, "the planted file differs");
         let reopened = DbStore::open(&path).expect("reopen");
+        pollster::block_on(reopened.items()).expect("a read");
+        assert_eq!(roots_table(&path), planted, "a read writes nothing, not even the new layout");
+        // The first write brings the layout up to date.
+        pollster::block_on(reopened.set_policy(RetentionPolicy::default())).expect("a write");
         drop(reopened);
         assert_eq!(roots_table(&path), fresh, "the context roots are those a new file writes");
         let conn = Connection::open(&path).expect("open");

@@ -58,10 +58,16 @@ impl FileStore {
         let memory = match stamp {
             None => MemStore::new(),
             Some(_) => {
-                let text = std::fs::read_to_string(&self.path)
+                let bytes = std::fs::read(&self.path)
                     .map_err(|e| StoreError::Backend(format!("cannot read {}: {e}", self.path.display())))?;
-                let doc = Document::parse(&text).map_err(|e| invalid(&self.path, e))?;
-                MemStore::from_document(doc).map_err(|e| invalid(&self.path, e))?
+                let text = String::from_utf8(bytes).map_err(|_| invalid(&self.path, "it is not text (UTF-8)"))?;
+                if text.trim().is_empty() {
+                    // A file made empty, before its first write: an empty memory.
+                    MemStore::new()
+                } else {
+                    let doc = Document::parse(&text).map_err(|e| invalid(&self.path, e))?;
+                    MemStore::from_document(doc).map_err(|e| invalid(&self.path, e))?
+                }
             }
         };
         *self.loaded.borrow_mut() = (Rc::new(memory), stamp);

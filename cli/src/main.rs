@@ -29,6 +29,7 @@ use error::CliError;
 use nocturne_core::flow::edit::UserEdit;
 use nocturne_core::llm::provider::Provider;
 use nocturne_core::text::textmath;
+use std::io::Write;
 use std::process::ExitCode;
 
 fn wall_clock() -> i64 {
@@ -57,27 +58,45 @@ fn on_interrupt() {
     });
 }
 
-/// A closed standard output (`nocturne versions | head`) ends the command quietly with the
-/// shell's code for it (128 + SIGPIPE), instead of a panic on the next `println!`.
-fn quiet_on_closed_stdout() {
+/// Output that cannot be written is an error, never a panic: a closed standard output
+/// (`nocturne versions | head`) ends the command quietly with the shell's code for it
+/// (128 + SIGPIPE); any other failure to print (`> /dev/full`) with one line and exit 1.
+fn output_errors_are_errors() {
     let default = std::panic::take_hook();
     std::panic::set_hook(Box::new(move |info| {
         let payload = info.payload();
         let message =
             payload.downcast_ref::<String>().map(String::as_str).or_else(|| payload.downcast_ref::<&str>().copied());
-        if message.is_some_and(|m| m.starts_with("failed printing to stdout") && m.contains("Broken pipe")) {
-            std::process::exit(141);
+        if let Some(m) = message.filter(|m| m.starts_with("failed printing to std")) {
+            if m.contains("Broken pipe") {
+                std::process::exit(141);
+            }
+            let why = m.split_once(": ").map_or(m, |(_, why)| why);
+            let _ = writeln!(std::io::stderr(), "nocturne: cannot write the output: {why}");
+            std::process::exit(1);
         }
         default(info)
     }));
 }
 
+/// What was printed, written out: an error here is the command's error.
+fn flushed(code: ExitCode) -> ExitCode {
+    match std::io::stdout().flush() {
+        Ok(()) => code,
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => ExitCode::from(141),
+        Err(e) => {
+            let _ = writeln!(std::io::stderr(), "nocturne: cannot write the output: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
 fn main() -> ExitCode {
     on_interrupt();
-    quiet_on_closed_stdout();
+    output_errors_are_errors();
     let cli = Cli::parse();
     match run(cli.command) {
-        Ok(code) => code,
+        Ok(code) => flushed(code),
         Err(e) => {
             eprintln!("nocturne: {e}");
             for cause in e.causes() {

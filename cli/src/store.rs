@@ -2,9 +2,12 @@
 //! ([`DbStore`], what a new memory is) or a JSON file as earlier versions kept it
 //! ([`FileStore`], still read and written, and what `nocturne move-store` moves from).
 //!
-//! Which one is decided by the file, never by a flag: an existing file by its first bytes
-//! (a SQLite header, or JSON), a new one by its name (`*.json` stays a JSON file, anything
-//! else is a database).
+//! Which one is decided by the file's content and its name together ([`Kind::of`]), never
+//! by a flag: a SQLite header is a database; JSON is a memory file, unless the name says
+//! database; a file with no bytes yet, or only the start of a SQLite header (another
+//! process is creating the database this moment), is what its name says — `*.json` a JSON
+//! file, anything else a database; anything else is refused by name, with its first
+//! bytes, and nothing is changed.
 
 use crate::db::{DbStore, SQLITE_MAGIC};
 use crate::error::CliError;
@@ -22,25 +25,68 @@ pub enum Memory {
     File(FileStore),
 }
 
+/// What a store file is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    Database,
+    Json,
+}
+
+impl Kind {
+    /// What the file at `path` is, by its first bytes (`None`: there is no file) and its
+    /// name; `Err` names the file and what it holds instead.
+    pub fn of(path: &Path, head: Option<&[u8]>) -> Result<Kind, String> {
+        let ext = path.extension().map(|e| e.to_string_lossy().to_lowercase()).unwrap_or_default();
+        let named_json = ext == "json";
+        let named_db = ["db", "sqlite", "sqlite3", "nocturne"].contains(&ext.as_str());
+        let Some(head) = head else {
+            return Ok(if named_json { Kind::Json } else { Kind::Database });
+        };
+        if head.len() >= SQLITE_MAGIC.len() && head.starts_with(SQLITE_MAGIC) {
+            return Ok(Kind::Database);
+        }
+        // No bytes yet, or only the start of a header: a database being made, or a new file.
+        if SQLITE_MAGIC.starts_with(head) {
+            return Ok(if named_json && head.is_empty() { Kind::Json } else { Kind::Database });
+        }
+        let text = head.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(head);
+        let first = text.iter().find(|b| !b.is_ascii_whitespace());
+        match first {
+            Some(b'{') if named_db => Err(format!(
+                "{} holds JSON but its name says it is a database: rename it to end in .json, or move it with \
+`nocturne move-store`; nothing was changed",
+                path.display()
+            )),
+            Some(b'{') => Ok(Kind::Json),
+            None if !named_db => Ok(Kind::Json),
+            _ => Err(format!(
+                "{} is neither a Nocturne database nor a memory file (it starts with {}); nothing was changed",
+                path.display(),
+                head.iter().take(8).map(|b| format!("{b:02x}")).collect::<Vec<_>>().join(" ")
+            )),
+        }
+    }
+}
+
 impl Memory {
     /// The memory at `path`; a new, empty one when there is no file yet (the first write
     /// creates it).
     pub fn open(path: &Path) -> Result<Memory, CliError> {
-        let database = match std::fs::File::open(path) {
+        let head = match std::fs::File::open(path) {
             Ok(mut file) => {
-                let mut head = [0u8; 16];
-                let read = file.read(&mut head).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-                read == head.len() && &head == SQLITE_MAGIC
+                let mut head = Vec::with_capacity(64);
+                file.by_ref()
+                    .take(64)
+                    .read_to_end(&mut head)
+                    .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+                Some(head)
             }
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                path.extension().is_none_or(|ext| !ext.eq_ignore_ascii_case("json"))
-            }
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
             Err(e) => return Err(format!("cannot open {}: {e}", path.display()).into()),
         };
-        if database {
-            Ok(DbStore::open(path).map(Memory::Db)?)
-        } else {
-            FileStore::open(path).map(Memory::File)
+        match Kind::of(path, head.as_deref())? {
+            Kind::Database => Ok(DbStore::open(path).map(Memory::Db)?),
+            Kind::Json => FileStore::open(path).map(Memory::File),
         }
     }
 
@@ -139,5 +185,25 @@ impl Store for Memory {
 
     async fn mutations_about(&self, ids: &[String]) -> Result<Vec<Mutation>, StoreError> {
         forward!(self, s => s.mutations_about(ids).await)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_store_s_kind_is_decided_by_its_content_and_its_name_together() {
+        let kind = |name: &str, head: Option<&[u8]>| Kind::of(Path::new(name), head);
+        assert_eq!(kind("n.db", None), Ok(Kind::Database));
+        assert_eq!(kind("n.json", None), Ok(Kind::Json));
+        assert_eq!(kind("n.db", Some(b"")), Ok(Kind::Database), "another process is creating it");
+        assert_eq!(kind("n", Some(b"SQLite for")), Ok(Kind::Database), "the start of a header");
+        assert_eq!(kind("n.json", Some(b"SQLite format 3\0....")), Ok(Kind::Database));
+        assert_eq!(kind("n.json", Some(b"")), Ok(Kind::Json));
+        assert_eq!(kind("memory", Some(b"  {\"format\"")), Ok(Kind::Json));
+        assert!(kind("n.db", Some(b"{\"format\"")).unwrap_err().contains("its name says it is a database"));
+        let random = kind("n.db", Some(&[0x8f, 0x3a, 0x00, 0xff])).unwrap_err();
+        assert!(random.contains("neither a Nocturne database nor a memory file") && random.contains("8f 3a 00 ff"));
     }
 }

@@ -15,39 +15,43 @@ pub(crate) struct ChatFlags<'a> {
     pub(crate) show_memory: bool,
 }
 
-/// `nocturne chat`: one turn from the arguments, or one per line of standard input. Each
-/// turn is saved as it completes; on an error the file holds the turns before it.
+/// `nocturne chat`: one turn from the arguments, or one per line of standard input, each
+/// dated when it is read. Each turn is saved as it completes; on an error the file holds
+/// the turns before it. A line that cannot be a turn (too long, not text) is refused and
+/// said, and the lines after it go on; the command then exits 1.
 pub(crate) fn chat(
     store: &StoreArgs,
     provider: &ProviderArgs,
     flags: ChatFlags<'_>,
     message: Vec<String>,
 ) -> Result<(), CliError> {
-    let speaker = flags.speaker;
-    let turns: Vec<String> = if message.is_empty() {
-        std::io::stdin()
-            .lines()
-            .map(|l| l.map_err(|e| CliError::caused(format!("cannot read standard input: {e}"), e)))
-            .collect::<Result<Vec<_>, _>>()?
-            .into_iter()
-            .filter(|l| !l.trim().is_empty())
-            .collect()
-    } else {
-        vec![message.join(" ")]
-    };
-    if turns.is_empty() {
-        return Err("chat needs a message: as arguments, or one per line on standard input".into());
-    }
     let memory = Memory::open(&store.store)?;
     let p = provider.build()?;
-    for (i, text) in turns.iter().enumerate() {
+    let mut lines = Lines::new(message);
+    let (mut said, mut refused) = (0, Vec::new());
+    while let Some((n, line)) = lines.next()? {
+        let text = match line {
+            Ok(text) if text.trim().is_empty() => continue,
+            Ok(text) => text,
+            Err(why) => {
+                eprintln!("nocturne: line {n} refused: {why}; the other lines go on");
+                refused.push(n);
+                continue;
+            }
+        };
+        if let Some(why) = too_long(&text) {
+            eprintln!("nocturne: line {n} refused: {why}; the other lines go on");
+            refused.push(n);
+            continue;
+        }
         // Each turn is in the file as soon as it is committed, so Ctrl-C or an error loses
         // no earlier turn.
-        let turn = Reply { text: text.clone(), speaker: speaker.map(String::from), at: store.now() + i as i64 };
+        let turn = Reply { text, speaker: flags.speaker.map(String::from), at: store.now() };
         let written = write::perform(&store.store, &memory, turn, &p, &mut Watch::quiet())
             .map_err(|e| CliError::caused(format!("{e}; the store file holds the turns before this one"), e))?;
+        said += 1;
         let turn = written.done;
-        progress(format!("after turn {} of {}", i + 1, turns.len()));
+        progress(format!("after turn {said}"));
         println!("{}", turn.reply);
         print_memory_use(&memory, &turn, flags.show_memory)?;
         print_encoded(&turn.encoded);
@@ -58,7 +62,57 @@ pub(crate) fn chat(
             println!("  recorded for the next sync");
         }
     }
-    Ok(())
+    match (said, refused.len()) {
+        (0, 0) => Err("chat needs a message: as arguments, or one per line on standard input".into()),
+        (_, 0) => Ok(()),
+        (_, n) => Err(format!(
+            "{n} line(s) refused (line {}); the {said} other turn(s) were stored",
+            refused.iter().map(usize::to_string).collect::<Vec<_>>().join(", ")
+        )
+        .into()),
+    }
+}
+
+/// Why `text` cannot be a turn for its length, if so.
+fn too_long(text: &str) -> Option<String> {
+    let (chars, max) = (text.trim().chars().count(), nocturne_core::store::document::MAX_TURN_CHARS);
+    (chars > max).then(|| format!("it is {chars} characters long; a turn holds at most {max}"))
+}
+
+/// The turns to say: the arguments as one, or standard input a line at a time, as it comes
+/// (so each is dated when read), numbered from 1; a line that is not text is an `Err`.
+struct Lines {
+    given: Option<String>,
+    stdin: Option<std::io::StdinLock<'static>>,
+    read: usize,
+}
+
+impl Lines {
+    fn new(message: Vec<String>) -> Lines {
+        let stdin = message.is_empty().then(|| std::io::stdin().lock());
+        Lines { given: (!message.is_empty()).then(|| message.join(" ")), stdin, read: 0 }
+    }
+
+    fn next(&mut self) -> Result<Option<(usize, Result<String, String>)>, CliError> {
+        use std::io::BufRead;
+        if let Some(text) = self.given.take() {
+            self.read += 1;
+            return Ok(Some((self.read, Ok(text))));
+        }
+        let Some(stdin) = self.stdin.as_mut() else { return Ok(None) };
+        let mut bytes = Vec::new();
+        let n = stdin
+            .read_until(b'\n', &mut bytes)
+            .map_err(|e| CliError::caused(format!("cannot read standard input: {e}"), e))?;
+        if n == 0 {
+            return Ok(None);
+        }
+        self.read += 1;
+        while bytes.last().is_some_and(|b| *b == b'\n' || *b == b'\r') {
+            bytes.pop();
+        }
+        Ok(Some((self.read, String::from_utf8(bytes).map_err(|_| "it is not text (UTF-8)".to_string()))))
+    }
 }
 
 /// Under a reply: each fact stored, each one the gate refused, and each statement that

@@ -114,13 +114,26 @@ pub(crate) fn export(store: &StoreArgs, out: Option<&Path>) -> Result<(), CliErr
     let json = pollster::block_on(memory.document())?.to_json();
     match out {
         Some(path) => {
-            crate::file::write_atomically(path, json.as_bytes())
-                .map_err(|e| format!("cannot write {}: {e}; nothing was written", path.display()))?;
+            write_out(path, json.as_bytes())?;
             eprintln!("wrote {} ({} bytes)", path.display(), json.len());
         }
         None => println!("{json}"),
     }
     Ok(())
+}
+
+/// Writes `bytes` to `path`: a file whole or not at all (beside it, then renamed over it);
+/// anything else that exists there — a device, a pipe — written in place, never replaced,
+/// and every error said.
+fn write_out(path: &Path, bytes: &[u8]) -> Result<(), CliError> {
+    let special = std::fs::metadata(path).is_ok_and(|m| !m.is_file());
+    let written = if special {
+        use std::io::Write;
+        std::fs::OpenOptions::new().write(true).open(path).and_then(|mut f| f.write_all(bytes).and_then(|()| f.flush()))
+    } else {
+        crate::file::write_atomically(path, bytes)
+    };
+    written.map_err(|e| CliError::caused(format!("cannot write {}: {e}; the export is not there", path.display()), e))
 }
 
 /// `nocturne move-store [--to DB]`: a JSON store file copied into a new database, read
