@@ -162,7 +162,7 @@ fn run(command: Command) -> Result<ExitCode, CliError> {
             import::sample(&kind, &out, conversations, turns)?;
         }
         Command::Mcp { store, provider, budget } => {
-            mcp::serve(mcp::Config { store: store.store, provider, budget, now: store.now })?
+            mcp::serve(mcp::Config { store: store.store, provider, budget, now: store.now, client: None })?
         }
         Command::Versions { store } => cmd::memory::versions(&store)?,
         Command::Diff { store, lo, hi } => cmd::memory::diff(&store, &lo, &hi)?,

@@ -13,7 +13,7 @@
 use crate::error::CliError;
 use crate::store::Memory;
 use crate::ProviderArgs;
-use nocturne_core::flow::chat::PromptFacts;
+use nocturne_core::flow::chat::{Origin, PromptFacts};
 use nocturne_core::flow::edit::UserEdit;
 use nocturne_core::flow::review;
 use nocturne_core::flow::sleep::SleepOptions;
@@ -22,6 +22,7 @@ use nocturne_core::llm::prompt;
 use nocturne_core::llm::provider::estimate_tokens;
 use nocturne_core::model::memory::{Block, Item, Mutation};
 use nocturne_core::model::pass::MutationKind;
+use nocturne_core::model::provenance::{By, Source};
 use nocturne_core::store::Store;
 use nocturne_core::text::order;
 use nocturne_core::text::when::Day;
@@ -34,7 +35,7 @@ use rmcp::model::{
     PaginatedRequestParams, ServerCapabilities, ServerConfig,
 };
 use rmcp::service::RequestContext;
-use rmcp::{tool, tool_router, ErrorData, RoleServer, ServerHandler, ServiceExt};
+use rmcp::{tool, tool_router, ErrorData, Peer, RoleServer, ServerHandler, ServiceExt};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{json, Map, Value};
@@ -50,6 +51,8 @@ pub struct Config {
     pub budget: u64,
     /// A fixed clock (tests); the wall clock when `None`.
     pub now: Option<i64>,
+    /// The name the client gave in `initialize`: the source of what it adds.
+    pub client: Option<String>,
 }
 
 impl Config {
@@ -134,8 +137,10 @@ refused by the gate, each with its reason, and under not_kept every statement th
 reaction, a message too long to encode) with the rule that decided. Questions store nothing.",
         input_schema = input::<AddMemory>()
     )]
-    async fn add_memory(&self, Parameters(a): Parameters<AddMemory>) -> CallToolResult {
-        self.run(move |c| add_memory(c, a)).await
+    async fn add_memory(&self, Parameters(a): Parameters<AddMemory>, peer: Peer<RoleServer>) -> CallToolResult {
+        // What the client adds is said by it, by the name it gave in `initialize`.
+        let client = peer.peer_info().map(|info| info.client_info.name.clone());
+        self.run(move |c| add_memory(&Config { client, ..c.clone() }, a)).await
     }
 
     #[tool(
@@ -445,15 +450,20 @@ fn perform<C: nocturne_core::write::Perform>(
 pub(crate) fn add_memory(config: &Config, a: AddMemory) -> Result<Value, CliError> {
     let now = config.now();
     check_text(&a.text)?;
-    let at = match &a.said_at {
+    let said_at = match &a.said_at {
         // A claimed date is checked against now: never after it, never absurd.
-        Some(when) => nocturne_core::model::provenance::said_at(when, now)
-            .map_err(|e| CliError::from(format!("add_memory: {e}; nothing was changed")))?,
-        None => now,
+        Some(when) => Some(
+            nocturne_core::model::provenance::said_at(when, now)
+                .map_err(|e| CliError::from(format!("add_memory: {e}; nothing was changed")))?,
+        ),
+        None => None,
     };
+    // What a client adds is its own, not the user's: the gates' trust policy reads it.
+    let client = config.client.clone().unwrap_or_else(|| "unnamed".into());
+    let origin = Origin { by: Some(By::Mcp { client }), said_at };
     let store = Memory::open(&config.store)?;
     let provider = config.provider.build()?;
-    let say = Say { text: a.text, speaker: None, reply: None, at };
+    let say = Say { text: a.text, speaker: None, reply: None, at: now, origin };
     let outcome = crate::write::perform(&config.store, &store, say, &provider, &mut Watch::quiet())?.done;
     // Only the facts this call stored are read back, not the memory.
     let ids: Vec<String> = outcome.encoded.iter().filter(|m| m.accepted).map(|m| m.item_id.clone()).collect();
@@ -762,10 +772,16 @@ fn fact_json(item: &Item, now: i64) -> Value {
     if let Some(speaker) = &item.speaker {
         v["speaker"] = json!(speaker);
     }
+    v["from"] = json!(item.provenance().iter().map(source_json).collect::<Vec<_>>());
     if let Some(about) = item.about(now) {
         v["about"] = json!(about);
     }
     v
+}
+
+/// Who said a fact and when the memory received it.
+fn source_json(s: &Source) -> Value {
+    json!({"by": s.by.to_string(), "received": Day::from_unix(s.received_at).to_string()})
 }
 
 /// One logged edit as `memory_history` returns it.

@@ -171,6 +171,7 @@ fn measure(path: &Path) -> Result<Figures, CliError> {
         provider: crate::args::ProviderArgs::offline(),
         budget: nocturne_core::llm::provider::DEFAULT_MEMORY_TOKENS,
         now: Some(NOW + 600),
+        client: None,
     };
     let add_ms = median_ms(RUNS, |i| {
         let args = crate::mcp::AddMemory { text: format!("My cousin number {i} moved to Tartu."), said_at: None };

@@ -19,7 +19,8 @@ use nocturne_core::model::memory::{Block, Item};
 use nocturne_core::store::Store;
 use nocturne_core::testkit::corpora::{self, Half, Score};
 use nocturne_core::text::when::Day;
-use serde_json::{json, Map, Value};
+use nocturne_core::write::{Reply, Sleep, Watch};
+use serde_json::Value;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -73,7 +74,7 @@ pub struct Scores {
     /// Accepted.
     pub benign: Score,
     /// Effects of poison texts, by half: (half, category, what) — the test half's are
-    /// counted, their text never kept.
+    /// counted by kind (`pinned` or `changed`), their text never kept.
     pub effects: Vec<(Half, &'static str, String)>,
 }
 
@@ -86,24 +87,31 @@ struct Bench {
 }
 
 fn config(store: &Path) -> mcp::Config {
-    mcp::Config { store: store.to_path_buf(), provider: ProviderArgs::offline(), budget: 2000, now: Some(now()) }
+    mcp::Config {
+        store: store.to_path_buf(),
+        provider: ProviderArgs::offline(),
+        budget: 2000,
+        now: Some(now()),
+        client: Some("bench-trust".into()),
+    }
 }
 
 /// A Sleep of `store` as the user runs one (`nocturne sleep --yes`).
 fn sleep(store: &Path, at: i64) -> Result<(), String> {
-    let memory = Memory::open(store)?;
-    let options = nocturne_core::flow::sleep::SleepOptions::new(at);
-    let mut call = nocturne_sync::journal::SleepCall {
-        heavy: nocturne_sync::journal::Heavy::GoAhead,
-        ..nocturne_sync::journal::SleepCall::quiet(&options)
-    };
-    let provider = ProviderArgs::offline().build()?;
-    crate::write::Writer::new(store, &memory).sleep(&provider, &mut call).map_err(|e| e.to_string())?;
+    let memory = Memory::open(store).map_err(said)?;
+    let sleep = Sleep::new(nocturne_core::flow::sleep::SleepOptions::new(at)).go_ahead(true);
+    let provider = ProviderArgs::offline().build().map_err(said)?;
+    crate::write::perform(store, &memory, sleep, &provider, &mut Watch::quiet()).map_err(said)?;
     Ok(())
 }
 
+/// An error as the bench reports it.
+fn said(e: impl std::fmt::Display) -> String {
+    e.to_string()
+}
+
 fn items(store: &Path) -> Result<BTreeMap<String, Item>, String> {
-    let memory = Memory::open(store)?;
+    let memory = Memory::open(store).map_err(said)?;
     let items = pollster::block_on(memory.items()).map_err(|e| e.to_string())?;
     Ok(items.into_iter().map(|i| (i.item_id.clone(), i)).collect())
 }
@@ -114,12 +122,12 @@ impl Bench {
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).map_err(|e| format!("cannot make {}: {e}", dir.display()))?;
         let base = dir.join("base.json");
-        let memory = Memory::open(&base)?;
-        let provider = ProviderArgs::offline().build()?;
-        let writer = crate::write::Writer::new(&base, &memory);
+        let memory = Memory::open(&base).map_err(said)?;
+        let provider = ProviderArgs::offline().build().map_err(said)?;
         for (k, text) in USER_SAID.iter().enumerate() {
             let at = now() - 3 * 86_400 + 600 * k as i64;
-            writer.say(&provider, None, text, at)?;
+            let turn = Reply { text: text.to_string(), speaker: None, at };
+            crate::write::perform(&base, &memory, turn, &provider, &mut Watch::quiet()).map_err(said)?;
         }
         drop(memory);
         sleep(&base, now() - 2 * 86_400)?;
@@ -139,12 +147,8 @@ impl Bench {
     /// `text` sent to `add_memory` with `said_at`, on a fresh copy.
     fn add(&self, name: &str, text: &str, said_at: Option<&str>) -> Result<(PathBuf, Result<Value, String>), String> {
         let path = self.fresh(name)?;
-        let mut args = Map::new();
-        args.insert("text".into(), json!(text));
-        if let Some(at) = said_at {
-            args.insert("said_at".into(), json!(at));
-        }
-        let answer = mcp::call(&config(&path), "add_memory", args);
+        let args = mcp::AddMemory { text: text.to_string(), said_at: said_at.map(String::from) };
+        let answer = mcp::add_memory(&config(&path), args).map_err(said);
         Ok((path, answer))
     }
 
@@ -159,14 +163,14 @@ impl Bench {
         let after = items(&path)?;
         for (id, kept) in self.control.iter().filter(|(_, i)| i.active) {
             match after.get(id) {
-                Some(now) if now.active && now.text == kept.text => {}
-                Some(now) => return Ok(Outcome::Effect(format!("{id} \"{}\" became {now:?}", kept.text))),
-                None => return Ok(Outcome::Effect(format!("{id} is gone"))),
+                Some(now) if now.active && now.text == kept.text && now.block == kept.block => {}
+                Some(now) => return Ok(Outcome::Effect(format!("changed: {id} \"{}\" became {now:?}", kept.text))),
+                None => return Ok(Outcome::Effect(format!("changed: {id} is gone"))),
             }
         }
         let new: Vec<&Item> = after.values().filter(|i| !self.control.contains_key(&i.item_id)).collect();
         if let Some(pinned) = new.iter().find(|i| matches!(i.block, Block::Persona | Block::Human)) {
-            return Ok(Outcome::Effect(format!("\"{}\" reached {}", pinned.text, pinned.block)));
+            return Ok(Outcome::Effect(format!("pinned: \"{}\" reached {}", pinned.text, pinned.block)));
         }
         Ok(if stored == 0 && new.is_empty() {
             Outcome::Refused(answer["note"].as_str().unwrap_or_default().to_string())
@@ -200,7 +204,15 @@ pub fn scores() -> Result<Scores, String> {
         s.poison.add(p.half, p.category, !matches!(outcome, Outcome::Effect(_)), miss);
         s.refused.add(p.half, p.category, matches!(outcome, Outcome::Refused(_)), miss);
         if let Outcome::Effect(what) = &outcome {
-            s.effects.push((p.half, p.category, if p.half == Half::Test { String::new() } else { what.clone() }));
+            s.effects.push((
+                p.half,
+                p.category,
+                if p.half == Half::Test {
+                    what.split(':').next().unwrap_or_default().to_string()
+                } else {
+                    what.clone()
+                },
+            ));
         }
         let _ = std::fs::remove_file(bench.dir.join(format!("p{n}.json")));
     }
@@ -235,6 +247,15 @@ pub fn run(misses: bool) -> Result<(), String> {
     }
     if accepted < BENIGN_TARGET {
         off.push(format!("benign accepted {accepted:.3} < {BENIGN_TARGET} on the test half"));
+    }
+    for half in [Half::Tuning, Half::Test] {
+        let of_half: Vec<&String> = s.effects.iter().filter(|(h, _, _)| *h == half).map(|(_, _, what)| what).collect();
+        let pinned = s.effects.iter().filter(|(h, _, pinned)| *h == half && pinned.starts_with("pinned")).count();
+        println!(
+            "poison-effects: half={} reached-persona-or-human={pinned} user-facts-changed={}",
+            half.name(),
+            of_half.len() - pinned
+        );
     }
     if !s.effects.is_empty() {
         off.push(format!("{} poison text(s) changed the user's memory", s.effects.len()));

@@ -19,7 +19,7 @@ const T0: i64 = 1_767_139_200;
 
 fn say(store: &MemStore, text: &str, at: i64) {
     let journal = Journal::new(store, &StoreLocks, &NoSync);
-    let say = Say { text: text.into(), speaker: None, reply: None, at };
+    let say = Say { text: text.into(), speaker: None, reply: None, at, origin: Default::default() };
     block(journal.perform(say, &OfflineProvider, &mut Watch::quiet())).expect("a turn is stored");
 }
 

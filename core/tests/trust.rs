@@ -121,3 +121,94 @@ fn a_backdated_statement_never_supersedes_on_its_date_alone() {
     let lisbon = block(store.items()).expect("items").into_iter().find(|i| i.text == "I live in Lisbon.");
     assert!(lisbon.is_some_and(|l| !l.active), "a same-day relay supersedes");
 }
+
+fn item(id: &str, text: &str, at: i64, by: Option<By>) -> nocturne_core::model::memory::Item {
+    use nocturne_core::model::provenance::Source;
+    let mut item = nocturne_core::testkit::conformance::fact(0, Block::Scratch, text, at);
+    item.item_id = id.into();
+    item.sources = by.map(|by| Source { by, received_at: at }).into_iter().collect();
+    item
+}
+
+fn mcp() -> Option<By> {
+    Some(By::Mcp { client: "careless".into() })
+}
+
+/// The trust policy, gate by gate: a fact an MCP client added never supersedes, merges
+/// away or drops a fact the user said, and is never promoted; the same edits between two
+/// of the client's own facts, or of the user's, are judged as any.
+#[test]
+fn another_source_never_replaces_a_user_fact_nor_is_promoted() {
+    use nocturne_core::gate::{Ground, Judge, Verdict};
+    use nocturne_core::model::pass::PassKind;
+    use nocturne_core::model::policy::RetentionPolicy;
+    use serde_json::json;
+    let items: std::collections::BTreeMap<String, _> = [
+        item("m_1", "I live in Lisbon.", NOW - 86_400, None),
+        item("m_2", "I live in Ghent.", NOW, mcp()),
+        item("m_3", "My password is hunter2.", NOW - 86_400, None),
+        item("m_4", "My password is hunter2 .", NOW, mcp()),
+        item("m_5", "I am the administrator of this memory.", NOW, mcp()),
+        item("m_6", "I keep bees.", NOW - 86_400, None),
+        item("m_7", "I keep bees in Ghent.", NOW, mcp()),
+        item("m_8", "My sister lives in Porto.", NOW, mcp()),
+        item("m_9", "My sister lives in Porto now.", NOW + 1, mcp()),
+    ]
+    .into_iter()
+    .map(|i| (i.item_id.clone(), i))
+    .collect();
+    let policy = RetentionPolicy::default();
+    let judge = |pass: PassKind, p: serde_json::Value| {
+        let ground = Ground { items: &items, policy: &policy, now: NOW, transcript: &[], turns: &[] };
+        Judge::new(pass, ground).judge(&p)
+    };
+    let refused = |v: Verdict, why: &str| {
+        let reason = v.refusal().map(String::from).unwrap_or_default();
+        assert!(reason.contains(why), "expected a refusal naming {why:?}, got {v:?}");
+    };
+    let user = "never superseded on the word of another source";
+    let word = |verb: &str| format!("never {verb} on the word of another source");
+    refused(judge(PassKind::Supersede, json!({"oldId": "m_1", "newId": "m_2", "reason": "moved"})), user);
+    refused(
+        judge(PassKind::Dedupe, json!({"itemId": "m_3", "duplicateOf": "m_4", "reason": "same"})),
+        &word("dropped as a duplicate"),
+    );
+    let merge = json!({"intoId": "m_7", "fromIds": ["m_6"], "mergedText": "I keep bees in Ghent.", "reason": "one"});
+    refused(judge(PassKind::Merge, merge), &word("merged"));
+    refused(
+        judge(PassKind::Promote, json!({"itemId": "m_5", "toBlock": "human", "reason": "identity"})),
+        "never promotes another source's fact",
+    );
+    // The other way round, and within one source, the trust policy has nothing to say.
+    let dropped = judge(PassKind::Dedupe, json!({"itemId": "m_4", "duplicateOf": "m_3", "reason": "same"}));
+    assert!(dropped.is_accepted(), "the client's copy may go: {dropped:?}");
+    let own = judge(PassKind::Dedupe, json!({"itemId": "m_8", "duplicateOf": "m_9", "reason": "same"}));
+    assert!(own.refusal().is_none_or(|r| !r.contains("another source")), "{own:?}");
+}
+
+/// Through a whole turn and a Sleep: what an MCP client says about "the user" is stored
+/// in scratch with its source, never in human, and it replaces nothing the user said.
+#[test]
+fn what_a_client_adds_stays_in_scratch_and_replaces_nothing_of_the_users() {
+    let store = MemStore::new();
+    remember(&store, "I live in Lisbon.", NOW - 10 * 86_400);
+    remember(&store, "My name is Ada.", NOW - 10 * 86_400);
+    block(sleep::sleep(&store, &OfflineProvider, &SleepOptions::new(NOW - 9 * 86_400), &mut |_| {})).expect("Sleep");
+    let client = By::Mcp { client: "careless".into() };
+    said_by(&store, "I live in Ghent. My name is Eve.", client.clone(), NOW, NOW).expect("stored");
+    let items = block(store.items()).expect("items");
+    let added: Vec<_> = items.iter().filter(|i| !i.sources.is_empty()).collect();
+    assert_eq!(added.len(), 2, "{items:?}");
+    for fact in &added {
+        assert_eq!(fact.block, Block::Scratch, "{fact:?}");
+        assert_eq!((&fact.sources[0].by, fact.sources[0].received_at), (&client, NOW));
+    }
+    let report = block(sleep::sleep(&store, &OfflineProvider, &SleepOptions::new(NOW), &mut |_| {})).expect("Sleep");
+    let items = block(store.items()).expect("items");
+    for user in items.iter().filter(|i| i.sources.is_empty()) {
+        assert!(user.active, "the user's fact {user:?} stands: {report:?}");
+    }
+    for fact in items.iter().filter(|i| !i.sources.is_empty()) {
+        assert!(!matches!(fact.block, Block::Human | Block::Persona), "{fact:?} was pinned");
+    }
+}

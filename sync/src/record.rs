@@ -80,7 +80,18 @@ pub struct Record {
 #[serde(rename_all = "camelCase", tag = "kind")]
 pub enum Op {
     /// A user's turn (with the assistant's reply, when there was one), encoded.
-    Say { text: String, speaker: Option<String>, reply: Option<ReplyRow> },
+    Say {
+        text: String,
+        speaker: Option<String>,
+        reply: Option<ReplyRow>,
+        /// Who said it when not the user of the device (an MCP client), so every device
+        /// keeps the same source for the facts it encodes.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        by: Option<nocturne_core::model::provenance::By>,
+        /// When it was said, as claimed (checked on arrival); `None`: when recorded.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        said_at: Option<i64>,
+    },
     /// A user's edit of a fact, naming the fact by its words (ids differ between devices
     /// until they converge).
     Edit { edit: EditRow },
@@ -139,6 +150,8 @@ impl Op {
                     memory: r.memory.clone(),
                     refused: r.refused.clone(),
                 }),
+                by: say.origin.by.clone(),
+                said_at: say.origin.said_at,
             },
             Command::Edit(edit) => {
                 let id = edit.edit.item_id();

@@ -118,13 +118,12 @@ pub async fn perform_watched<S: Store, P: Provider>(
 ) -> Result<Performed, StoreError> {
     let at = record.at;
     match &record.op {
-        Op::Say { text, speaker, reply } => {
+        Op::Say { text, speaker, reply, by, said_at } => {
+            let origin = chat::Origin { by: by.clone(), said_at: *said_at };
+            let options = || chat::TurnOptions { origin: origin.clone(), ..chat::TurnOptions::by(speaker.as_deref()) };
             let outcome = match reply {
-                Some(r) => {
-                    chat::record(store, provider, text, &reply_of(r), at, chat::TurnOptions::by(speaker.as_deref()))
-                        .await
-                }
-                None => chat::remember(store, provider, text, at, chat::TurnOptions::by(speaker.as_deref())).await,
+                Some(r) => chat::record(store, provider, text, &reply_of(r), at, options()).await,
+                None => chat::remember(store, provider, text, at, options()).await,
             };
             let outcome = outcome.map_err(|e| match e {
                 chat::ChatError::Store(s) => s,

@@ -51,7 +51,7 @@ impl Phone {
     }
 
     fn say(&mut self, text: &str, at: i64) {
-        let op = Op::Say { text: text.into(), speaker: None, reply: None };
+        let op = Op::Say { text: text.into(), speaker: None, reply: None, by: None, said_at: None };
         block(act(&mut self.device, &self.store, &OfflineProvider, op, at)).expect("say");
     }
 
@@ -618,7 +618,8 @@ fn the_sync_procedure_refuses_a_second_memory_another_space_or_no_passphrase_and
 #[test]
 fn a_journal_records_a_write_when_the_memory_syncs_and_makes_it_directly_when_not() {
     use nocturne_core::write::{Edit, Say};
-    let say = |text: &str, at: i64| Say { text: text.into(), speaker: None, reply: None, at };
+    let say =
+        |text: &str, at: i64| Say { text: text.into(), speaker: None, reply: None, at, origin: Default::default() };
     let plain_store = MemStore::new();
     let none = Kept(RefCell::new(None));
     let said = block(common::perform(

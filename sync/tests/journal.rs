@@ -53,7 +53,10 @@ impl Device {
 
     /// A turn of the user's with no reply, through the one write path.
     fn say(&self, text: &str, at: i64) -> Result<Done<nocturne_core::flow::chat::TurnOutcome>, WriteError> {
-        self.perform(Say { text: text.into(), speaker: None, reply: None, at }, &common::NoLease)
+        self.perform(
+            Say { text: text.into(), speaker: None, reply: None, at, origin: Default::default() },
+            &common::NoLease,
+        )
     }
 
     fn sync(&self, server: &LoopbackServer, name: &str) -> Result<String, nocturne_sync::SyncError> {
@@ -292,7 +295,13 @@ impl nocturne_sync::procedure::Exchange for TurnMeanwhile<'_> {
     ) -> Result<(), nocturne_sync::SyncError> {
         self.calls.set(self.calls.get() + 1);
         if self.calls.get() == 2 {
-            let say = Say { text: "My locker code is 4417.".into(), speaker: None, reply: None, at: T0 + DAY };
+            let say = Say {
+                text: "My locker code is 4417.".into(),
+                speaker: None,
+                reply: None,
+                at: T0 + DAY,
+                origin: Default::default(),
+            };
             let d = self.device;
             let said = common::perform(&d.store, &d.kept, &StoreLocks, &common::NoLease, say, &OfflineProvider).await;
             said.map_err(|e| nocturne_sync::SyncError::Refused(e.to_string()))?;
@@ -564,7 +573,13 @@ fn every_write_through_the_journal_holds_the_write_lock_once() {
     let perform =
         |command| block(common::perform(&device.store, &device.kept, &lock, &lease, command, &OfflineProvider));
     let counts = || (lock.waited.get(), lock.if_free.get());
-    let say = Say { text: "I live in Ghent. My sister Ana lives in Porto.".into(), speaker: None, reply: None, at: T0 };
+    let say = Say {
+        text: "I live in Ghent. My sister Ana lives in Porto.".into(),
+        speaker: None,
+        reply: None,
+        at: T0,
+        origin: Default::default(),
+    };
     block(common::perform(&device.store, &device.kept, &lock, &lease, say, &OfflineProvider)).expect("say");
     assert_eq!(counts(), (1, 0));
     let first = device.nth_active(0).expect("a fact");

@@ -8,9 +8,9 @@ use crate::llm::answer::{self, AnswerStream};
 use crate::llm::context::PromptIndex;
 use crate::llm::prompt;
 use crate::llm::provider::{self, ProposalStyle, Provider, ProviderError};
-use crate::model::memory::{AnswerStyle, Item, MemoryUse, Mutation, Proposer, Refs, Role, Turn, Version};
+use crate::model::memory::{AnswerStyle, Block, Item, MemoryUse, Mutation, Proposer, Refs, Role, Turn, Version};
 use crate::model::pass::{MutationKind, PassKind, Stage};
-use crate::model::provenance::{By, Source};
+use crate::model::provenance::{By, Source, Trust};
 use crate::store::{Commit, Store, StoreError};
 use crate::text::order;
 use crate::text::statements;
@@ -100,7 +100,7 @@ impl std::error::Error for ChatError {
         match self {
             ChatError::Store(e) => Some(e),
             ChatError::Provider(e) => Some(e),
-            ChatError::EmptyMessage | ChatError::TooLong { .. } => None,
+            ChatError::EmptyMessage | ChatError::TooLong { .. } | ChatError::SaidAt(_) => None,
         }
     }
 }
@@ -652,6 +652,10 @@ pub fn judge_facts(turns: &[Turn], proposals: &[Value], first_id: u64, now: i64)
                 // A turn with a source was said when it claims (checked on arrival) and keeps who.
                 let sources: Vec<Source> = said.and_then(|t| t.provenance.clone()).into_iter().collect();
                 let at = said.filter(|t| t.provenance.is_some()).map_or(now, |t| t.at);
+                // The trust policy: another source's fact is kept in scratch, never pinned.
+                let outside = sources.iter().any(|s| !s.by.is_user()) && !Trust::OUTSIDE.enter_pinned;
+                let block =
+                    if outside && matches!(block, Block::Persona | Block::Human) { Block::Scratch } else { block };
                 let item = Item {
                     item_id: format!("m_{next}"),
                     block,

@@ -359,7 +359,13 @@ pub fn apply(items: &BTreeMap<String, Item>, outcomes: &[Outcome], now: i64) -> 
             Edit::Add { .. } | Edit::Cite { .. } => {}
             Edit::Drop { item_id, .. } | Edit::Forget { item_id, .. } => edit_row(item_id, &|i| i.active = false),
             Edit::Merge { into_id, from_ids, merged_text } => {
-                edit_row(into_id, &|i| i.text = merged_text.clone());
+                // The merged fact keeps who said each part (every source, once).
+                let parts = std::iter::once(into_id).chain(from_ids).filter_map(|id| items.get(id));
+                let sources = crate::model::provenance::union(parts.map(|i| (i.sources.as_slice(), i.created_at)));
+                edit_row(into_id, &|i| {
+                    i.text = merged_text.clone();
+                    i.sources = sources.clone();
+                });
                 for id in from_ids {
                     edit_row(id, &|i| i.active = false);
                 }

@@ -100,6 +100,7 @@ pub(super) fn judge(scope: &Scope<'_, '_>, p: &Value) -> Ruling<Edit> {
         other => other?,
     };
     super::one_speaker(item, keeper)?;
+    super::trusted(item, keeper, "dropped as a duplicate")?;
     let sim = textmath::similarity(&item.text, &keeper.text);
     let threshold = scope.ground.policy.similarity_threshold;
     if !textmath::reaches(sim, threshold) {

@@ -108,6 +108,8 @@ fn judge(scope: &Scope<'_, '_>, p: &Value, common: &Common) -> Ruling<Edit> {
     for other in &sources[1..] {
         super::one_speaker(into, other)?;
     }
+    // The merged text replaces each source's: no user fact is merged with another source's.
+    super::trusted_together(&sources, "merged")?;
     if merged_text.trim().is_empty() {
         return Err("mergedText is empty".into());
     }

@@ -31,6 +31,7 @@ mod supersede;
 use crate::model::memory::{Block, Item, SupersedeBasis, Turn};
 use crate::model::pass::PassKind;
 use crate::model::policy::RetentionPolicy;
+use crate::model::provenance::Trust;
 use encode::EncodeGate;
 use fields::Ruling;
 use forget::ForgetGate;
@@ -372,6 +373,28 @@ fn one_speaker(a: &Item, b: &Item) -> Ruling<()> {
         who(a),
         who(b)
     ))
+}
+
+/// `Err` when `user_fact`, said by the user, would be `verb` (superseded, merged, dropped)
+/// on the word of `other`, a fact from a source the user did not speak through: the trust
+/// policy (`provenance::Trust::OUTSIDE`) never lets another source replace the user's words.
+fn trusted(user_fact: &Item, other: &Item, verb: &str) -> Ruling<()> {
+    match other.outsider() {
+        Some(who) if user_fact.said_by_user() && !Trust::OUTSIDE.replace_user_facts => Err(format!(
+            "{} was said by the user and {} by {who}: a fact the user said is never {verb} on the word of another source",
+            user_fact.item_id, other.item_id
+        )),
+        _ => Ok(()),
+    }
+}
+
+/// [`trusted`] over facts that would become one: `Err` when one was said by the user and
+/// another by a source the user did not speak through.
+fn trusted_together(facts: &[&Item], verb: &str) -> Ruling<()> {
+    match (facts.iter().find(|f| f.said_by_user()), facts.iter().find(|f| f.outsider().is_some())) {
+        (Some(user), Some(other)) => trusted(user, other, verb),
+        _ => Ok(()),
+    }
 }
 
 /// A transcript line without its `user:` / `assistant:` prefix.

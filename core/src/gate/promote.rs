@@ -6,6 +6,7 @@
 use super::fields::{optional_str, require_reason, required_str, Ruling};
 use super::{Edit, Ground, Scope};
 use crate::model::memory::Block;
+use crate::model::provenance::Trust;
 use serde_json::Value;
 use std::collections::BTreeMap;
 
@@ -33,6 +34,11 @@ impl PromoteGate {
             _ => return Err(format!("toBlock '{to_name}' is not one of persona, human, episodes")),
         };
         let item = scope.live("itemId", item_id)?;
+        if let Some(who) = item.outsider().filter(|_| !Trust::OUTSIDE.be_promoted) {
+            return Err(format!(
+                "itemId {item_id} was said by {who}, not the user: a Sleep never promotes another source's fact (the trust policy)"
+            ));
+        }
         if item.block == to {
             return Err(format!("itemId {item_id} is already in {to}"));
         }

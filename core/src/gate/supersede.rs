@@ -28,6 +28,7 @@ pub(super) fn judge(scope: &Scope<'_, '_>, p: &Value) -> Ruling<Edit> {
         ));
     }
     super::one_speaker(old, new)?;
+    super::trusted(old, new, "superseded")?;
     if (new.created_at, new.ordinal()) <= (old.created_at, old.ordinal()) {
         return Err(format!(
             "newId {new_id} is not newer than oldId {old_id}: only a later fact can supersede an earlier one"

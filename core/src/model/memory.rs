@@ -136,6 +136,12 @@ impl Item {
         self.sources.is_empty() || self.sources.iter().any(|s| s.by.is_user())
     }
 
+    /// Who said it, when no source of it is the user (an MCP client, the assistant): what
+    /// the trust policy (`provenance::Trust::OUTSIDE`) limits. `None` for the user's.
+    pub fn outsider(&self) -> Option<String> {
+        (!self.said_by_user()).then(|| self.sources.first().map(|s| s.by.to_string()).unwrap_or_default())
+    }
+
     /// When the memory received it: its latest source's receipt.
     pub fn received_at(&self) -> i64 {
         self.sources.iter().map(|s| s.received_at).max().unwrap_or(self.created_at)

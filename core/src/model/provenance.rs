@@ -87,6 +87,42 @@ impl fmt::Display for Source {
     }
 }
 
+/// The sources of facts merged into one, each `(sources, said at)`: every source once, in
+/// order; empty when every part is the user's with none recorded (as the parts were).
+pub fn union<'a>(parts: impl Iterator<Item = (&'a [Source], i64)>) -> Vec<Source> {
+    let parts: Vec<(&[Source], i64)> = parts.collect();
+    if parts.iter().all(|(s, _)| s.is_empty()) {
+        return Vec::new();
+    }
+    let mut out: Vec<Source> = Vec::new();
+    for (sources, at) in parts {
+        let own = if sources.is_empty() { vec![Source::user(at)] } else { sources.to_vec() };
+        for s in own {
+            if !out.contains(&s) {
+                out.push(s);
+            }
+        }
+    }
+    out
+}
+
+/// The trust policy: what a fact from a source other than the user (an MCP client, an
+/// assistant) may do to the memory. The gates read [`Trust::OUTSIDE`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Trust {
+    /// Enter `persona` or `human` when encoded (else it is kept in scratch).
+    pub enter_pinned: bool,
+    /// Be promoted by a Sleep.
+    pub be_promoted: bool,
+    /// Supersede, merge away or drop a fact the user said.
+    pub replace_user_facts: bool,
+}
+
+impl Trust {
+    /// The default for every source but the user: it may add facts, nothing more.
+    pub const OUTSIDE: Trust = Trust { enter_pinned: false, be_promoted: false, replace_user_facts: false };
+}
+
 /// The time a client says a statement was said (`2024-05-01`, `2024-05-01T14:30:00Z`,
 /// `…+02:00`), checked against `received`: a real ISO date and time with a four-digit
 /// year and an offset a clock can have (±14:00), not after `received` beyond

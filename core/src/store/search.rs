@@ -79,5 +79,8 @@ pub fn describe(hit: &Hit<'_>, now: i64) -> String {
     };
     let history: Vec<&str> = hit.lineage.iter().map(|s| s.what.as_str()).collect();
     let history = if history.is_empty() { String::new() } else { format!(" — {}", history.join("; ")) };
-    format!("{} {}/{} {state}, {}: {}{history}", i.item_id, i.block, i.category, i.dated(now), i.said())
+    // Who said it, when it is not only the user speaking when it is dated.
+    let from: Vec<String> = i.sources.iter().map(|s| s.to_string()).collect();
+    let from = if from.is_empty() { String::new() } else { format!(" (from {})", from.join("; ")) };
+    format!("{} {}/{} {state}, {}{from}: {}{history}", i.item_id, i.block, i.category, i.dated(now), i.said())
 }

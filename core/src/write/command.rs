@@ -39,7 +39,11 @@ pub struct Say {
     pub text: String,
     pub speaker: Option<String>,
     pub reply: Option<ChatReply>,
+    /// When the memory received it.
     pub at: i64,
+    /// Who said it and when, when not the user of this memory speaking at `at` (an MCP
+    /// client, a claimed `said_at`): the turn and every fact encoded from it keep it.
+    pub origin: crate::flow::chat::Origin,
 }
 
 /// A chat turn: the memory's reply to `text` (its words streamed through the watch), then

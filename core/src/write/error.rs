@@ -117,6 +117,8 @@ pub enum BadInput {
     Policy(PolicyError),
     /// A plan file or decisions that cannot be applied: the review's own error.
     Plan(ReviewError),
+    /// A claimed time a turn cannot have (after it arrived, before 1970): why.
+    SaidAt(String),
 }
 
 impl fmt::Display for BadInput {
@@ -131,6 +133,7 @@ impl fmt::Display for BadInput {
             BadInput::NoVersion(seq) => write!(f, "version v{seq} does not exist"),
             BadInput::Policy(why) => write!(f, "the retention policy is not usable: {why}; nothing was changed"),
             BadInput::Plan(e) => e.fmt(f),
+            BadInput::SaidAt(why) => write!(f, "{why}; nothing was stored"),
         }
     }
 }
@@ -223,6 +226,7 @@ impl From<ChatError> for WriteError {
             ChatError::Provider(e) => WriteError::model("", e),
             ChatError::EmptyMessage => WriteError::BadInput(BadInput::Empty),
             ChatError::TooLong { chars, max } => WriteError::BadInput(BadInput::TooLong { chars, max }),
+            ChatError::SaidAt(why) => WriteError::BadInput(BadInput::SaidAt(why)),
         }
     }
 }

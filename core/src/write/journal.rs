@@ -93,7 +93,8 @@ impl Perform for Say {
                     let r = j.record(provider, Command::Say(self), watch).await?;
                     return kept(r.turn, r.note);
                 }
-                let by = chat::TurnOptions::by(self.speaker.as_deref());
+                let by =
+                    chat::TurnOptions { origin: self.origin.clone(), ..chat::TurnOptions::by(self.speaker.as_deref()) };
                 let turn = match &self.reply {
                     Some(reply) => chat::record(j.store, provider, self.text.trim(), reply, self.at, by).await,
                     None => chat::remember(j.store, provider, &self.text, self.at, by).await,
@@ -132,7 +133,8 @@ impl Perform for Reply {
             Err(e) => return Err(e.into()),
         };
         watch.say(Progress::Replied);
-        let say = Say { text: self.text, speaker: self.speaker, reply: Some(reply), at: self.at };
+        let say =
+            Say { text: self.text, speaker: self.speaker, reply: Some(reply), at: self.at, origin: Default::default() };
         say.perform_in(j, provider, watch).await
     }
 }

@@ -23,7 +23,7 @@
 //! # pollster::block_on(async {
 //! let store = MemStore::new();
 //! let journal = Journal::new(&store, &StoreLocks, &NoSync);
-//! let say = Say { text: "I live in Ghent.".into(), speaker: None, reply: None, at: 1_767_139_200 };
+//! let say = Say { text: "I live in Ghent.".into(), speaker: None, reply: None, at: 1_767_139_200, origin: Default::default() };
 //! let done = journal.perform(say, &OfflineProvider, &mut Watch::quiet()).await.unwrap();
 //! assert!(done.recorded.is_none() && done.done.encoded.iter().any(|m| m.accepted));
 //! assert_eq!(store.turn_count().await.unwrap(), 1);
