@@ -587,10 +587,13 @@ fn erase_memory(config: &Config, a: EraseMemory) -> Result<Value, CliError> {
     }
     let store = Memory::open(&config.store)?;
     let erased = perform(config, &store, Erase { item_id: a.id, at: config.now() })?.done;
+    // Then every other file of the memory that may hold the words: the plans kept beside it.
+    let removed = crate::write::remove_plans(&config.store)?;
     Ok(json!({
         "erased": erased.item_ids,
         "rows_rewritten": erased.rows,
         "words_removed": erased.words,
+        "files_removed": removed.iter().map(|p| p.display().to_string()).collect::<Vec<_>>(),
         "note": "the words are gone from every version; a tombstone remains in the log",
     }))
 }
@@ -610,6 +613,8 @@ fn apply_plan(config: &Config, a: ApplyPlan) -> Result<Value, CliError> {
         decisions = decisions.reject(id, a.reason.as_deref().unwrap_or(""));
     }
     let store = Memory::open(&config.store)?;
+    // A plan made on another memory or history is refused whole, before any write.
+    pollster::block_on(review::belongs(&store, &plan))?;
     let apply = Apply { plan: Box::new(plan.clone()), decisions, at: config.now() };
     let applied = perform(config, &store, apply)?.done;
     Ok(json!({
@@ -736,9 +741,7 @@ fn plan_path(config: &Config, id: &str) -> Result<PathBuf, CliError> {
     if !(id.starts_with("p-") && id.len() <= 40 && id[2..].chars().all(|c| c.is_ascii_hexdigit())) {
         return Err(format!("{id:?} is not a plan id (they look like p-2a7a81b31aa2727c)").into());
     }
-    let mut dir = config.store.clone().into_os_string();
-    dir.push(".plans");
-    let dir = PathBuf::from(dir);
+    let dir = crate::write::plans_dir(&config.store);
     std::fs::create_dir_all(&dir).map_err(|e| CliError::caused(format!("cannot make {}", dir.display()), e))?;
     Ok(dir.join(format!("{id}.json")))
 }

@@ -46,6 +46,8 @@ pub(crate) fn erase(store: &StoreArgs, id: &str) -> Result<(), CliError> {
     let memory = Memory::open_existing(&store.store)?;
     let erase = Erase { item_id: id.to_string(), at: store.now() };
     let erased = write::perform(&store.store, &memory, erase, &NoModel, &mut Watch::quiet())?.done;
+    // Then every other file of the memory that may hold the words.
+    let removed = write::remove_plans(&store.store)?;
     println!(
         "erased {} fact(s): {}; {} row(s) rewritten; {} word(s) removed; a tombstone remains",
         erased.item_ids.len(),
@@ -53,6 +55,9 @@ pub(crate) fn erase(store: &StoreArgs, id: &str) -> Result<(), CliError> {
         erased.rows,
         erased.words
     );
+    for path in &removed {
+        println!("removed {}: a review plan made before the erase, which may hold the words", path.display());
+    }
     Ok(())
 }
 

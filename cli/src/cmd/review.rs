@@ -85,6 +85,8 @@ pub(crate) fn apply_command(
 ) -> Result<(), CliError> {
     let plan = read(plan_path)?;
     let memory = Memory::open_existing(&store.store)?;
+    // A plan made on another memory or history is refused whole, before any write.
+    pollster::block_on(review::belongs(&memory, &plan)).map_err(|e| CliError::caused(e.to_string(), e))?;
     let mut decisions = match &only {
         Some(ids) => Decisions::only(ids.iter().map(String::as_str)),
         None => Decisions::all(),

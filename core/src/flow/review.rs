@@ -5,6 +5,12 @@
 //! Sleep, and logs every edit not approved as refused by the user. A plan applies at most
 //! once: each log entry names the plan's edit it came from (`Refs::review`).
 //!
+//! A plan is tied to what it was planned on: it names its memory (by the first version the
+//! memory wrote) and its head (that version's row), and its id is the digest of all it
+//! holds. [`Review::parse`] refuses a plan whose content no longer gives its id (an edit
+//! changed by hand), and [`belongs`] one made on another memory or another history; either
+//! is refused whole, before anything is written.
+//!
 //! ```
 //! use nocturne_core::flow::review::Decisions;
 //! let d = Decisions::only(["r1", "r3"]).reject("r2", "keep both, they differ");
@@ -24,7 +30,7 @@ use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet, HashSet};
 
 /// The format tag every plan file carries.
-pub const FORMAT: &str = "nocturne-review/1";
+pub const FORMAT: &str = "nocturne-review/2";
 
 /// A Sleep's plan, for the user to approve edit by edit.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -32,8 +38,16 @@ pub const FORMAT: &str = "nocturne-review/1";
 pub struct Review {
     /// Always [`FORMAT`].
     pub format: String,
-    /// `p-` and a hash of what was planned: the log names it on every edit applied.
+    /// `p-` and a digest of everything else the plan holds ([`Review::digest`]): the log
+    /// names it on every edit applied.
     pub id: String,
+    /// The memory it was planned on: a digest of the first version that memory wrote
+    /// ([`memory_name`]); empty for a plan read from a report with no memory at hand.
+    #[serde(default)]
+    pub memory: String,
+    /// The memory's head when planned: its seq and a digest of that version's row.
+    #[serde(default)]
+    pub head: String,
     /// The memory's head when planned.
     pub planned_on: u64,
     /// Unix seconds; the clock the gates judged by.
@@ -198,6 +212,13 @@ pub enum ReviewError {
         plan: String,
         known: usize,
     },
+    /// The plan's content does not give its id: an edit was changed after planning.
+    Tampered {
+        id: String,
+        digest: String,
+    },
+    /// The plan was made on another memory, or on a version this memory does not hold.
+    Foreign(String),
     Sleep(SleepError),
 }
 
@@ -208,6 +229,12 @@ impl std::fmt::Display for ReviewError {
             ReviewError::UnknownEdit { id, plan, known } => {
                 write!(f, "plan {plan} has no edit {id} (it has r1 … r{known}); nothing was applied")
             }
+            ReviewError::Tampered { id, digest } => write!(
+                f,
+                "plan {id} was changed after it was planned (its content gives {digest}): no edit of it is applied; \
+plan the Sleep again"
+            ),
+            ReviewError::Foreign(why) => write!(f, "{why}: no edit of it is applied; plan the Sleep on this memory"),
             ReviewError::Sleep(e) => e.fmt(f),
         }
     }
@@ -217,7 +244,10 @@ impl std::error::Error for ReviewError {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
             ReviewError::Sleep(e) => Some(e),
-            ReviewError::Format(_) | ReviewError::UnknownEdit { .. } => None,
+            ReviewError::Format(_)
+            | ReviewError::UnknownEdit { .. }
+            | ReviewError::Tampered { .. }
+            | ReviewError::Foreign(_) => None,
         }
     }
 }
@@ -235,7 +265,14 @@ impl From<StoreError> for ReviewError {
 }
 
 impl Review {
-    /// Reads a plan file's text, refusing one of another format or with repeated ids.
+    /// `p-` and the digest of the plan with its id left out: what its id must be.
+    pub fn digest(&self) -> String {
+        let unnamed = Review { id: String::new(), ..self.clone() };
+        format!("p-{:016x}", fnv1a(&serde_json::to_string(&unnamed).unwrap_or_default()))
+    }
+
+    /// Reads a plan file's text, refusing one of another format, with repeated ids, or
+    /// whose content is not what its id was made from (changed after it was planned).
     pub fn parse(text: &str) -> Result<Review, ReviewError> {
         let review: Review = serde_json::from_str(text).map_err(|e| ReviewError::Format(e.to_string()))?;
         if review.format != FORMAT {
@@ -247,6 +284,10 @@ impl Review {
         let mut seen = HashSet::new();
         if let Some(dup) = review.edits.iter().find(|e| !seen.insert(e.id.as_str())) {
             return Err(ReviewError::Format(format!("edit id {} appears twice", dup.id)));
+        }
+        let digest = review.digest();
+        if review.id != digest {
+            return Err(ReviewError::Tampered { id: review.id, digest });
         }
         Ok(review)
     }
@@ -379,7 +420,49 @@ pub async fn planned<S: Store, P: crate::llm::provider::Provider>(
     let report = sleep::sleep(store, provider, &options.clone().dry(), on_event).await?;
     // The facts as the Sleep read them, though a writer may have moved the memory since.
     let items = store.items_at(report.planned_on).await?;
-    Ok((from_report(&report, items, provider.label(), options.now), report))
+    let mut review = from_report(&report, items, provider.label(), options.now);
+    let versions = store.versions().await?;
+    review.memory = memory_name(&versions);
+    review.head = head_name(&versions, review.planned_on);
+    review.id = review.digest();
+    Ok((review, report))
+}
+
+/// The memory a plan names: `m-` and a digest of the first version it wrote (its seq, time
+/// and label, never rewritten); `m-new` before it wrote one.
+pub fn memory_name(versions: &[crate::model::memory::Version]) -> String {
+    match versions.iter().min_by_key(|v| v.seq) {
+        Some(v) => format!("m-{:016x}", fnv1a(&format!("{}\n{}\n{}", v.seq, v.at, v.label))),
+        None => "m-new".into(),
+    }
+}
+
+/// Version `seq` as a plan names its head: `v12-` and a digest of that version's row.
+pub fn head_name(versions: &[crate::model::memory::Version], seq: u64) -> String {
+    let row = versions.iter().find(|v| v.seq == seq);
+    let digest = row.map_or(0, |v| fnv1a(&format!("{}\n{}\n{}\n{}", v.at, v.label, v.active_count, v.changed)));
+    format!("v{seq}-{digest:016x}")
+}
+
+/// `Err` unless `review` was planned on this memory, on a version it holds as it held it
+/// then: a plan made on another memory (or on a history rewritten since) is refused whole.
+pub async fn belongs<S: Store>(store: &S, review: &Review) -> Result<(), ReviewError> {
+    let versions = store.versions().await?;
+    let (memory, head) = (memory_name(&versions), head_name(&versions, review.planned_on));
+    if review.memory != memory {
+        return Err(ReviewError::Foreign(format!(
+            "plan {} was made on memory {}, and this is memory {memory}",
+            review.id,
+            if review.memory.is_empty() { "(none named)" } else { review.memory.as_str() }
+        )));
+    }
+    if review.head != head {
+        return Err(ReviewError::Foreign(format!(
+            "plan {} was made on version {}, and this memory's v{} is {head}",
+            review.id, review.head, review.planned_on
+        )));
+    }
+    Ok(())
 }
 
 /// The plan of a dry run's `report`, over `items` as they were when it began.
@@ -416,12 +499,14 @@ pub fn from_report(report: &SleepReport, items: Vec<Item>, provider: String, now
     let mut review = Review {
         format: FORMAT.into(),
         id: String::new(),
+        memory: String::new(),
+        head: String::new(),
         planned_on: report.planned_on,
         planned_at: now,
         provider,
         edits,
     };
-    review.id = format!("p-{:016x}", fnv1a(&serde_json::to_string(&review).unwrap_or_default()));
+    review.id = review.digest();
     review
 }
 
