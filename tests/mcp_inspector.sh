@@ -15,7 +15,7 @@ check() { # check WHAT PYTHON_EXPRESSION_ON_d OUTPUT_FILE
     echo "not ok $n - $1 ($(head -c 400 "$3"))"
   fi
 }
-run() { timeout 120 "$inspector" --cli "$nocturne" mcp --store "$store" "$@" > "$dir/out.json" 2> "$dir/err.log" || cat "$dir/err.log" >> "$dir/out.json"; }
+run() { timeout 120 "$inspector" --cli "$nocturne" mcp --store "$store" --allow edit "$@" > "$dir/out.json" 2> "$dir/err.log" || cat "$dir/err.log" >> "$dir/out.json"; }
 
 run --method tools/list
 check "the Inspector lists the eleven tools of nocturne mcp, each with an input schema" \

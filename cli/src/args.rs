@@ -140,6 +140,10 @@ pub(crate) enum Command {
         /// Tokens a search or a context may fill
         #[arg(long, default_value_t = 2000)]
         budget: u64,
+        /// What the host may do: read (search, context, list, history), add (and
+        /// add_memory), edit (and correct, pin, forget, erase, sleep, apply_plan)
+        #[arg(long, value_enum, default_value = "add")]
+        allow: crate::mcp::Allow,
     },
     /// The version timeline (read-only)
     Versions {

@@ -161,8 +161,8 @@ fn run(command: Command) -> Result<ExitCode, CliError> {
         Command::SampleExport { kind, out, conversations, turns } => {
             import::sample(&kind, &out, conversations, turns)?;
         }
-        Command::Mcp { store, provider, budget } => {
-            mcp::serve(mcp::Config { store: store.store, provider, budget, now: store.now, client: None })?
+        Command::Mcp { store, provider, budget, allow } => {
+            mcp::serve(mcp::Config { store: store.store, provider, budget, now: store.now, client: None, allow })?
         }
         Command::Versions { store } => cmd::memory::versions(&store)?,
         Command::Diff { store, lo, hi } => cmd::memory::diff(&store, &lo, &hi)?,

@@ -53,6 +53,38 @@ pub struct Config {
     pub now: Option<i64>,
     /// The name the client gave in `initialize`: the source of what it adds.
     pub client: Option<String>,
+    /// What the client may do (`--allow`): a tool outside it is neither listed nor run.
+    pub allow: Allow,
+}
+
+/// A scope of tools, each including the one before: `read` (search, context, list,
+/// history), `add` (and `add_memory`), `edit` (and correct, pin, forget, erase, sleep,
+/// apply a plan).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, clap::ValueEnum)]
+pub enum Allow {
+    Read,
+    #[default]
+    Add,
+    Edit,
+}
+
+impl Allow {
+    /// The scope tool `name` needs.
+    pub fn needed(name: &str) -> Allow {
+        match name {
+            "search_memories" | "get_context" | "list_memories" | "memory_history" => Allow::Read,
+            "add_memory" => Allow::Add,
+            _ => Allow::Edit,
+        }
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            Allow::Read => "read",
+            Allow::Add => "add",
+            Allow::Edit => "edit",
+        }
+    }
 }
 
 impl Config {
@@ -257,7 +289,9 @@ reason. Edit tools (correct, pin, forget, erase) are for when the user asks.",
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
-        Ok(ListToolsResult { tools: self.router.list_all(), ..Default::default() })
+        let allow = self.config.allow;
+        let tools = self.router.list_all().into_iter().filter(|t| Allow::needed(&t.name) <= allow).collect();
+        Ok(ListToolsResult { tools, ..Default::default() })
     }
 
     /// The router's call, with a tool this server lacks as a tool error naming the ones
@@ -267,9 +301,23 @@ reason. Edit tools (correct, pin, forget, erase) are for when the user asks.",
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
+        let allow = self.config.allow;
         if self.router.get(&request.name).is_none() {
-            let names: Vec<String> = self.router.list_all().iter().map(|t| t.name.to_string()).collect();
+            let listed = self.router.list_all().into_iter().filter(|t| Allow::needed(&t.name) <= allow);
+            let names: Vec<String> = listed.map(|t| t.name.to_string()).collect();
             let message = format!("no tool named {:?}; this server has {}", request.name, names.join(", "));
+            return Ok(CallToolResult::error(vec![ContentBlock::text(message)]).into());
+        }
+        // A tool outside the scope the server was started with is refused before it runs.
+        let needed = Allow::needed(&request.name);
+        if needed > allow {
+            let message = format!(
+                "{} needs the {} scope and this server allows {} (nocturne mcp --allow {}); nothing was changed",
+                request.name,
+                needed.name(),
+                allow.name(),
+                needed.name()
+            );
             return Ok(CallToolResult::error(vec![ContentBlock::text(message)]).into());
         }
         self.router.call(ToolCallContext::new(self, request, context)).await

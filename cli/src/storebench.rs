@@ -172,6 +172,7 @@ fn measure(path: &Path) -> Result<Figures, CliError> {
         budget: nocturne_core::llm::provider::DEFAULT_MEMORY_TOKENS,
         now: Some(NOW + 600),
         client: None,
+        allow: crate::mcp::Allow::Add,
     };
     let add_ms = median_ms(RUNS, |i| {
         let args = crate::mcp::AddMemory { text: format!("My cousin number {i} moved to Tartu."), said_at: None };

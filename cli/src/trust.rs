@@ -93,6 +93,8 @@ fn config(store: &Path) -> mcp::Config {
         budget: 2000,
         now: Some(now()),
         client: Some("bench-trust".into()),
+        // The default scope, as a host that was given no other gets.
+        allow: mcp::Allow::Add,
     }
 }
 

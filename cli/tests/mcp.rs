@@ -29,7 +29,16 @@ fn temp(name: &str) -> PathBuf {
 }
 
 /// `nocturne mcp --store STORE …extra`, connected through the SDK's child-process client.
+/// A server with every tool (`--allow edit`) unless `extra` names a scope.
 async fn connect(store: &std::path::Path, extra: &[&str]) -> Client {
+    let mut extra: Vec<&str> = extra.to_vec();
+    if !extra.contains(&"--allow") {
+        extra.extend(["--allow", "edit"]);
+    }
+    serve(store, &extra).await
+}
+
+async fn serve(store: &std::path::Path, extra: &[&str]) -> Client {
     let store = store.to_str().expect("utf8").to_string();
     let extra: Vec<String> = extra.iter().map(|s| s.to_string()).collect();
     let command = tokio::process::Command::new(env!("CARGO_BIN_EXE_nocturne")).configure(|cmd| {
@@ -494,4 +503,50 @@ fn two_writers_lose_nothing(store: &std::path::Path) {
         assert!(facts.contains(&host.as_str()) && facts.contains(&chat.as_str()), "fact {i} lost");
     }
     assert_eq!(said.len(), 2 * n + 1, "every user turn once: {said:?}");
+}
+
+/// `--allow`: by default a host may read and add, and no more; each scope lists only its
+/// tools, and a tool outside it is refused by name, the store left byte-identical.
+#[test]
+fn a_tool_outside_the_servers_scope_is_neither_listed_nor_run() {
+    let store = temp("scopes.db");
+    runtime().block_on(async {
+        let names = |tools: Vec<rmcp::model::Tool>| {
+            let mut names: Vec<String> = tools.into_iter().map(|t| t.name.to_string()).collect();
+            names.sort();
+            names
+        };
+        let read = ["get_context", "list_memories", "memory_history", "search_memories"];
+        let default = serve(&store, &[]).await;
+        let listed = names(default.list_all_tools().await.expect("tools"));
+        let mut expected: Vec<&str> = read.iter().copied().chain(["add_memory"]).collect();
+        expected.sort();
+        assert_eq!(listed, expected, "the default scope is add");
+        let added = ok(&default, "add_memory", json!({"text": "I live in Ghent."})).await;
+        let id = added["stored"][0]["id"].as_str().expect("an id").to_string();
+        assert!(added["stored"][0]["from"][0]["by"].as_str().is_some_and(|b| b.starts_with("MCP client")), "{added}");
+        let before = exported(&store);
+        for (tool, args) in [
+            ("erase_memory", json!({"id": id, "confirm": true})),
+            ("correct_memory", json!({"id": id, "text": "I live in Rome."})),
+            ("forget_memory", json!({"id": id})),
+            ("sleep", json!({})),
+        ] {
+            let err = tool_error(&default, tool, args).await;
+            assert!(err.contains("needs the edit scope") && err.contains("--allow edit"), "{tool}: {err}");
+        }
+        assert_eq!(exported(&store), before, "nothing outside the scope ran");
+        default.cancel().await.expect("close");
+
+        let reader = serve(&store, &["--allow", "read"]).await;
+        assert_eq!(names(reader.list_all_tools().await.expect("tools")), read);
+        let err = tool_error(&reader, "add_memory", json!({"text": "I keep bees."})).await;
+        assert!(err.contains("needs the add scope"), "{err}");
+        assert_eq!(exported(&store), before);
+        reader.cancel().await.expect("close");
+
+        let editor = serve(&store, &["--allow", "edit"]).await;
+        assert_eq!(editor.list_all_tools().await.expect("tools").len(), 11, "every tool");
+        editor.cancel().await.expect("close");
+    });
 }
