@@ -34,9 +34,25 @@ pub struct Selection<'a> {
 pub fn line(item: &Item, now: Option<i64>) -> String {
     let id = shown_id(&item.item_id);
     let words = quoted(&item.text);
+    let from = from(item);
     match now.and_then(|now| item.about(now)) {
-        None => format!("[{id}] {words}\n"),
-        Some(about) => format!("[{id}] {words} ({about})\n"),
+        None => format!("[{id}] {words}{from}\n"),
+        Some(about) => format!("[{id}] {words}{from} ({about})\n"),
+    }
+}
+
+/// ` (from MCP client "x")` for a fact no user said, its source's own name quoted like a
+/// fact's words (a client names itself); nothing for the user's.
+fn from(item: &Item) -> String {
+    use crate::model::provenance::By;
+    if item.said_by_user() {
+        return String::new();
+    }
+    match item.sources.first().map(|s| &s.by) {
+        Some(By::Mcp { client }) => format!(" (from MCP client {})", quoted(client)),
+        Some(By::Import { file }) => format!(" (from the import of {})", quoted(file)),
+        Some(By::Assistant) => " (from the assistant)".into(),
+        Some(By::User | By::Device { .. }) | None => String::new(),
     }
 }
 
