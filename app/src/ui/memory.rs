@@ -157,7 +157,7 @@ fn BlockView(block: Block, visible: Memo<Vec<Item>>, edits: Edits) -> impl IntoV
 }
 
 /// What a row shows: a row is redrawn only when one of these changes.
-fn row_key(i: &Item) -> (String, String, String, bool, Option<u32>, i64, Option<String>) {
+fn row_key(i: &Item) -> (String, String, String, bool, Option<u32>, i64, Option<String>, usize) {
     (
         i.item_id.clone(),
         i.text.clone(),
@@ -166,6 +166,7 @@ fn row_key(i: &Item) -> (String, String, String, bool, Option<u32>, i64, Option<
         i.source_turn,
         i.created_at,
         i.speaker.clone(),
+        i.sources.len(),
     )
 }
 
@@ -175,6 +176,11 @@ fn fact_row(i: Item, edits: Edits) -> impl IntoView {
     let t = now();
     let when = i.dated(t);
     let turn = i.source_turn.map_or("—".to_string(), |n| format!("turn {n}"));
+    // Who said it, when not the user speaking when it is dated (an MCP client, a relay).
+    let from = (!i.sources.is_empty()).then(|| {
+        let said: Vec<String> = i.sources.iter().map(|s| s.to_string()).collect();
+        view! { <span class="from" title="who said it and when it arrived">{format!("from {}", said.join("; "))}</span> }
+    });
     let (id, text, pinned) = (i.item_id.clone(), i.text.clone(), i.pinned);
     let (id_e, id_p, id_f) = (id.clone(), id.clone(), id.clone());
     let id_c = id.clone();
@@ -187,6 +193,7 @@ fn fact_row(i: Item, edits: Edits) -> impl IntoView {
                 <span class="cat">{i.category.to_string()}</span>
                 <span class="when">{when}</span>
                 <span>{turn}</span>
+                {from}
                 {pinned.then(|| view! { <span class="pin" title="pinned: no Sleep forgets or replaces it">"pinned"</span> })}
             </span>
             <span class="edits">
