@@ -1,15 +1,17 @@
-//! `nocturne bench-worth` and `nocturne bench-split`: the labelled corpora through the
-//! rules, each half apart. The held-out test half's figure is the one that counts; its
+//! `nocturne bench-worth`, `nocturne bench-split` and `nocturne bench-acts`: the labelled
+//! corpora through the rules, each half apart. The held-out test half's figure is the one that counts; its
 //! misses are counted, never printed, so nobody tunes a rule on them by reading.
 
 use crate::error::CliError;
 use nocturne_core::testkit::corpora::{self, Half, Score};
-use nocturne_core::testkit::worth;
+use nocturne_core::testkit::{acts, worth};
 
 /// Statements about a person kept, test half: at least this share.
 pub const PERSON_TARGET: f64 = 0.97;
 /// Compounds split into exactly the expected pieces, test half: at least this share.
 pub const SPLIT_TARGET: f64 = 0.95;
+/// Sentences read as their own act, test half: at least this share.
+pub const ACT_TARGET: f64 = 0.97;
 
 fn print(score: &Score, name: &str, misses: bool) {
     for line in score.lines(name) {
@@ -73,5 +75,34 @@ pub fn split(misses: bool) -> Result<(), CliError> {
         Ok(())
     } else {
         Err(format!("off target: {}", off.join("; ")).into())
+    }
+}
+
+/// The speech-act corpora: each sentence's act (and each command's kind), the questions,
+/// requests and commands that must store nothing (the offline encoder's proposals and a
+/// word-for-word one, through the Encode gate), and the acts of whole turns. Off target:
+/// the test half's acts under [`ACT_TARGET`], or any request or command stored.
+pub fn acts(misses: bool) -> Result<(), String> {
+    let read = acts::act_score();
+    print(&read, "acts", misses);
+    print(&acts::command_score(), "command-kind", misses);
+    let stored = acts::stored_score();
+    print(&stored, "nothing-stored", misses);
+    print(&acts::turn_score(), "turns", misses);
+    let mut off = Vec::new();
+    let share = read.total(Half::Test).share();
+    if share < ACT_TARGET {
+        off.push(format!("sentences read as their act {share:.3} < {ACT_TARGET} on the test half"));
+    }
+    for group in ["request/stored", "command/stored"] {
+        let t = stored.groups.get(&(Half::Test, group)).copied().unwrap_or_default();
+        if t.right < t.lines {
+            off.push(format!("{} of {} {group} lines stored a fact on the test half", t.lines - t.right, t.lines));
+        }
+    }
+    if off.is_empty() {
+        Ok(())
+    } else {
+        Err(format!("off target: {}", off.join("; ")))
     }
 }

@@ -208,6 +208,7 @@ fn run(command: Command) -> Result<ExitCode, CliError> {
         Command::BenchWorth { misses } => corpora::worth(misses)?,
         Command::BenchSplit { misses } => corpora::split(misses)?,
         Command::BenchTrust { misses } => trust::run(misses)?,
+        Command::BenchActs { misses } => corpora::acts(misses)?,
         Command::BenchConversation { files, budget, policy, check, misses } => {
             let keep = policy.map(|p| match p {
                 KeepArg::Keep => conversation::Keep::Everything,

@@ -241,11 +241,15 @@ fn regression_a_turn_that_stores_nothing_says_so_with_a_logged_reason() {
         assert!(out.encoded.iter().any(|m| m.kind == MutationKind::Skip), "the turn's outcome carries it");
         assert!(!out.reply.contains("Kept 1"), "{}", out.reply);
     }
-    // A question is no statement: answered, nothing logged.
+    // A question is no statement: answered, and the turn's record says what it was.
     let store = MemStore::new();
     block(chat::chat_turn(&store, &OfflineProvider, "Where do I live?", NOW, chat::TurnOptions::default()))
         .expect("turn");
-    assert!(skips(&block(store.mutations()).expect("log")).is_empty());
+    let log = block(store.mutations()).expect("log");
+    let skipped = skips(&log);
+    assert_eq!(skipped.len(), 1);
+    assert_eq!(skipped[0].policy.as_deref(), Some("act"));
+    assert!(skipped[0].rejection_reason.as_deref().is_some_and(|r| r.contains("is a question")), "{skipped:?}");
 }
 
 /// The in-page model chose "I live in Ghent." twice for "I live in Ghent and I keep a cat
@@ -316,4 +320,72 @@ proptest! {
             prop_assert!(text.contains(piece.span), "{:?} is no slice of {text:?}", piece.span);
         }
     }
+}
+
+/// Issue 67: "Tell me about Miso." and "Please forget that I'm vegan." were stored as facts
+/// about the person. A request or a command is no statement: whatever a model proposes from
+/// it, the Encode gate refuses, and the turn's record says what the sentence was.
+#[test]
+fn tell_me_about_miso_is_not_stored() {
+    let said = "I have a cat called Miso. Tell me about Miso. Please forget that I'm vegan.";
+    // The offline encoder proposes only the statement.
+    let store = MemStore::new();
+    block(chat::chat_turn(&store, &OfflineProvider, said, NOW, chat::TurnOptions::default())).expect("turn");
+    assert_eq!(active(&store), ["I have a cat called Miso."]);
+    let log = block(store.mutations()).expect("log");
+    let acts: Vec<&str> = skips(&log)
+        .iter()
+        .filter(|m| m.policy.as_deref() == Some("act"))
+        .filter_map(|m| m.rejection_reason.as_deref())
+        .collect();
+    assert_eq!(acts.len(), 2, "{acts:?}");
+    assert!(acts[0].contains("“Tell me about Miso” is a request to the assistant"), "{acts:?}");
+    assert!(acts[1].contains("is a command about the memory (forget"), "{acts:?}");
+    // A model that proposes the request and the vegan fact word for word is refused.
+    let proposals = json!({"facts": [
+        {"text": "I have a cat called Miso."},
+        {"text": "Tell me about Miso."},
+        {"text": "The user is vegan."},
+        {"text": "I'm vegan."}
+    ]})
+    .to_string();
+    let model = Careless { task: Task::Propose(PassKind::Encode), reply: proposals, style: ProposalStyle::FreeText };
+    let store = MemStore::new();
+    let out = block(chat::chat_turn(&store, &model, said, NOW, chat::TurnOptions::default())).expect("turn");
+    assert_eq!(active(&store), ["I have a cat called Miso."]);
+    let refused: Vec<&str> = out
+        .encoded
+        .iter()
+        .filter(|m| m.kind == MutationKind::Add && !m.accepted)
+        .filter_map(|m| m.rejection_reason.as_deref())
+        .collect();
+    assert_eq!(refused.len(), 3, "{refused:?}");
+    assert!(refused.iter().all(|r| r.contains("only statements are stored")), "{refused:?}");
+    assert!(refused[0].contains("a request to the assistant (the imperative \"tell\")"), "{refused:?}");
+    assert!(refused[1..].iter().all(|r| r.contains("comes from “Please forget that I'm vegan”, which is a command")));
+}
+
+/// The chat turns of issue 67's new user: each statement kept, each question asked nothing
+/// of the encoder.
+#[test]
+fn a_new_users_first_turns_are_kept_and_questions_are_not() {
+    let store = MemStore::new();
+    for (k, said) in [
+        "Hi! I'm Lena, I work as a midwife in Graz and I have a cat called Miso.",
+        "My partner Tomas is a carpenter.",
+        "I'm allergic to penicillin.",
+        "We're flying to Lisbon on the 14th of March.",
+        "What's my name?",
+        "Remind me to call the vet tomorrow.",
+    ]
+    .iter()
+    .enumerate()
+    {
+        block(chat::chat_turn(&store, &OfflineProvider, said, NOW + k as i64 * 60, chat::TurnOptions::default()))
+            .expect("turn");
+    }
+    let kept = active(&store);
+    assert!(kept.iter().any(|t| t.contains("Lena")) && kept.iter().any(|t| t.contains("Miso")), "{kept:?}");
+    assert!(kept.iter().any(|t| t.contains("penicillin")) && kept.iter().any(|t| t.contains("Lisbon")), "{kept:?}");
+    assert!(!kept.iter().any(|t| t.contains("name") || t.contains("vet")), "{kept:?}");
 }

@@ -1,23 +1,27 @@
 //! What a turn kept, and what it did not and why: every statement of the user's that
 //! stored no fact has a logged reason — the gate's refusal of the fact proposed from it,
 //! or else a `skip` naming the rule that decided (chatter, a message too long to encode,
-//! nothing proposed) — so nothing said is lost without a word, and a reply the code writes
+//! nothing proposed) — and every sentence that is no statement (a question, a request to
+//! the assistant, a command about the memory: `text::act`) a `skip` with the rule `act`
+//! saying what it is, so nothing said is lost without a word, and a reply the code writes
 //! says what was kept instead of a blanket "noted".
 //!
 //! ```
 //! use nocturne_core::flow::kept::{unkept, note};
 //! use nocturne_core::model::memory::{Role, Turn};
-//! let turn = Turn { index: 0, role: Role::User, text: "Thanks! I'm vegan.".into(), at: 0, speaker: None,
-//!     memory: None, source: None, provenance: None };
+//! let turn = Turn { index: 0, role: Role::User, text: "Thanks! I'm vegan. Tell me about Miso.".into(), at: 0,
+//!     speaker: None, memory: None, source: None, provenance: None };
 //! let skipped = unkept(&[turn], &[], &[], &[], 0);
-//! assert_eq!(skipped.len(), 2);
+//! assert_eq!(skipped.len(), 3);
 //! assert!(skipped[0].rejection_reason.as_deref().unwrap().contains("thanks"));
+//! assert_eq!(skipped[2].policy.as_deref(), Some("act"));
+//! assert!(skipped[2].rejection_reason.as_deref().unwrap().contains("a request to the assistant"));
 //! assert!(note(&[], &skipped).starts_with("Nothing kept"));
 //! ```
 
 use crate::model::memory::{Item, Mutation, Proposer, Refs, Role, Turn};
 use crate::model::pass::{MutationKind, PassKind};
-use crate::text::{split, textmath, worth};
+use crate::text::{act, split, textmath, worth};
 
 /// A message longer than this (characters) is kept in the conversation but not encoded:
 /// a pasted page is no statement about anyone, and no model reads it whole in one call.
@@ -33,8 +37,8 @@ pub struct Unkept {
 
 /// The `skip` records for the user's statements in `turns` (and the whole of each turn in
 /// `too_long`) that none of `kept` came from and no refusal in `verdicts` already explains:
-/// chatter and greetings (`text::worth`), or a statement the encoder proposed nothing for.
-/// Questions are not statements and are not logged.
+/// chatter and greetings (`text::worth`), or a statement the encoder proposed nothing for;
+/// and one for each sentence that is no statement, saying what it is (`text::act`).
 pub fn unkept(turns: &[Turn], too_long: &[Turn], kept: &[Item], verdicts: &[Mutation], now: i64) -> Vec<Mutation> {
     let mut out = Vec::new();
     for t in too_long.iter().filter(|t| t.role == Role::User) {
@@ -50,17 +54,38 @@ pub fn unkept(turns: &[Turn], too_long: &[Turn], kept: &[Item], verdicts: &[Muta
     }
     for t in turns.iter().filter(|t| t.role == Role::User) {
         let from_turn: Vec<&Item> = kept.iter().filter(|i| i.source_turn == Some(t.index)).collect();
-        for piece in split::statements(&t.text) {
-            if piece.span.trim_end().ends_with('?') || from_turn.iter().any(|i| covers(&i.text, &piece.text)) {
-                continue;
+        for said in act::turn(&t.text) {
+            if !said.reading.is_statement() {
+                out.push(record(t.index, &not_a_statement(&said), now));
             }
-            let why = why_unkept(&piece.text, verdicts);
-            if why.rule != "gate" {
-                out.push(record(t.index, &why, now));
+            for piece in said.stated.iter().flat_map(|s| split::split(s)) {
+                if !piece.span.chars().any(char::is_alphanumeric)
+                    || from_turn.iter().any(|i| covers(&i.text, &piece.text))
+                {
+                    continue;
+                }
+                let why = why_unkept(&piece.text, verdicts);
+                if why.rule != "gate" {
+                    out.push(record(t.index, &why, now));
+                }
             }
         }
     }
     out
+}
+
+/// Why a sentence that is no statement stored nothing: what it is, by the rule `act`.
+fn not_a_statement(said: &act::Said<'_>) -> Unkept {
+    let quoted = said.sentence.trim_end_matches('.');
+    let done = match said.reading.act {
+        act::Act::Question => "it is answered from memory, not stored",
+        act::Act::Request => "it is answered, not stored",
+        act::Act::Command(_) => "not stored as a fact",
+        act::Act::Statement => "it is stored",
+    };
+    Unkept {
+        rule: "act", reason: format!("“{quoted}” is {}: {done}", said.reading), proposer: Proposer::EncodeRule
+    }
 }
 
 /// Whether a stored fact says `statement` (the user's words, or a model's restatement of

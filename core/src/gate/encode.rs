@@ -1,7 +1,9 @@
 //! The Encode gate: a new fact enters scratch only when it states something worth
 //! remembering (`text::worth`: no greeting, thanks or reaction), every content token and
 //! every name in it is in the transcript, and each of its clauses keeps the polarity of the
-//! user's clause it comes from (a dropped `not` is refused), and it is not a statement the
+//! user's clause it comes from (a dropped `not` is refused), it comes from a sentence that
+//! states something — not from a question, a request to the assistant or a command about
+//! the memory (`text::act`), whichever model proposed it — and it is not a statement the
 //! same pass already kept (a model that names one fact twice stores it once). Text that
 //! addresses the assistant or the system (`text::addressed`: an instruction, a role marker,
 //! markup that closes the memory block, a claim of authority) is never a fact, and a turn
@@ -9,8 +11,8 @@
 
 use super::fields::{invented, optional_str, required_str, Ruling};
 use super::{strip_role, Edit};
-use crate::model::memory::Block;
-use crate::text::{addressed, polarity, textmath, worth};
+use crate::model::memory::{Block, Role, Turn};
+use crate::text::{act, addressed, polarity, textmath, worth};
 use serde_json::Value;
 use std::collections::BTreeSet;
 
@@ -26,13 +28,30 @@ pub(super) struct EncodeGate {
     posing: Vec<Option<addressed::Addressed>>,
     /// What the facts accepted so far in this pass say, normalised.
     kept: BTreeSet<String>,
+    /// The user's sentences as read (`text::act`): each statement (and each statement
+    /// clause before a question) with `None`, each other sentence with what it is.
+    said: Vec<(String, Option<String>)>,
 }
 
 impl EncodeGate {
-    pub(super) fn new(transcript: &[String]) -> Self {
+    pub(super) fn new(transcript: &[String], turns: &[Turn]) -> Self {
         let user_lines: Vec<String> =
             transcript.iter().filter(|l| !l.starts_with("assistant:")).map(|l| strip_role(l).to_string()).collect();
+        // The user's own words, without a speaker's name or a role.
+        let user: Vec<&str> = if turns.is_empty() {
+            user_lines.iter().map(String::as_str).collect()
+        } else {
+            turns.iter().filter(|t| t.role == Role::User).map(|t| t.text.as_str()).collect()
+        };
+        let mut said = Vec::new();
+        for s in user.iter().flat_map(|t| act::turn(t)) {
+            said.extend(s.stated.iter().map(|span| (span.to_string(), None)));
+            if !s.reading.is_statement() {
+                said.push((s.sentence.to_string(), Some(s.reading.to_string())));
+            }
+        }
         EncodeGate {
+            said,
             posing: user_lines.iter().map(|l| addressed::addressed(l).filter(addressed::Addressed::poses)).collect(),
             transcript_vocab: textmath::vocabulary(transcript.iter().map(|s| strip_role(s))),
             transcript_names: textmath::capitalised_words(transcript.iter().map(|s| strip_role(s))),
@@ -64,6 +83,21 @@ impl EncodeGate {
         }
     }
 
+    /// The sentence `fact` comes from when that is no statement: the user's sentence that
+    /// covers most of its words, when no statement covers as many.
+    fn not_stated(&self, fact: &str) -> Option<(&str, &str)> {
+        let score = |s: &str| textmath::coverage(fact, [s]).score;
+        let stated = self.said.iter().filter(|(_, w)| w.is_none()).map(|(s, _)| score(s)).fold(0.0, f64::max);
+        let (sentence, what) = self
+            .said
+            .iter()
+            .filter_map(|(s, w)| w.as_deref().map(|w| (s.as_str(), w, score(s))))
+            .max_by(|a, b| a.2.total_cmp(&b.2))
+            .filter(|(_, _, best)| *best > stated)
+            .map(|(s, w, _)| (s, w))?;
+        Some((sentence, what))
+    }
+
     pub(super) fn judge(&self, p: &Value) -> Ruling<Edit> {
         let text = required_str(p, "text")?;
         if textmath::content_tokens(text).is_empty() {
@@ -76,6 +110,13 @@ impl EncodeGate {
             return Err(format!("'{}' {}", text.trim(), why.describe()));
         }
         self.said_posing(text)?;
+        if let Some((sentence, what)) = self.not_stated(text) {
+            return Err(format!(
+                "'{}' comes from “{}”, which is {what}: only statements are stored",
+                text.trim(),
+                sentence.trim_end_matches('.')
+            ));
+        }
         let category = optional_str(p, "category")?.unwrap_or("context");
         if category.trim().is_empty() {
             return Err("category is empty".into());

@@ -260,7 +260,7 @@ impl<'a> Scope<'_, 'a> {
 impl<'a> Judge<'a> {
     pub fn new(pass: PassKind, ground: Ground<'a>) -> Self {
         let gate = match pass {
-            PassKind::Encode => PassGate::Encode(EncodeGate::new(ground.transcript)),
+            PassKind::Encode => PassGate::Encode(EncodeGate::new(ground.transcript, ground.turns)),
             PassKind::Dedupe => PassGate::Dedupe,
             PassKind::Merge => PassGate::Merge(MergeGate::new(&ground)),
             PassKind::Promote => PassGate::Promote(PromoteGate::new(&ground)),

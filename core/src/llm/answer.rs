@@ -17,6 +17,7 @@ use crate::llm::prompt::{self, NOT_IN_MEMORY};
 use crate::llm::provider::{self, JsonContract, Message, ReplyError, Request, Task};
 use crate::model::memory::{Item, Turn};
 use crate::model::policy::RetentionPolicy;
+use crate::text::act::Act;
 use serde_json::{json, Value};
 
 /// A chat request carrying the facts `select`ed for the message, the whole prompt within
@@ -218,32 +219,10 @@ pub fn not_in_memory() -> String {
     NOT_IN_MEMORY.to_string()
 }
 
-/// Whether `message` asks something of the memory (a question, or `tell me…`).
+/// Whether `message` asks something: a sentence of it is a question or a request to the
+/// assistant (`text::act`).
 pub fn asks(message: &str) -> bool {
-    let lower = message.trim().to_lowercase();
-    lower.ends_with('?')
-        || [
-            "what",
-            "where",
-            "who",
-            "when",
-            "why",
-            "how",
-            "do ",
-            "does",
-            "did",
-            "is ",
-            "are ",
-            "can ",
-            "which",
-            "tell me",
-            "remind me",
-            "recall",
-            "list ",
-            "name ",
-        ]
-        .iter()
-        .any(|w| lower.starts_with(w))
+    crate::text::act::turn(message).iter().any(|s| matches!(s.reading.act, Act::Question | Act::Request))
 }
 
 /// Pulls the text of the `"answer"` field out of a JSON reply as it streams in, so a

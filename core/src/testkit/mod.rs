@@ -1,6 +1,7 @@
 //! Test kit, behind the `testkit` feature so it never ships in the app: deterministic
 //! benchmark memories and the store conformance suite every backend must pass.
 
+pub mod acts;
 pub mod adversarial;
 pub mod choose;
 pub mod conformance;

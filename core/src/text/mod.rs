@@ -1,6 +1,7 @@
 //! The text measures every gate is built from — pure functions over strings, the lowest
 //! layer: it uses nothing else in the crate.
 
+pub mod act;
 pub mod addressed;
 pub mod antecedent;
 pub mod claims;

@@ -33,11 +33,13 @@ pub fn sentences(text: &str) -> Vec<&str> {
     out.into_iter().map(str::trim).collect()
 }
 
-/// `Dr.`, `Mrs.`, `St.`, `e.g.`, a lone initial: a full stop that ends no sentence.
+/// `Dr.`, `Mrs.`, `St.`, `e.g.`, a lone initial (a capital: `J. R. R. Tolkien`; a lowercase
+/// letter ends a sentence, `… about the ş.`): a full stop that ends no sentence.
 fn abbreviation(before: &str) -> bool {
     let last = before.rsplit(|c: char| c.is_whitespace()).next().unwrap_or("");
-    let w = last.trim_start_matches(|c: char| !c.is_alphanumeric()).to_lowercase();
-    (w.chars().count() == 1 && w.chars().all(char::is_alphabetic) && w != "i" && w != "a")
+    let bare = last.trim_start_matches(|c: char| !c.is_alphanumeric());
+    let w = bare.to_lowercase();
+    (bare.chars().count() == 1 && bare.chars().all(char::is_uppercase) && bare != "I" && bare != "A")
         || ["mr", "mrs", "ms", "dr", "st", "prof", "jr", "sr", "vs", "etc", "e.g", "i.e", "approx", "mt"]
             .contains(&w.as_str())
 }

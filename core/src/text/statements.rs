@@ -1,9 +1,10 @@
 //! Statements, one per fact: what the user's turns can become as facts, prepared by pure
 //! code so a small model only has to choose. Each statement is offered as written — a
 //! sentence, or each statement of a compound as the one splitter (`text::split`) cuts it,
-//! its subject restored. Questions and chatter (greetings, thanks, reactions: `text::worth`)
-//! are never offered. Because every statement is the user's own words, a chosen one cannot
-//! invent a token or drop a negation.
+//! its subject restored. Only what states something is offered (`text::act`): never a
+//! question, a request to the assistant or a command about the memory, nor chatter
+//! (greetings, thanks, reactions: `text::worth`). Because every statement is the user's
+//! own words, a chosen one cannot invent a token or drop a negation.
 //!
 //! ```
 //! use nocturne_core::text::statements::statements;
@@ -13,11 +14,11 @@
 //! assert!(c[0].negated && !c[1].negated);
 //! ```
 
+use super::act;
 use super::antecedent;
 use super::polarity;
 use super::split;
 use super::textmath::content_tokens;
-use super::{sentence, state};
 
 /// One statement a fact may be.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -32,22 +33,24 @@ pub struct Statement {
 const GREETINGS: &[&str] =
     &["hi", "hello", "hey", "thanks", "thank you", "ok", "okay", "yes", "no", "bye", "good morning", "good night"];
 
-/// The statements of `texts` (user turns) a fact may be, in order, without repeats; a
-/// pronoun whose antecedent an earlier statement or question of the same turn names is
-/// replaced by it (`text::antecedent`), so no statement orphans its referent.
+/// The statements of `texts` (user turns) a fact may be, in order, without repeats: the
+/// pieces of every sentence that states something (`text::act`) — a question, a request
+/// or a command about the memory offers none, but a statement before a question in one
+/// sentence does (`The Hobbit is great, but have you read Dune?`). A pronoun whose
+/// antecedent an earlier statement or question of the same turn names is replaced by it
+/// (`text::antecedent`), so no statement orphans its referent.
 pub fn statements(texts: &[&str]) -> Vec<Statement> {
     let mut out: Vec<Statement> = Vec::new();
     for text in texts {
         let mut before: Vec<String> = Vec::new();
-        for sentence in sentence::sentences(text) {
-            let pieces = standalone(sentence);
-            if pieces.is_empty() {
+        for said in act::turn(text) {
+            if said.stated.is_empty() {
                 // A question names things too (`Have you seen my new bike? It's electric.`).
-                before.push(sentence.to_string());
+                before.push(said.sentence.to_string());
             }
-            for piece in pieces {
-                let resolved = antecedent::resolve_in(&piece, &before);
-                before.push(piece);
+            for piece in said.stated.iter().flat_map(|s| split::split(s)) {
+                let resolved = antecedent::resolve_in(&piece.text, &before);
+                before.push(piece.text);
                 let Some(candidate) = candidate(&resolved) else { continue };
                 if !out.iter().any(|c| c.text == candidate.text) {
                     out.push(candidate);
@@ -56,49 +59,6 @@ pub fn statements(texts: &[&str]) -> Vec<Statement> {
         }
     }
     out
-}
-
-/// Tags that make a statement a question only in form (`Blue's my favourite, right?`).
-const TAGS: &[&str] = &[
-    "right",
-    "isn't it",
-    "isnt it",
-    "aren't they",
-    "arent they",
-    "don't you think",
-    "dont you think",
-    "huh",
-    "no",
-    "yeah",
-    "correct",
-    "you know",
-    "wasn't it",
-    "wasnt it",
-    "didn't i",
-    "didnt i",
-];
-
-/// The statements of one sentence: its pieces (`text::split`). A question is no statement
-/// — but a statement with a tag (`…, right?`) is one, and so is a clause with its own
-/// subject and verb before the question it leads to (`The Hobbit is great, but have you
-/// read Dune?`).
-fn standalone(sentence: &str) -> Vec<String> {
-    let body = sentence.trim();
-    let Some(question) = body.strip_suffix('?') else {
-        return split::split(body).into_iter().map(|p| p.text).collect();
-    };
-    let lower = question.to_lowercase();
-    if let Some(tag) = TAGS.iter().find(|t| lower.ends_with(&format!(", {t}"))) {
-        let statement = question[..question.len() - tag.len() - 2].trim();
-        return if statement.is_empty() { Vec::new() } else { vec![statement.to_string()] };
-    }
-    let pieces = polarity::clauses(question);
-    match pieces.split_last() {
-        Some((_, before)) if !before.is_empty() => {
-            before.iter().filter(|p| state::states(p)).map(|p| p.to_string()).collect()
-        }
-        _ => Vec::new(),
-    }
 }
 
 /// The statements of `sentence` as slices of it when it holds several (erase redacts
@@ -166,9 +126,15 @@ mod tests {
     }
 
     #[test]
-    fn a_statement_with_a_tag_or_before_a_question_is_still_one() {
+    fn a_statement_before_a_question_is_still_one_but_a_tag_asks() {
         let c = statements(&["Blue's my favourite, right? The Hobbit is great, but have you read Dune? Is it yours?"]);
-        assert_eq!(texts(&c), ["Blue's my favourite.", "The Hobbit is great."]);
+        assert_eq!(texts(&c), ["The Hobbit is great."]);
+    }
+
+    #[test]
+    fn tell_me_about_miso_is_not_stored() {
+        let c = statements(&["Tell me about Miso. Please forget that I'm vegan. Remind me to call the vet tomorrow."]);
+        assert!(c.is_empty(), "{c:?}");
     }
 
     #[test]

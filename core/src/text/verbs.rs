@@ -361,7 +361,10 @@ const FREQUENT: &[&str] = &[
     "stain", "stimulate", "strengthen", "subscribe", "suppress", "surrender", "sustain", "swallow", "tan", "temper",
     "tend", "testify", "threaten", "thrill", "thrive", "tilt", "toast", "torture", "toss", "transform", "transmit",
     "trigger", "trim", "turn", "twist", "underestimate", "upholster", "utilize", "utter", "veil", "verify", "violate",
-    "whip", "wreck"
+    "whip", "wreck",
+    // Asked of an assistant (`Summarise this`, `Nudge me on Sunday`).
+    "summarize", "recap", "nudge", "ping", "purge", "disregard", "jot", "brainstorm", "shorten", "scale",
+    "scratch", "rephrase", "reword", "paraphrase", "simplify", "tweak", "draft", "quiz", "rank", "sort", "alert",
 ];
 
 /// Two-syllable verbs that double their final consonant (`prefer` → `preferred`).
@@ -369,7 +372,7 @@ const FREQUENT: &[&str] = &[
 const DOUBLING: &[&str] = &[
     "admit", "cancel", "commit", "compel", "control", "enrol", "equip", "excel", "expel", "transmit", "label", "level", "model", "occur",
     "omit", "patrol", "permit", "prefer", "program", "rebel", "refer", "regret", "signal", "submit", "transfer",
-    "travel", "upset", "kidnap", "worship", "quarrel", "dial", "fuel", "total", "marvel", "channel", "tunnel",
+    "travel", "upset", "kidnap", "worship", "quarrel", "recap", "dial", "fuel", "total", "marvel", "channel", "tunnel",
 ];
 
 /// Verbs said in the passive of someone's life (`raised`, `diagnosed`, `offered`).

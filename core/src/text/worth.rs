@@ -25,7 +25,8 @@
 //!    `you` stays: `You can use coconut oil instead of butter.`);
 //! 5. it praises something pointed at: `Wow, that photo is great!`, `J'adore cette photo !`;
 //! 6. it is a reaction with no subject to something pointed at or shown (`Love the red
-//!    and blue.`) — unless it names a time: `Loved the concert last night.` is an event.
+//!    and blue.`) — unless it names a time: `Loved the concert last night.` is an event;
+//! 7. it is a verb with no subject done to the other person (`Just testing you.`).
 //!
 //! A statement of several sentences is worth keeping when one of them is.
 //!
@@ -206,6 +207,8 @@ const FORMULAS: &[&[&str]] = &[
     &["talk", "to", "you"],
     &["talk", "soon"],
     &["see", "you"],
+    &["to", "meet", "you"],
+    &["meet", "you"],
     &["good", "one"],
     &["nice", "one"],
     &["ça", "va"],
@@ -400,6 +403,13 @@ fn clause_worth(clause: &str) -> Result<(), Chatter> {
     });
     if subjectless && points && !speaker && !time {
         return Err(Chatter::Reaction);
+    }
+    // 7. A verb with no subject done to the other person (`Just testing you.`, `Teasing
+    //    you!`): about the exchange, not anyone's life.
+    let verb_first = super::verbs::forms(first).is_some() && statement.is_none();
+    let at_them = words.iter().skip_while(|w| w.as_str() != first).skip(1).take(2).any(|w| is(SECOND, w));
+    if verb_first && at_them && !speaker && !time && substance.len() == 1 {
+        return Err(Chatter::ToThem);
     }
     Ok(())
 }

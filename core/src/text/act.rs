@@ -1,0 +1,1205 @@
+//! What a sentence of a user's turn does: it states something, asks something, asks the
+//! assistant to do something, or tells the memory to change. Only statements are facts;
+//! a question is answered from memory, a request is answered, a command about the memory
+//! is carried out as the user's own edit. Read by grammar, not by a list of sentences.
+//!
+//! The rule, on one screen. Quoted words are set aside (a reported question is still a
+//! statement), and openers are skipped (`ok`, `also`, `hey`, `please`, `btw` …). Then:
+//! 1. **A correction** marks a stored value as wrong: it opens with `that's not right`,
+//!    `that's wrong`, `you've got it wrong`, `you've mixed up`, `correction:`, `small
+//!    fix:`, `wrong city,`, `it's spelled`, or with `no,` / `actually,` / `I meant` / `I
+//!    said` before a contrast (`…, not Inez`), or it asks to `fix`/`update` `that`.
+//! 2. **A tag** after a statement asks for confirmation: `…, isn't it?`, `… didn't I`,
+//!    `…, right?`, `…, yeah?`, `…, correct?` — a question.
+//! 3. **Interrogative word order**: an auxiliary or modal before its subject (`do I …`,
+//!    `is my flight …`, `can you …`), or a wh-word before an auxiliary, a verb or a noun
+//!    and its auxiliary (`what's …`, `who lives …`, `which school does …`) — with or
+//!    without `?`. A wh-word before a subject with no `?` is a fronted clause, a statement
+//!    (`What I love most about Kyoto is the quiet.`); an auxiliary before a verb or `and` has
+//!    no subject (`Can't wait …`, `Will and I …`, `May is …`): a statement.
+//! 4. **The assistant addressed**: an imperative (a verb's base form with no subject, not a
+//!    verb of feeling or wanting: `Tell me …`, `Don't let me forget …`), a modal with `you`
+//!    (`can you …`, `would you mind …`, `is there any chance you could …`), or `you` after a
+//!    wish (`I'd like you to …`, `I need you to …`, `if you could …`). The verb's meaning
+//!    decides what is asked: *forget* (forget, disregard, ignore, don't remember, stop
+//!    remembering), *erase* (delete, erase, remove, wipe, clear, purge, get rid of — of the
+//!    user's data), *remember* (remember that, note, save, keep in mind, keep track, commit
+//!    to memory, `for future reference`), *remind* (remind me to/about/on, set a reminder,
+//!    nudge me, ping me, make sure I remember to), *correct* (change/update my … to …) are
+//!    commands about the memory; `tell`/`remind` `me` + a wh-clause asks for a stored fact
+//!    (a question: `Remind me what my therapist's name is.`), and so do `do you know`, `do
+//!    you remember`, `can you remember` + a noun; every other verb is a request.
+//! 5. **A wish to know** what `you` know or what the user said (`I want to know everything
+//!    you've got on me`, `I was wondering if you remember …`, `let me know if you have …`)
+//!    is a question.
+//! 6. Anything else is a statement — a subject and its verb that tell something, whatever
+//!    they say about reminding or forgetting (`My physio keeps telling me to remember my
+//!    posture.`, `I need to remember to renew my passport.`) — unless it ends with `?`
+//!    (`So my flight is at six?`), which makes it a question.
+//!
+//! A request in the form of a wish or a farewell (`Enjoy your day!`, `Take care!`) asks
+//! nothing: it is chatter, read as a statement for `text::worth` to refuse.
+//!
+//! ```
+//! use nocturne_core::text::act::{read, Act, CommandKind};
+//! assert_eq!(read("I'm allergic to penicillin.").act, Act::Statement);
+//! assert_eq!(read("what's my dog called").act, Act::Question);
+//! assert_eq!(read("Tell me about Miso.").act, Act::Request);
+//! assert_eq!(read("Please forget that I'm vegan.").act, Act::Command(CommandKind::Forget));
+//! assert_eq!(read("Remind me to call the vet tomorrow.").act, Act::Command(CommandKind::Remind));
+//! assert_eq!(read("My physio keeps telling me to remember my posture.").act, Act::Statement);
+//! ```
+
+use super::verbs::{self, Form};
+
+/// What a sentence does.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Act {
+    /// Tells something: the only act that becomes a fact.
+    Statement,
+    /// Asks for information (answered from memory).
+    Question,
+    /// Asks the assistant to do something other than change the memory.
+    Request,
+    /// Tells the memory to change.
+    Command(CommandKind),
+}
+
+/// What a command about the memory asks for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum CommandKind {
+    /// Drop what the user said (retire a fact).
+    Forget,
+    /// Replace a stored value with the one the sentence gives.
+    Correct,
+    /// Store what the sentence says.
+    Remember,
+    /// Set a reminder: a commitment with its due date.
+    Remind,
+    /// Remove stored data for good.
+    Erase,
+}
+
+impl CommandKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CommandKind::Forget => "forget",
+            CommandKind::Correct => "correct",
+            CommandKind::Remember => "remember",
+            CommandKind::Remind => "remind",
+            CommandKind::Erase => "erase",
+        }
+    }
+}
+
+impl Act {
+    /// The act's name as the corpora and the log write it (`statement`, `question`,
+    /// `request`, `command`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Act::Statement => "statement",
+            Act::Question => "question",
+            Act::Request => "request",
+            Act::Command(_) => "command",
+        }
+    }
+}
+
+impl std::fmt::Display for Act {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Act::Statement => write!(f, "a statement"),
+            Act::Question => write!(f, "a question"),
+            Act::Request => write!(f, "a request to the assistant"),
+            Act::Command(kind) => write!(f, "a command about the memory ({})", kind.as_str()),
+        }
+    }
+}
+
+/// A sentence's act and the grammar that decided it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Reading {
+    pub act: Act,
+    /// What decided, in a few words: `the imperative "tell"`, `"do" before its subject`.
+    pub cue: String,
+}
+
+impl Reading {
+    fn new(act: Act, cue: impl Into<String>) -> Reading {
+        Reading { act, cue: cue.into() }
+    }
+
+    pub fn is_statement(&self) -> bool {
+        self.act == Act::Statement
+    }
+}
+
+impl std::fmt::Display for Reading {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} ({})", self.act, self.cue)
+    }
+}
+
+/// One sentence of a turn, what it does, and the statements it holds: the whole sentence
+/// for a statement; for a question, the clauses before it that state something on their
+/// own (`The Hobbit is great, but have you read Dune?`); none otherwise.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Said<'a> {
+    pub sentence: &'a str,
+    pub reading: Reading,
+    pub stated: Vec<&'a str>,
+}
+
+/// The sentences of a user's turn (`text::sentence`), each read.
+pub fn turn(text: &str) -> Vec<Said<'_>> {
+    super::sentence::sentences(text)
+        .into_iter()
+        .map(|sentence| {
+            let reading = read(sentence);
+            let stated = match reading.act {
+                Act::Statement => vec![sentence],
+                Act::Question if reading.cue.starts_with(QUESTION_AFTER) => leading_statements(sentence),
+                _ => Vec::new(),
+            };
+            Said { sentence, reading, stated }
+        })
+        .collect()
+}
+
+/// The clauses before a sentence's final question that state something
+/// (`text::state::states`), as slices of it.
+fn leading_statements(sentence: &str) -> Vec<&str> {
+    let body = sentence.trim().trim_end_matches('?');
+    let pieces = super::polarity::clauses(body);
+    match pieces.split_last() {
+        Some((_, before)) if !before.is_empty() => {
+            before.iter().copied().filter(|p| super::state::states(p)).map(str::trim).collect()
+        }
+        _ => Vec::new(),
+    }
+}
+
+/// Whether `sentence` is a statement.
+pub fn is_statement(sentence: &str) -> bool {
+    read(sentence).is_statement()
+}
+
+// ---------------------------------------------------------------------------------------
+// Words.
+
+/// A word, lowercase, with contractions opened (`what's` → `what` `'s`, `u` → `you`), and
+/// the mark that follows it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct W {
+    w: String,
+    /// A `,`, `:` or `;` follows the word.
+    pause: bool,
+}
+
+/// Heads whose `'s`, `'re`, `'m`, `'ve`, `'ll`, `'d` is an auxiliary.
+const HEADS: &[&str] = &[
+    "i", "you", "he", "she", "we", "they", "it", "that", "there", "what", "who", "where", "when", "how", "why", "here",
+    "let",
+];
+
+/// Chat spellings read as their words.
+const SPELLINGS: &[(&str, &[&str])] = &[
+    ("u", &["you"]),
+    ("ur", &["your"]),
+    ("abt", &["about"]),
+    ("pls", &["please"]),
+    ("plz", &["please"]),
+    ("im", &["i", "'m"]),
+    ("ive", &["i", "'ve"]),
+    ("whats", &["what", "'s"]),
+    ("whens", &["when", "'s"]),
+    ("wheres", &["where", "'s"]),
+    ("whos", &["who", "'s"]),
+    ("hows", &["how", "'s"]),
+    ("thats", &["that", "'s"]),
+    ("youve", &["you", "'ve"]),
+    ("youre", &["you", "'re"]),
+    ("dont", &["don't"]),
+    ("doesnt", &["doesn't"]),
+    ("didnt", &["didn't"]),
+    ("cant", &["can't"]),
+    ("wont", &["won't"]),
+    ("isnt", &["isn't"]),
+    ("arent", &["aren't"]),
+    ("wasnt", &["wasn't"]),
+    ("havent", &["haven't"]),
+    ("hasnt", &["hasn't"]),
+    ("couldnt", &["couldn't"]),
+    ("wouldnt", &["wouldn't"]),
+    ("shouldnt", &["shouldn't"]),
+    ("cannot", &["can't"]),
+];
+
+/// The words of `text` outside double quotes.
+fn words(text: &str) -> Vec<W> {
+    let mut out: Vec<W> = Vec::new();
+    let mut quoted = false;
+    let mut word = String::new();
+    let flush = |word: &mut String, out: &mut Vec<W>| {
+        if !word.is_empty() {
+            push(out, &word.to_lowercase().replace('’', "'"));
+            word.clear();
+        }
+    };
+    let chars: Vec<char> = text.chars().collect();
+    for (k, &c) in chars.iter().enumerate() {
+        let inner = matches!(c, '\'' | '’' | '-' | '.')
+            && !word.is_empty()
+            && chars.get(k + 1).is_some_and(|n| n.is_alphanumeric() && (c != '.' || word.len() <= 2));
+        if quoted {
+            if matches!(c, '"' | '”') {
+                quoted = false;
+            }
+        } else if c.is_alphanumeric() || inner || (c == ';' && word.eq_ignore_ascii_case("tl")) {
+            word.push(c);
+        } else {
+            flush(&mut word, &mut out);
+            match c {
+                '"' | '“' | '”' => quoted = true,
+                ',' | ':' | ';' | '—' | '–' => {
+                    if let Some(last) = out.last_mut() {
+                        last.pause = true;
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    flush(&mut word, &mut out);
+    out
+}
+
+fn push(out: &mut Vec<W>, lower: &str) {
+    let mut add = |w: &str| out.push(W { w: w.to_string(), pause: false });
+    if let Some((_, parts)) = SPELLINGS.iter().find(|(s, _)| *s == lower) {
+        parts.iter().for_each(|p| add(p));
+        return;
+    }
+    if let Some((head, tail)) = lower.split_once('\'') {
+        if HEADS.contains(&head) && matches!(tail, "s" | "re" | "m" | "ve" | "ll" | "d") {
+            add(head);
+            add(&format!("'{tail}"));
+            return;
+        }
+    }
+    add(lower);
+}
+
+// ---------------------------------------------------------------------------------------
+// Word classes.
+
+#[rustfmt::skip]
+const AUX: &[&str] = &[
+    "do", "does", "did", "is", "are", "am", "was", "were", "have", "has", "had", "can", "could", "would", "will",
+    "should", "shall", "may", "might", "must", "'s", "'re", "'m", "'ve", "'ll", "'d",
+];
+#[rustfmt::skip]
+const NEGATED: &[&str] = &[
+    "don't", "doesn't", "didn't", "isn't", "aren't", "wasn't", "weren't", "haven't", "hasn't", "hadn't", "can't",
+    "couldn't", "won't", "wouldn't", "shouldn't", "mustn't", "ain't",
+];
+const MODALS: &[&str] = &["can", "could", "would", "will", "'d", "'ll", "might", "may", "should", "must"];
+const WH: &[&str] = &["what", "where", "when", "who", "whom", "whose", "which", "why", "how"];
+#[rustfmt::skip]
+const SUBJECTS: &[&str] = &[
+    "i", "you", "we", "he", "she", "they", "it", "there", "this", "that", "these", "those", "my", "our", "your",
+    "his", "her", "their", "the", "a", "an", "any", "anyone", "anything", "someone", "something", "everyone",
+    "everything", "somebody", "anybody", "nobody", "mine",
+];
+/// Words that open a message without being its clause.
+#[rustfmt::skip]
+const OPENERS: &[&str] = &[
+    "ok", "okay", "also", "so", "and", "but", "oh", "well", "hmm", "um", "uh", "right", "alright", "btw", "anyway",
+    "anyways", "lol", "ugh", "yes", "yeah", "yep", "please", "kindly", "just", "hey", "hi", "hello", "hiya", "yo",
+    "quickly", "quick", "question", "sorry", "ah", "ooh", "haha", "now", "then", "honestly", "tbh", "hmmm", "hm",
+    "wait", "actually", "no", "nope", "oops",
+];
+/// Adverbs between a modal and its verb (`could you please …`).
+const SOFTENERS: &[&str] = &["please", "possibly", "maybe", "kindly", "just", "also", "quickly", "perhaps", "still"];
+/// Verbs of feeling, wanting and knowing: with no subject they are the speaker's (`Love
+/// my new job.`, `Need to renew my passport.`), never an imperative.
+#[rustfmt::skip]
+const STATE_VERBS: &[&str] = &[
+    "be", "have", "love", "like", "hate", "hope", "miss", "need", "want", "think", "guess", "feel", "wish", "know",
+    "bet", "reckon", "mean", "prefer", "enjoy", "seem", "sound", "look", "wonder", "care", "believe", "suppose",
+    "imagine", "agree", "appreciate", "get", "wait", "adore", "fancy", "doubt", "dislike", "regret", "go", "come",
+];
+/// Words that name a summary (`tldr pls`).
+const SUMMARY_WORDS: &[&str] = &["tldr", "tl;dr", "gist", "summary", "recap", "eli5"];
+
+fn is(list: &[&str], w: &str) -> bool {
+    list.contains(&w)
+}
+
+fn aux(w: &str) -> bool {
+    is(AUX, w) || is(NEGATED, w)
+}
+
+/// The lemma of `w` if it is a verb form (a gerund's too), else `w` itself.
+fn lemma(w: &str) -> &str {
+    match verbs::forms(w) {
+        Some(f) if !f.lemma.is_empty() => f.lemma,
+        _ => w,
+    }
+}
+
+/// `w` is a verb's base form (`tell`, `summarise`), by the verb table.
+fn base_verb(w: &str) -> bool {
+    verbs::forms(w).is_some_and(|f| f.is(Form::Base))
+}
+
+/// A subject can start at `k`: a pronoun, a determiner, or a name.
+fn subject_at(ws: &[W], k: usize, caps: &[bool]) -> bool {
+    let Some(w) = ws.get(k) else { return false };
+    is(SUBJECTS, &w.w) || caps.get(k).copied().unwrap_or(false)
+}
+
+// ---------------------------------------------------------------------------------------
+// Reading.
+
+/// The cue of a question whose statement clauses before it still count
+/// ([`Said::stated`]).
+const QUESTION_AFTER: &str = "it ends with";
+
+/// What `sentence` does, and why.
+pub fn read(sentence: &str) -> Reading {
+    let ws = words(sentence);
+    let caps = capitals(sentence, ws.len());
+    let unquoted = unquoted(sentence);
+    let asks = unquoted.trim_end().ends_with('?');
+    if ws.is_empty() {
+        return Reading::new(Act::Statement, "no words");
+    }
+    if let Some(cue) = correction(&ws) {
+        return Reading::new(Act::Command(CommandKind::Correct), cue);
+    }
+    if let Some(tag) = tag(&ws, asks) {
+        return Reading::new(Act::Question, format!("it ends with the tag \"{tag}\""));
+    }
+    let from = openers(&ws);
+    if from == ws.len() {
+        return Reading::new(Act::Statement, "only openers");
+    }
+    let rest = &ws[from..];
+    let caps = &caps[from.min(caps.len())..];
+    // `No need to remember that.`
+    if ws.len() > 3 && ws[0].w == "no" && ws[1].w == "need" && ws[2].w == "to" {
+        if let Some(Reading { act: Act::Command(CommandKind::Remember), cue }) = addressed(&ws, 3, "\"no need to\"") {
+            return Reading::new(Act::Command(CommandKind::Forget), cue);
+        }
+    }
+    let reading = clause_type(rest, caps, asks).unwrap_or_else(|| declarative(rest, asks));
+    chatter(sentence, after_adverbial(rest, caps, asks, reading))
+}
+
+/// A statement read from a sentence that opens with a time or a condition set off by a
+/// comma (`From now on, call me Sam.`, `When you get a chance, summarise this.`): the
+/// clause after it decides, unless the opening holds the speaker's own clause.
+fn after_adverbial(ws: &[W], caps: &[bool], asks: bool, reading: Reading) -> Reading {
+    if reading.act != Act::Statement {
+        return reading;
+    }
+    let Some(p) = ws.iter().take(7).position(|w| w.pause) else { return reading };
+    let opening: Vec<&str> = ws[..=p].iter().map(|w| w.w.as_str()).collect();
+    if p + 1 >= ws.len() || opening.iter().any(|w| matches!(*w, "i" | "we" | "my" | "our" | "'m" | "me")) {
+        return reading;
+    }
+    let rest = &ws[p + 1..];
+    let caps = &caps[(p + 1).min(caps.len())..];
+    match clause_type(rest, caps, asks) {
+        Some(r) if r.act != Act::Statement => r,
+        _ => reading,
+    }
+}
+
+/// A request that is only a wish, a farewell or thanks (`Enjoy your day!`, `Take care!`)
+/// asks nothing: chatter, left to `text::worth`.
+fn chatter(sentence: &str, reading: Reading) -> Reading {
+    use super::worth::Chatter;
+    if reading.act != Act::Request {
+        return reading;
+    }
+    match super::worth::informative(sentence) {
+        Err(c @ (Chatter::Wish | Chatter::Farewell | Chatter::Thanks | Chatter::Greeting | Chatter::Apology)) => {
+            Reading::new(
+                Act::Statement,
+                format!("{} in the form of a request", c.to_string().replace("states nothing to remember: ", "")),
+            )
+        }
+        _ => reading,
+    }
+}
+
+/// Which words were capitalised in `sentence` past its first, by position among
+/// [`words`]' (a name can be a subject: `Does Ana …`).
+fn capitals(sentence: &str, n: usize) -> Vec<bool> {
+    let mut out: Vec<bool> = unquoted(sentence)
+        .split(|c: char| !(c.is_alphanumeric() || matches!(c, '\'' | '’' | '-')))
+        .filter(|w| !w.is_empty())
+        .enumerate()
+        .map(|(k, w)| k > 0 && w != "I" && w.chars().next().is_some_and(char::is_uppercase))
+        .collect();
+    out.resize(n, false);
+    out
+}
+
+/// `text` without what it quotes.
+fn unquoted(text: &str) -> String {
+    let mut out = String::new();
+    let mut quoted = false;
+    for c in text.chars() {
+        match c {
+            '"' | '“' | '”' => quoted = !quoted && c != '”',
+            _ if !quoted => out.push(c),
+            _ => {}
+        }
+    }
+    out
+}
+
+/// How many words open the sentence without being its clause (`ok`, `hey nocturne,`,
+/// `also,`); a greeting's name is skipped with it.
+fn openers(ws: &[W]) -> usize {
+    let mut k = 0;
+    while k < ws.len() && is(OPENERS, &ws[k].w) {
+        let greeting = matches!(ws[k].w.as_str(), "hey" | "hi" | "hello" | "hiya" | "yo");
+        k += 1;
+        // `hey nocturne, …`: the name said to someone.
+        if greeting && ws.get(k).is_some_and(|w| w.pause && !aux(&w.w) && !is(SUBJECTS, &w.w)) {
+            k += 1;
+        }
+    }
+    k
+}
+
+/// A marker that a stored value is wrong, and which.
+fn correction(ws: &[W]) -> Option<String> {
+    let text: Vec<&str> = ws.iter().map(|w| w.w.as_str()).collect();
+    let starts = |p: &[&str]| text.len() >= p.len() && text[..p.len()] == *p;
+    const OPEN: &[&[&str]] = &[
+        &["that", "'s", "not", "right"],
+        &["that", "'s", "wrong"],
+        &["that", "'s", "not", "true"],
+        &["that", "'s", "not", "correct"],
+        &["that", "'s", "incorrect"],
+        &["that", "is", "wrong"],
+        &["that", "is", "not", "right"],
+        &["that", "isn't", "right"],
+        &["that", "isn't", "true"],
+        &["not", "quite"],
+        &["you", "'ve", "got", "it", "wrong"],
+        &["you", "got", "it", "wrong"],
+        &["you", "'ve", "got", "that", "wrong"],
+        &["you", "have", "it", "wrong"],
+        &["you", "'ve", "mixed", "up"],
+        &["you", "mixed", "up"],
+        &["you", "'re", "wrong"],
+        &["correction"],
+        &["small", "fix"],
+        &["quick", "fix"],
+        &["it", "'s", "spelled"],
+        &["it", "'s", "spelt"],
+        &["it", "is", "spelled"],
+    ];
+    if let Some(p) = OPEN.iter().find(|p| starts(p)) {
+        return Some(format!("it marks a stored value as wrong: \"{}\"", p.join(" ").replace(" '", "'")));
+    }
+    // `You've mixed up my kids`, `you got my birthday wrong`, `you misheard me`.
+    let you = if starts(&["you", "'ve"]) || starts(&["you", "have"]) { 2 } else { usize::from(starts(&["you"])) };
+    if you > 0 {
+        let verb = text.get(you).copied().unwrap_or("");
+        let wrong = matches!(verb, "got" | "have" | "put" | "written" | "wrote" | "noted" | "saved" | "stored")
+            && text[you..].iter().take(6).any(|w| *w == "wrong");
+        if wrong || matches!(verb, "mixed" | "confused" | "misheard" | "misspelled" | "misspelt" | "misunderstood") {
+            return Some(format!("it says the assistant has it wrong: \"you {verb} …\""));
+        }
+    }
+    // `Wrong city, I moved …`.
+    if text.first() == Some(&"wrong") && ws.iter().take(3).any(|w| w.pause) {
+        return Some("it marks a stored value as wrong: \"wrong …,\"".into());
+    }
+    // `No, my husband is Arjun, not Arun.`, `Actually, …, not …`, `I meant Poznań, not Gniezno.`
+    // A contrast: `not` after a value (`Arjun, not Arun`, `Ayşe not Ayse`), not after an
+    // auxiliary (`I'm not vegan` negates).
+    let contrast = ws.windows(2).any(|p| p[1].w == "not" && (p[0].pause || !aux(&p[0].w) && !is(SUBJECTS, &p[0].w)));
+    let lead = ["no", "sorry", "nope"].iter().any(|m| starts(&[m]) && ws[0].pause)
+        || starts(&["actually"])
+        || starts(&["i", "said"])
+        || starts(&["i", "mean"]);
+    // `I meant Poznań`: the user takes back what they said, contrast or not.
+    let meant = starts(&["i", "meant"]) || ws[0].pause && text.get(1..3) == Some(&["i", "meant"][..]);
+    if contrast && lead || meant {
+        return Some(format!(
+            "\"{}\" before a contrast (\", not …\")",
+            text[..if text[0] == "i" { 2 } else { 1 }].join(" ")
+        ));
+    }
+    // `…, please fix that`, `Update that please.`, `Can you fix that?`
+    let fix = text.windows(2).position(|p| {
+        matches!(p[0], "fix" | "update" | "correct" | "change" | "amend") && matches!(p[1], "that" | "it" | "this")
+    });
+    fix.filter(|k| text[k + 2..].iter().all(|w| matches!(*w, "please" | "for" | "me" | "thanks" | "now")))
+        .map(|k| format!("it asks to \"{} {}\"", text[k], text[k + 1]))
+}
+
+/// A tag that asks to confirm the statement before it (`…, isn't it?`, `…, right?`).
+fn tag(ws: &[W], asks: bool) -> Option<String> {
+    let n = ws.len();
+    if n < 3 {
+        return None;
+    }
+    const PRONOUNS: &[&str] = &["i", "you", "we", "he", "she", "it", "they", "there"];
+    let (a, b) = (&ws[n - 2], &ws[n - 1]);
+    if is(NEGATED, &a.w) && is(PRONOUNS, &b.w) && (asks || ws[n - 3].pause || n > 4) && !aux(&ws[0].w) {
+        return Some(format!("{} {}", a.w, b.w));
+    }
+    // `…, is that right?`
+    if n >= 4
+        && ws[n - 4].pause
+        && is(&["is", "am"], &ws[n - 3].w)
+        && is(&["that", "i"], &a.w)
+        && is(&["right", "correct", "true"], &b.w)
+    {
+        return Some(format!("{} {} {}", ws[n - 3].w, a.w, b.w));
+    }
+    const ONE: &[&str] = &["right", "yeah", "yes", "correct", "no", "eh", "innit", "ok", "okay", "true", "yea", "ya"];
+    (asks && a.pause && is(ONE, &b.w) && !aux(&ws[0].w) && !is(WH, &ws[0].w)).then(|| b.w.clone())
+}
+
+/// The clause type by its first words: a wh-question, an auxiliary before its subject, an
+/// imperative, `you` and a modal. `None`: a declarative.
+fn clause_type(ws: &[W], caps: &[bool], asks: bool) -> Option<Reading> {
+    let first = ws[0].w.as_str();
+    let next = ws.get(1).map_or("", |w| w.w.as_str());
+    if first == "for" && next == "future" && ws.get(2).is_some_and(|w| w.w == "reference") {
+        return Some(Reading::new(Act::Command(CommandKind::Remember), "\"for future reference\""));
+    }
+    if is(WH, first) {
+        return Some(wh(ws, caps, asks));
+    }
+    if first == "any" && next == "chance"
+        || (first == "is" && next == "there" && ws.get(2).is_some_and(|w| w.w == "any"))
+    {
+        return you_modal(ws).or_else(|| Some(Reading::new(Act::Question, "\"any chance\" asks")));
+    }
+    if aux(first) {
+        return auxiliary_first(ws, caps);
+    }
+    if first == "you" {
+        return you_first(ws);
+    }
+    // `Let's plan my week`: a proposal, what is proposed decides.
+    if first == "let" && next == "'s" || first == "let's" {
+        let k = if first == "let" { 2 } else { 1 };
+        return addressed(ws, k, "\"let's\"");
+    }
+    if first == "any" && next == "idea" || first == "no" && next == "idea" && asks {
+        return Some(Reading::new(Act::Question, "\"any idea\" asks"));
+    }
+    if first == "let" && next == "me" && ws.get(2).is_some_and(|w| w.w == "know") {
+        return Some(Reading::new(Act::Question, "\"let me know\" asks"));
+    }
+    imperative(ws, 0)
+}
+
+/// A sentence that opens with a wh-word.
+fn wh(ws: &[W], caps: &[bool], asks: bool) -> Reading {
+    let first = ws[0].w.as_str();
+    let asked = |why: &str| Reading::new(Act::Question, format!("\"{first}\" {why}"));
+    let Some(n1) = ws.get(1).map(|w| w.w.as_str()) else { return asked("asks") };
+    // `What a view!`, `How lovely!`: an exclamation.
+    let verbless =
+        !ws[1..].iter().any(|w| aux(&w.w) || verbs::forms(&w.w).is_some_and(|f| f.is(Form::Third) || f.is(Form::Past)));
+    let how_adjective = first == "how" && !matches!(n1, "about" | "come" | "many" | "much" | "long" | "often" | "far");
+    if (first == "what" && matches!(n1, "a" | "an") || how_adjective) && verbless && !asks {
+        return Reading::new(Act::Statement, format!("an exclamation with \"{first}\""));
+    }
+    if aux(n1) {
+        return asked("before an auxiliary");
+    }
+    if verbs::forms(n1).is_some_and(|f| f.is(Form::Third) || f.past_only()) {
+        return asked("asks who or what did it");
+    }
+    // `what time is …`, `which school does …`, `how many daughters do …`.
+    if !subject_at(ws, 1, caps) && ws[2.min(ws.len())..ws.len().min(5)].iter().any(|w| aux(&w.w)) {
+        return asked("and a noun before an auxiliary");
+    }
+    // `How about Friday`, `what about my sister`: no clause of its own.
+    if !subject_at(ws, 1, caps) {
+        return asked("asks");
+    }
+    // `What I love most … is …`, `Where I grew up, …`: a fronted clause.
+    if asks {
+        asked("asks (\"?\")")
+    } else {
+        Reading::new(Act::Statement, format!("a clause fronted by \"{first}\", with its own subject"))
+    }
+}
+
+/// An auxiliary or modal first: before a subject it asks (or, with `you`, addresses the
+/// assistant); before a verb or `and` it has no subject (`Can't wait`, `Will and I`).
+fn auxiliary_first(ws: &[W], caps: &[bool]) -> Option<Reading> {
+    let first = ws[0].w.as_str();
+    let next = ws.get(1).map_or("", |w| w.w.as_str());
+    // `Don't let me forget …`, `Do not keep …`: a negated imperative.
+    if matches!(first, "don't") && !subject_at(ws, 1, caps) || first == "do" && next == "not" {
+        let verb = if first == "do" { 2 } else { 1 };
+        return negated_imperative(ws, verb);
+    }
+    if !subject_at(ws, 1, caps) {
+        // No subject: `Can't remember the last time …`, `May is when …`: a statement.
+        return None;
+    }
+    // `Could I get a summary …?`, `Can we plan my week?`: asking to be given, or proposing.
+    let third = ws.get(2).map_or("", |w| w.w.as_str());
+    if matches!(first, "can" | "could" | "may") && next == "i" && matches!(third, "get" | "have") {
+        return Some(Reading::new(Act::Request, format!("\"{first} I {third}\" asks to be given")));
+    }
+    if matches!(first, "can" | "could" | "shall") && next == "we" && base_verb(third) && !is(STATE_VERBS, lemma(third))
+    {
+        return addressed(ws, 2, &format!("\"{first} we\""));
+    }
+    if next != "you" {
+        if let Some(r) = embedded_you(ws) {
+            return Some(r);
+        }
+    }
+    if next == "you" {
+        if is(MODALS, first) || is(NEGATED, first) && first != "don't" && first != "didn't" {
+            return you_modal(ws).or_else(|| Some(Reading::new(Act::Question, format!("\"{first} you\" asks"))));
+        }
+        // `Do you mind deleting …?`
+        if first == "do" && ws.get(2).is_some_and(|w| w.w == "mind") {
+            if let Some(r) = addressed(ws, 3, "do you mind") {
+                return Some(r);
+            }
+        }
+    }
+    Some(Reading::new(Act::Question, format!("\"{first}\" before its subject")))
+}
+
+/// `you` and a modal (`can you`, `could you please`, `you could`, `would you mind`, `would
+/// you be able to`), then the verb the assistant is asked to do.
+fn you_modal(ws: &[W]) -> Option<Reading> {
+    let you = ws.iter().position(|w| w.w == "you")?;
+    let modal_before = you > 0 && (is(MODALS, &ws[you - 1].w) || is(NEGATED, &ws[you - 1].w));
+    let modal_after = ws.get(you + 1).is_some_and(|w| is(MODALS, &w.w));
+    if !modal_before && !modal_after {
+        return None;
+    }
+    let mut k = you + 1 + modal_after as usize;
+    while ws.get(k).is_some_and(|w| is(SOFTENERS, &w.w)) {
+        k += 1;
+    }
+    let words: Vec<&str> = ws[k.min(ws.len())..].iter().take(3).map(|w| w.w.as_str()).collect();
+    if words.first() == Some(&"mind") {
+        k += 1;
+    } else if words.starts_with(&["be", "able", "to"]) {
+        k += 3;
+    }
+    let how = if modal_before { format!("\"{} you\"", ws[you - 1].w) } else { format!("\"you {}\"", ws[you + 1].w) };
+    // A verb the table lacks is still what the assistant is asked to do.
+    let r =
+        addressed(ws, k, &how).unwrap_or_else(|| Reading::new(Act::Request, format!("{how}: \"{}\"", words.join(" "))));
+    Some(remember_asks(ws, k, r))
+}
+
+/// `can you remember` + a noun asks what the memory holds (`Can you remember things from one
+/// chat to the next?`); with a clause it asks to store it.
+fn remember_asks(ws: &[W], k: usize, r: Reading) -> Reading {
+    if r.act == Act::Command(CommandKind::Remember)
+        && ws.get(k).is_some_and(|w| lemma(&w.w) == "remember")
+        && !clause_after(ws, k + 1)
+    {
+        return Reading::new(Act::Question, "\"remember\" with a noun asks what the memory holds");
+    }
+    r
+}
+
+/// `you` first: `You can forget my old job` (a command); `You've …` tells something.
+fn you_first(ws: &[W]) -> Option<Reading> {
+    // `You don't need to remember my old address`: no longer to be kept.
+    let text: Vec<&str> = ws.iter().take(5).map(|w| w.w.as_str()).collect();
+    if text.starts_with(&["you", "don't", "need", "to"]) || text.starts_with(&["you", "don't", "have", "to"]) {
+        if let Some(Reading { act: Act::Command(CommandKind::Remember), .. }) =
+            addressed(ws, 4, "\"you don't need to\"")
+        {
+            return Some(Reading::new(Act::Command(CommandKind::Forget), format!("\"you don't need to {}\"", ws[4].w)));
+        }
+    }
+    // `You remember my birthday` asks whether the memory holds it, `?` or not.
+    let mut v = 1;
+    while ws.get(v).is_some_and(|w| matches!(w.w.as_str(), "still" | "already" | "do")) {
+        v += 1;
+    }
+    if ws.get(v).is_some_and(|w| matches!(w.w.as_str(), "know" | "remember" | "recall" | "have")) {
+        return Some(Reading::new(Act::Question, format!("\"you {}\" asks what the memory holds", ws[v].w)));
+    }
+    let modal = ws.get(1).is_some_and(|w| is(MODALS, &w.w));
+    if !modal {
+        return None;
+    }
+    let mut k = 2;
+    while ws.get(k).is_some_and(|w| is(SOFTENERS, &w.w) || w.w == "now") {
+        k += 1;
+    }
+    addressed(ws, k, &format!("\"you {}\"", ws[1].w)).filter(|r| matches!(r.act, Act::Command(_)))
+}
+
+/// An imperative at `k`: a verb's base form with no subject, not a verb of feeling or
+/// wanting, not a noun before its verb (`Work is crazy.`).
+fn imperative(ws: &[W], k: usize) -> Option<Reading> {
+    let w = ws.get(k)?.w.as_str();
+    if w == "don't" || w == "never" {
+        return negated_imperative(ws, k + 1);
+    }
+    if is(SUMMARY_WORDS, w) && ws.len() <= 3 {
+        return Some(Reading::new(Act::Request, format!("\"{w}\" asks for a summary")));
+    }
+    let verb = base_verb(w) || matches!(w, "sum" | "tl;dr");
+    let next = ws.get(k + 1).map_or("", |n| n.w.as_str());
+    // `Think of a name …`, `Look up …`, `Come up with …`, `Get me …`: a verb of feeling or
+    // wanting with a particle is an imperative; alone it is the speaker's (`Love my job`).
+    let particle = matches!(next, "up" | "of" | "with" | "into" | "through" | "over" | "out" | "ahead" | "rid")
+        || lemma(w) == "get" && matches!(next, "me" | "us");
+    if !verb || is(STATE_VERBS, lemma(w)) && !particle {
+        return None;
+    }
+    // `Work is crazy`, `Plan B worked`: a noun subject, not an imperative.
+    if ws
+        .get(k + 1)
+        .is_some_and(|n| aux(&n.w) || verbs::forms(&n.w).is_some_and(|f| f.is(Form::Third) && !f.is(Form::Base)))
+    {
+        return None;
+    }
+    // `Hit my head yesterday`: a past that is also a base form, said of a past day.
+    let past = verbs::forms(w).is_some_and(|f| f.is(Form::Past));
+    if past && ws.iter().any(|x| matches!(x.w.as_str(), "yesterday" | "ago" | "last" | "earlier")) {
+        return None;
+    }
+    // `Mind deleting my address?`: what is asked is the gerund.
+    if w == "mind" && verbs::forms(next).is_some_and(|f| f.is(Form::Gerund)) {
+        return addressed(ws, k + 1, "\"mind\" + a gerund");
+    }
+    addressed(ws, k, "the imperative")
+}
+
+/// `don't`/`never` + a verb: `don't remember …`, `don't let me forget to …`.
+fn negated_imperative(ws: &[W], k: usize) -> Option<Reading> {
+    let w = ws.get(k)?.w.as_str();
+    let next = |d: usize| ws.get(k + d).map_or("", |w| w.w.as_str());
+    let cmd = |kind, cue: &str| Some(Reading::new(Act::Command(kind), cue.to_string()));
+    match lemma(w) {
+        "forget" if next(1) == "to" => cmd(CommandKind::Remind, "\"don't forget to\""),
+        "forget" => cmd(CommandKind::Remember, "\"don't forget\""),
+        "let" if next(1) == "me" && lemma(next(2)) == "forget" => cmd(CommandKind::Remind, "\"don't let me forget\""),
+        "remember" | "keep" | "store" | "save" | "hold" | "note" | "track" | "record" => {
+            cmd(CommandKind::Forget, &format!("\"don't {w}\""))
+        }
+        _ if base_verb(w) && !is(STATE_VERBS, lemma(w)) => {
+            Some(Reading::new(Act::Request, format!("the negated imperative \"don't {w}\"")))
+        }
+        _ => None,
+    }
+}
+
+/// What the assistant is asked to do by the verb at `k` (after `you` and a modal, or an
+/// imperative): a command about the memory by the verb's meaning, a question when it asks
+/// for a stored fact, else a request.
+fn addressed(ws: &[W], k: usize, how: &str) -> Option<Reading> {
+    let w = ws.get(k)?.w.as_str();
+    let after: Vec<&str> = ws[k + 1..].iter().map(|w| w.w.as_str()).collect();
+    let has = |x: &str| after.iter().take(6).any(|a| *a == x);
+    let cmd = |kind: CommandKind| Some(Reading::new(Act::Command(kind), format!("{how} \"{w}\"")));
+    let lemma = lemma(w);
+    if let Some(kind) = memory_verb(lemma, &after) {
+        return cmd(kind);
+    }
+    // `tell me what …`, `remind me who …`: asks for a stored fact.
+    if matches!(lemma, "tell" | "remind" | "show") && after.first().is_some_and(|m| matches!(*m, "me" | "us")) {
+        let wh = after.get(1).copied().unwrap_or("");
+        let how_to = wh == "how" && after.get(2) == Some(&"to");
+        if (is(WH, wh) || matches!(wh, "whether" | "if")) && !how_to {
+            return Some(Reading::new(Act::Question, format!("{how}: \"{w} me {wh} …\" asks for a stored fact")));
+        }
+        // `Remind me my therapist's name.`: a noun phrase and no `to` + verb asks for it.
+        let named = matches!(wh, "my" | "our" | "his" | "her" | "their" | "the" | "your");
+        let to_do = after.windows(2).any(|p| p[0] == "to" && base_verb(p[1]));
+        if lemma == "remind" && named && !to_do {
+            return Some(Reading::new(Act::Question, format!("{how}: \"{w} me\" + a noun asks for a stored fact")));
+        }
+        if lemma == "remind" && !how_to {
+            return cmd(CommandKind::Remind);
+        }
+    }
+    if matches!(lemma, "remember" | "recall") && after.first().is_some_and(|m| matches!(*m, "when" | "how")) {
+        return Some(Reading::new(Act::Question, format!("{how}: \"{w} {}\" asks", after[0])));
+    }
+    // `Can you check whether I told you about my allergy?`: asks what the memory holds.
+    if matches!(lemma, "check" | "confirm" | "see") && after.first().is_some_and(|x| matches!(*x, "whether" | "if")) {
+        return Some(Reading::new(Act::Question, format!("{how}: \"{w} {}\" asks", after[0])));
+    }
+    if lemma == "know" || lemma == "happen" && has("know") {
+        return Some(Reading::new(Act::Question, format!("{how}: \"{w}\" asks what the assistant knows")));
+    }
+    if lemma.is_empty() || !(base_verb(w) || matches!(w, "sum" | "tl;dr") || verbs::forms(w).is_some()) {
+        return None;
+    }
+    Some(Reading::new(Act::Request, format!("{how} \"{w}\"")))
+}
+
+/// The command a verb of memory asks for, by its meaning (`forget`, `delete` …), read with
+/// the words after it (`keep … in mind`, `add a reminder`, `change my … to`).
+fn memory_verb(lemma: &str, after: &[&str]) -> Option<CommandKind> {
+    let has = |x: &str| after.iter().take(8).any(|a| *a == x);
+    let object = |xs: &[&str]| after.iter().take(3).any(|a| xs.contains(a));
+    let about_user = has("my")
+        || has("me")
+        || has("i")
+        || has("you")
+        || has("everything")
+        || has("anything")
+        || has("all")
+        || has("what")
+        || has("memory")
+        || has("notes")
+        || has("note")
+        || has("stored")
+        || has("mine")
+        || has("your");
+    match lemma {
+        "forget" if after.first() == Some(&"to") => Some(CommandKind::Remind),
+        "forget" | "disregard" | "unlearn" => Some(CommandKind::Forget),
+        "ignore" | "scratch" | "strike" if has("said") || has("told") || object(&["that", "what"]) => {
+            Some(CommandKind::Forget)
+        }
+        "stop"
+            if after.first().is_some_and(|g| {
+                matches!(lemma_of(g), "remember" | "store" | "save" | "track" | "record" | "keep")
+            }) =>
+        {
+            Some(CommandKind::Forget)
+        }
+        "delete" | "erase" | "remove" | "wipe" | "purge" | "clear"
+            if about_user || matches!(after, ["it"] | ["that"]) =>
+        {
+            Some(CommandKind::Erase)
+        }
+        "replace" if object(&["my", "that", "it"]) && has("with") => Some(CommandKind::Correct),
+        "get" if after.first() == Some(&"rid") => Some(CommandKind::Erase),
+        "take" if has("out") && (has("memory") || has("notes")) => Some(CommandKind::Erase),
+        "remind"
+            if after.first().is_some_and(|m| matches!(*m, "me" | "us"))
+                && after.get(1).is_some_and(|w| !is(WH, w) && !matches!(*w, "whether" | "if"))
+                && !(after
+                    .get(1)
+                    .is_some_and(|w| matches!(*w, "my" | "our" | "his" | "her" | "their" | "the" | "your"))
+                    && !after.windows(2).any(|p| p[0] == "to" && base_verb(p[1]))) =>
+        {
+            Some(CommandKind::Remind)
+        }
+        "nudge" | "ping" if object(&["me", "us"]) => Some(CommandKind::Remind),
+        "set" | "add" | "create" | "schedule" | "put" if has("reminder") || has("alarm") => Some(CommandKind::Remind),
+        "give" if has("nudge") || has("reminder") => Some(CommandKind::Remind),
+        "make" if after.starts_with(&["sure", "i"]) && after.get(2).is_some_and(|v| base_verb(v) || *v == "don't") => {
+            Some(CommandKind::Remind)
+        }
+        "tell" if after.starts_with(&["me", "to"]) => Some(CommandKind::Remind),
+        "alert" | "buzz" | "text" | "wake" if object(&["me", "us"]) => Some(CommandKind::Remind),
+        "make" if after.starts_with(&["a", "note"]) || after.starts_with(&["note"]) => Some(CommandKind::Remember),
+        "remember" if after.first() == Some(&"to") => Some(CommandKind::Remind),
+        "remember" | "memorize" => Some(CommandKind::Remember),
+        "note" | "jot" if !object(&["how", "why"]) => Some(CommandKind::Remember),
+        "write" | "jot" if after.first() == Some(&"down") || after.get(1) == Some(&"down") => {
+            Some(CommandKind::Remember)
+        }
+        "take" if after.first() == Some(&"note") => Some(CommandKind::Remember),
+        "save" | "store" | "record" | "log" if about_user || object(&["this", "that", "it"]) => {
+            Some(CommandKind::Remember)
+        }
+        "keep" | "bear" if has("mind") || has("track") || object(&["note"]) => Some(CommandKind::Remember),
+        "commit" if has("memory") => Some(CommandKind::Remember),
+        "add" if has("notes") || has("memory") => Some(CommandKind::Remember),
+        "change" | "update" | "correct" | "amend"
+            if object(&["my", "that", "it"]) && (has("to") || object(&["that", "it"])) =>
+        {
+            Some(CommandKind::Correct)
+        }
+        _ => None,
+    }
+}
+
+fn lemma_of(w: &str) -> &str {
+    lemma(w)
+}
+
+/// A clause follows at `k`: `that …`, `this:`, or a noun phrase and its verb (`my wife's name
+/// is Catalina`), not a noun phrase alone.
+fn clause_after(ws: &[W], k: usize) -> bool {
+    let Some(w) = ws.get(k) else { return false };
+    if matches!(w.w.as_str(), "that" | "this") || w.pause {
+        return true;
+    }
+    ws[k..]
+        .iter()
+        .skip(1)
+        .any(|w| aux(&w.w) || verbs::forms(&w.w).is_some_and(|f| f.is(Form::Third) || f.is(Form::Past)))
+}
+
+/// A declarative: the assistant addressed inside it (`I'd like you to …`, `if you could
+/// …`), a wish to know what it knows (`I want to know everything you've got on me`), or a
+/// statement — a question when it ends with `?`.
+fn declarative(ws: &[W], asks: bool) -> Reading {
+    let text: Vec<&str> = ws.iter().map(|w| w.w.as_str()).collect();
+    let speaker = matches!(text.first(), Some(&"i") | Some(&"if") | Some(&"it"));
+    if speaker {
+        if let Some(r) = embedded_you(ws).or_else(|| wish_to_know(&text)).or_else(|| wanted_done(&text)) {
+            return r;
+        }
+    }
+    // `I'd like a summary of the meeting.`: a summary wished for is asked of the assistant.
+    let summary = text.iter().any(|w| is(SUMMARY_WORDS, w));
+    let wished = text.iter().take(4).any(|w| matches!(*w, "like" | "love" | "want" | "need" | "could" | "would"))
+        || text.contains(&"please");
+    if summary && (wished || asks || is(SUMMARY_WORDS, text[0])) {
+        return Reading::new(Act::Request, "a summary asked for");
+    }
+    if asks && !text.ends_with(&["you", "know"]) {
+        return Reading::new(Act::Question, format!("{QUESTION_AFTER} \"?\""));
+    }
+    Reading::new(Act::Statement, "a subject and its verb tell something")
+}
+
+/// `you` after a wish, an `if` or `for` and before `to` or a modal (`I'd like you to …`, `if
+/// you could …`, `Would it be possible for you to …`): the verb after it is what the
+/// assistant is asked to do.
+fn embedded_you(ws: &[W]) -> Option<Reading> {
+    let text: Vec<&str> = ws.iter().map(|w| w.w.as_str()).collect();
+    let you = text.iter().position(|w| *w == "you")?;
+    let before = &text[you.saturating_sub(3)..you];
+    let wish = before.iter().any(|w| {
+        matches!(
+            *w,
+            "like" | "want" | "need" | "love" | "appreciate" | "hoping" | "if" | "wish" | "prefer" | "for" | "ask"
+        )
+    });
+    let to = text.get(you + 1).is_some_and(|w| *w == "to");
+    if !wish || !(to || text.get(you + 1).is_some_and(|w| is(MODALS, w))) {
+        return None;
+    }
+    let mut k = you + 2;
+    while ws.get(k).is_some_and(|w| is(SOFTENERS, &w.w)) {
+        k += 1;
+    }
+    let r = addressed(ws, k, "the assistant asked to")?;
+    // `I don't want you to remember …`: the wish is that it be forgotten.
+    let negated = text[..you].iter().any(|w| matches!(*w, "don't" | "not" | "never" | "doesn't"));
+    Some(match r.act {
+        Act::Command(CommandKind::Remember) if negated => Reading::new(Act::Command(CommandKind::Forget), r.cue),
+        _ => r,
+    })
+}
+
+/// `I want my old address deleted`, `I'd like that noted`: the speaker wants the memory
+/// changed (a participle of a verb of memory after the thing).
+fn wanted_done(text: &[&str]) -> Option<Reading> {
+    let wish = text.iter().take(4).position(|w| matches!(*w, "want" | "like" | "need"))?;
+    let done = text[wish + 1..].iter().take(6).find_map(|w| {
+        let kind = match *w {
+            "deleted" | "erased" | "removed" | "wiped" | "purged" | "cleared" => CommandKind::Erase,
+            "forgotten" | "disregarded" => CommandKind::Forget,
+            "noted" | "saved" | "remembered" | "stored" | "recorded" => CommandKind::Remember,
+            "updated" | "corrected" | "changed" | "fixed" => CommandKind::Correct,
+            _ => return None,
+        };
+        Some((kind, *w))
+    })?;
+    (text.get(wish + 1) != Some(&"to"))
+        .then(|| Reading::new(Act::Command(done.0), format!("\"{} … {}\"", text[wish], done.1)))
+}
+
+/// `I want to know …`, `I'd love to hear what you know …`, `I was wondering if you
+/// remember …`: a wish to know what the assistant holds or what the user told it.
+fn wish_to_know(text: &[&str]) -> Option<Reading> {
+    let wish = text
+        .iter()
+        .take(5)
+        .position(|w| matches!(*w, "want" | "like" | "love" | "wondering" | "wonder" | "curious"))?;
+    let rest = &text[wish + 1..];
+    let knows = rest.iter().take(3).any(|w| matches!(*w, "know" | "hear" | "find" | "learn" | "if" | "whether"))
+        || matches!(text[wish], "wonder" | "wondering") && rest.first().is_some_and(|w| is(WH, w));
+    let you = rest.windows(2).any(|p| p[0] == "you" && !(p[1] == "ask"));
+    let told = rest.windows(2).any(|p| p[0] == "i" && matches!(p[1], "said" | "told" | "mentioned"));
+    // `I want to know what my blood type is`: to know a fact about the speaker, with no
+    // choice to weigh (`I'm wondering if I should …` tells a doubt).
+    let explicit = matches!(text[wish], "want" | "like" | "love")
+        && rest.iter().take(3).any(|w| matches!(*w, "know" | "hear"))
+        || matches!(text[wish], "wonder" | "wondering") && rest.first().is_some_and(|w| is(WH, w));
+    let deliberates = rest.iter().any(|w| is(MODALS, w) || matches!(*w, "whether" | "going"));
+    let own = rest.iter().skip(1).any(|w| matches!(*w, "my" | "i" | "our" | "me"));
+    (knows && (you || told) || explicit && own && !deliberates)
+        .then(|| Reading::new(Act::Question, format!("\"{}\" to know what the memory holds", text[wish])))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn act(s: &str) -> Act {
+        read(s).act
+    }
+
+    #[test]
+    fn tell_me_about_miso_is_a_request() {
+        assert_eq!(act("Tell me about Miso."), Act::Request);
+    }
+
+    #[test]
+    fn forget_that_i_am_vegan_is_a_forget_command() {
+        assert_eq!(act("Please forget that I'm vegan."), Act::Command(CommandKind::Forget));
+        assert_eq!(act("Forget that I'm vegan"), Act::Command(CommandKind::Forget));
+    }
+
+    #[test]
+    fn the_first_questions_are_questions() {
+        for q in [
+            "What's my name?",
+            "Who am I?",
+            "What do you know about me?",
+            "Do I have any pets?",
+            "What's my job?",
+            "Where am I travelling to?",
+            "When is my flight?",
+            "Which medicine should I avoid?",
+            "What do you remember about my family?",
+        ] {
+            assert_eq!(act(q), Act::Question, "{q}");
+        }
+    }
+
+    #[test]
+    fn commands_by_the_verbs_meaning() {
+        assert_eq!(act("Remember that my PIN changed."), Act::Command(CommandKind::Remember));
+        assert_eq!(act("That's wrong, my name is Lena."), Act::Command(CommandKind::Correct));
+        assert_eq!(act("Remind me to call the vet tomorrow."), Act::Command(CommandKind::Remind));
+        assert_eq!(act("Remind me to call the vet on Friday."), Act::Command(CommandKind::Remind));
+        assert_eq!(act("Delete everything you know about my ex."), Act::Command(CommandKind::Erase));
+    }
+
+    #[test]
+    fn statements_that_name_reminding_or_forgetting_are_statements() {
+        for s in [
+            "Hi! I'm Lena, I work as a midwife in Graz and I have a cat called Miso.",
+            "My partner Tomas is a carpenter.",
+            "I'm allergic to penicillin.",
+            "We're flying to Lisbon on the 14th of March.",
+            "I need to remember to renew my passport.",
+            "I keep forgetting my keys.",
+            "Where I grew up, nobody locked their doors.",
+            "Can't wait for the weekend!",
+        ] {
+            assert_eq!(act(s), Act::Statement, "{s}");
+        }
+    }
+
+    /// Sentences of every form the corpus README names, written for these tests (none of
+    /// them is a corpus line): each read as its act.
+    #[test]
+    fn every_form_the_conventions_name() {
+        use CommandKind::*;
+        let cases: &[(&str, Act)] = &[
+            ("Do you recall what my landlord is called?", Act::Question),
+            ("any idea when my library books are due", Act::Question),
+            ("Let me know if you have my cousin's address.", Act::Question),
+            ("Tell me when my niece's recital is.", Act::Question),
+            ("Remind me what my physio's name is.", Act::Question),
+            ("remind me my locker number", Act::Question),
+            ("Can you check whether I told you about my sesame allergy?", Act::Question),
+            ("I'd like to know which boosters I said I'd had.", Act::Question),
+            ("I was wondering if you remember my mother's maiden name.", Act::Question),
+            ("my birthday's in may isn't it", Act::Question),
+            ("The vet is on Friday, is that right?", Act::Question),
+            ("Did you delete what I said about my overdraft?", Act::Question),
+            ("Is my old phone number still stored?", Act::Question),
+            ("So my train is at six?", Act::Question),
+            ("and my sister's birthday?", Act::Question),
+            ("Talk me through setting up a budget.", Act::Request),
+            ("Fill me in on how tax returns work.", Act::Request),
+            ("Boil this report down to three points.", Act::Request),
+            ("Could you recap the key decisions?", Act::Request),
+            ("I'd like a summary of the meeting notes.", Act::Request),
+            ("Would you mind shortening this paragraph?", Act::Request),
+            ("Do you mind checking my maths?", Act::Request),
+            ("I'd love it if you could draft a birthday message for my dad.", Act::Request),
+            ("If you could translate this into Welsh, that'd be great.", Act::Request),
+            ("Would it be possible for you to rank these hotels?", Act::Request),
+            ("Think of a name for my sourdough starter.", Act::Request),
+            ("Look up the train times to Bruges.", Act::Request),
+            ("Can you remind me how to poach an egg?", Act::Request),
+            ("Quiz me on French verbs.", Act::Request),
+            ("Don't hold on to my old postcode.", Act::Command(Forget)),
+            ("Scratch what I said about the job offer.", Act::Command(Forget)),
+            ("Ignore what I told you about my neighbour.", Act::Command(Forget)),
+            ("You don't need to remember my old phone number.", Act::Command(Forget)),
+            ("Correction: my son is 9, not 8.", Act::Command(Correct)),
+            ("I said Thursday, not Tuesday.", Act::Command(Correct)),
+            ("Actually my cat is called Pixel not Pickle.", Act::Command(Correct)),
+            ("You got my birthday wrong, it's the 3rd of June.", Act::Command(Correct)),
+            ("Update my job title to senior nurse.", Act::Command(Correct)),
+            ("Don't forget I'm lactose intolerant.", Act::Command(Remember)),
+            ("Make a note that my gate code is 4471.", Act::Command(Remember)),
+            ("Add this to your notes: my dentist is Dr Mbeki.", Act::Command(Remember)),
+            ("Please jot down that my bin day is Tuesday.", Act::Command(Remember)),
+            ("Set a reminder for the MOT next Friday.", Act::Command(Remind)),
+            ("Ping me at 5 to leave for the station.", Act::Command(Remind)),
+            ("Give me a nudge tomorrow about the gas bill.", Act::Command(Remind)),
+            ("Would you remind me on Friday to water the plants?", Act::Command(Remind)),
+            ("Take my old address out of your memory.", Act::Command(Erase)),
+            ("Purge everything about my last job.", Act::Command(Erase)),
+            ("Clear your notes on my divorce.", Act::Command(Erase)),
+            ("I plan to remind my brother about the loan.", Act::Statement),
+            ("I'm wondering if I should learn the cello.", Act::Statement),
+            ("My neighbour asked me to remind her about the bins.", Act::Statement),
+            ("I told my kids to forget about the trip.", Act::Statement),
+            ("Why I moved to Leeds is a long story.", Act::Statement),
+            ("Can't remember when I last slept eight hours.", Act::Statement),
+            ("Might be changing jobs in spring.", Act::Statement),
+            ("Hit my head on the cupboard yesterday.", Act::Statement),
+            ("Love my new flat.", Act::Statement),
+            ("Nadia asked me, \"Can you drive me to the airport?\"", Act::Statement),
+            ("Work is mad this week.", Act::Statement),
+            ("Let's plan my week.", Act::Request),
+            ("How about a list of easy dinners", Act::Question),
+            ("From now on, call me Sam.", Act::Request),
+            ("When you get a chance, summarise this thread.", Act::Request),
+            ("TL;DR of this thread please", Act::Request),
+            ("I don't want you to remember my old address.", Act::Command(Forget)),
+            ("I'd like my old email deleted from your memory.", Act::Command(Erase)),
+            ("No need to remember that.", Act::Command(Forget)),
+            ("Make sure I call my mum on Sunday.", Act::Command(Remind)),
+            ("Replace my old email with the new one.", Act::Command(Correct)),
+            ("You remember my sister's name", Act::Question),
+            ("I wonder what my blood type is", Act::Question),
+            ("I wonder if my sister will come to the party.", Act::Statement),
+            ("Can I ask you to delete my address?", Act::Command(Erase)),
+        ];
+        let wrong: Vec<String> = cases
+            .iter()
+            .filter(|(s, want)| read(s).act != *want)
+            .map(|(s, want)| format!("{s:?}: want {want}, got {}", read(s)))
+            .collect();
+        assert!(wrong.is_empty(), "{wrong:#?}");
+    }
+
+    #[test]
+    fn a_statement_before_a_question_in_one_sentence_still_states() {
+        let said = turn("The Hobbit is great, but have you read Dune?");
+        assert_eq!(said[0].reading.act, Act::Question);
+        assert_eq!(said[0].stated, ["The Hobbit is great"]);
+    }
+}
