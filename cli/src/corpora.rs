@@ -12,6 +12,9 @@ pub const PERSON_TARGET: f64 = 0.97;
 pub const SPLIT_TARGET: f64 = 0.95;
 /// Sentences read as their own act, test half: at least this share.
 pub const ACT_TARGET: f64 = 0.97;
+/// First questions answered by the offline provider with the right citation, test half:
+/// at least this share.
+pub const FIRST_TARGET: f64 = 0.90;
 
 fn print(score: &Score, name: &str, misses: bool) {
     for line in score.lines(name) {
@@ -80,8 +83,9 @@ pub fn split(misses: bool) -> Result<(), CliError> {
 
 /// The speech-act corpora: each sentence's act (and each command's kind), the questions,
 /// requests and commands that must store nothing (the offline encoder's proposals and a
-/// word-for-word one, through the Encode gate), and the acts of whole turns. Off target:
-/// the test half's acts under [`ACT_TARGET`], or any request or command stored.
+/// word-for-word one, through the Encode gate), the acts of whole turns, and the first
+/// questions answered by the offline provider. Off target: the test half's acts under
+/// [`ACT_TARGET`], any request or command stored, or first questions under [`FIRST_TARGET`].
 pub fn acts(misses: bool) -> Result<(), String> {
     let read = acts::act_score();
     print(&read, "acts", misses);
@@ -89,7 +93,13 @@ pub fn acts(misses: bool) -> Result<(), String> {
     let stored = acts::stored_score();
     print(&stored, "nothing-stored", misses);
     print(&acts::turn_score(), "turns", misses);
+    let first = pollster::block_on(acts::question_score());
+    print(&first, "first-questions", misses);
     let mut off = Vec::new();
+    let answered = first.total(Half::Test).share();
+    if answered < FIRST_TARGET {
+        off.push(format!("first questions answered {answered:.3} < {FIRST_TARGET} on the test half"));
+    }
     let share = read.total(Half::Test).share();
     if share < ACT_TARGET {
         off.push(format!("sentences read as their act {share:.3} < {ACT_TARGET} on the test half"));

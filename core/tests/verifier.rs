@@ -287,8 +287,24 @@ fn temporal_recall_fails_when_the_answer_drops_the_date() {
     let undated = Twisted {
         task: Task::Chat,
         reply: |req| {
+            // Every ISO date (`2026-01-02`) taken out of the reply, the rest kept.
             let text = nocturne_core::llm::offline::respond(req);
-            text.split(" (").next().unwrap_or_default().to_string()
+            let chars: Vec<char> = text.chars().collect();
+            let iso = |w: &[char]| {
+                w.len() == 10
+                    && w.iter().enumerate().all(|(k, c)| if k == 4 || k == 7 { *c == '-' } else { c.is_ascii_digit() })
+            };
+            let mut out = String::new();
+            let mut k = 0;
+            while k < chars.len() {
+                if chars.get(k..k + 10).is_some_and(iso) {
+                    k += 10;
+                } else {
+                    out.push(chars[k]);
+                    k += 1;
+                }
+            }
+            out
         },
     };
     fails(&run(&MemStore::new(), &undated, &options()), "temporal recall");

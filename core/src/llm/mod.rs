@@ -1,9 +1,11 @@
 //! The language model's side: the [`provider::Provider`] trait (messages in, text out),
 //! the prompts and JSON Schemas each pass sends, the OpenAI-compatible wire format and
-//! the embedded offline provider. Uses `text`, `model` and `gate`; never the store.
+//! the embedded offline provider. Uses `text`, `model`, `gate` and the store's retrieval;
+//! never a store itself.
 
 pub mod answer;
 pub mod context;
+pub mod first;
 pub mod gbnf;
 pub mod offline;
 pub mod openai;

@@ -10,20 +10,25 @@
 //! at least two content tokens yet are neither duplicates nor a conflict; *promote* sends identity/preferences/commitments to human and
 //! events to episodes; *supersede* adjudicates the engine's candidate conflicts (the
 //! later fact wins); *forget* proposes stale unprotected facts; *chat* answers a
-//! question with the memory line sharing most content tokens, or says it is not in memory;
-//! *quiz questions* name only the fact's most distinctive word.
+//! question from the memory lines of its prompt by the rules of `llm::first` (the
+//! speaker's name, who they are, what is known about them, and any question whose words
+//! and person a line meets), citing those lines, or says it is not in memory, and says it
+//! cannot do what a request asks that memory does not answer; *quiz questions* name only
+//! the fact's most distinctive word.
 
 use crate::llm::answer;
 use crate::llm::context::shown_id;
+use crate::llm::first;
 use crate::llm::prompt::{self, NOT_IN_MEMORY};
 use crate::llm::provider::{estimate_tokens, Completion, Provider, ProviderError, Request, Task};
 use crate::model::memory::{Block, Item};
 use crate::model::pass::PassKind;
 use crate::model::policy::RetentionPolicy;
+use crate::text::act::Act;
 use crate::text::statements;
 use crate::text::textmath::{self, content_tokens};
 use serde_json::{json, Value};
-use std::collections::{BTreeSet, HashSet};
+use std::collections::HashSet;
 
 /// The offline provider. Stateless and deterministic: the same request, the same reply.
 #[derive(Clone, Copy, Debug, Default)]
@@ -55,13 +60,14 @@ pub fn respond(request: &Request) -> String {
                 // Answers naming the line they came from, as the contract asks.
                 Some(answer::FREE_CONTRACT) => {
                     let (text, cited) = chat(prompt::memory_lines(system), user);
-                    json!({"answer": text, "cited": cited.map(|id| shown_id(&id).to_string()).into_iter().collect::<Vec<_>>()})
-                        .to_string()
+                    let cited: Vec<&str> = cited.iter().map(|id| shown_id(id)).collect();
+                    json!({"answer": text, "cited": cited}).to_string()
                 }
                 Some(answer::CHOOSE_CONTRACT) => {
                     let lines = option_lines(system);
-                    let chosen = answer::asks(user).then(|| best_line(&lines, user)).flatten();
-                    json!({"fact": chosen.map_or(answer::NONE.to_string(), |(line, _)| line)}).to_string()
+                    let chosen = answer::asks(user).then(|| first::answer(&lines, user)).flatten();
+                    let line = chosen.and_then(|a| a.cited.into_iter().next());
+                    json!({"fact": line.unwrap_or_else(|| answer::NONE.to_string())}).to_string()
                 }
                 _ => chat(prompt::memory_lines(system), user).0,
             }
@@ -288,23 +294,31 @@ fn forget(payload: &Value) -> Vec<Value> {
         .collect()
 }
 
-/// Words that make a question without naming its subject.
-const QUESTION_WORDS: &[&str] =
-    &["remember", "know", "tell", "recall", "anything", "something", "say", "said", "mention"];
-
-fn question_tokens(text: &str) -> BTreeSet<String> {
-    content_tokens(text).into_iter().filter(|t| !QUESTION_WORDS.contains(&t.as_str())).collect()
+/// The reply to `message` from the memory `lines` (id, text), and the ids it cites: the
+/// rules of `llm::first`; a request memory does not answer is declined, saying why.
+fn chat(lines: Vec<(String, String)>, message: &str) -> (String, Vec<String>) {
+    if !answer::asks(message) {
+        return (answer::NOTED.into(), Vec::new());
+    }
+    if let Some(a) = first::answer(&lines, message) {
+        return (a.text, a.cited);
+    }
+    let request = crate::text::act::turn(message)
+        .into_iter()
+        .find(|s| matches!(s.reading.act, Act::Question | Act::Request))
+        .filter(|s| s.reading.act == Act::Request);
+    match request {
+        Some(said) => (cannot(said.sentence), Vec::new()),
+        None => (NOT_IN_MEMORY.into(), Vec::new()),
+    }
 }
 
-/// The reply to `message` from the memory `lines` (id, text), and the id it came from.
-fn chat(lines: Vec<(String, String)>, message: &str) -> (String, Option<String>) {
-    if !answer::asks(message) {
-        return (answer::NOTED.into(), None);
-    }
-    match best_line(&lines, message) {
-        Some((id, text)) => (format!("From memory: {text}"), Some(id)),
-        None => (NOT_IN_MEMORY.into(), None),
-    }
+/// What the offline provider says to a request memory does not answer.
+pub fn cannot(request: &str) -> String {
+    format!(
+        "I'm the offline provider (deterministic rules, no model): I answer from memory, and nothing in memory answers “{}”. Writing, explaining or summarising needs a model: choose one in Settings (or --provider).",
+        request.trim().trim_end_matches(['.', '!'])
+    )
 }
 
 /// The lines of a choose request, by number: `[2] Melanie: "I painted a sunrise." (said
@@ -320,38 +334,6 @@ fn option_lines(system: &str) -> Vec<(String, String)> {
                 .map_or_else(|| line.rsplit_once(" (said ").map_or(line, |(t, _)| t).to_string(), |(w, _)| w);
             (n.to_string(), format!("{who}{words}"))
         })
-        .collect()
-}
-
-/// The memory line sharing most content tokens with `message` (at least half of its).
-fn best_line(lines: &[(String, String)], message: &str) -> Option<(String, String)> {
-    let q = question_tokens(message);
-    let names = named(message);
-    let best = lines
-        .iter()
-        // A question naming someone or something answers only from a line that names it.
-        .filter(|(_, text)| {
-            let line: BTreeSet<String> = textmath::tokens(text).into_iter().collect();
-            names.iter().all(|n| line.contains(n))
-        })
-        .map(|(id, text)| {
-            let f = content_tokens(text);
-            let shared = q.intersection(&f).count();
-            (shared, shared as f64 / f.len().max(1) as f64, text, id)
-        })
-        .filter(|(shared, _, _, _)| *shared > 0 && *shared * 2 >= q.len().max(1))
-        .max_by(|a, b| a.0.cmp(&b.0).then(a.1.total_cmp(&b.1)).then(b.2.cmp(a.2)));
-    best.map(|(_, _, text, id)| (id.clone(), text.clone()))
-}
-
-/// The tokens of the capitalised words of a question after its first word (`I` aside):
-/// the names it asks about.
-fn named(question: &str) -> Vec<String> {
-    textmath::words(question)
-        .skip(1)
-        .filter(|w| w.chars().next().is_some_and(char::is_uppercase) && *w != "I")
-        .map(textmath::word_token)
-        .filter(|t| !t.is_empty())
         .collect()
 }
 
@@ -384,12 +366,11 @@ mod tests {
             "x\n{}\nhuman (about the user, pinned):\nsaid on 2 Dec 2026:\n[1] I live in Lisbon.\nscratch (recent notes):\nsaid on 2 Dec 2026:\n[2] The kettle is broken.\n",
             prompt::MEMORY_HEADER
         );
-        assert_eq!(
-            chat(prompt::memory_lines(&system), "What do you remember about Lisbon?").0,
-            "From memory: I live in Lisbon."
-        );
+        let lisbon = chat(prompt::memory_lines(&system), "What do you remember about Lisbon?");
+        assert!(lisbon.0.starts_with("From memory: “I live in Lisbon.”"), "{lisbon:?}");
+        assert_eq!(lisbon.1, ["m_1"]);
         assert_eq!(chat(prompt::memory_lines(&system), "What do you remember about Saffron?").0, NOT_IN_MEMORY);
-        assert_eq!(chat(prompt::memory_lines(&system), "Do I live in Lisbon?").0, "From memory: I live in Lisbon.");
+        assert_eq!(chat(prompt::memory_lines(&system), "Do I live in Lisbon?").1, ["m_1"]);
         assert_eq!(
             chat(prompt::memory_lines(&system), "Does Ana live in Lisbon?").0,
             NOT_IN_MEMORY,

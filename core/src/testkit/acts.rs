@@ -93,7 +93,11 @@ pub fn questions() -> Vec<Question> {
             said: f[1],
             facts: f[2].split(" | ").collect(),
             question: f[3],
-            answers: list(f[4]).iter().filter_map(|n| n.trim().parse::<usize>().ok()?.checked_sub(1)).collect(),
+            answers: list(f[4])
+                .iter()
+                .flat_map(|l| l.split(','))
+                .filter_map(|n| n.trim().parse::<usize>().ok()?.checked_sub(1))
+                .collect(),
             must: list(f[5]),
             half: half_of(&format!("{}\t{}", f[3], f[2])),
         })
@@ -186,6 +190,67 @@ pub fn turn_score() -> Score {
     score
 }
 
+/// Each case of `questions.tsv`: its facts said as chat turns on `said` (the offline
+/// encoder, the Encode gate), then the question asked that day through the chat path with
+/// the offline provider. Right when the reply cites only facts from the answering turns
+/// (at least one) and holds one of the `must` words (whole words, any case); for `none`,
+/// when it says it is not in memory and cites nothing.
+pub async fn question_score() -> Score {
+    let mut score = Score::default();
+    for q in questions() {
+        let (right, what) = ask(&q).await;
+        score.add(q.half, group("first", q.kind), right, || {
+            format!("{} {:?} over {:?}: {what}", q.kind, q.question, q.facts)
+        });
+    }
+    score
+}
+
+/// One case through the chat path: whether the reply is right, and what it was.
+async fn ask(q: &Question) -> (bool, String) {
+    use crate::flow::chat;
+    use crate::llm::offline::OfflineProvider;
+    use crate::store::{MemStore, Store};
+    let Some(day) = crate::text::when::parse_iso(q.said) else { return (false, format!("no date {:?}", q.said)) };
+    let store = MemStore::new();
+    for (k, fact) in q.facts.iter().enumerate() {
+        if let Err(e) =
+            chat::chat_turn(&store, &OfflineProvider, fact, day + 60 * k as i64, chat::TurnOptions::default()).await
+        {
+            return (false, format!("the turn {fact:?} failed: {e}"));
+        }
+    }
+    let reply = match chat::reply(&store, &OfflineProvider, q.question, day + 3600, &mut |_| {}).await {
+        Ok(r) => r,
+        Err(e) => return (false, format!("no reply: {e}")),
+    };
+    let items = store.items().await.unwrap_or_default();
+    // The user turn of fact k is turn 2k (each is followed by its reply).
+    let fact_of =
+        |id: &String| items.iter().find(|i| &i.item_id == id).and_then(|i| i.source_turn).map(|t| t as usize / 2);
+    let cited: Vec<Option<usize>> = reply.memory.cited.iter().map(fact_of).collect();
+    let said = |w: &str| holds_word(&reply.text, w);
+    let right = if q.kind == "none" {
+        cited.is_empty() && reply.text.contains(crate::llm::prompt::NOT_IN_MEMORY)
+    } else {
+        !cited.is_empty()
+            && cited.iter().all(|c| c.is_some_and(|c| q.answers.contains(&c)))
+            && (q.must.is_empty() || q.must.iter().any(|w| said(w)))
+    };
+    let facts: Vec<String> = cited.iter().map(|c| c.map_or("?".into(), |c| (c + 1).to_string())).collect();
+    (right, format!("cited facts [{}], replied {:?}", facts.join(","), reply.text))
+}
+
+/// `word` (a word or a phrase) in `text` as whole words, any case.
+pub fn holds_word(text: &str, word: &str) -> bool {
+    let (text, word) = (text.to_lowercase(), word.to_lowercase());
+    text.match_indices(&word).any(|(at, _)| {
+        let before = text[..at].chars().next_back().is_none_or(|c| !c.is_alphanumeric());
+        let after = text[at + word.len()..].chars().next().is_none_or(|c| !c.is_alphanumeric());
+        before && after
+    })
+}
+
 /// `act/kind` as a group name that lives as long as the corpus.
 fn group(act: &'static str, kind: &'static str) -> &'static str {
     const GROUPS: &[&str] = &[
@@ -218,6 +283,18 @@ fn group(act: &'static str, kind: &'static str) -> &'static str {
         "turn/request",
         "turn/command",
         "turn/chatter",
+        "first/name",
+        "first/identity",
+        "first/about-me",
+        "first/pets",
+        "first/family",
+        "first/work",
+        "first/health",
+        "first/plans",
+        "first/when",
+        "first/home",
+        "first/preferences",
+        "first/none",
     ];
     let name = format!("{act}/{kind}");
     GROUPS.iter().find(|g| **g == name).copied().unwrap_or("other")

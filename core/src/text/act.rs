@@ -893,16 +893,7 @@ fn memory_verb(lemma: &str, after: &[&str]) -> Option<CommandKind> {
         "replace" if object(&["my", "that", "it"]) && has("with") => Some(CommandKind::Correct),
         "get" if after.first() == Some(&"rid") => Some(CommandKind::Erase),
         "take" if has("out") && (has("memory") || has("notes")) => Some(CommandKind::Erase),
-        "remind"
-            if after.first().is_some_and(|m| matches!(*m, "me" | "us"))
-                && after.get(1).is_some_and(|w| !is(WH, w) && !matches!(*w, "whether" | "if"))
-                && !(after
-                    .get(1)
-                    .is_some_and(|w| matches!(*w, "my" | "our" | "his" | "her" | "their" | "the" | "your"))
-                    && !after.windows(2).any(|p| p[0] == "to" && base_verb(p[1]))) =>
-        {
-            Some(CommandKind::Remind)
-        }
+        "remind" if reminds(after) => Some(CommandKind::Remind),
         "nudge" | "ping" if object(&["me", "us"]) => Some(CommandKind::Remind),
         "set" | "add" | "create" | "schedule" | "put" if has("reminder") || has("alarm") => Some(CommandKind::Remind),
         "give" if has("nudge") || has("reminder") => Some(CommandKind::Remind),
@@ -932,6 +923,17 @@ fn memory_verb(lemma: &str, after: &[&str]) -> Option<CommandKind> {
         }
         _ => None,
     }
+}
+
+/// `remind me to …`, `remind me about the dentist`, `remind me on Friday`: not `remind me
+/// what …` nor `remind me my locker number` (a noun and no `to` + verb asks for it).
+fn reminds(after: &[&str]) -> bool {
+    let me = after.first().is_some_and(|m| matches!(*m, "me" | "us"));
+    let next = after.get(1).copied().unwrap_or("");
+    let asks = is(WH, next) || matches!(next, "whether" | "if");
+    let named = matches!(next, "my" | "our" | "his" | "her" | "their" | "the" | "your");
+    let to_do = after.windows(2).any(|p| p[0] == "to" && base_verb(p[1]));
+    me && !next.is_empty() && !asks && (!named || to_do)
 }
 
 fn lemma_of(w: &str) -> &str {
@@ -1033,7 +1035,7 @@ fn wish_to_know(text: &[&str]) -> Option<Reading> {
     let rest = &text[wish + 1..];
     let knows = rest.iter().take(3).any(|w| matches!(*w, "know" | "hear" | "find" | "learn" | "if" | "whether"))
         || matches!(text[wish], "wonder" | "wondering") && rest.first().is_some_and(|w| is(WH, w));
-    let you = rest.windows(2).any(|p| p[0] == "you" && !(p[1] == "ask"));
+    let you = rest.windows(2).any(|p| p[0] == "you" && p[1] != "ask");
     let told = rest.windows(2).any(|p| p[0] == "i" && matches!(p[1], "said" | "told" | "mentioned"));
     // `I want to know what my blood type is`: to know a fact about the speaker, with no
     // choice to weigh (`I'm wondering if I should …` tells a doubt).

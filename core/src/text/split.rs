@@ -201,7 +201,8 @@ fn next_piece(
     // A clause with its own subject.
     if !matches!(bare, "as well as" | "or") {
         if let Some(c) = clause_at(toks, resume, toks.len()).filter(|c| c.subject.0 == r) {
-            if matches!(bare, "while" | "whereas") && !contrasts(toks, left, &c) {
+            if matches!(bare, "while" | "whereas") && !contrasts(toks, left, &c) || word == "," && apposition(toks, &c)
+            {
                 return None;
             }
             return Some((c, String::new()));
@@ -243,6 +244,15 @@ fn second_object(toks: &[Tok<'_>], left: &Clause, at: usize, r: usize) -> Option
         Clause { subject: left.subject, number: left.number, aux: left.aux.clone(), main: left.main, listed: false },
         restored,
     ))
+}
+
+/// `We got a new puppy, a beagle called Waffle`: an indefinite noun phrase after a comma,
+/// named by a participle, says what came before is, not a clause of its own — cut off,
+/// the name would lose what it names.
+fn apposition(toks: &[Tok<'_>], c: &Clause) -> bool {
+    let indefinite = matches!(toks[c.subject.0].lower.as_str(), "a" | "an");
+    let naming = c.main.is_some_and(|m| matches!(toks[m].lower.as_str(), "called" | "named" | "nicknamed"));
+    indefinite && naming && c.aux.is_empty()
 }
 
 /// `while` between two clauses contrasts them (`I work nights while my wife works days`,

@@ -336,8 +336,12 @@ fn ordinal(word: &str) -> Option<u32> {
 }
 
 pub(super) fn tokens(text: &str) -> Vec<String> {
+    // `we're` is not `were`, nor `we'll` `well`: a contraction's auxiliary is read as one.
     text.to_lowercase()
-        .replace(['\'', '’'], "")
+        .replace('’', "'")
+        .replace("'re ", " are ")
+        .replace("'ll ", " will ")
+        .replace('\'', "")
         .split(|c: char| !(c.is_alphanumeric() || c == '-' || c == '/'))
         .map(|t| t.trim_matches('-').to_string())
         .filter(|t| !t.is_empty())
