@@ -3,7 +3,7 @@
 //! a Sleep; the re-audit and the no-invention sweep accept them.
 
 use nocturne_core::flow::edit::{self, EditError, UserEdit};
-use nocturne_core::flow::{chat, sleep};
+use nocturne_core::flow::{chat, sleep, told};
 use nocturne_core::llm::offline::OfflineProvider;
 use nocturne_core::llm::provider::{Completion, Provider, ProviderError, Request, Task};
 use nocturne_core::model::memory::{Mutation, Proposer, Turn, Version};
@@ -241,4 +241,128 @@ fn an_erase_that_met_another_writers_commit_is_planned_again_and_both_land() {
     let doc = block(store.document()).expect("doc").to_json();
     assert!(!doc.contains("bees"), "the words are gone");
     assert!(find(&store.inner, "Lisbon").pinned, "the other writer's pin");
+}
+
+/// The turns `said`, each a minute apart, then the memory commands of `command` carried out
+/// as the user's edits through `flow::edit::apply`.
+fn told(said: &[&str], command: &str) -> (MemStore, Vec<told::Carried>) {
+    let store = MemStore::new();
+    for (k, text) in said.iter().chain([&command]).enumerate() {
+        block(chat::chat_turn(&store, &OfflineProvider, text, NOW + 60 * k as i64, chat::TurnOptions::default()))
+            .expect("turn");
+    }
+    let at = NOW + 3600;
+    let done = block(told::carry_out(&store, command, &[], async |e: &UserEdit| {
+        edit::apply(&store, e, at).await.map_err(|e| e.to_string())
+    }))
+    .expect("carried out");
+    (store, done)
+}
+
+fn active_texts(store: &MemStore) -> Vec<String> {
+    block(store.items()).expect("items").into_iter().filter(|i| i.active).map(|i| i.text).collect()
+}
+
+/// Issue 67: "Please forget that I'm vegan." was kept as a fact and forgot nothing. Now it
+/// retires that fact as the user's logged edit, says so, and its undo brings it back.
+#[test]
+fn regression_please_forget_that_im_vegan_was_kept_and_forgot_nothing() {
+    let (store, done) = told(&["I'm vegan.", "I live in Graz."], "Please forget that I'm vegan.");
+    assert_eq!(done.len(), 1, "{done:?}");
+    assert!(
+        done[0].changed && done[0].said.starts_with("forgot m_") && done[0].said.contains("I'm vegan."),
+        "{done:?}"
+    );
+    assert_eq!(active_texts(&store), ["I live in Graz."], "the fact is retired and the command is no fact");
+    let log = block(store.mutations()).expect("log");
+    let m = log.iter().rev().find(|m| m.kind == MutationKind::Forget).expect("a forget");
+    assert!(m.pass == Stage::User && m.proposer == Proposer::User && m.reason.contains("Please forget"), "{m:?}");
+    let Some(told::Undo::Restore { seq }) = done[0].undo.clone() else { panic!("{:?}", done[0].undo) };
+    block(store.restore(seq, NOW + 7200)).expect("undo");
+    assert_eq!(active_texts(&store), ["I'm vegan.", "I live in Graz."], "undone");
+}
+
+#[test]
+fn thats_wrong_corrects_the_fact_it_names_and_its_undo_corrects_it_back() {
+    let (store, done) = told(&["Hi! I'm Lana.", "I work as a midwife."], "That's wrong, my name is Lena.");
+    assert!(done[0].changed && done[0].said.contains("corrected"), "{done:?}");
+    assert_eq!(active_texts(&store), ["I work as a midwife.", "My name is Lena."]);
+    let Some(told::Undo::Edit { edit: back }) = done[0].undo.clone() else { panic!("{:?}", done[0].undo) };
+    block(edit::apply(&store, &back, NOW + 7200)).expect("undo");
+    assert_eq!(active_texts(&store), ["I work as a midwife.", "I'm Lana."]);
+}
+
+/// An ambiguous command and an erase ask, and change nothing: the memory's head, facts and
+/// log are as they were before the command was carried out.
+#[test]
+fn an_ambiguous_command_or_an_erase_asks_and_changes_nothing() {
+    let said = ["I have a cat called Miso.", "My sister has a cat called Tiger.", "I live at 4 Elm Road."];
+    for (command, asks) in [
+        ("Forget about the cat.", "2 facts match; which should I forget?"),
+        ("Forget that I own a boat.", "No fact in memory says"),
+        ("Erase my address at 4 Elm Road.", "confirm it with Erase"),
+    ] {
+        let store = MemStore::new();
+        for (k, text) in said.iter().chain([&command]).enumerate() {
+            block(chat::chat_turn(&store, &OfflineProvider, text, NOW + 60 * k as i64, chat::TurnOptions::default()))
+                .expect("turn");
+        }
+        let before = block(Store::document(&store)).expect("document");
+        let done = block(told::carry_out(&store, command, &[], async |e: &UserEdit| {
+            edit::apply(&store, e, NOW + 3600).await.map_err(|e| e.to_string())
+        }))
+        .expect("carried out");
+        assert!(done.len() == 1 && !done[0].changed && done[0].undo.is_none(), "{command}: {done:?}");
+        assert!(done[0].said.contains(asks) && done[0].said.contains("Nothing was changed"), "{command}: {done:?}");
+        assert_eq!(block(Store::document(&store)).expect("document"), before, "{command} changed the memory");
+    }
+}
+
+/// Issue 67: "Remind me to call the vet tomorrow." was answered "I don't have that in
+/// memory." and nothing said a reminder was set. Now the chat turn keeps it as the user's
+/// own commitment, due the next day (resolved by code), shown under the turn with its
+/// undo; the memory's prompt shows the due date, and it falls due like any other.
+#[test]
+fn regression_remind_me_to_call_the_vet_tomorrow_set_no_reminder() {
+    let store = MemStore::new();
+    let said = "Remind me to call the vet tomorrow.";
+    block(chat::chat_turn(&store, &OfflineProvider, "I have a cat called Miso.", NOW, chat::TurnOptions::default()))
+        .expect("turn");
+    let out =
+        block(chat::chat_turn(&store, &OfflineProvider, said, NOW + 60, chat::TurnOptions::default())).expect("turn");
+    let reminder = find(&store, "vet");
+    assert_eq!(reminder.text, "Remind me to call the vet tomorrow.");
+    assert!(reminder.active && reminder.is_commitment(), "{reminder:?}");
+    assert_eq!(reminder.when().map(|w| w.last().to_string()).as_deref(), Some("2026-01-02"));
+    let m = out.encoded.iter().find(|m| m.item_id == reminder.item_id).expect("logged");
+    assert!(m.proposer == Proposer::User && m.pass == Stage::User && m.kind == MutationKind::Add, "{m:?}");
+    let done = block(told::carry_out(&store, said, &out.encoded, async |e: &UserEdit| {
+        edit::apply(&store, e, NOW + 120).await.map_err(|e| e.to_string())
+    }))
+    .expect("carried out");
+    assert_eq!(done.len(), 1, "{done:?}");
+    assert!(done[0].said.contains("as a reminder, due 2026-01-02"), "{done:?}");
+    // Asked the next morning, the offline provider answers with the due date.
+    let reply =
+        block(chat::reply(&store, &OfflineProvider, "When do I need to call the vet?", NOW + 9 * 3600, &mut |_| {}))
+            .expect("reply");
+    assert!(reply.text.contains("2026-01-02") && reply.memory.cited == [reminder.item_id.clone()], "{reply:?}");
+    // Not forgotten before it falls due; forgotten once its date and the grace have passed.
+    let options = sleep::SleepOptions::new;
+    block(sleep::sleep(&store, &OfflineProvider, &options(NOW + DAY), &mut |_| {})).expect("sleep");
+    assert!(find(&store, "vet").active, "kept until it falls due");
+    block(sleep::sleep(&store, &OfflineProvider, &options(NOW + 10 * DAY), &mut |_| {})).expect("sleep");
+    assert!(!find(&store, "vet").active, "fallen due and past its grace");
+    let log = block(store.mutations()).expect("log");
+    assert!(log.iter().any(|m| m.item_id == reminder.item_id && m.accepted && m.reason.contains("due 2026-01-02")));
+    // Its undo: the user's forget of it.
+    let store = MemStore::new();
+    let out = block(chat::chat_turn(&store, &OfflineProvider, said, NOW, chat::TurnOptions::default())).expect("turn");
+    let done = block(told::carry_out(&store, said, &out.encoded, async |e: &UserEdit| {
+        edit::apply(&store, e, NOW + 120).await.map_err(|e| e.to_string())
+    }))
+    .expect("carried out");
+    let Some(told::Undo::Edit { edit: undo }) = done[0].undo.clone() else { panic!("{done:?}") };
+    block(edit::apply(&store, &undo, NOW + 180)).expect("undo");
+    assert!(!find(&store, "vet").active, "undone");
 }

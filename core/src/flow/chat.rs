@@ -2,7 +2,7 @@
 //! both turns with the memory the reply drew on, encode the new user turns into scratch
 //! through the encode gate (incrementally, with a cursor).
 
-use crate::flow::kept;
+use crate::flow::{kept, told};
 use crate::gate::{Edit, Ground, Judge, Verdict};
 use crate::llm::answer::{self, AnswerStream};
 use crate::llm::context::PromptIndex;
@@ -472,7 +472,13 @@ async fn record_once<S: Store, P: Provider>(
         ..outcome(encoded, version, encode_error, offered)
     };
     match encoded.map_err(|u| u.why) {
-        Ok((items, mutations, offered)) => {
+        Ok((mut items, mut mutations, offered)) => {
+            // A chat turn's `remind me to …`, `remember that …`: the user's own facts.
+            if reply.is_some() {
+                let (asked, log) = told::kept_by_command(&turns[0], meta.next_item.max(1) + items.len() as u64, now);
+                items.extend(asked);
+                mutations.extend(log);
+            }
             let label = if items.is_empty() { None } else { Some(crate::model::label::Label::Turn(next).to_string()) };
             // Every statement that stored nothing is logged with the rule that decided, and
             // a reply that only acknowledged says what was kept.

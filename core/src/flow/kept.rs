@@ -80,6 +80,9 @@ fn not_a_statement(said: &act::Said<'_>) -> Unkept {
     let done = match said.reading.act {
         act::Act::Question => "it is answered from memory, not stored",
         act::Act::Request => "it is answered, not stored",
+        act::Act::Command(act::CommandKind::Remind | act::CommandKind::Remember) => {
+            "not encoded: in the chat it is carried out as the user's own edit"
+        }
         act::Act::Command(_) => "not stored as a fact",
         act::Act::Statement => "it is stored",
     };

@@ -18,3 +18,4 @@ pub mod review;
 pub mod rules;
 pub mod sleep;
 pub mod stop;
+pub mod told;

@@ -80,8 +80,10 @@ impl<'a> Line<'a> {
         let mut found = with_lemmas(text);
         found.extend(implied(text).into_iter().map(String::from));
         // `(due 2026-01-02, tomorrow)`: the prompt says the fact falls due then.
+        // A commitment is what the speaker needs to do (`When do I need to call the vet?`).
         if about.is_some_and(|a| a.starts_with("due ")) {
             found.insert("due".into());
+            found.insert("need".into());
         }
         Line { id, text, about, roots: found, whose: whose(text) }
     }
@@ -196,6 +198,8 @@ fn whose(text: &str) -> Whose {
         "i" | "i'm" | "i've" | "i'd" | "i'll" | "we" | "we're" | "we've" | "we'll" | "me" | "im" | "ive" => {
             Whose::Speaker
         }
+        // `Remind me to call the vet`: a reminder the speaker set.
+        "remind" if next == "me" => Whose::Speaker,
         "my" | "our" if PEOPLE.contains(&next) => Whose::Person(next.to_string()),
         "my" | "our" | "mine" => Whose::Mine,
         _ => {
