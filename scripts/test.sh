@@ -195,6 +195,9 @@ if [ -f dist/index.html ]; then
   # A Sleep reviewed before it changes: two of five edits approved and applied.
   node tests/e2e/review.cjs "http://127.0.0.1:$port/" tests/e2e/out 2>&1 | tee -a "$LOG/e2e.log"
   [ "${PIPESTATUS[0]}" = 0 ] || failed_steps+=("end-to-end (review before applying)")
+  # Memory commands said in the chat: forget and its Undo, an ambiguous one, a reminder.
+  node tests/e2e/told.cjs "http://127.0.0.1:$port/" tests/e2e/out 2>&1 | tee -a "$LOG/e2e.log"
+  [ "${PIPESTATUS[0]}" = 0 ] || failed_steps+=("end-to-end (memory commands in the chat)")
   # A memory that has lived for years: 10,000 facts imported, then chatted with.
   large_memory=tests/e2e/out/memory-10k.json
   cargo run --locked -q -p nocturne-cli -- bench-recall --facts 10000 --export "$large_memory" \

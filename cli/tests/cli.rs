@@ -782,3 +782,36 @@ fn bench_store_measures_a_json_file_and_a_database_on_one_memory() {
     }
     assert!(text.contains("databaseFaster turn="), "{text}");
 }
+
+/// Issue 67, in the command line: "forget that I'm vegan" retires that fact as the user's
+/// edit and prints the command that undoes it; "remind me to call the vet tomorrow" keeps a
+/// commitment due tomorrow; an ambiguous command asks and changes nothing. The printed undo
+/// is run and brings the fact back.
+#[test]
+fn memory_commands_in_chat_are_the_users_edits_shown_with_their_undo() {
+    let store = temp("told.db");
+    let _ = std::fs::remove_file(&store);
+    let s = store.to_str().expect("utf8");
+    let chat = |at: &str, said: &str| {
+        let out = nocturne(&["chat", "--store", s, "--now", at, said]);
+        assert!(out.status.success(), "{}", stderr(&out));
+        stdout(&out)
+    };
+    chat("1767225600", "I'm vegan. I have a cat called Miso. My sister has a cat called Tiger.");
+    let forgot = chat("1767225660", "Please forget that I'm vegan.");
+    assert!(forgot.contains("memory command “Please forget that I'm vegan.”: forgot m_1 “I'm vegan.”"), "{forgot}");
+    let undo = forgot.lines().find_map(|l| l.trim().strip_prefix("undo: nocturne ")).expect(&forgot).to_string();
+    // An active fact holding `word` (search lists the forgotten too, saying so).
+    let found = |word: &str| stdout(&nocturne(&["search", "--store", s, word])).lines().any(|l| l.contains(" active,"));
+    assert!(!found("vegan"), "forgotten");
+    let args: Vec<&str> = undo.split(' ').collect();
+    let out = nocturne(&args);
+    assert!(out.status.success(), "{undo}: {}", stderr(&out));
+    assert!(found("vegan"), "undone");
+    let asked = chat("1767225720", "Forget about the cat.");
+    assert!(asked.contains("2 facts match; which should I forget?") && !asked.contains("undo:"), "{asked}");
+    let reminded = chat("1767225780", "Remind me to call the vet tomorrow.");
+    assert!(reminded.contains("as a reminder, due 2026-01-02 (your edit)"), "{reminded}");
+    assert!(reminded.contains("undo: nocturne forget --store"), "{reminded}");
+    assert!(found("vegan") && found("Miso") && found("Tiger") && found("vet"), "nothing else changed");
+}

@@ -277,7 +277,10 @@ fn regression_please_forget_that_im_vegan_was_kept_and_forgot_nothing() {
     let log = block(store.mutations()).expect("log");
     let m = log.iter().rev().find(|m| m.kind == MutationKind::Forget).expect("a forget");
     assert!(m.pass == Stage::User && m.proposer == Proposer::User && m.reason.contains("Please forget"), "{m:?}");
-    let Some(told::Undo::Restore { seq }) = done[0].undo.clone() else { panic!("{:?}", done[0].undo) };
+    let undo = done[0].undo.clone().expect("an undo");
+    let told::Undo::Restore { seq, head } = undo else { panic!("{undo:?}") };
+    assert_eq!(undo.stale(head), None, "undoable while the memory is at the edit");
+    assert!(undo.stale(head + 1).is_some_and(|why| why.contains("would undo those changes too")));
     block(store.restore(seq, NOW + 7200)).expect("undo");
     assert_eq!(active_texts(&store), ["I'm vegan.", "I live in Graz."], "undone");
 }
@@ -336,6 +339,9 @@ fn regression_remind_me_to_call_the_vet_tomorrow_set_no_reminder() {
     assert_eq!(reminder.when().map(|w| w.last().to_string()).as_deref(), Some("2026-01-02"));
     let m = out.encoded.iter().find(|m| m.item_id == reminder.item_id).expect("logged");
     assert!(m.proposer == Proposer::User && m.pass == Stage::User && m.kind == MutationKind::Add, "{m:?}");
+    // Kept, so the turn does not also say the sentence was not kept.
+    let skipped = out.encoded.iter().filter(|m| m.kind == MutationKind::Skip).count();
+    assert_eq!(skipped, 0, "{:?}", out.encoded);
     let done = block(told::carry_out(&store, said, &out.encoded, async |e: &UserEdit| {
         edit::apply(&store, e, NOW + 120).await.map_err(|e| e.to_string())
     }))
@@ -365,4 +371,23 @@ fn regression_remind_me_to_call_the_vet_tomorrow_set_no_reminder() {
     let Some(told::Undo::Edit { edit: undo }) = done[0].undo.clone() else { panic!("{done:?}") };
     block(edit::apply(&store, &undo, NOW + 180)).expect("undo");
     assert!(!find(&store, "vet").active, "undone");
+}
+
+/// The write layer's `Reply` (what every entry point performs for a chat turn) carries out
+/// the turn's memory commands: the outcome says what each did, and the memory shows it.
+#[test]
+fn a_reply_performed_by_the_journal_carries_out_its_memory_commands() {
+    use nocturne_core::write::{Journal, NoSync, Reply, StoreLocks, Watch};
+    let store = MemStore::new();
+    let journal = Journal::new(&store, &StoreLocks, &NoSync);
+    let say = |text: &str, at: i64| {
+        let reply = Reply { text: text.into(), speaker: None, at };
+        block(journal.perform(reply, &OfflineProvider, &mut Watch::quiet())).expect("turn").done
+    };
+    assert!(say("I'm vegan. I live in Graz.", NOW).told.is_empty(), "no command, nothing carried out");
+    let out = say("Please forget that I'm vegan.", NOW + 60);
+    assert!(out.told.len() == 1 && out.told[0].changed && out.told[0].said.contains("forgot"), "{:?}", out.told);
+    assert_eq!(active_texts(&store), ["I live in Graz."]);
+    let out = say("Remind me to call the vet tomorrow.", NOW + 120);
+    assert!(out.told.len() == 1 && out.told[0].said.contains("due 2026-01-02"), "{:?}", out.told);
 }

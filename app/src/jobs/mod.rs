@@ -352,6 +352,10 @@ pub struct TurnSummary {
     pub refused_citations: Vec<String>,
     /// The encoder failed: the turn is kept and encoded with the next one.
     pub encode_error: Option<String>,
+    /// What each memory command of the turn did as the user's edit, or asks back
+    /// (`flow::told`), with its undo.
+    #[serde(default)]
+    pub told: Vec<nocturne_core::flow::told::Carried>,
 }
 
 /// A Sleep's report, as the page shows it.

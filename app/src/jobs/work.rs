@@ -217,6 +217,7 @@ async fn turn(j: Turn, stop: &StopHandle) -> Result<Posted, JobError> {
         switched: out.switched,
         refused_citations: out.refused_citations.into_iter().map(|(_, why)| why).collect(),
         encode_error: out.encode_error,
+        told: out.told,
     };
     posted(turned, asking.style())
 }

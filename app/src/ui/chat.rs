@@ -6,6 +6,7 @@ use crate::idb::IdbStore;
 use crate::jobs::{self, Given, Model, Progress};
 use crate::stop::StopHandle;
 use leptos::prelude::*;
+use nocturne_core::flow::told::{Carried, Undo};
 use nocturne_core::model::memory::{AnswerStyle, Item, MemoryUse, Turn};
 use nocturne_core::store::{Store, StoreError};
 use std::collections::HashMap;
@@ -122,7 +123,7 @@ pub fn ChatPanel() -> impl IntoView {
 
             </ol>
             {move || send.value().get().map(|r| match r {
-                Ok(out) => encode_summary(&out).into_any(),
+                Ok(out) => view! { {encode_summary(&out)} {told_view(c, out.told.clone())} }.into_any(),
                 Err(e) => view! { <p class="error" role="alert">{e}</p> }.into_any(),
             })}
             <form class="composer" on:submit=submit>
@@ -238,5 +239,51 @@ fn encode_summary(out: &jobs::TurnSummary) -> impl IntoView {
             {out.refused_citations.iter().map(|why| view! { <p class="refused" data-testid="citation-refused">{format!("Citation refused: {why}")}</p> }).collect_view()}
             {out.encode_error.clone().map(|e| view! { <p class="error" role="alert">{format!("The encoder failed: {e}. The turn is kept and will be encoded with the next one.")}</p> })}
         </div>
+    }
+}
+
+/// Under the turn: what each memory command did as the user's edit (or asks back, having
+/// changed nothing), each change with one click to undo it — through the one write path,
+/// like every edit; a restore refused once the memory has moved past the edit.
+fn told_view(c: Ctx, told: Vec<Carried>) -> impl IntoView {
+    let undo = Action::new_local(move |undo: &Undo| {
+        let (undo, memory, at) = (undo.clone(), c.memory.get_untracked(), now());
+        let store = c.store.get_value();
+        async move {
+            let r = match undo {
+                Undo::Edit { edit } => jobs::write(jobs::Edit { memory, edit, now: at }).await,
+                Undo::Restore { seq, .. } => {
+                    let head = store.meta().await.map_err(|e| e.to_string())?.head;
+                    if let Some(why) = undo.stale(head) {
+                        return Err(why);
+                    }
+                    jobs::write(jobs::Restore { memory, seq, now: at }).await
+                }
+            };
+            c.bump();
+            r.map(|_| "Undone.".to_string())
+        }
+    });
+    let rows = told
+        .into_iter()
+        .map(|t| {
+            let back = t.undo.clone();
+            view! {
+                <li class:changed=t.changed data-testid="told">
+                    <span class="meta">{format!("“{}”", t.sentence)}</span> " " {t.said.clone()} " "
+                    {back.map(|b| view! {
+                        <button class="small" data-testid="told-undo" disabled=move || undo.pending().get()
+                            on:click=move |_| { undo.dispatch(b.clone()); }>"Undo"</button>
+                    })}
+                </li>
+            }
+        })
+        .collect_view();
+    view! {
+        <ul class="told" data-testid="memory-commands">{rows}</ul>
+        {move || undo.value().get().map(|r| match r {
+            Ok(line) => view! { <p class="hint" data-testid="told-undone">{line}</p> }.into_any(),
+            Err(e) => view! { <p class="error" role="alert" data-testid="told-undone">{e}</p> }.into_any(),
+        })}
     }
 }

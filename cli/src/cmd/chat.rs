@@ -4,7 +4,8 @@ use crate::args::{ProviderArgs, StoreArgs};
 use crate::error::CliError;
 use crate::store::Memory;
 use crate::{progress, write};
-use nocturne_core::flow::chat;
+use nocturne_core::flow::edit::UserEdit;
+use nocturne_core::flow::{chat, told};
 use nocturne_core::store::Store;
 use nocturne_core::write::{Reply, Watch};
 
@@ -61,6 +62,7 @@ pub(crate) fn chat(
         if written.recorded.is_some() {
             println!("  recorded for the next sync");
         }
+        print_told(&store.store, &turn.told);
     }
     match (said, refused.len()) {
         (0, 0) => Err("chat needs a message: as arguments, or one per line on standard input".into()),
@@ -113,6 +115,39 @@ impl Lines {
         }
         Ok(Some((self.read, String::from_utf8(bytes).map_err(|_| "it is not text (UTF-8)".to_string()))))
     }
+}
+
+/// Under a reply: what each memory command of the turn did, or what it asks, and the
+/// command that undoes it.
+fn print_told(path: &std::path::Path, told: &[told::Carried]) {
+    let store = path.display();
+    for t in told {
+        println!("  memory command “{}”: {}", t.sentence, t.said);
+        match &t.undo {
+            Some(told::Undo::Restore { seq, head }) => {
+                println!("    undo: nocturne restore --store {store} v{seq}");
+                println!("    (while the memory is at v{head}: a later change would be undone too)");
+            }
+            Some(told::Undo::Edit { edit: UserEdit::Forget { item_id, .. } }) => {
+                println!("    undo: nocturne forget --store {store} {item_id}")
+            }
+            Some(told::Undo::Edit { edit: UserEdit::Correct { item_id, text } }) => {
+                println!("    undo: nocturne edit --store {store} {item_id} {}", shell_quoted(text))
+            }
+            Some(told::Undo::Edit { edit: UserEdit::Pin { item_id } }) => {
+                println!("    undo: nocturne pin --store {store} {item_id}")
+            }
+            Some(told::Undo::Edit { edit: UserEdit::Unpin { item_id } }) => {
+                println!("    undo: nocturne unpin --store {store} {item_id}")
+            }
+            None => {}
+        }
+    }
+}
+
+/// `text` in single quotes for a POSIX shell.
+fn shell_quoted(text: &str) -> String {
+    format!("'{}'", text.replace('\'', r"'\''"))
 }
 
 /// Under a reply: each fact stored, each one the gate refused, and each statement that

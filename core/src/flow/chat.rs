@@ -39,6 +39,9 @@ pub struct TurnOutcome {
     pub refused_citations: Vec<(String, String)>,
     /// What `auto` said when an unusable reply moved the model to choosing in this turn.
     pub switched: Vec<String>,
+    /// What each memory command of a chat turn did as the user's edit, or asks back
+    /// (`flow::told`): filled by the write layer's `Reply`, which carries them out.
+    pub told: Vec<told::Carried>,
 }
 
 /// A reply and the memory it drew on; nothing is stored yet.
@@ -446,6 +449,7 @@ async fn record_once<S: Store, P: Provider>(
         memory: reply.map(|r| r.memory.clone()).unwrap_or_default(),
         refused_citations: reply.map(|r| r.refused.clone()).unwrap_or_default(),
         switched: reply.and_then(|r| r.switched.clone()).into_iter().collect(),
+        told: Vec::new(),
     };
     // A pasted page is kept in the conversation but never sent to the encoder whole.
     let (pending, too_long): (Vec<Turn>, Vec<Turn>) = unencoded

@@ -55,7 +55,11 @@ pub fn unkept(turns: &[Turn], too_long: &[Turn], kept: &[Item], verdicts: &[Muta
     for t in turns.iter().filter(|t| t.role == Role::User) {
         let from_turn: Vec<&Item> = kept.iter().filter(|i| i.source_turn == Some(t.index)).collect();
         for said in act::turn(&t.text) {
-            if !said.reading.is_statement() {
+            // A chat turn's `remind me to …` kept as the user's own fact says so itself.
+            let kept_as_asked =
+                matches!(said.reading.act, act::Act::Command(act::CommandKind::Remind | act::CommandKind::Remember))
+                    && from_turn.iter().any(|i| crate::text::textmath::coverage(&i.text, [said.sentence]).is_full());
+            if !said.reading.is_statement() && !kept_as_asked {
                 out.push(record(t.index, &not_a_statement(&said), now));
             }
             for piece in said.stated.iter().flat_map(|s| split::split(s)) {
@@ -80,10 +84,9 @@ fn not_a_statement(said: &act::Said<'_>) -> Unkept {
     let done = match said.reading.act {
         act::Act::Question => "it is answered from memory, not stored",
         act::Act::Request => "it is answered, not stored",
-        act::Act::Command(act::CommandKind::Remind | act::CommandKind::Remember) => {
-            "not encoded: in the chat it is carried out as the user's own edit"
+        act::Act::Command(_) => {
+            "not encoded as a fact: in the chat, what it does to the memory is shown under the turn"
         }
-        act::Act::Command(_) => "not stored as a fact",
         act::Act::Statement => "it is stored",
     };
     Unkept {

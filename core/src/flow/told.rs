@@ -46,10 +46,26 @@ pub enum Told {
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "camelCase", tag = "kind")]
 pub enum Undo {
-    /// Restore the version before the edit (a forget: the fact active again).
-    Restore { seq: u64 },
+    /// Restore the version before the edit (a forget: the fact active again) — while the
+    /// memory's head is still `head`, the edit's own version: later, a restore would undo
+    /// what came after too ([`Undo::stale`]).
+    Restore { seq: u64, head: u64 },
     /// The user's edit that reverses it (a correction corrected back).
     Edit { edit: UserEdit },
+}
+
+impl Undo {
+    /// Why this undo can no longer be done as it is, the memory's head being `head` now:
+    /// a restore past later changes would undo them too. `None` when it can.
+    pub fn stale(&self, head: u64) -> Option<String> {
+        match self {
+            Undo::Restore { seq, head: made } if *made != head => Some(format!(
+                "the memory changed after this edit (v{made}, now v{head}): restoring v{seq} would undo those \
+                 changes too; restore it from the history if that is what you want"
+            )),
+            _ => None,
+        }
+    }
 }
 
 /// What a command said in the chat did, as the chat shows it under the turn.
@@ -231,7 +247,7 @@ fn matching<'a>(about: &str, active: &[&'a Item]) -> Vec<&'a Item> {
 /// `correction:` (`That's wrong, my name is Lena.` → `My name is Lena.`).
 fn correction(sentence: &str) -> Option<String> {
     let body = sentence.trim();
-    let cut = body.find([',', ':', ';', '—', '-']).map(|k| (k, body[k..].chars().next().map_or(1, char::len_utf8)))?;
+    let cut = body.find([',', ':', ';', '—']).map(|k| (k, body[k..].chars().next().map_or(1, char::len_utf8)))?;
     let rest = body[cut.0 + cut.1..].trim();
     // `, not Lana` after the right words is the wrong value, not part of the fact.
     let rest = rest.split(", not ").next().unwrap_or(rest).trim().trim_end_matches(['.', '!']);
@@ -287,7 +303,7 @@ fn names_speaker(text: &str) -> bool {
 /// How to undo `edit`, made as `version` (its seq), given the rows after it.
 pub fn undo(edit: &UserEdit, version_seq: u64, items: &[Item]) -> Option<Undo> {
     match edit {
-        UserEdit::Forget { .. } => version_seq.checked_sub(1).map(|seq| Undo::Restore { seq }),
+        UserEdit::Forget { .. } => version_seq.checked_sub(1).map(|seq| Undo::Restore { seq, head: version_seq }),
         UserEdit::Correct { item_id, .. } => {
             let old = items.iter().find(|i| &i.item_id == item_id)?;
             let new = old.superseded_by.clone()?;

@@ -10,10 +10,11 @@ use super::command::{
 use super::error::{BadInput, Refusal, WriteError};
 use super::hooks::{Recorded, Recorder, WriteLock};
 use crate::flow::chat::{self, ChatError, TurnOutcome};
-use crate::flow::edit;
+use crate::flow::edit::{self, UserEdit};
 use crate::flow::import;
 use crate::flow::import_plan::{ImportOptions, SleepAfter};
 use crate::flow::review;
+use crate::flow::told;
 use crate::llm::provider::{Provider, ProviderError};
 use crate::model::memory::Version;
 use crate::store::erase::Erased;
@@ -133,9 +134,18 @@ impl Perform for Reply {
             Err(e) => return Err(e.into()),
         };
         watch.say(Progress::Replied);
+        let (text, at) = (self.text.clone(), self.at);
         let say =
             Say { text: self.text, speaker: self.speaker, reply: Some(reply), at: self.at, origin: Default::default() };
-        say.perform_in(j, provider, watch).await
+        let mut done = say.perform_in(j, provider, watch).await?;
+        // The turn's memory commands, each the user's `Edit` through this journal (recorded
+        // when the memory syncs), or a question back that changes nothing.
+        let edit = async |e: &UserEdit| {
+            let edit = Edit { edit: e.clone(), at };
+            edit.perform_in(j, provider, &mut Watch::quiet()).await.map(|d| d.done).map_err(|e| e.to_string())
+        };
+        done.done.told = told::carry_out(j.store, &text, &done.done.encoded, edit).await?;
+        Ok(done)
     }
 }
 
