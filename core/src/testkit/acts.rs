@@ -157,7 +157,16 @@ pub fn stored_score() -> Score {
 /// a fact word for word.
 pub fn verbatim_kept(text: &str) -> Vec<String> {
     use crate::model::memory::{Role, Turn};
-    let turn = Turn { index: 0, role: Role::User, text: text.into(), at: 0, speaker: None, memory: None, source: None };
+    let turn = Turn {
+        index: 0,
+        role: Role::User,
+        text: text.into(),
+        at: 0,
+        speaker: None,
+        memory: None,
+        source: None,
+        provenance: None,
+    };
     let proposal = serde_json::json!({"text": text, "category": "context", "block": "scratch"});
     let (items, _) = crate::flow::chat::judge_facts(&[turn], &[proposal], 1, 0);
     items.into_iter().map(|i| i.text).collect()
