@@ -176,7 +176,7 @@ fn call(store: &Path, tool: &'static str, args: Value) -> Value {
     runtime.block_on(async {
         let store = store.to_str().expect("utf8").to_string();
         let command = tokio::process::Command::new(env!("CARGO_BIN_EXE_nocturne")).configure(|cmd| {
-            cmd.args(["mcp", "--store", &store, "--now", NOW]);
+            cmd.args(["mcp", "--store", &store, "--now", NOW, "--allow", "edit"]);
         });
         let client = ().serve(TokioChildProcess::new(command).expect("starts")).await.expect("handshake");
         let Value::Object(args) = args else { panic!("arguments are an object") };

@@ -513,14 +513,14 @@ fn a_tool_outside_the_servers_scope_is_neither_listed_nor_run() {
     runtime().block_on(async {
         let names = |tools: Vec<rmcp::model::Tool>| {
             let mut names: Vec<String> = tools.into_iter().map(|t| t.name.to_string()).collect();
-            names.sort();
+            order::sort(&mut names);
             names
         };
         let read = ["get_context", "list_memories", "memory_history", "search_memories"];
         let default = serve(&store, &[]).await;
         let listed = names(default.list_all_tools().await.expect("tools"));
         let mut expected: Vec<&str> = read.iter().copied().chain(["add_memory"]).collect();
-        expected.sort();
+        order::sort(&mut expected);
         assert_eq!(listed, expected, "the default scope is add");
         let added = ok(&default, "add_memory", json!({"text": "I live in Ghent."})).await;
         let id = added["stored"][0]["id"].as_str().expect("an id").to_string();

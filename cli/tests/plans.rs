@@ -34,7 +34,7 @@ fn files(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
             out.push((path.clone(), std::fs::read(&path).expect("bytes")));
         }
     }
-    out.sort();
+    nocturne_core::text::order::sort(&mut out);
     out
 }
 

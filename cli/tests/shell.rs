@@ -27,7 +27,7 @@ fn run(args: &[&str]) -> Output {
 }
 
 fn said(store: &Path, text: &str) {
-    let out = run(&["chat", "--store", store.to_str().unwrap(), "--now", NOW, text]);
+    let out = run(&["chat", "--store", store.to_str().expect("a UTF-8 path"), "--now", NOW, text]);
     assert!(out.status.success(), "chat: {}", String::from_utf8_lossy(&out.stderr));
 }
 
@@ -36,9 +36,11 @@ fn files(dir: &Path) -> Vec<(String, Vec<u8>)> {
     let mut out: Vec<(String, Vec<u8>)> = std::fs::read_dir(dir)
         .expect("dir")
         .map(|e| e.expect("entry").path())
-        .map(|p| (p.file_name().unwrap().to_string_lossy().to_string(), std::fs::read(&p).unwrap_or_default()))
+        .map(|p| {
+            (p.file_name().expect("a file name").to_string_lossy().to_string(), std::fs::read(&p).unwrap_or_default())
+        })
         .collect();
-    out.sort();
+    nocturne_core::text::order::sort(&mut out);
     out
 }
 
@@ -60,7 +62,7 @@ fn output_to_a_full_device_is_exit_1_and_a_line() {
     let d = dir("full");
     let store = d.join("m.db");
     said(&store, "I live in Ghent and I keep bees.");
-    let s = store.to_str().unwrap();
+    let s = store.to_str().expect("a UTF-8 path");
     for args in [vec!["search", "--store", s, "bees"], vec!["export", "--store", s], vec!["versions", "--store", s]] {
         let out = full(&args);
         assert_eq!(out.status.code(), Some(1), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
@@ -117,7 +119,7 @@ fn one_bad_line_in_a_piped_chat_is_refused_and_the_others_go_on() {
     let long = "word ".repeat(50_000);
     let mut input = format!("I live in Ghent.\n{long}\nI keep bees.\n").into_bytes();
     input.extend_from_slice(b"\xffnot text\nMy sister is called Ana.\n");
-    let mut child = nocturne(&["chat", "--store", store.to_str().unwrap(), "--now", NOW])
+    let mut child = nocturne(&["chat", "--store", store.to_str().expect("a UTF-8 path"), "--now", NOW])
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -143,7 +145,7 @@ fn one_bad_line_in_a_piped_chat_is_refused_and_the_others_go_on() {
 fn piped_turns_are_never_dated_ahead_of_the_clock() {
     let d = dir("clock");
     let store = d.join("m.db");
-    let mut child = nocturne(&["chat", "--store", store.to_str().unwrap()])
+    let mut child = nocturne(&["chat", "--store", store.to_str().expect("a UTF-8 path")])
         .stdin(Stdio::piped())
         .stdout(Stdio::null())
         .spawn()
@@ -163,7 +165,7 @@ fn piped_turns_are_never_dated_ahead_of_the_clock() {
 }
 
 fn export_turns(store: &Path) -> Vec<serde_json::Value> {
-    let out = run(&["export", "--store", store.to_str().unwrap()]);
+    let out = run(&["export", "--store", store.to_str().expect("a UTF-8 path")]);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let doc: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
     doc["transcript"].as_array().cloned().unwrap_or_default()
@@ -175,7 +177,7 @@ fn a_store_of_random_bytes_is_refused_by_name() {
     let store = d.join("m.db");
     let bytes: Vec<u8> = (0..4096u32).map(|n| (n.wrapping_mul(2_654_435_761) >> 13) as u8 | 0x80).collect();
     std::fs::write(&store, &bytes).expect("random bytes");
-    let out = run(&["versions", "--store", store.to_str().unwrap()]);
+    let out = run(&["versions", "--store", store.to_str().expect("a UTF-8 path")]);
     assert_eq!(out.status.code(), Some(1));
     let err = one_line(&out);
     assert!(err.contains("neither a Nocturne database nor a memory file") && !err.contains("UTF-8"), "{err}");
@@ -190,7 +192,7 @@ fn two_processes_creating_one_memory_both_store_their_turns() {
     for n in 0..20 {
         for ext in ["db", "json"] {
             let store = d.join(format!("m{n}.{ext}"));
-            let s = store.to_str().unwrap();
+            let s = store.to_str().expect("a UTF-8 path");
             let children: Vec<_> = ["I live in Ghent.", "I keep bees."]
                 .iter()
                 .map(|text| {

@@ -360,8 +360,13 @@ fn tell_me_about_miso_is_not_stored() {
         .filter_map(|m| m.rejection_reason.as_deref())
         .collect();
     assert_eq!(refused.len(), 3, "{refused:?}");
-    assert!(refused.iter().all(|r| r.contains("only statements are stored")), "{refused:?}");
-    assert!(refused[0].contains("a request to the assistant (the imperative \"tell\")"), "{refused:?}");
+    // Refused as addressed to the assistant (the trust boundary's rule comes first), or as a
+    // request by its act; either way never stored.
+    assert!(
+        refused[0].contains("an instruction to the assistant") || refused[0].contains("a request to the assistant"),
+        "{refused:?}"
+    );
+    assert!(refused[1..].iter().all(|r| r.contains("only statements are stored")), "{refused:?}");
     assert!(refused[1..].iter().all(|r| r.contains("comes from “Please forget that I'm vegan”, which is a command")));
 }
 

@@ -34,7 +34,8 @@ fn hunter2_injection_is_refused() {
     ] {
         let refusals = remember(&store, text, NOW);
         assert!(
-            refusals.iter().any(|r| r.contains("never a fact")),
+            // Refused by the trust boundary, or (an imperative) read as a request by its act.
+            refusals.iter().any(|r| r.contains("never a fact") || r.contains("it is answered, not stored")),
             "{text}: refused with a reason naming the address, got {refusals:?}"
         );
     }

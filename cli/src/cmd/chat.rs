@@ -81,6 +81,9 @@ fn too_long(text: &str) -> Option<String> {
     (chars > max).then(|| format!("it is {chars} characters long; a turn holds at most {max}"))
 }
 
+/// One turn to say: its line number, and its text or why it is not one.
+type Line = (usize, Result<String, String>);
+
 /// The turns to say: the arguments as one, or standard input a line at a time, as it comes
 /// (so each is dated when read), numbered from 1; a line that is not text is an `Err`.
 struct Lines {
@@ -95,7 +98,7 @@ impl Lines {
         Lines { given: (!message.is_empty()).then(|| message.join(" ")), stdin, read: 0 }
     }
 
-    fn next(&mut self) -> Result<Option<(usize, Result<String, String>)>, CliError> {
+    fn next(&mut self) -> Result<Option<Line>, CliError> {
         use std::io::BufRead;
         if let Some(text) = self.given.take() {
             self.read += 1;
