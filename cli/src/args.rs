@@ -362,6 +362,14 @@ pub(crate) enum Command {
         /// derived from it, and where the best of them ranked
         #[arg(long)]
         misses: bool,
+        /// Print every supersession and merge the Sleeps accepted, with the facts' words,
+        /// and the share the labels file marks right
+        #[arg(long)]
+        sleep_audit: bool,
+        /// The labels for --sleep-audit (tab-separated: conversation, pass, before, after,
+        /// right|wrong, note)
+        #[arg(long, default_value = "bench/locomo-sleep-audit.tsv")]
+        audit_labels: PathBuf,
     },
     /// A sample of a LoCoMo conversation's questions answered by the provider over the
     /// kept conversation: how often the answer cited an evidence turn's fact, abstained, or

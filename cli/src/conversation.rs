@@ -100,6 +100,8 @@ pub struct Figures {
     missed_unreached: usize,
     /// Facts retired by each rule: `dedupe`, `merge`, `supersede`, `forget:transient` …
     retired_by: BTreeMap<String, usize>,
+    /// The supersessions and merges the Sleeps accepted (`--sleep-audit`).
+    edits: Vec<crate::sleep_audit::Edited>,
     /// Categories 1–4 by the question's half ([`half_of`] its words): the memory's, BM25's,
     /// and the memory's multi-hop questions. Retrieval is tuned on the tuning half alone.
     halves: BTreeMap<&'static str, HalfTally>,
@@ -142,6 +144,7 @@ impl Figures {
         self.skipped += other.skipped;
         self.missed_retired += other.missed_retired;
         self.missed_unreached += other.missed_unreached;
+        self.edits.extend(other.edits);
         for (rule, n) in other.retired_by {
             *self.retired_by.entry(rule).or_default() += n;
         }
@@ -307,7 +310,13 @@ pub fn ingest(conversation: &Conversation, keep: Keep) -> Result<Ingested, CliEr
 }
 
 /// Feeds `conversation` through the chat path and Sleeps, then measures every question.
-pub fn measure(conversation: &Conversation, budget: u64, keep: Keep, misses: bool) -> Result<Figures, CliError> {
+pub fn measure(
+    conversation: &Conversation,
+    budget: u64,
+    keep: Keep,
+    misses: bool,
+    name: &str,
+) -> Result<Figures, CliError> {
     let Ingested { store, dia_of, now, policy } = ingest(conversation, keep)?;
     let items = block(store.items()).map_err(|e| e.to_string())?;
     let log = block(store.mutations()).map_err(|e| e.to_string())?;
@@ -331,6 +340,7 @@ pub fn measure(conversation: &Conversation, budget: u64, keep: Keep, misses: boo
         }
     }
     let mut out = Figures {
+        edits: crate::sleep_audit::edits(name, &log, &items),
         facts: items.len(),
         active: active.len(),
         skipped: conversation.skipped_evidence,
@@ -554,6 +564,7 @@ pub fn run(
     keep: Option<Keep>,
     check: bool,
     misses: bool,
+    audit: Option<&Path>,
 ) -> Result<(), CliError> {
     let policies: Vec<Keep> = keep.map_or(vec![Keep::Everything, Keep::Default], |k| vec![k]);
     let mut totals: Vec<(Keep, Figures)> = Vec::new();
@@ -568,7 +579,7 @@ pub fn run(
             let text = std::fs::read_to_string(file).map_err(|e| format!("cannot read {}: {e}", file.display()))?;
             let conversation =
                 locomo::read(&text).map_err(|e| format!("{} is not a LoCoMo conversation: {e}", file.display()))?;
-            let figures = measure(&conversation, budget, policy, misses)?;
+            let figures = measure(&conversation, budget, policy, misses, &name)?;
             for l in figures.by_category(&name) {
                 println!("{l} policy={label}");
             }
@@ -585,6 +596,9 @@ pub fn run(
                 println!("{l} policy={label}");
             }
             println!("{}", total.retired_line("all", label));
+        }
+        if let Some(labels) = audit {
+            crate::sleep_audit::report(&total.edits, &crate::sleep_audit::Labels::read(labels)?);
         }
         totals.push((policy, total));
     }

@@ -17,6 +17,7 @@ mod openai;
 mod policy;
 mod provider;
 mod scale;
+mod sleep_audit;
 mod store;
 mod storebench;
 mod sync;
@@ -209,12 +210,13 @@ fn run(command: Command) -> Result<ExitCode, CliError> {
         Command::BenchSplit { misses } => corpora::split(misses)?,
         Command::BenchTrust { misses } => trust::run(misses)?,
         Command::BenchActs { misses } => corpora::acts(misses)?,
-        Command::BenchConversation { files, budget, policy, check, misses } => {
+        Command::BenchConversation { files, budget, policy, check, misses, sleep_audit, audit_labels } => {
             let keep = policy.map(|p| match p {
                 KeepArg::Keep => conversation::Keep::Everything,
                 KeepArg::Default => conversation::Keep::Default,
             });
-            conversation::run(&files, budget, keep, check, misses)?
+            let audit = sleep_audit.then_some(audit_labels.as_path());
+            conversation::run(&files, budget, keep, check, misses, audit)?
         }
         Command::BenchAnswers { file, provider, questions } => {
             let p = provider.build()?;
