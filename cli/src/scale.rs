@@ -183,25 +183,7 @@ fn after_deep(facts: usize, new: usize) -> Result<(), CliError> {
 pub(crate) fn transcript(
     items: &[nocturne_core::model::memory::Item],
 ) -> (Vec<nocturne_core::model::memory::Turn>, Option<u32>) {
-    use nocturne_core::model::memory::{Role, Turn};
-    let mut turns = Vec::with_capacity(items.len() * 2);
-    for item in items {
-        let index = turns.len() as u32;
-        let said = |index, role, text: &str| Turn {
-            index,
-            role,
-            text: text.into(),
-            at: item.created_at,
-            speaker: None,
-            memory: None,
-            source: None,
-            provenance: None,
-        };
-        turns.push(said(index, Role::User, &item.text));
-        turns.push(said(index + 1, Role::Assistant, "Noted."));
-    }
-    let n = turns.len() as u32;
-    (turns, Some(n))
+    lifetime::transcript(items)
 }
 
 /// The prompt budget the recall benchmark measures (the default for every provider).

@@ -74,11 +74,35 @@ pub fn roots(text: &str) -> std::collections::BTreeSet<String> {
 /// [`context_turns`]) its own lack.
 /// A store that indexes its facts keeps these, so its statistics are the index's.
 pub fn fact_terms(item: &Item, around: &[&Turn]) -> (BTreeSet<String>, BTreeSet<String>) {
+    let near: Vec<BTreeSet<String>> = match item.source_turn {
+        Some(at) => around.iter().filter(|t| context_turns(at).contains(&t.index)).map(|t| roots(&t.said())).collect(),
+        None => Vec::new(),
+    };
+    fact_terms_from(item, near.iter())
+}
+
+/// [`fact_terms`] from the roots of the turns around `item` ([`context_turns`] of its
+/// source turn), each turn's [`roots`] of what it said: a store indexing many facts of one
+/// conversation works out each turn's roots once.
+///
+/// ```
+/// use nocturne_core::store::retrieval::{fact_terms, fact_terms_from, roots};
+/// # use nocturne_core::model::memory::{Block, Item, Role, Turn};
+/// # let turn = Turn { index: 0, role: Role::User, text: "Do you keep turtles?".into(), at: 0, speaker: None,
+/// #     memory: None, source: None };
+/// # let mut fact = Item::new_fact(1, Block::Scratch, "context", "I have had them for years.", 0);
+/// # fact.source_turn = Some(1);
+/// let around = [roots(&turn.said())];
+/// assert_eq!(fact_terms_from(&fact, around.iter()), fact_terms(&fact, &[&turn]));
+/// ```
+pub fn fact_terms_from<'r>(
+    item: &Item,
+    around: impl Iterator<Item = &'r BTreeSet<String>>,
+) -> (BTreeSet<String>, BTreeSet<String>) {
     let own = roots(&item.said());
     let mut context = date_words(item);
-    if let Some(at) = item.source_turn {
-        let near = around.iter().copied().filter(|t| context_turns(at).contains(&t.index));
-        context.extend(conversation_words(near, |w| own.contains(w)));
+    if item.source_turn.is_some() {
+        context.extend(around.flatten().filter(|w| !own.contains(*w)).cloned());
     }
     (own, context)
 }

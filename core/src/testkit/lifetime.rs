@@ -6,7 +6,7 @@
 //! them, merge partners and unrelated news, in known numbers.
 
 use crate::model::category::Category;
-use crate::model::memory::{Block, Item};
+use crate::model::memory::{Block, Item, Role, Turn};
 use crate::model::DAY;
 use crate::testkit::synth::Rng;
 
@@ -247,6 +247,30 @@ pub fn plant(per_block: usize, next_id: u64, now: i64) -> Planted {
         id += 1;
     }
     out
+}
+
+/// The conversation `items` came from: a user turn saying each fact and the assistant's
+/// acknowledgement, already encoded (the encoder's cursor past them), as a memory that has
+/// lived for years carries it.
+pub fn transcript(items: &[Item]) -> (Vec<Turn>, Option<u32>) {
+    let mut turns = Vec::with_capacity(items.len() * 2);
+    for item in items {
+        let index = turns.len() as u32;
+        let said = |index, role, text: &str| Turn {
+            index,
+            role,
+            text: text.into(),
+            at: item.created_at,
+            speaker: None,
+            memory: None,
+            source: None,
+            provenance: None,
+        };
+        turns.push(said(index, Role::User, &item.text));
+        turns.push(said(index + 1, Role::Assistant, "Noted."));
+    }
+    let n = turns.len() as u32;
+    (turns, Some(n))
 }
 
 #[cfg(test)]
