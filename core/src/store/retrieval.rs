@@ -89,7 +89,7 @@ pub fn fact_terms(item: &Item, around: &[&Turn]) -> (BTreeSet<String>, BTreeSet<
 /// use nocturne_core::store::retrieval::{fact_terms, fact_terms_from, roots};
 /// # use nocturne_core::model::memory::{Block, Item, Role, Turn};
 /// # let turn = Turn { index: 0, role: Role::User, text: "Do you keep turtles?".into(), at: 0, speaker: None,
-/// #     memory: None, source: None };
+/// #     memory: None, source: None, provenance: None };
 /// # let mut fact = Item::new_fact(1, Block::Scratch, "context", "I have had them for years.", 0);
 /// # fact.source_turn = Some(1);
 /// let around = [roots(&turn.said())];
