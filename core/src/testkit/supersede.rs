@@ -13,6 +13,13 @@ use std::collections::BTreeMap;
 pub const COMPATIBLE_KEPT: f64 = 0.97;
 /// Changes accepted, test half, per shape: at least this share.
 pub const CHANGES_ACCEPTED: f64 = 0.90;
+/// The test half's totals this code must not fall below (what it reached when the referent
+/// rule landed: 68/72 kept, 45/86 accepted), while the per-shape targets above are not yet
+/// met: a rule that supersedes every pair loses the first, one that refuses every pair the
+/// second.
+pub const FLOOR_COMPATIBLE_KEPT: f64 = 0.94;
+/// See [`FLOOR_COMPATIBLE_KEPT`].
+pub const FLOOR_CHANGES_ACCEPTED: f64 = 0.50;
 
 /// `(pairs, right)` of one kind.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -85,6 +92,19 @@ impl Score {
             for ((_, shape), t) in self.groups.iter().filter(|((h, _), _)| *h == half) {
                 out.push(line(half, shape, t));
             }
+        }
+        out
+    }
+
+    /// The test half's totals under their floors, as sentences (empty: no regression).
+    pub fn below_floor(&self) -> Vec<String> {
+        let t = self.total(Half::Test);
+        let mut out = Vec::new();
+        if t.kept.share() < FLOOR_COMPATIBLE_KEPT {
+            out.push(format!("compatible kept {:.3} < {FLOOR_COMPATIBLE_KEPT}", t.kept.share()));
+        }
+        if t.accepted.share() < FLOOR_CHANGES_ACCEPTED {
+            out.push(format!("changes accepted {:.3} < {FLOOR_CHANGES_ACCEPTED}", t.accepted.share()));
         }
         out
     }
@@ -170,5 +190,27 @@ mod tests {
                 assert!(t.kept.pairs >= 4 && t.accepted.pairs >= 4, "{shape} {half:?}: {t:?}");
             }
         }
+    }
+
+    #[test]
+    fn the_gate_today_is_above_its_floor_and_a_gate_that_supersedes_every_pair_is_not() {
+        let s = score().unwrap();
+        assert!(s.below_floor().is_empty(), "{:?}", s.below_floor());
+        // The careless gate: every compatible pair superseded (none kept), every change accepted.
+        let mut careless = s.clone();
+        for ((half, _), t) in careless.groups.iter_mut() {
+            if *half == Half::Test {
+                t.kept.right = 0;
+                t.accepted.right = t.accepted.pairs;
+            }
+        }
+        assert!(careless.below_floor()[0].starts_with("compatible kept 0.000"), "{:?}", careless.below_floor());
+        // The timid gate: every pair refused.
+        let mut timid = s;
+        for t in timid.groups.values_mut() {
+            t.kept.right = t.kept.pairs;
+            t.accepted.right = 0;
+        }
+        assert_eq!(timid.below_floor(), ["changes accepted 0.000 < 0.5"]);
     }
 }
