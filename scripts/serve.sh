@@ -24,7 +24,9 @@ port=${PORT:-8080}
 models="${LLM_HOME:-$HOME/.cache/local-llm}/model"
 gguf="$models/SmolLM2-135M-Instruct.Q8_0.gguf"
 [ -s "$gguf" ] || gguf="$models/SmolLM2-135M-Instruct.Q4_1.gguf"
-if [ -s "$gguf" ]; then
+if [ "${NOCTURNE_SERVE_MODEL:-}" = none ]; then
+  unset NOCTURNE_SERVE_MODEL # the test command's build: the page offers no model of its own
+elif [ -s "$gguf" ]; then
   export NOCTURNE_SERVE_MODEL="$gguf"
   echo "[serve] offering $(basename "$gguf") to the in-page model (Settings → In this browser)"
 fi

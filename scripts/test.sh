@@ -110,13 +110,14 @@ read -r wasm wasm_failed < <(count "$LOG/wasm.log")
 
 step "release build as scripts/serve.sh serves it (trunk serve), its sizes, and a newcomer's first load"
 # The release build is the one serve.sh makes and serves (trunk serve --release, its headers,
-# no live-reload script): one build for the size report, the check of the page as a newcomer
+# no live-reload script; with no model of its own in dist, which tests/e2e/inpage.cjs checks):
+# one build for the size report, the check of the page as a newcomer
 # first loads it, and the end-to-end checks after it. serve.sh runs in a session of its own,
 # so that stopping it stops all it started.
 rm -rf dist
 serve_port=${PORT:-$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')}
 serve_started=$(date +%s)
-PORT=$serve_port setsid ./scripts/serve.sh > "$LOG/serve.log" 2>&1 &
+PORT=$serve_port NOCTURNE_SERVE_MODEL=none setsid ./scripts/serve.sh > "$LOG/serve.log" 2>&1 &
 serve_pid=$!
 served=no
 for _ in $(seq 1 1800); do
