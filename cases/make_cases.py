@@ -535,6 +535,25 @@ case("merge accepts a relative date written as the day it names", "merge",
      [{"intoId": "m_1", "fromIds": ["m_2"], "mergedText": "Last week I went to a restaurant called Nopa; on 29 Dec 2025 I went to a bar called Zuni.", "reason": "outings"}],
      [(True, "")], items=DATES)
 
+# Issue 66, under every policy: an indefinite brings in a new thing, so two facts that each
+# introduce one of a kind, described apart, are two things; one that only adds to the
+# other's description may be the same one told again.
+KINDS = [item(1, "scratch", "I read a book called Dune.", "event", 9),
+         item(2, "scratch", "I read a book called Emma.", "event", 9),
+         item(3, "scratch", "Photo shared: a photo of a red kayak on a lake.", "context", 2),
+         item(4, "scratch", "Photo shared: a photo of a cat asleep on a rug.", "context", 2),
+         item(5, "scratch", "I bought a kayak.", "event", 4),
+         item(6, "scratch", "I bought a kayak and I paddle it on the lake.", "event", 4)]
+case("merge refuses two books each introduced as a new one", "merge",
+     [merge("m_1", ["m_2"], "I read a book called Dune; I read a book called Emma.")],
+     [(False, "each introduce a new book")], items=KINDS)
+case("merge refuses two pictures under a policy with no word bound", "merge",
+     [merge("m_3", ["m_4"], "Photo shared: a photo of a red kayak on a lake; a photo of a cat asleep on a rug.")],
+     [(False, "each introduce a new photo")], items=KINDS)
+case("merge accepts a new one told again with more", "merge",
+     [merge("m_6", ["m_5"], "I bought a kayak and I paddle it on the lake.")],
+     [(True, "")], items=KINDS)
+
 if __name__ == "__main__":
     for n, c in enumerate(CASES, start=17):
         slug = c["pass"]

@@ -24,6 +24,7 @@ use crate::text::cues;
 use crate::text::frame::{self, Complement, Frame, Tense};
 use crate::text::referent::{Det, Phrase};
 use crate::text::{slots, textmath, verbs};
+use std::collections::BTreeSet;
 
 /// The basis on which the newer fact's clauses (`new`) replace the older fact's first
 /// clause (`old[0]`), or the refusal naming the referents and roles at fault.
@@ -493,6 +494,34 @@ fn object(n: &Frame) -> Option<&Phrase> {
     let direct = matches!(n.complement, Complement::Thing(_) | Complement::Name(_));
     let phrasal = n.particle.is_some() && matches!(n.complement, Complement::Place(_));
     n.mentions.first().filter(|_| direct || phrasal)
+}
+
+/// `Err` when two facts each introduce a new one of one kind and describe it in words the
+/// other lacks (`a photo of a bench …` / `a photo of a circle of shoes …`, `a book called
+/// Dune` / `a book called Emma`): an indefinite brings in a new thing, so these are two
+/// photos or two books, and one fact of both would say there was one. A description that
+/// only adds to the other's (`a dog` / `a dog named Rex`) may be one thing told twice.
+pub(super) fn two_of_a_kind(a: (&str, &[Frame]), b: (&str, &[Frame])) -> Result<(), String> {
+    let (Some((pa, da)), Some((pb, db))) = (introduced(a.1), introduced(b.1)) else {
+        return Ok(());
+    };
+    if pa.head != pb.head || da.is_subset(&db) || db.is_subset(&da) {
+        return Ok(());
+    }
+    Err(format!(
+        "{} and {} each introduce a new {} (indefinite \"{}\" / \"{}\"), described apart: two of a kind, not one fact",
+        a.0, b.0, pa.head, pa.text, pb.text
+    ))
+}
+
+/// The thing a fact's first clause introduces (its first phrase after the verb, when
+/// indefinite) and the words that describe it: its own marks and the heads of the phrases
+/// after it (`of a bench in a locker`).
+fn introduced(frames: &[Frame]) -> Option<(&Phrase, BTreeSet<String>)> {
+    let f = frames.first()?;
+    let p = f.mentions.first().filter(|p| p.det == Det::Indefinite && !p.head.is_empty())?;
+    let after = f.mentions[1..].iter().filter(|m| !m.head.is_empty()).map(|m| m.head.clone());
+    Some((p, p.marks().into_iter().cloned().chain(after).collect()))
 }
 
 /// Whether two facts (`a`, `b`: each id, frames and the day it was said) are about one thing

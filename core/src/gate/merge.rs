@@ -132,41 +132,11 @@ fn judge(scope: &Scope<'_, '_>, p: &Value, common: &Common) -> Ruling<Edit> {
     }
     polarity::keeps_polarity(merged_text, &texts, "a source says", "mergedText")?;
     if let Some(bound) = scope.ground.policy.merge_max_words {
-        let unrelated: Vec<&Item> =
-            sources[1..].iter().copied().filter(|s| !shares_a_subject(into, s, scope, common)).collect();
-        if !unrelated.is_empty() {
-            let into_tokens = textmath::content_tokens(&into.text);
-            let frame: BTreeSet<String> = unrelated
-                .iter()
-                .flat_map(|s| textmath::content_tokens(&s.text))
-                .filter(|t| into_tokens.contains(t) && common.tokens.contains(t))
-                .collect();
-            let besides = if frame.is_empty() {
-                String::new()
-            } else {
-                let words: Vec<&str> = frame.iter().map(String::as_str).collect();
-                format!(
-                    "; \"{}\" count for nothing, held by more than {} facts of this memory",
-                    words.join("\", \""),
-                    common.limit
-                )
-            };
-            return Err(format!(
-                "mergedText joins {} statement(s) that share no subject with {into_id} ({}): no two content words, name or one-value slot in common{besides}",
-                unrelated.len(),
-                unrelated.iter().map(|s| s.item_id.as_str()).collect::<Vec<_>>().join(", ")
-            ));
-        }
-        // One fact of one thing: what each source is about, read from its grammar.
-        for other in &sources[1..] {
-            super::meaning::one_thing(into, other)?;
-        }
-        let words = textmath::words(merged_text).count();
-        if words > bound {
-            return Err(format!(
-                "mergedText has {words} words, more than the {bound} a merge may have (mergeMaxWords)"
-            ));
-        }
+        within_bound(scope, common, (into_id, into), &sources[1..], merged_text, bound)?;
+    }
+    // Under every policy: an indefinite brings in a new thing, so two described apart stay two.
+    for other in &sources[1..] {
+        super::meaning::two_of_a_kind(into, other)?;
     }
     require_reason(reason)?;
     Ok(Edit::Merge {
@@ -174,4 +144,49 @@ fn judge(scope: &Scope<'_, '_>, p: &Value, common: &Common) -> Ruling<Edit> {
         from_ids: from_ids.into_iter().map(String::from).collect(),
         merged_text: merged_text.trim().to_string(),
     })
+}
+
+/// The rules of a policy that bounds merges (`mergeMaxWords`): every source shares a subject
+/// with `into`, the facts are of one thing, and the merged text is within `bound` words.
+fn within_bound(
+    scope: &Scope<'_, '_>,
+    common: &Common,
+    (into_id, into): (&str, &Item),
+    others: &[&Item],
+    merged_text: &str,
+    bound: usize,
+) -> Ruling<()> {
+    let unrelated: Vec<&Item> = others.iter().copied().filter(|s| !shares_a_subject(into, s, scope, common)).collect();
+    if !unrelated.is_empty() {
+        let into_tokens = textmath::content_tokens(&into.text);
+        let frame: BTreeSet<String> = unrelated
+            .iter()
+            .flat_map(|s| textmath::content_tokens(&s.text))
+            .filter(|t| into_tokens.contains(t) && common.tokens.contains(t))
+            .collect();
+        let besides = if frame.is_empty() {
+            String::new()
+        } else {
+            let words: Vec<&str> = frame.iter().map(String::as_str).collect();
+            format!(
+                "; \"{}\" count for nothing, held by more than {} facts of this memory",
+                words.join("\", \""),
+                common.limit
+            )
+        };
+        return Err(format!(
+            "mergedText joins {} statement(s) that share no subject with {into_id} ({}): no two content words, name or one-value slot in common{besides}",
+            unrelated.len(),
+            unrelated.iter().map(|s| s.item_id.as_str()).collect::<Vec<_>>().join(", ")
+        ));
+    }
+    // One fact of one thing: what each source is about, read from its grammar.
+    for other in others {
+        super::meaning::one_thing(into, other)?;
+    }
+    let words = textmath::words(merged_text).count();
+    if words > bound {
+        return Err(format!("mergedText has {words} words, more than the {bound} a merge may have (mergeMaxWords)"));
+    }
+    Ok(())
 }

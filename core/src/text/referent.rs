@@ -189,7 +189,7 @@ impl Phrase {
     }
 
     /// Every word that says which one it is, besides its head: modifiers, name, restrictor.
-    fn marks(&self) -> Vec<&String> {
+    pub fn marks(&self) -> Vec<&String> {
         self.modifiers.iter().chain(&self.name).chain(&self.restrictor).collect()
     }
 
