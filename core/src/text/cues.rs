@@ -54,6 +54,10 @@ pub const ENDING: &[&str] = &[
     "go down", "shoot up", "give", "hit", "separate", "emigrate",
 ];
 
+/// Phrasal verbs that name no ending although their verb alone would (`ended up winning`:
+/// came to win; `it turned out fine`; `a fire broke out`).
+const NOT_ENDING: &[&str] = &["end up", "turn out", "turn up", "break out", "hit up"];
+
 /// The ending verb of a clause with `verb` and `particle` (`sold`, `gave up`), or `come
 /// home` when it goes `home`.
 pub fn ending(verb: &str, particle: Option<&str>, home: bool) -> Option<String> {
@@ -61,7 +65,19 @@ pub fn ending(verb: &str, particle: Option<&str>, home: bool) -> Option<String> 
         return Some(format!("{verb} home"));
     }
     let with = particle.map(|p| format!("{verb} {p}"));
+    if with.as_deref().is_some_and(|v| NOT_ENDING.contains(&v)) {
+        return None;
+    }
     with.filter(|v| ENDING.contains(&v.as_str())).or_else(|| ENDING.contains(&verb).then(|| verb.to_string()))
+}
+
+/// Whether `back` after the word `before` (followed by `next`) says a return, a change of
+/// where or how one is (`moved back to Porto`, `went back`, `cut back on sugar`), not a
+/// phrasal verb's particle that says none (`give back`, `call back`, `look back`).
+fn returned(before: &str, next: &str) -> bool {
+    let Some(verb) = verbs::forms(before) else { return false };
+    matches!(verb.lemma, "go" | "come" | "move" | "get" | "head" | "fly" | "switch" | "change" | "return")
+        || matches!(next, "to" | "at" | "in" | "into" | "home" | "on" | "from" | "with")
 }
 
 /// A role a person holds one of at a time, told in many words: whom one is with
@@ -146,7 +162,7 @@ pub fn read(w: &[Word]) -> Cues {
             "more" if before == "any" => Some("any more"),
             "longer" if before == "no" => Some("no longer"),
             "since" if k > 0 => Some("since"),
-            "back" if k == 0 || w[k - 1].is(AUXILIARIES) || verbs::forms(before).is_some() => Some("back"),
+            "back" if k == 0 || w[k - 1].is(AUXILIARIES) || returned(before, next) => Some("back"),
             "new" if !matches!(next, "year" | "years") => None,
             _ => None,
         };

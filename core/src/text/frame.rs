@@ -664,4 +664,22 @@ mod tests {
         let f = frame("I'm also taking a pottery class this year.").unwrap();
         assert_eq!(f.additive.as_deref(), Some("also"));
     }
+
+    /// Found by the LoCoMo Sleep audit (#66): "There ended up winning it." retired a fact as
+    /// an ending, and "excited to give back" superseded "thankful" as a return.
+    #[test]
+    fn regression_end_up_and_give_back_state_no_change() {
+        let f = frame("There ended up winning it.").unwrap();
+        assert_eq!((ending(&f), f.change.is_empty()), (None, true), "{f:?}");
+        let f = frame("I'm super excited to give back.").unwrap();
+        assert!(f.change.is_empty(), "{f:?}");
+        for (text, cue) in
+            [("I moved back to Porto.", "back"), ("I'm back at work.", "back"), ("I've cut back on sugar.", "back")]
+        {
+            let f = frame(text).unwrap();
+            assert!(f.change.iter().any(|c| c == cue), "{text}: {f:?}");
+        }
+        let f = frame("We split up in May.").unwrap();
+        assert_eq!(ending(&f).as_deref(), Some("split up"));
+    }
 }
