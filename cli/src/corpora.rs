@@ -86,7 +86,7 @@ pub fn split(misses: bool) -> Result<(), CliError> {
 /// word-for-word one, through the Encode gate), the acts of whole turns, and the first
 /// questions answered by the offline provider. Off target: the test half's acts under
 /// [`ACT_TARGET`], any request or command stored, or first questions under [`FIRST_TARGET`].
-pub fn acts(misses: bool) -> Result<(), String> {
+pub fn acts(misses: bool) -> Result<(), CliError> {
     let read = acts::act_score();
     print(&read, "acts", misses);
     print(&acts::command_score(), "command-kind", misses);
@@ -113,6 +113,6 @@ pub fn acts(misses: bool) -> Result<(), String> {
     if off.is_empty() {
         Ok(())
     } else {
-        Err(format!("off target: {}", off.join("; ")))
+        Err(format!("off target: {}", off.join("; ")).into())
     }
 }

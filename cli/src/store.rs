@@ -35,7 +35,7 @@ pub enum Kind {
 impl Kind {
     /// What the file at `path` is, by its first bytes (`None`: there is no file) and its
     /// name; `Err` names the file and what it holds instead.
-    pub fn of(path: &Path, head: Option<&[u8]>) -> Result<Kind, String> {
+    pub fn of(path: &Path, head: Option<&[u8]>) -> Result<Kind, CliError> {
         let ext = path.extension().map(|e| e.to_string_lossy().to_lowercase()).unwrap_or_default();
         let named_json = ext == "json";
         let named_db = ["db", "sqlite", "sqlite3", "nocturne"].contains(&ext.as_str());
@@ -56,14 +56,16 @@ impl Kind {
                 "{} holds JSON but its name says it is a database: rename it to end in .json, or move it with \
 `nocturne move-store`; nothing was changed",
                 path.display()
-            )),
+            )
+            .into()),
             Some(b'{') => Ok(Kind::Json),
             None if !named_db => Ok(Kind::Json),
             _ => Err(format!(
                 "{} is neither a Nocturne database nor a memory file (it starts with {}); nothing was changed",
                 path.display(),
                 head.iter().take(8).map(|b| format!("{b:02x}")).collect::<Vec<_>>().join(" ")
-            )),
+            )
+            .into()),
         }
     }
 }
@@ -194,7 +196,7 @@ mod tests {
 
     #[test]
     fn a_store_s_kind_is_decided_by_its_content_and_its_name_together() {
-        let kind = |name: &str, head: Option<&[u8]>| Kind::of(Path::new(name), head);
+        let kind = |name: &str, head: Option<&[u8]>| Kind::of(Path::new(name), head).map_err(|e| e.to_string());
         assert_eq!(kind("n.db", None), Ok(Kind::Database));
         assert_eq!(kind("n.json", None), Ok(Kind::Json));
         assert_eq!(kind("n.db", Some(b"")), Ok(Kind::Database), "another process is creating it");

@@ -13,7 +13,7 @@
 //! assert_eq!(acts::questions().len(), 179);
 //! ```
 
-use super::corpora::{half_of, Half, Score};
+use super::corpora::{half_of, records, said_alone, Half, Score};
 use crate::text::act::{self, Act};
 
 /// One user sentence and what it does.
@@ -52,10 +52,6 @@ pub struct Question {
 const ACTS: &str = include_str!("corpora/acts.tsv");
 const TURNS: &str = include_str!("corpora/turns.tsv");
 const QUESTIONS: &str = include_str!("corpora/questions.tsv");
-
-fn records(tsv: &'static str) -> impl Iterator<Item = Vec<&'static str>> {
-    tsv.lines().filter(|l| !l.starts_with('#') && !l.trim().is_empty()).map(|l| l.split('\t').collect())
-}
 
 /// `acts.tsv`: 379 sentences, halved by the sentence.
 pub fn sentences() -> Vec<Sentence> {
@@ -156,19 +152,8 @@ pub fn stored_score() -> Score {
 /// What the Encode gate keeps when a model proposes `text`, said alone as a user turn, as
 /// a fact word for word.
 pub fn verbatim_kept(text: &str) -> Vec<String> {
-    use crate::model::memory::{Role, Turn};
-    let turn = Turn {
-        index: 0,
-        role: Role::User,
-        text: text.into(),
-        at: 0,
-        speaker: None,
-        memory: None,
-        source: None,
-        provenance: None,
-    };
     let proposal = serde_json::json!({"text": text, "category": "context", "block": "scratch"});
-    let (items, _) = crate::flow::chat::judge_facts(&[turn], &[proposal], 1, 0);
+    let (items, _) = crate::flow::chat::judge_facts(&[said_alone(text)], &[proposal], 1, 0);
     items.into_iter().map(|i| i.text).collect()
 }
 

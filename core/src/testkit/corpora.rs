@@ -118,8 +118,9 @@ const COMPOUNDS_DEV: &str = include_str!("corpora/compounds-dev.tsv");
 const SUPERSEDE: &str = include_str!("corpora/supersede.tsv");
 const REFERENTS: &str = include_str!("corpora/referents.tsv");
 
-/// The records of a TSV corpus: every line but the `#` header, split at tabs.
-fn records(tsv: &'static str) -> impl Iterator<Item = Vec<&'static str>> {
+/// The records of a TSV corpus: every line but the `#` header, split at tabs (every corpus
+/// of the testkit reads its file through this).
+pub(super) fn records(tsv: &'static str) -> impl Iterator<Item = Vec<&'static str>> {
     tsv.lines().filter(|l| !l.starts_with('#') && !l.trim().is_empty()).map(|l| l.split('\t').collect())
 }
 
@@ -265,8 +266,19 @@ impl Score {
 /// a user turn — the same request, reply and gate as a chat turn.
 pub fn kept_from(text: &str) -> Vec<String> {
     use crate::llm::{offline, prompt, provider};
+    let turns = [said_alone(text)];
+    let reply = offline::respond(&prompt::encode_request(&turns));
+    let proposals = provider::extract_json(&reply)
+        .and_then(|json| provider::proposals(&json, crate::model::pass::PassKind::Encode.proposal_key()))
+        .unwrap_or_default();
+    let (items, _) = crate::flow::chat::judge_facts(&turns, &proposals, 1, 0);
+    items.into_iter().map(|i| i.text).collect()
+}
+
+/// `text` as the first user turn of a memory, said at time 0 by no one named.
+pub(super) fn said_alone(text: &str) -> crate::model::memory::Turn {
     use crate::model::memory::{Role, Turn};
-    let turn = Turn {
+    Turn {
         index: 0,
         role: Role::User,
         text: text.into(),
@@ -275,14 +287,7 @@ pub fn kept_from(text: &str) -> Vec<String> {
         memory: None,
         source: None,
         provenance: None,
-    };
-    let turns = [turn];
-    let reply = offline::respond(&prompt::encode_request(&turns));
-    let proposals = provider::extract_json(&reply)
-        .and_then(|json| provider::proposals(&json, crate::model::pass::PassKind::Encode.proposal_key()))
-        .unwrap_or_default();
-    let (items, _) = crate::flow::chat::judge_facts(&turns, &proposals, 1, 0);
-    items.into_iter().map(|i| i.text).collect()
+    }
 }
 
 /// Compounds through the one splitter: right when it makes exactly the expected pieces.

@@ -13,7 +13,9 @@ use crate::flow::chat::{self, ChatError, TurnOutcome};
 use crate::flow::edit::{self, UserEdit};
 use crate::flow::import;
 use crate::flow::import_plan::{ImportOptions, SleepAfter};
-use crate::flow::review;
+use crate::flow::report::PassEvent;
+use crate::flow::review::{self, ReviewError};
+use crate::flow::sleep::SleepError;
 use crate::flow::told;
 use crate::llm::provider::{Provider, ProviderError};
 use crate::model::memory::Version;
@@ -72,37 +74,258 @@ pub trait Perform {
     ) -> Result<Done<Self::Output>, WriteError>;
 }
 
-/// The field of a record's result the command needed, or the record's own refusal.
-fn kept<T>(field: Option<T>, note: String) -> Result<Done<T>, WriteError> {
-    match field {
-        Some(done) => Ok(Done { done, recorded: Some(note) }),
-        None => Err(WriteError::Refused(Refusal::Record(note))),
+/// What is particular to a command the journal performs whole under the lock (every
+/// command but a reply, which asks its model first, and a Sleep, which is planned first):
+/// what it checks, what of its record it gives back, and how it is done on a memory that
+/// does not sync. [`Journal::write_locked`] does the rest, the same for each: the lock, then the
+/// check, then recorded when the memory syncs, or done here.
+#[allow(async_fn_in_trait)]
+pub trait LockedWrite: Into<Command> {
+    type Output;
+
+    /// Whether it runs only when no other writer holds the lock (refused at once, not made
+    /// to wait) and, when the memory syncs, under the space's Sleep lease: a plan applied.
+    const AS_SLEEP: bool = false;
+
+    /// Checked under the lock before anything is done or recorded: an error refuses it,
+    /// `Some` is its whole answer (a write that would change nothing writes nothing).
+    async fn check<S: Store>(&self, _store: &S) -> Result<Option<Self::Output>, WriteError> {
+        Ok(None)
+    }
+
+    /// Checked before it is recorded, on a memory that syncs (a record is kept for every
+    /// other device, so it must be one that does something).
+    async fn check_record<S: Store>(&self, _store: &S) -> Result<(), WriteError> {
+        Ok(())
+    }
+
+    /// Its result, taken from what its record did (`None`: the record refused it).
+    fn kept(recorded: Recorded) -> Option<Self::Output>;
+
+    /// Done here, on a memory that does not sync.
+    async fn apply<S: Store, P: Provider>(
+        self,
+        store: &S,
+        provider: &P,
+        watch: &mut Watch<'_>,
+    ) -> Result<Self::Output, WriteError>;
+}
+
+impl<'a, S: Store, L: WriteLock, R: Recorder> Journal<'a, S, L, R> {
+    /// Performs a [`LockedWrite`]: under the lock, its check, then recorded or done here.
+    async fn write_locked<C: LockedWrite, P: Provider>(
+        &self,
+        command: C,
+        provider: &P,
+        watch: &mut Watch<'_>,
+    ) -> Result<Done<C::Output>, WriteError> {
+        let work = async {
+            if let Some(done) = command.check(self.store).await? {
+                return Ok(Done::plain(done));
+            }
+            if !self.sync.syncs().await? {
+                return Ok(Done::plain(command.apply(self.store, provider, watch).await?));
+            }
+            command.check_record(self.store).await?;
+            let mut recorded = self.record_write(command, provider, watch).await?;
+            let note = std::mem::take(&mut recorded.note);
+            match C::kept(recorded) {
+                Some(done) => Ok(Done { done, recorded: Some(note) }),
+                None => Err(WriteError::Refused(Refusal::Record(note))),
+            }
+        };
+        if C::AS_SLEEP {
+            self.lock.hold_if_free(work).await
+        } else {
+            self.lock.hold(work).await
+        }
+    }
+
+    /// `command` recorded, under the Sleep lease when it goes as a Sleep (the lease's note,
+    /// when it could not be asked, said before the record's).
+    async fn record_write<C: LockedWrite, P: Provider>(
+        &self,
+        command: C,
+        provider: &P,
+        watch: &mut Watch<'_>,
+    ) -> Result<Recorded, WriteError> {
+        let command: Command = command.into();
+        if !C::AS_SLEEP {
+            return self.record(provider, command, watch).await;
+        }
+        let at = command.at();
+        let lease_note = self.sync.take_lease(at).await?;
+        let recorded = self.record(provider, command, watch).await;
+        self.sync.release_lease(at).await;
+        let mut recorded = recorded?;
+        recorded.note =
+            lease_note.into_iter().chain([std::mem::take(&mut recorded.note)]).collect::<Vec<_>>().join("; ");
+        Ok(recorded)
     }
 }
 
-impl Perform for Say {
-    type Output = TurnOutcome;
+impl<C: LockedWrite> Perform for C {
+    type Output = C::Output;
     async fn perform_in<S: Store, L: WriteLock, R: Recorder, P: Provider>(
         self,
-        j: &Journal<'_, S, L, R>,
+        journal: &Journal<'_, S, L, R>,
         provider: &P,
         watch: &mut Watch<'_>,
-    ) -> Result<Done<TurnOutcome>, WriteError> {
-        j.lock
-            .hold(async {
-                if j.sync.syncs().await? {
-                    let r = j.record(provider, Command::Say(self), watch).await?;
-                    return kept(r.turn, r.note);
-                }
-                let by =
-                    chat::TurnOptions { origin: self.origin.clone(), ..chat::TurnOptions::by(self.speaker.as_deref()) };
-                let turn = match &self.reply {
-                    Some(reply) => chat::record(j.store, provider, self.text.trim(), reply, self.at, by).await,
-                    None => chat::remember(j.store, provider, &self.text, self.at, by).await,
-                };
-                Ok(Done::plain(turn?))
-            })
-            .await
+    ) -> Result<Done<C::Output>, WriteError> {
+        journal.write_locked(self, provider, watch).await
+    }
+}
+
+impl LockedWrite for Say {
+    type Output = TurnOutcome;
+
+    fn kept(r: Recorded) -> Option<TurnOutcome> {
+        r.turn
+    }
+
+    async fn apply<S: Store, P: Provider>(
+        self,
+        store: &S,
+        provider: &P,
+        _: &mut Watch<'_>,
+    ) -> Result<TurnOutcome, WriteError> {
+        let by = chat::TurnOptions { origin: self.origin.clone(), ..chat::TurnOptions::by(self.speaker.as_deref()) };
+        let turn = match &self.reply {
+            Some(reply) => chat::record(store, provider, self.text.trim(), reply, self.at, by).await,
+            None => chat::remember(store, provider, &self.text, self.at, by).await,
+        };
+        Ok(turn?)
+    }
+}
+
+impl LockedWrite for Edit {
+    type Output = Version;
+
+    async fn check_record<S: Store>(&self, store: &S) -> Result<(), WriteError> {
+        let id = self.edit.item_id();
+        if !store.items().await?.iter().any(|i| i.item_id == id && i.active) {
+            return Err(WriteError::BadInput(BadInput::Fact(format!("there is no active fact {id}"))));
+        }
+        Ok(())
+    }
+
+    fn kept(r: Recorded) -> Option<Version> {
+        r.version
+    }
+
+    async fn apply<S: Store, P: Provider>(self, store: &S, _: &P, _: &mut Watch<'_>) -> Result<Version, WriteError> {
+        Ok(edit::apply(store, &self.edit, self.at).await?)
+    }
+}
+
+impl LockedWrite for Erase {
+    type Output = Erased;
+
+    fn kept(r: Recorded) -> Option<Erased> {
+        r.erased
+    }
+
+    async fn apply<S: Store, P: Provider>(self, store: &S, _: &P, _: &mut Watch<'_>) -> Result<Erased, WriteError> {
+        Ok(edit::erase(store, &self.item_id, self.at).await?)
+    }
+}
+
+impl LockedWrite for Restore {
+    type Output = Version;
+
+    /// A version this memory lacks is no record at all.
+    async fn check<S: Store>(&self, store: &S) -> Result<Option<Version>, WriteError> {
+        let head = store.meta().await?.head;
+        if self.seq == 0 || self.seq > head {
+            return Err(WriteError::BadInput(BadInput::NoVersion(self.seq)));
+        }
+        Ok(None)
+    }
+
+    fn kept(r: Recorded) -> Option<Version> {
+        r.version
+    }
+
+    async fn apply<S: Store, P: Provider>(self, store: &S, _: &P, _: &mut Watch<'_>) -> Result<Version, WriteError> {
+        Ok(store.restore(self.seq, self.at).await?)
+    }
+}
+
+impl LockedWrite for Policy {
+    /// What the change logged (`None`: the policy was already this one).
+    type Output = Option<String>;
+
+    /// A policy that changes nothing writes nothing, and is no record either.
+    async fn check<S: Store>(&self, store: &S) -> Result<Option<Option<String>>, WriteError> {
+        if store.meta().await?.policy == self.policy {
+            return Ok(Some(None));
+        }
+        self.policy.validate().map_err(|why| WriteError::BadInput(BadInput::Policy(why)))?;
+        Ok(None)
+    }
+
+    fn kept(r: Recorded) -> Option<Option<String>> {
+        Some(r.policy)
+    }
+
+    async fn apply<S: Store, P: Provider>(
+        self,
+        store: &S,
+        _: &P,
+        _: &mut Watch<'_>,
+    ) -> Result<Option<String>, WriteError> {
+        Ok(edit::set_policy(store, self.policy, self.at).await?)
+    }
+}
+
+impl LockedWrite for Apply {
+    type Output = review::Applied;
+    const AS_SLEEP: bool = true;
+
+    async fn check<S: Store>(&self, _: &S) -> Result<Option<review::Applied>, WriteError> {
+        self.plan.check(&self.decisions).map_err(|e| WriteError::BadInput(BadInput::Plan(e)))?;
+        Ok(None)
+    }
+
+    fn kept(r: Recorded) -> Option<review::Applied> {
+        r.applied
+    }
+
+    async fn apply<S: Store, P: Provider>(
+        self,
+        store: &S,
+        _: &P,
+        watch: &mut Watch<'_>,
+    ) -> Result<review::Applied, WriteError> {
+        let mut on_event = |e: &PassEvent| watch.say(Progress::Pass(e));
+        let conflict = |e: &ReviewError| matches!(e, ReviewError::Sleep(SleepError::Store(e)) if e.is_conflict());
+        let apply = async || review::apply(store, &self.plan, &self.decisions, self.at, &mut on_event).await;
+        Ok(replanning(conflict, apply).await?)
+    }
+}
+
+impl LockedWrite for Import {
+    type Output = Imported;
+
+    fn kept(r: Recorded) -> Option<Imported> {
+        r.import.map(|report| Imported { report, seen: Default::default() })
+    }
+
+    async fn apply<S: Store, P: Provider>(
+        self,
+        store: &S,
+        provider: &P,
+        watch: &mut Watch<'_>,
+    ) -> Result<Imported, WriteError> {
+        // The Sleep at the end is the journal's own command (`ImportSleep`).
+        let each_day = self.options.sleep == SleepAfter::EachDay;
+        let sleep = if each_day { SleepAfter::EachDay } else { SleepAfter::Never };
+        let options = ImportOptions { sleep, ..self.options };
+        let mut seen = self.seen;
+        let mut on_progress = |p: &import::Progress| watch.say(Progress::Import(p));
+        let report =
+            import::run_piece(store, provider, &self.piece, &options, self.at, &mut seen, &mut on_progress).await?;
+        Ok(Imported { report, seen })
     }
 }
 
@@ -146,165 +369,6 @@ impl Perform for Reply {
         };
         done.done.told = told::carry_out(j.store, &text, &done.done.encoded, edit).await?;
         Ok(done)
-    }
-}
-
-impl Perform for Edit {
-    type Output = Version;
-    async fn perform_in<S: Store, L: WriteLock, R: Recorder, P: Provider>(
-        self,
-        j: &Journal<'_, S, L, R>,
-        provider: &P,
-        watch: &mut Watch<'_>,
-    ) -> Result<Done<Version>, WriteError> {
-        j.lock
-            .hold(async {
-                if j.sync.syncs().await? {
-                    let id = self.edit.item_id().to_string();
-                    let items = j.store.items().await?;
-                    if !items.iter().any(|i| i.item_id == id && i.active) {
-                        return Err(WriteError::BadInput(BadInput::Fact(format!("there is no active fact {id}"))));
-                    }
-                    let r = j.record(provider, Command::Edit(self), watch).await?;
-                    return kept(r.version, r.note);
-                }
-                Ok(Done::plain(edit::apply(j.store, &self.edit, self.at).await?))
-            })
-            .await
-    }
-}
-
-impl Perform for Erase {
-    type Output = Erased;
-    async fn perform_in<S: Store, L: WriteLock, R: Recorder, P: Provider>(
-        self,
-        j: &Journal<'_, S, L, R>,
-        provider: &P,
-        watch: &mut Watch<'_>,
-    ) -> Result<Done<Erased>, WriteError> {
-        j.lock
-            .hold(async {
-                if j.sync.syncs().await? {
-                    let r = j.record(provider, Command::Erase(self), watch).await?;
-                    return kept(r.erased, r.note);
-                }
-                Ok(Done::plain(edit::erase(j.store, &self.item_id, self.at).await?))
-            })
-            .await
-    }
-}
-
-impl Perform for Restore {
-    type Output = Version;
-    async fn perform_in<S: Store, L: WriteLock, R: Recorder, P: Provider>(
-        self,
-        j: &Journal<'_, S, L, R>,
-        provider: &P,
-        watch: &mut Watch<'_>,
-    ) -> Result<Done<Version>, WriteError> {
-        j.lock
-            .hold(async {
-                // Checked first, so a version this memory lacks is no record at all.
-                let head = j.store.meta().await?.head;
-                if self.seq == 0 || self.seq > head {
-                    return Err(WriteError::BadInput(BadInput::NoVersion(self.seq)));
-                }
-                if j.sync.syncs().await? {
-                    let r = j.record(provider, Command::Restore(self), watch).await?;
-                    return kept(r.version, r.note);
-                }
-                Ok(Done::plain(j.store.restore(self.seq, self.at).await?))
-            })
-            .await
-    }
-}
-
-impl Perform for Policy {
-    type Output = Option<String>;
-    async fn perform_in<S: Store, L: WriteLock, R: Recorder, P: Provider>(
-        self,
-        j: &Journal<'_, S, L, R>,
-        provider: &P,
-        watch: &mut Watch<'_>,
-    ) -> Result<Done<Option<String>>, WriteError> {
-        j.lock
-            .hold(async {
-                // A policy that changes nothing writes nothing, and is no record either.
-                if j.store.meta().await?.policy == self.policy {
-                    return Ok(Done::plain(None));
-                }
-                if let Err(why) = self.policy.validate() {
-                    return Err(WriteError::BadInput(BadInput::Policy(why)));
-                }
-                if j.sync.syncs().await? {
-                    let r = j.record(provider, Command::Policy(self), watch).await?;
-                    return Ok(Done { done: r.policy, recorded: Some(r.note) });
-                }
-                Ok(Done::plain(edit::set_policy(j.store, self.policy, self.at).await?))
-            })
-            .await
-    }
-}
-
-impl Perform for Apply {
-    type Output = review::Applied;
-    async fn perform_in<S: Store, L: WriteLock, R: Recorder, P: Provider>(
-        self,
-        j: &Journal<'_, S, L, R>,
-        provider: &P,
-        watch: &mut Watch<'_>,
-    ) -> Result<Done<review::Applied>, WriteError> {
-        j.lock
-            .hold_if_free(async {
-                self.plan.check(&self.decisions).map_err(|e| WriteError::BadInput(BadInput::Plan(e)))?;
-                if j.sync.syncs().await? {
-                    let at = self.at;
-                    let note = j.sync.take_lease(at).await?;
-                    let r = j.record(provider, Command::Apply(self), watch).await;
-                    j.sync.release_lease(at).await;
-                    let r = r?;
-                    let recorded = note.into_iter().chain([r.note]).collect::<Vec<_>>().join("; ");
-                    return kept(r.applied, recorded);
-                }
-                let mut on_event = |e: &crate::flow::report::PassEvent| watch.say(Progress::Pass(e));
-                let applied = replanning(
-                    |e: &review::ReviewError| matches!(e, review::ReviewError::Sleep(crate::flow::sleep::SleepError::Store(e)) if e.is_conflict()),
-                    async || review::apply(j.store, &self.plan, &self.decisions, self.at, &mut on_event).await,
-                )
-                .await?;
-                Ok(Done::plain(applied))
-            })
-            .await
-    }
-}
-
-impl Perform for Import {
-    type Output = Imported;
-    async fn perform_in<S: Store, L: WriteLock, R: Recorder, P: Provider>(
-        self,
-        j: &Journal<'_, S, L, R>,
-        provider: &P,
-        watch: &mut Watch<'_>,
-    ) -> Result<Done<Imported>, WriteError> {
-        j.lock
-            .hold(async {
-                if j.sync.syncs().await? {
-                    let r = j.record(provider, Command::Import(self), watch).await?;
-                    let done = kept(r.import, r.note)?;
-                    return Ok(done.map(|report| Imported { report, seen: Default::default() }));
-                }
-                // The Sleep at the end is the journal's own command (`ImportSleep`).
-                let each_day = self.options.sleep == SleepAfter::EachDay;
-                let sleep = if each_day { SleepAfter::EachDay } else { SleepAfter::Never };
-                let options = ImportOptions { sleep, ..self.options };
-                let mut seen = self.seen;
-                let mut on_progress = |p: &import::Progress| watch.say(Progress::Import(p));
-                let report =
-                    import::run_piece(j.store, provider, &self.piece, &options, self.at, &mut seen, &mut on_progress)
-                        .await?;
-                Ok(Done::plain(Imported { report, seen }))
-            })
-            .await
     }
 }
 

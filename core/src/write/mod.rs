@@ -13,7 +13,8 @@
 //! - `command`: [`Command`], each command's data, [`Outcome`], [`Done`], the [`Watch`].
 //! - `error`: [`WriteError`] and what its variants carry.
 //! - `hooks`: the device's seams: [`WriteLock`], [`Recorder`], [`NoSync`], [`NoModel`].
-//! - `journal`: [`Journal`] and [`Perform`], every command but the Sleep.
+//! - `journal`: [`Journal`] and [`Perform`], every command but the Sleep; [`LockedWrite`], what is
+//!   particular to each command done whole under the lock (the journal does the rest).
 //! - `sleep`: a Sleep planned, guarded by its plan, applied.
 //!
 //! ```
@@ -42,4 +43,4 @@ pub use command::{
 };
 pub use error::{BadInput, Heavy, LockError, ModelError, Refusal, Stopped, WriteError};
 pub use hooks::{NoModel, NoSync, Recorded, Recorder, StoreLocks, WriteLock};
-pub use journal::{Journal, Perform};
+pub use journal::{Journal, LockedWrite, Perform};
