@@ -114,8 +114,8 @@ fn next_conjunction(text: &str) -> Option<(usize, usize)> {
 }
 
 /// The negation cues of `text`, in order, as phrases (`"not"`, `"dont"`, `"no longer"`,
-/// `"gave up"`); `no` as an interjection (`No, …`) and `any more`/`anymore` after another
-/// cue are not counted.
+/// `"gave up"`); `no` as an interjection (`No, …`) or in an idiom (`no matter what`), and
+/// `any more`/`anymore` after another cue are not counted.
 pub fn negation_cues(text: &str) -> Vec<String> {
     let raw: Vec<&str> = text.split_whitespace().collect();
     let words: Vec<String> = raw.iter().map(|w| normalize(w).trim().to_string()).collect();
@@ -126,7 +126,9 @@ pub fn negation_cues(text: &str) -> Vec<String> {
         let next = words.get(i + 1).map(String::as_str);
         if w == "no" {
             let interjection = raw[i].ends_with([',', '.', '!', ';', ':']) || next.is_none();
-            if !interjection {
+            // `no matter what`, `no doubt`, `no wonder`: idioms that deny nothing said.
+            let idiom = matches!(next, Some("matter" | "doubt" | "wonder"));
+            if !interjection && !idiom {
                 if next == Some("longer") {
                     cues.push("no longer".to_string());
                     i += 2;
@@ -338,6 +340,18 @@ mod tests {
             "I noticed a new café.",
         ] {
             assert!(!is_negated(text), "{text}");
+        }
+    }
+
+    /// Found by the LoCoMo Sleep audit (#66): "I'm gonna keep going and reach my dreams no
+    /// matter what." superseded "I'm going for my dreams." as its opposite.
+    #[test]
+    fn regression_no_matter_what_denies_nothing() {
+        for text in ["I'll reach my dreams no matter what.", "No doubt it helped.", "No wonder I'm tired."] {
+            assert!(!is_negated(text), "{text}");
+        }
+        for text in ["I have no car.", "I eat no meat."] {
+            assert!(is_negated(text), "{text}");
         }
     }
 
