@@ -543,12 +543,16 @@ KINDS = [item(1, "scratch", "I read a book called Dune.", "event", 9),
          item(3, "scratch", "Photo shared: a photo of a red kayak on a lake.", "context", 2),
          item(4, "scratch", "Photo shared: a photo of a cat asleep on a rug.", "context", 2),
          item(5, "scratch", "I bought a kayak.", "event", 4),
-         item(6, "scratch", "I bought a kayak and I paddle it on the lake.", "event", 4)]
+         item(6, "scratch", "I bought a kayak and I paddle it on the lake.", "event", 4),
+         item(7, "scratch", "Photo shared: a picture of a bowl of ice cream.", "context", 2)]
 case("merge refuses two books each introduced as a new one", "merge",
      [merge("m_1", ["m_2"], "I read a book called Dune; I read a book called Emma.")],
      [(False, "each introduce a new book")], items=KINDS)
 case("merge refuses two pictures under a policy with no word bound", "merge",
      [merge("m_3", ["m_4"], "Photo shared: a photo of a red kayak on a lake; a photo of a cat asleep on a rug.")],
+     [(False, "each introduce a new photo")], items=KINDS)
+case("merge refuses a photo and a picture described apart", "merge",
+     [merge("m_3", ["m_7"], "Photo shared: a photo of a red kayak on a lake; a picture of a bowl of ice cream.")],
      [(False, "each introduce a new photo")], items=KINDS)
 case("merge accepts a new one told again with more", "merge",
      [merge("m_6", ["m_5"], "I bought a kayak and I paddle it on the lake.")],

@@ -505,13 +505,26 @@ pub(super) fn two_of_a_kind(a: (&str, &[Frame]), b: (&str, &[Frame])) -> Result<
     let (Some((pa, da)), Some((pb, db))) = (introduced(a.1), introduced(b.1)) else {
         return Ok(());
     };
-    if pa.head != pb.head || da.is_subset(&db) || db.is_subset(&da) {
+    if kind(&pa.head) != kind(&pb.head) || da.is_subset(&db) || db.is_subset(&da) {
         return Ok(());
     }
     Err(format!(
         "{} and {} each introduce a new {} (indefinite \"{}\" / \"{}\"), described apart: two of a kind, not one fact",
         a.0, b.0, pa.head, pa.text, pb.text
     ))
+}
+
+/// The kind a head noun names, where several words name one: a picture is a `photo`,
+/// `photograph`, `pic`, `snapshot`, `image` — or, as image captioners write it, `a
+/// photography of`.
+fn kind(head: &str) -> &str {
+    const PICTURE: &[&str] =
+        &["photo", "photograph", "photography", "picture", "pic", "snapshot", "snap", "image", "selfie"];
+    if PICTURE.contains(&head) {
+        "picture"
+    } else {
+        head
+    }
 }
 
 /// The thing a fact's first clause introduces (its first phrase after the verb, when
