@@ -1,7 +1,11 @@
 //! Timers of the global scope — the page's window or a worker's, whichever runs this:
 //! returning to the event loop between the steps of long work (decoding a large read), so
-//! input and drawing run in between, and a timeout cleared when dropped.
+//! input and drawing run in between, and a timeout cleared when dropped; and many
+//! IndexedDB requests awaited together ([`all`]).
 
+use std::future::Future;
+use std::pin::Pin;
+use std::task::{Context, Poll};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
@@ -47,4 +51,64 @@ impl Drop for Timer {
 /// can call, so it is looked up by name).
 fn global_function(name: &str) -> Option<js_sys::Function> {
     js_sys::Reflect::get(&js_sys::global(), &name.into()).ok().and_then(|f| f.dyn_into().ok())
+}
+
+/// How many futures [`all`] polls together.
+const TOGETHER: usize = 128;
+
+/// Awaits every one of `futures`, in order, polling up to [`TOGETHER`] of them at once: an
+/// IndexedDB request is made when its future is first polled, so the requests of a batch
+/// are all made before the first answer is awaited (one round trip for the batch, not one
+/// each), and a transaction sees nothing but its own requests meanwhile.
+pub async fn all<F: Future>(futures: impl IntoIterator<Item = F>) -> Vec<F::Output> {
+    let mut out = Vec::new();
+    let mut futures = futures.into_iter().peekable();
+    while futures.peek().is_some() {
+        let batch: Vec<Pin<Box<F>>> = futures.by_ref().take(TOGETHER).map(Box::pin).collect();
+        out.extend(Batch { slots: batch.into_iter().map(Slot::Waiting).collect() }.await);
+    }
+    out
+}
+
+enum Slot<F: Future> {
+    Waiting(Pin<Box<F>>),
+    Done(Option<F::Output>),
+}
+
+/// Polls every waiting future of a batch each time one of them wakes it.
+struct Batch<F: Future> {
+    slots: Vec<Slot<F>>,
+}
+
+// Nothing in a batch is pinned in place: a waiting future is pinned in its own box, and an
+// output is only moved out.
+impl<F: Future> Unpin for Batch<F> {}
+
+impl<F: Future> Future for Batch<F> {
+    type Output = Vec<F::Output>;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        let this = self.get_mut();
+        let mut waiting = false;
+        for slot in this.slots.iter_mut() {
+            if let Slot::Waiting(f) = slot {
+                match f.as_mut().poll(cx) {
+                    Poll::Ready(v) => *slot = Slot::Done(Some(v)),
+                    Poll::Pending => waiting = true,
+                }
+            }
+        }
+        if waiting {
+            return Poll::Pending;
+        }
+        Poll::Ready(
+            this.slots
+                .iter_mut()
+                .filter_map(|s| match s {
+                    Slot::Done(v) => v.take(),
+                    Slot::Waiting(_) => None,
+                })
+                .collect(),
+        )
+    }
 }

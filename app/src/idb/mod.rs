@@ -1,24 +1,34 @@
 //! `IdbStore`: the core Store trait over IndexedDB (rexie). Every commit is planned in
 //! full first (core's `plan_rows`), then written in one readwrite transaction with
 //! nothing but IndexedDB requests inside it, so a pass's edits and its versions land
-//! together or not at all.
+//! together or not at all — with the indexes a read of a large memory needs
+//! ([`index`]), kept in the same transaction, so a chat turn, a search and the page's
+//! drawing read what they show ([`read`]), never the memory's lifetime.
+
+mod index;
+mod read;
+mod write;
 
 use js_sys::Array;
-use nocturne_core::model::memory::{Item, Mutation, Turn, Version};
-use nocturne_core::store::{plan_rows, Commit, Meta, Rows, Store, StoreError};
+use nocturne_core::model::memory::{Block, Item, Mutation, Turn, Version};
+use nocturne_core::store::{Commit, Meta, Shortlist, Store, StoreError};
 use nocturne_core::text::order;
 use nocturne_core::RetentionPolicy;
 use rexie::{Index, KeyRange, ObjectStore, Rexie, TransactionMode};
 use serde::de::DeserializeOwned;
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use std::cell::Cell;
 use std::collections::HashMap;
 use std::rc::Rc;
-use wasm_bindgen::{JsCast, JsValue};
+use wasm_bindgen::JsValue;
+use write::{ChangeRow, Keys, Totals};
+
+pub use read::CANDIDATE_FLOOR;
 
 /// The IndexedDB schema version this build writes. Opening a database written by an
-/// older build upgrades it in place (new object stores are added; rows are kept).
-pub const DB_VERSION: u32 = 1;
+/// older build upgrades it in place (new object stores and indexes are added; rows are
+/// kept, and written again with their index fields: [`IdbStore::open`]).
+pub const DB_VERSION: u32 = 2;
 
 const ITEMS: &str = "items";
 const CHANGES: &str = "changes";
@@ -26,16 +36,9 @@ const VERSIONS: &str = "versions";
 const MUTATIONS: &str = "mutations";
 const TURNS: &str = "turns";
 const META: &str = "meta";
-const ALL: [&str; 6] = [ITEMS, CHANGES, VERSIONS, MUTATIONS, TURNS, META];
-
-/// One change row as stored: the item's state as of version `seq`.
-#[derive(Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct ChangeRow {
-    item_id: String,
-    seq: u64,
-    item: Item,
-}
+/// The memory's statistics ([`index`]): numbers under string keys.
+const STATS: &str = "stats";
+const ALL: [&str; 7] = [ITEMS, CHANGES, VERSIONS, MUTATIONS, TURNS, META, STATS];
 
 /// Memory in IndexedDB.
 #[derive(Clone)]
@@ -112,56 +115,6 @@ async fn decode_rows<T: DeserializeOwned>(values: Vec<JsValue>) -> Result<Vec<T>
     Ok(out)
 }
 
-/// The length of a stored record's row (its JSON, in UTF-16 units), for the size of a
-/// refused write.
-fn row_bytes(value: &JsValue) -> f64 {
-    let row = js_sys::Reflect::get(value, &JsValue::from_str("row")).unwrap_or(JsValue::UNDEFINED);
-    row.dyn_ref::<js_sys::JsString>().map_or(0.0, |r| f64::from(r.length()))
-}
-
-/// One row ready for IndexedDB: (object store, value, out-of-line key).
-type EncodedRow = (&'static str, JsValue, Option<JsValue>);
-
-/// Rows encoded for IndexedDB one at a time, store by store (synchronous, so it can run
-/// inside a transaction), so a large write encodes and puts a slice per task.
-fn encode_rows(rows: &Rows) -> impl Iterator<Item = Result<EncodedRow, StoreError>> + '_ {
-    let changes = rows.changes.iter().map(|(seq, item)| {
-        Ok((
-            CHANGES,
-            to_js(&ChangeRow { item_id: item.item_id.clone(), seq: *seq, item: item.clone() }, &["itemId", "seq"])?,
-            None,
-        ))
-    });
-    let live = rows.live.iter().map(|item| Ok((ITEMS, to_js(item, &["itemId"])?, None)));
-    let versions = rows.versions.iter().map(|v| Ok((VERSIONS, to_js(v, &["seq"])?, None)));
-    let mutations = rows.mutations.iter().map(|m| Ok((MUTATIONS, to_js(m, &["id", "seq"])?, None)));
-    let turns = rows.turns.iter().map(|t| Ok((TURNS, to_js(t, &["index"])?, None)));
-    let meta = std::iter::once_with(|| Ok((META, to_js(&rows.meta, &[])?, Some(JsValue::from_str(META)))));
-    changes.chain(live).chain(versions).chain(mutations).chain(turns).chain(meta)
-}
-
-/// Rows encoded and put between two returns to the page's event loop: a write of tens of
-/// thousands of rows (a sync join, an import) stays one transaction but never one long task.
-const ROWS_WRITTEN_PER_TASK: usize = 500;
-
-/// Why the browser aborted a write whose every request it had accepted. Per the
-/// IndexedDB spec that happens at commit when the site's storage quota cannot hold the
-/// write (rexie does not hand over the transaction's error, so the size of the write and
-/// the browser's own estimate are reported instead).
-async fn aborted_write(rows: &Rows) -> StoreError {
-    // Sized only here, on the rare refusal: every row encoded again.
-    let bytes: f64 = encode_rows(rows).filter_map(Result::ok).map(|(_, v, _)| row_bytes(&v)).sum();
-    let status = crate::storage::status().await;
-    let used = match (status.usage, status.quota) {
-        (Some(u), Some(q)) => format!("; the browser reports {:.0} KB of {:.0} KB in use", u / 1e3, q / 1e3),
-        _ => String::new(),
-    };
-    StoreError::QuotaExceeded(format!(
-        "the browser refused to commit a {:.0} KB write after accepting every row, which it does when this site's storage quota cannot hold it{used}",
-        bytes / 1e3
-    ))
-}
-
 /// The memory's meta as `tx` sees it (the default before the first write). Read inside a
 /// write's own transaction, so what is planned from it cannot go stale before it lands.
 async fn meta_in(tx: &rexie::Transaction) -> Result<Meta, StoreError> {
@@ -180,33 +133,54 @@ fn key2(a: &str, b: u64) -> JsValue {
 }
 
 impl IdbStore {
-    /// Every object store of the schema, at `version`. An upgrade (a higher version)
-    /// creates the stores that are missing and keeps their rows — and *deletes* any store
-    /// not declared here, so a later release adds stores to this list and never removes one.
+    /// Every object store of the schema, at `version`, with its indexes. An upgrade (a
+    /// higher version) creates the stores and indexes that are missing and keeps their rows —
+    /// and *deletes* any store or index not declared here, so a later release adds to this
+    /// list and never removes from it.
     pub fn schema(name: &str, version: u32) -> rexie::RexieBuilder {
+        // Flags given, so an upgrade finds each index as it is and keeps it.
+        let index = |name: &str, path: &str, multi: bool| Index::new(name, path).unique(false).multi_entry(multi);
         Rexie::builder(name)
             .version(version)
-            .add_object_store(ObjectStore::new(ITEMS).key_path("itemId"))
             .add_object_store(
-                ObjectStore::new(CHANGES).key_path_array(["itemId", "seq"]).add_index(Index::new("by_seq", "seq")),
+                ObjectStore::new(ITEMS)
+                    .key_path("itemId")
+                    .add_index(index("by_word", "words", true))
+                    .add_index(index("by_root", "roots", true))
+                    .add_index(index("by_recent", "recent", false))
+                    .add_index(index("by_kind", "kind", false))
+                    .add_index(index("by_block", "shown", false)),
+            )
+            .add_object_store(
+                ObjectStore::new(CHANGES).key_path_array(["itemId", "seq"]).add_index(index("by_seq", "seq", false)),
             )
             .add_object_store(ObjectStore::new(VERSIONS).key_path("seq"))
-            .add_object_store(ObjectStore::new(MUTATIONS).key_path("id").add_index(Index::new("by_seq", "seq")))
+            .add_object_store(
+                ObjectStore::new(MUTATIONS)
+                    .key_path("id")
+                    .add_index(index("by_seq", "seq", false))
+                    .add_index(index("by_name", "names", true)),
+            )
             .add_object_store(ObjectStore::new(TURNS).key_path("index"))
             .add_object_store(ObjectStore::new(META))
+            .add_object_store(ObjectStore::new(STATS))
     }
 
-    /// Opens (creating or upgrading) the database called `name`.
+    /// Opens (creating or upgrading) the database called `name`. A memory an older build
+    /// wrote has its facts and log written again with their index fields, and its
+    /// statistics counted, before anything reads it.
     pub async fn open(name: &str) -> Result<IdbStore, StoreError> {
         let db = Self::schema(name, DB_VERSION)
             .build()
             .await
             .map_err(|e| backend(&format!("cannot open the database '{name}'"), e))?;
-        Ok(IdbStore {
+        let store = IdbStore {
             db: Rc::new(db),
             rows_written: Rc::new(Cell::new(0)),
             abort_after_rows: Rc::new(Cell::new(None)),
-        })
+        };
+        store.index_if_older().await?;
+        Ok(store)
     }
 
     /// Deletes the database called `name` (tests only; the app never deletes memory).
@@ -233,16 +207,36 @@ impl IdbStore {
         self.abort_after_rows.set(Some(rows));
     }
 
-    async fn read_all<T: DeserializeOwned>(&self, store: &str, range: Option<KeyRange>) -> Result<Vec<T>, StoreError> {
+    /// Every record of `store` in key order, in one transaction, read a page of
+    /// [`ROWS_READ_PER_TASK`] at a time: each page is decoded in the task that receives it
+    /// (the next page asked for before that task ends keeps the transaction open), so no
+    /// one answer, and no one task, is the whole memory.
+    async fn read_all<T: DeserializeOwned>(&self, store: &str) -> Result<Vec<T>, StoreError> {
+        let fail = |e| backend(&format!("cannot read {store}"), e);
         let tx = self.db.transaction(&[store], TransactionMode::ReadOnly).map_err(|e| backend("read", e))?;
         let s = tx.store(store).map_err(|e| backend("read", e))?;
-        let values = s.get_all(range, None).await.map_err(|e| backend(&format!("cannot read {store}"), e))?;
-        decode_rows(values).await
-    }
-
-    async fn read_meta(&self) -> Result<Meta, StoreError> {
-        let tx = self.db.transaction(&[META], TransactionMode::ReadOnly).map_err(|e| backend("read", e))?;
-        meta_in(&tx).await
+        let mut out = Vec::new();
+        let mut after: Option<JsValue> = None;
+        loop {
+            let range = match &after {
+                None => None,
+                Some(key) => Some(
+                    KeyRange::lower_bound(key, Some(true))
+                        .map_err(|e| StoreError::Backend(format!("bad key range: {e}")))?,
+                ),
+            };
+            let page = ROWS_READ_PER_TASK as u32;
+            let keys = s.get_all_keys(range.clone(), Some(page)).await.map_err(fail)?;
+            let values = s.get_all(range, Some(page)).await.map_err(fail)?;
+            let full = values.len() == ROWS_READ_PER_TASK;
+            after = keys.last().cloned();
+            for value in values {
+                out.push(from_js(value)?);
+            }
+            if !full || after.is_none() {
+                return Ok(out);
+            }
+        }
     }
 
     /// Records of `store` whose `seq` lies in `lo < seq <= hi`, through its `by_seq` index.
@@ -259,68 +253,77 @@ impl IdbStore {
         index.get_all(Some(range), None).await.map_err(|e| backend(&format!("cannot read {store}"), e))
     }
 
-    /// Writes planned rows in one readwrite transaction.
-    async fn write(&self, rows: &Rows) -> Result<(), StoreError> {
-        let tx =
-            self.db.transaction(&ALL, TransactionMode::ReadWrite).map_err(|e| backend("cannot start a write", e))?;
-        self.put_rows(tx, rows).await
-    }
-
-    /// Encodes `rows` and puts them into `tx`, a slice per task, and waits for it to commit.
-    /// Only encoding and IndexedDB requests happen here, and each slice is put as soon as
-    /// the last one's requests succeed, so the transaction stays alive until the last put;
-    /// a row that cannot be encoded aborts it, writing nothing.
-    async fn put_rows(&self, tx: rexie::Transaction, rows: &Rows) -> Result<(), StoreError> {
-        let mut encoded = encode_rows(rows);
-        if let Some(limit) = self.abort_after_rows.take() {
-            for row in encoded.by_ref().take(limit as usize) {
-                let (store, value, key) = match row {
-                    Ok(row) => row,
-                    Err(e) => {
-                        let _ = tx.abort().await;
-                        return Err(e);
-                    }
-                };
-                let s = tx.store(store).map_err(|e| backend("write", e))?;
-                s.put(&value, key.as_ref()).await.map_err(|e| backend(&format!("cannot write to {store}"), e))?;
-            }
-            tx.abort().await.map_err(|e| backend("abort", e))?;
-            return Err(StoreError::Backend(format!("the write was aborted after {limit} rows; nothing was changed")));
-        }
-        loop {
-            let slice: Result<Vec<EncodedRow>, StoreError> = encoded.by_ref().take(ROWS_WRITTEN_PER_TASK).collect();
-            let slice = match slice {
-                Ok(slice) if slice.is_empty() => break,
-                Ok(slice) => slice,
-                Err(e) => {
-                    let _ = tx.abort().await;
-                    return Err(e);
-                }
+    /// Writes a memory an older build wrote again with its index fields and statistics,
+    /// unless it has them: its facts and log as they are, read first (a page at a time),
+    /// then written in one transaction that checks no other writer moved the memory
+    /// meanwhile (and reads it again when one did).
+    async fn index_if_older(&self) -> Result<(), StoreError> {
+        for _ in 0..nocturne_core::store::REPLAN_ATTEMPTS {
+            let layout = {
+                let tx = self.db.transaction(&[STATS], TransactionMode::ReadOnly).map_err(|e| backend("read", e))?;
+                let s = tx.store(STATS).map_err(|e| backend("read", e))?;
+                s.get(JsValue::from_str(index::LAYOUT_KEY)).await.map_err(|e| backend("read", e))?
             };
-            // The rows come store by store: one put_all per run of one store.
-            for run in slice.chunk_by(|a, b| a.0 == b.0) {
-                let store = run[0].0;
-                let s = tx.store(store).map_err(|e| backend("write", e))?;
-                let puts = run.iter().map(|(_, v, k)| (v.clone(), k.clone()));
-                s.put_all(puts).await.map_err(|e| backend(&format!("cannot write to {store}"), e))?;
+            if layout.and_then(|v| v.as_f64()) == Some(index::LAYOUT) {
+                return Ok(());
             }
+            let meta = self.read_meta().await?;
+            let turn_count = self.count_turns().await?;
+            let items: Vec<Item> = self.read_all(ITEMS).await?;
+            let mutations: Vec<Mutation> = self.read_all(MUTATIONS).await?;
+            let turns: Vec<Turn> = self.read_all(TURNS).await?;
+            let rows = write::reindexed(meta.clone(), items, mutations);
+            let tx = self
+                .db
+                .transaction(&ALL, TransactionMode::ReadWrite)
+                .map_err(|e| backend("cannot start a write", e))?;
+            let now = meta_in(&tx).await?;
+            let moved = (now.head, now.next_item, now.next_mutation) != (meta.head, meta.next_item, meta.next_mutation)
+                || write::turn_count_in(&tx).await? != turn_count;
+            if moved {
+                let _ = tx.abort().await;
+                continue;
+            }
+            tx.store(STATS)
+                .map_err(|e| backend("write", e))?
+                .clear()
+                .await
+                .map_err(|e| backend("cannot clear stats", e))?;
+            let encoder = write::Encoder::new(
+                &rows,
+                Keys::AsWritten(index::Around::new(&turns)),
+                Totals::Counted(index::Stats::default()),
+            );
+            self.put_rows(tx, encoder).await?;
+            return Ok(());
         }
-        let result = tx.done().await.map_err(|e| backend("the write did not complete", e))?;
-        if !result.is_committed() {
-            return Err(aborted_write(rows).await);
-        }
-        self.rows_written.set(self.rows_written.get() + rows.count());
-        Ok(())
+        Err(StoreError::Backend("the memory kept changing while it was indexed; reload the page".into()))
     }
 
     /// Loads an export into this (empty) database. Refuses a non-empty one, so an import
     /// never overwrites memory.
     pub async fn import(&self, doc: nocturne_core::store::document::Document) -> Result<(), StoreError> {
-        if self.read_meta().await?.head != 0 || !self.items().await?.is_empty() {
+        if self.read_meta().await?.head != 0
+            || self.count_turns().await? != 0
+            || !self.items_by_id(&[]).await?.is_empty()
+        {
             return Err(StoreError::Invalid("this memory is not empty; import goes into a new memory".into()));
         }
         let rows = doc.into_rows()?;
-        self.write(&rows).await
+        let tx =
+            self.db.transaction(&ALL, TransactionMode::ReadWrite).map_err(|e| backend("cannot start a write", e))?;
+        let items =
+            tx.store(ITEMS).map_err(|e| backend("read", e))?.count(None).await.map_err(|e| backend("read", e))?;
+        if items > 0 {
+            let _ = tx.abort().await;
+            return Err(StoreError::Invalid("this memory is not empty; import goes into a new memory".into()));
+        }
+        tx.store(STATS)
+            .map_err(|e| backend("write", e))?
+            .clear()
+            .await
+            .map_err(|e| backend("cannot clear stats", e))?;
+        self.put_whole(tx, &rows).await
     }
 
     /// Parses `text` as an export and loads it into a new database `name`, returning the
@@ -343,7 +346,7 @@ impl IdbStore {
 
     /// The whole memory as one export document (never holds an API key).
     pub async fn export(&self) -> Result<nocturne_core::store::document::Document, StoreError> {
-        let changes: Vec<ChangeRow> = self.read_all(CHANGES, None).await?;
+        let changes: Vec<ChangeRow> = self.read_all(CHANGES).await?;
         let mut changes: Vec<(u64, Item)> = changes.into_iter().map(|c| (c.seq, c.item)).collect();
         order::sort_by(&mut changes, |a, b| a.0.cmp(&b.0).then(a.1.ordinal().cmp(&b.1.ordinal())));
         let mut items = self.items().await?;
@@ -361,7 +364,7 @@ impl IdbStore {
 
 impl Store for IdbStore {
     async fn items(&self) -> Result<Vec<Item>, StoreError> {
-        self.read_all(ITEMS, None).await
+        self.read_all(ITEMS).await
     }
 
     async fn meta(&self) -> Result<Meta, StoreError> {
@@ -369,21 +372,23 @@ impl Store for IdbStore {
     }
 
     async fn versions(&self) -> Result<Vec<Version>, StoreError> {
-        self.read_all(VERSIONS, None).await
+        self.read_all(VERSIONS).await
     }
 
     async fn mutations(&self) -> Result<Vec<Mutation>, StoreError> {
-        self.read_all(MUTATIONS, None).await
+        self.read_all(MUTATIONS).await
     }
 
     async fn transcript(&self) -> Result<Vec<Turn>, StoreError> {
-        self.read_all(TURNS, None).await
+        self.read_all(TURNS).await
     }
 
     async fn turn_count(&self) -> Result<u32, StoreError> {
-        let tx = self.db.transaction(&[TURNS], TransactionMode::ReadOnly).map_err(|e| backend("read", e))?;
-        let s = tx.store(TURNS).map_err(|e| backend("read", e))?;
-        s.count(None).await.map_err(|e| backend("cannot count the turns", e))
+        self.count_turns().await
+    }
+
+    async fn turns_from(&self, start: u32) -> Result<Vec<Turn>, StoreError> {
+        self.turns_after(start).await
     }
 
     async fn items_at(&self, seq: u64) -> Result<Vec<Item>, StoreError> {
@@ -391,7 +396,7 @@ impl Store for IdbStore {
             return Err(StoreError::NoSuchVersion(seq));
         }
         // Keys are [itemId, seq] in order, so the last row per item at or before `seq` wins.
-        let rows: Vec<ChangeRow> = self.read_all(CHANGES, None).await?;
+        let rows: Vec<ChangeRow> = self.read_all(CHANGES).await?;
         let mut latest: HashMap<String, Item> = HashMap::new();
         for row in rows.into_iter().filter(|r| r.seq <= seq) {
             latest.insert(row.item_id, row.item);
@@ -402,18 +407,7 @@ impl Store for IdbStore {
     }
 
     async fn item_states(&self, ids: &[String], seq: u64) -> Result<Vec<Item>, StoreError> {
-        let tx = self.db.transaction(&[CHANGES], TransactionMode::ReadOnly).map_err(|e| backend("read", e))?;
-        let s = tx.store(CHANGES).map_err(|e| backend("read", e))?;
-        let mut out = Vec::new();
-        for id in ids {
-            let range = KeyRange::bound(&key2(id, 0), &key2(id, seq), Some(false), Some(false))
-                .map_err(|e| StoreError::Backend(format!("bad key range: {e}")))?;
-            let rows = s.get_all(Some(range), None).await.map_err(|e| backend("cannot read changes", e))?;
-            if let Some(last) = rows.into_iter().last() {
-                out.push(from_js::<ChangeRow>(last)?.item);
-            }
-        }
-        Ok(out)
+        self.states_at(ids, seq).await
     }
 
     async fn changes(&self, lo: u64, hi: u64) -> Result<Vec<(u64, Item)>, StoreError> {
@@ -431,57 +425,42 @@ impl Store for IdbStore {
         Ok(out)
     }
 
-    /// Reads meta and the affected rows, plans, and writes — all in one readwrite
-    /// transaction, so no other writer (another tab) can slip in between the read and the
-    /// write; a plan made against an older head is refused by `plan_rows`.
-    async fn commit(&self, commit: Commit) -> Result<Vec<Version>, StoreError> {
-        let tx =
-            self.db.transaction(&ALL, TransactionMode::ReadWrite).map_err(|e| backend("cannot start a write", e))?;
-        let meta = meta_in(&tx).await?;
-        let wanted: Vec<&str> = commit.items.iter().chain(&commit.created).map(|i| i.item_id.as_str()).collect();
-        let mut previous = HashMap::new();
-        let items = tx.store(ITEMS).map_err(|e| backend("read", e))?;
-        if wanted.len() > 32 {
-            // One bulk read beats thousands of sequential point reads.
-            let set: std::collections::HashSet<&str> = wanted.iter().copied().collect();
-            for v in items.get_all(None, None).await.map_err(|e| backend("cannot read items", e))? {
-                let old: Item = from_js(v)?;
-                if set.contains(old.item_id.as_str()) {
-                    previous.insert(old.item_id.clone(), old);
-                }
-            }
-        } else {
-            for id in wanted {
-                if let Some(v) = items.get(JsValue::from_str(id)).await.map_err(|e| backend("read", e))? {
-                    if !v.is_undefined() {
-                        let old: Item = from_js(v)?;
-                        previous.insert(old.item_id.clone(), old);
-                    }
-                }
-            }
+    async fn items_holding(&self, tokens: &[String]) -> Result<Vec<Item>, StoreError> {
+        if tokens.is_empty() {
+            return self.items().await;
         }
-        if !commit.turns.is_empty() {
-            let count = tx.store(TURNS).map_err(|e| backend("read", e))?.count(None).await;
-            let count = count.map_err(|e| backend("cannot count the turns", e))?;
-            if let Err(e) = nocturne_core::store::check_turns(count, &meta, &commit) {
-                let _ = tx.abort().await;
-                return Err(e);
-            }
-        }
-        // Planning and encoding are synchronous: the transaction stays open.
-        let rows = match plan_rows(&meta, &previous, commit) {
-            Ok(rows) => rows,
-            Err(e) => {
-                let _ = tx.abort().await;
-                return Err(e);
-            }
-        };
-        self.put_rows(tx, &rows).await?;
-        Ok(rows.versions)
+        self.holding(tokens).await
     }
 
-    /// Erase's rewrite: every object store cleared and refilled from `doc` in one
-    /// transaction, after checking in it that no other writer moved the head.
+    async fn mutations_about(&self, ids: &[String]) -> Result<Vec<Mutation>, StoreError> {
+        self.about(ids).await
+    }
+
+    async fn prompt_shortlist(&self, asked: &[String]) -> Result<Option<Shortlist>, StoreError> {
+        let meta = self.read_meta().await?;
+        if meta.active_count <= CANDIDATE_FLOOR {
+            return Ok(None);
+        }
+        self.shortlist(asked, &meta).await.map(Some)
+    }
+
+    async fn list_blocks(&self) -> Result<Vec<(Block, usize)>, StoreError> {
+        self.block_counts().await
+    }
+
+    async fn get_block(&self, block: Block) -> Result<Vec<Item>, StoreError> {
+        let mut items = self.block_page(block, usize::MAX).await?;
+        order::sort_by_key(&mut items, |i| (i.created_at, i.ordinal()));
+        Ok(items)
+    }
+
+    async fn commit(&self, commit: Commit) -> Result<Vec<Version>, StoreError> {
+        self.write_commit(commit).await
+    }
+
+    /// Erase's rewrite (and sync's): every object store cleared and refilled from `doc`,
+    /// its indexes and statistics counted again, in one transaction, after checking in it
+    /// that no other writer moved the head.
     async fn replace_all(&self, doc: nocturne_core::store::document::Document, base: u64) -> Result<(), StoreError> {
         doc.check().map_err(|e| StoreError::Invalid(e.to_string()))?;
         let rows = doc.into_rows()?;
@@ -499,7 +478,7 @@ impl Store for IdbStore {
                 .await
                 .map_err(|e| backend(&format!("cannot clear {store}"), e))?;
         }
-        self.put_rows(tx, &rows).await
+        self.put_whole(tx, &rows).await
     }
 
     /// Reads meta and writes it back with the new policy in one transaction, so a commit

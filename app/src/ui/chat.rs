@@ -20,12 +20,18 @@ pub const TURNS_PER_PAGE: usize = 60;
 pub fn ChatPanel() -> impl IntoView {
     let c = ctx();
     let draft = RwSignal::new(String::new());
-    // The turns, and the facts their replies drew on (to show block, date and source), with
-    // the revision they were read at.
+    let shown = RwSignal::new(TURNS_PER_PAGE);
+    // The newest turns (and how many the conversation holds), and the facts their replies
+    // drew on (to show block, date and source), with the revision they were read at: read
+    // by key, never the whole conversation or memory.
     let transcript = LocalResource::new(move || {
         let read_at = c.revision.get();
+        let n = shown.get();
         let store = c.store.get_value();
-        async move { drawn(&store).await.map(|(turns, facts)| (read_at, turns, facts)).map_err(|e| e.to_string()) }
+        async move {
+            let (count, turns, facts) = drawn(&store, n).await.map_err(|e| e.to_string())?;
+            Ok::<_, String>((read_at, count, turns, facts))
+        }
     });
     // The revision whose transcript holds the turn last sent: until it is read, that turn stays
     // drawn as it was sent, so it never leaves the list and comes back.
@@ -34,7 +40,6 @@ pub fn ChatPanel() -> impl IntoView {
     let streaming = RwSignal::new(String::new());
     let asked = RwSignal::new(String::new());
     let stop = StoredValue::new_local(StopHandle::default());
-    let shown = RwSignal::new(TURNS_PER_PAGE);
     let list: NodeRef<leptos::html::Ol> = NodeRef::new();
     let end: NodeRef<leptos::html::Li> = NodeRef::new();
     let send = Action::new_local(move |text: &String| {
@@ -99,18 +104,18 @@ pub fn ChatPanel() -> impl IntoView {
                 <Transition fallback=|| ()>
                     {move || transcript.get().map(|r| match r {
                         Err(e) => view! { <li class="error" role="alert">{e}</li> }.into_any(),
-                        Ok((_, turns, _)) if turns.is_empty() => view! {
+                        Ok((_, _, turns, _)) if turns.is_empty() => view! {
                             <li class="hint" data-testid="first-run" hidden=awaiting>"Tell Nocturne about yourself — where you live, what you like, what you promised. Each message becomes facts in scratch; press Sleep to consolidate them, then ask."</li>
                         }.into_any(),
-                        Ok((_, turns, facts)) => {
-                            let hidden = turns.len().saturating_sub(shown.get());
+                        Ok((_, count, turns, facts)) => {
+                            let hidden = (count as usize).saturating_sub(turns.len());
                             view! {
                                 {(hidden > 0).then(|| view! {
                                     <li class="older"><button class="small" data-testid="older-turns"
                                         on:click=move |_| shown.update(|n| *n += TURNS_PER_PAGE)>
                                         {format!("Show older turns ({hidden} more)")}</button></li>
                                 })}
-                                {turns.into_iter().skip(hidden).map(|t| turn_view(c, t, &facts)).collect_view()}
+                                {turns.into_iter().map(|t| turn_view(c, t, &facts)).collect_view()}
                                 <li class="end" aria-hidden="true" node_ref=end></li>
                             }.into_any()
                         }
@@ -151,23 +156,16 @@ fn turn_view(c: Ctx, t: Turn, facts: &HashMap<String, Item>) -> impl IntoView {
     }
 }
 
-/// The turns, and the facts their replies drew on.
-async fn drawn(store: &IdbStore) -> Result<(Vec<Turn>, HashMap<String, Item>), StoreError> {
-    let turns = store.transcript().await?;
-    let used: std::collections::HashSet<&str> =
-        turns.iter().filter_map(|t| t.memory.as_ref()).flat_map(|m| m.used.iter().map(String::as_str)).collect();
-    let facts: HashMap<String, Item> = if used.is_empty() {
-        HashMap::new()
-    } else {
-        store
-            .items()
-            .await?
-            .into_iter()
-            .filter(|i| used.contains(i.item_id.as_str()))
-            .map(|i| (i.item_id.clone(), i))
-            .collect()
-    };
-    Ok((turns, facts))
+/// The newest `n` turns (with how many the conversation holds) and the facts their replies
+/// drew on, each read by its key.
+async fn drawn(store: &IdbStore, n: usize) -> Result<(u32, Vec<Turn>, HashMap<String, Item>), StoreError> {
+    let (count, turns) = store.last_turns(n).await?;
+    let mut used: Vec<String> =
+        turns.iter().filter_map(|t| t.memory.as_ref()).flat_map(|m| m.used.iter().cloned()).collect();
+    nocturne_core::text::order::sort(&mut used);
+    used.dedup();
+    let facts = store.items_by_id(&used).await?.into_iter().map(|i| (i.item_id.clone(), i)).collect();
+    Ok((count, turns, facts))
 }
 
 /// Under a reply: the facts it cited, as chips, and every fact its prompt carried.

@@ -12,7 +12,14 @@ use nocturne_core::PassKind;
 #[component]
 pub fn LogPanel() -> impl IntoView {
     let c = ctx();
-    let log = c.load(|store| async move { store.mutations().await });
+    // The newest entries, a page at a time (how many the log holds besides).
+    let shown = RwSignal::new(MUTATIONS_PER_PAGE);
+    let log = LocalResource::new(move || {
+        c.revision.get();
+        let n = shown.get();
+        let store = c.store.get_value();
+        async move { store.last_mutations(n).await.map_err(|e| e.to_string()) }
+    });
     let pass = RwSignal::new(None::<PassKind>);
     let verdict = RwSignal::new(String::new());
     let proposer = RwSignal::new(String::new());
@@ -43,11 +50,16 @@ pub fn LogPanel() -> impl IntoView {
             <Transition fallback=|| ()>
                 {move || log.get().map(|r| match r {
                     Err(e) => view! { <p class="error" role="alert">{e}</p> }.into_any(),
-                    Ok(all) => {
+                    Ok((total, all)) => {
                         let rows: Vec<Mutation> = all.iter().filter(|m| keep(m)).cloned().collect();
-                        let shown = rows.len();
+                        let kept = rows.len();
+                        let older = all.first().is_some_and(|m| m.id > 1);
                         view! {
-                            <p class="hint">{format!("{shown} of {} mutations", all.len())}</p>
+                            <p class="hint">{if older {
+                                format!("{kept} of the newest {} of {total} mutations", all.len())
+                            } else {
+                                format!("{kept} of {total} mutations")
+                            }}</p>
                             <table class="mutations" data-testid="mutations">
                                 <thead><tr><th>"#"</th><th>"version"</th><th>"pass"</th><th>"kind"</th><th>"item"</th><th>"verdict"</th><th>"proposer"</th><th>"policy"</th><th>"reason"</th></tr></thead>
                                 <tbody>
@@ -67,17 +79,38 @@ pub fn LogPanel() -> impl IntoView {
                                     }).collect_view()}
                                 </tbody>
                             </table>
-                            <Lineage id=selected log=all />
+                            {older.then(|| view! {
+                                <button class="small" data-testid="older-mutations" on:click=move |_| shown.update(|n| *n += MUTATIONS_PER_PAGE)>
+                                    "Show older mutations"</button>
+                            })}
                         }.into_any()
                     }
                 })}
             </Transition>
+            <Lineage id=selected />
         </div>
     }
 }
 
+/// Log entries drawn at first, and added by each "Show older mutations".
+pub const MUTATIONS_PER_PAGE: usize = 200;
+
+/// The lineage of the fact `id` names, from the log entries about it (the log's index).
 #[component]
-fn Lineage(id: RwSignal<String>, log: Vec<Mutation>) -> impl IntoView {
+fn Lineage(id: RwSignal<String>) -> impl IntoView {
+    let c = ctx();
+    let about = LocalResource::new(move || {
+        c.revision.get();
+        let item = id.get();
+        let store = c.store.get_value();
+        async move {
+            if item.is_empty() {
+                return Ok((item, Vec::new()));
+            }
+            let log = store.mutations_about(std::slice::from_ref(&item)).await.map_err(|e| e.to_string())?;
+            Ok::<_, String>((item, log))
+        }
+    });
     view! {
         <section class="lineage" data-testid="lineage">
             {move || {
@@ -85,6 +118,12 @@ fn Lineage(id: RwSignal<String>, log: Vec<Mutation>) -> impl IntoView {
                 if item.is_empty() {
                     return view! { <p class="hint">"Click an item id to see its lineage."</p> }.into_any();
                 }
+                // Drawn once the log about this fact is read (not another fact's, read before).
+                let log = match about.get() {
+                    Some(Ok((read, log))) if read == item => log,
+                    Some(Err(e)) => return view! { <p class="error" role="alert">{e}</p> }.into_any(),
+                    _ => return view! { <p class="status">"Reading its lineage…"</p> }.into_any(),
+                };
                 let steps = lineage::lineage(&item, &log);
                 view! {
                     <h3>{format!("Lineage of {item}")}</h3>

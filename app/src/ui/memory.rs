@@ -1,12 +1,13 @@
 //! The memory beside the chat: the four blocks, each fact with its category, when it was
-//! said and the date it is about (resolved by the core), and its source turn.
+//! said and the date it is about (resolved by the core), and its source turn — each block
+//! a page at a time from the store's index, a search through its words index.
 
 use super::{ctx, now};
 use crate::jobs;
 use leptos::prelude::*;
 use nocturne_core::flow::edit::UserEdit;
 use nocturne_core::model::memory::{Block, Item};
-use nocturne_core::store::Store;
+use nocturne_core::store::search;
 use nocturne_core::text::order;
 
 /// What the user asked of one fact.
@@ -27,11 +28,20 @@ struct Edits {
     action: EditAction,
 }
 
-/// The four blocks of active memory.
+/// What a search found: the facts whose words hold the query (through the store's words
+/// index), newest first, and a line per hit with its lineage (through the log's index).
+#[derive(Clone, Debug, Default, PartialEq)]
+struct Found {
+    facts: Vec<Item>,
+    lines: Vec<String>,
+}
+
+/// The four blocks of active memory, each drawn a page at a time from the store's index,
+/// with its count from the kept statistics: the page never reads the whole memory.
 #[component]
 pub fn MemoryPanel() -> impl IntoView {
     let c = ctx();
-    let items = c.load(|store| async move { store.items().await });
+    let counts = c.load(|store| async move { store.block_counts().await });
     let query = RwSignal::new(String::new());
     let edit: EditAction = Action::new_local(move |ask: &Ask| {
         let ask = ask.clone();
@@ -48,35 +58,28 @@ pub fn MemoryPanel() -> impl IntoView {
         }
     });
     let edits = Edits { action: edit };
-    // The log is read only while searching: each hit is shown with its lineage.
-    let log = LocalResource::new(move || {
+    // A search reads the facts holding its words and the log about them, nothing more.
+    let found = LocalResource::new(move || {
         c.revision.get();
-        let searching = !query.get().trim().is_empty();
+        let q = query.get();
         let store = c.store.get_value();
         async move {
-            if searching {
-                store.mutations().await.map_err(|e| e.to_string())
-            } else {
-                Ok(Vec::new())
-            }
-        }
-    });
-    // Whether the memory has loaded; the facts to show, kept while a write reloads them,
-    // so every row stays on the page (and under the pointer) unless it changed.
-    let loaded = Memo::new(move |_| items.get().map(|r| r.map(|_| ())));
-    let searching = move || !query.get().trim().is_empty();
-    let visible: Memo<Vec<Item>> = Memo::new(move |prev: Option<&Vec<Item>>| match items.get() {
-        Some(Ok(items)) => {
-            let q = query.get();
             if q.trim().is_empty() {
-                items
-            } else {
-                // Given a query, only the facts whose words hold it (the core's search).
-                nocturne_core::store::search::search(&items, &[], &q).into_iter().map(|h| h.item.clone()).collect()
+                return Ok(None);
             }
+            let (items, log) = search::gather(&store, &q).await.map_err(|e| e.to_string())?;
+            let hits = search::search(&items, &log, &q);
+            let lines = hits.iter().take(20).map(|h| search::describe(h, now())).collect();
+            let facts = hits.into_iter().map(|h| h.item.clone()).collect();
+            Ok::<_, String>(Some(Found { facts, lines }))
         }
-        _ => prev.cloned().unwrap_or_default(),
     });
+    // The search's result, kept while a write reloads it, so the rows stay on the page.
+    let shown_found: Memo<Option<Found>> = Memo::new(move |prev: Option<&Option<Found>>| match found.get() {
+        Some(Ok(f)) => f,
+        _ => prev.cloned().flatten(),
+    });
+    let searching = move || !query.get().trim().is_empty();
     view! {
         <aside class="memory" aria-label="Memory">
             <h2>"Memory"</h2>
@@ -87,35 +90,32 @@ pub fn MemoryPanel() -> impl IntoView {
                 Ok(line) => view! { <span class="ok">{line}</span> }.into_any(),
                 Err(e) => view! { <span class="error" role="alert">{e}</span> }.into_any(),
             })}</p>
-            {move || match loaded.get() {
+            {move || match counts.get() {
                 None => view! { <p class="status">"Loading…"</p> }.into_any(),
                 Some(Err(e)) => view! { <p class="error" role="alert">{e}</p> }.into_any(),
-                Some(Ok(())) => ().into_any(),
+                Some(Ok(_)) => ().into_any(),
             }}
-            {move || searching().then(|| view! {
-                <p class="hint" data-testid="search-count">{move || format!("{} active fact(s) match", visible.with(|v| v.iter().filter(|i| i.active).count()))}</p>
+            {move || match found.get() {
+                Some(Err(e)) => Some(view! { <p class="error" role="alert">{e}</p> }),
+                _ => None,
+            }}
+            {move || (searching() && shown_found.with(Option::is_some)).then(|| view! {
+                <p class="hint" data-testid="search-count">{move || format!("{} active fact(s) match", shown_found.with(|f| f.as_ref().map_or(0, |f| f.facts.iter().filter(|i| i.active).count())))}</p>
             })}
             {move || {
-                // Each hit with its block, category, state, dates and lineage (the log is
-                // read only while searching).
-                let q = query.get();
-                let lines: Vec<String> = match (searching(), log.get()) {
-                    (true, Some(Ok(log))) => visible.with(|items| {
-                        nocturne_core::store::search::search(items, &log, &q)
-                            .iter()
-                            .take(20)
-                            .map(|h| nocturne_core::store::search::describe(h, now()))
-                            .collect()
-                    }),
-                    _ => Vec::new(),
-                };
-                (!lines.is_empty()).then(|| view! {
+                // Each hit with its block, category, state, dates and lineage.
+                let lines = shown_found.with(|f| f.as_ref().map(|f| f.lines.clone()).unwrap_or_default());
+                (searching() && !lines.is_empty()).then(|| view! {
                     <details class="lineage" data-testid="search-lineage"><summary>"Where each came from"</summary>
                         <ul>{lines.into_iter().map(|l| view! { <li>{l}</li> }).collect_view()}</ul>
                     </details>
                 })
             }}
-            {Block::ALL.into_iter().map(|b| view! { <BlockView block=b visible=visible edits=edits /> }).collect_view()}
+            {Block::ALL.into_iter().map(|b| {
+                let count = Signal::derive(move || counts.get().and_then(|r| r.ok()).and_then(|all| all.iter().find(|(x, _)| *x == b).map(|(_, n)| *n)));
+                let hits = Signal::derive(move || searching().then(|| shown_found.get().map(|f| f.facts).unwrap_or_default()));
+                view! { <BlockView block=b count=count hits=hits edits=edits /> }
+            }).collect_view()}
         </aside>
     }
 }
@@ -124,28 +124,51 @@ pub fn MemoryPanel() -> impl IntoView {
 /// stays quick to draw and to scroll.
 pub const FACTS_PER_PAGE: usize = 200;
 
-/// One block's active facts, newest last, paged. Rows are keyed by what they show, so a
-/// reload after a write redraws only the rows that changed.
+/// One block's active facts, in display order (by id), a page at a time from the store's
+/// index; while searching, the block's hits. Rows are keyed by what they show, so a reload
+/// after a write redraws only the rows that changed.
 #[component]
-fn BlockView(block: Block, visible: Memo<Vec<Item>>, edits: Edits) -> impl IntoView {
+fn BlockView(
+    block: Block,
+    count: Signal<Option<usize>>,
+    hits: Signal<Option<Vec<Item>>>,
+    edits: Edits,
+) -> impl IntoView {
+    let c = ctx();
     let shown = RwSignal::new(FACTS_PER_PAGE);
-    let facts = Memo::new(move |_| {
-        let mut facts: Vec<Item> =
-            visible.with(|v| v.iter().filter(|i| i.active && i.block == block).cloned().collect());
-        order::sort_by_key(&mut facts, Item::ordinal);
-        facts
+    let page = LocalResource::new(move || {
+        c.revision.get();
+        let n = shown.get();
+        let store = c.store.get_value();
+        async move { store.block_page(block, n).await.map_err(|e| e.to_string()) }
     });
-    let count = move || facts.with(Vec::len);
-    let page = move || facts.with(|f| f.iter().take(shown.get()).cloned().collect::<Vec<_>>());
+    // The page, kept while a write reloads it.
+    let paged: Memo<Vec<Item>> = Memo::new(move |prev: Option<&Vec<Item>>| match page.get() {
+        Some(Ok(items)) => items,
+        _ => prev.cloned().unwrap_or_default(),
+    });
+    let facts = Memo::new(move |_| match hits.get() {
+        Some(hits) => {
+            let mut facts: Vec<Item> = hits.into_iter().filter(|i| i.active && i.block == block).collect();
+            order::sort_by_key(&mut facts, Item::ordinal);
+            facts
+        }
+        None => paged.get(),
+    });
+    let total = move || match hits.with(Option::is_some) {
+        true => facts.with(Vec::len),
+        false => count.get().unwrap_or_else(|| paged.with(Vec::len)),
+    };
+    let rows = move || facts.with(|f| f.iter().take(shown.get()).cloned().collect::<Vec<_>>());
     view! {
         <section class="block" data-block=block.as_str()>
-            <h3>{block.as_str()} <span class="count">{count}</span></h3>
-            {move || (count() == 0).then(|| view! { <p class="empty">"nothing yet"</p> })}
+            <h3>{block.as_str()} <span class="count">{total}</span></h3>
+            {move || (total() == 0).then(|| view! { <p class="empty">"nothing yet"</p> })}
             <ul>
-                <For each=page key=row_key let:item>{fact_row(item, edits)}</For>
+                <For each=rows key=row_key let:item>{fact_row(item, edits)}</For>
             </ul>
             {move || {
-                let hidden = count().saturating_sub(shown.get());
+                let hidden = total().saturating_sub(shown.get());
                 (hidden > 0).then(|| view! {
                     <button class="small more" data-testid=format!("more-{}", block.as_str())
                         on:click=move |_| shown.update(|n| *n += FACTS_PER_PAGE)>

@@ -7,16 +7,30 @@ use leptos::prelude::*;
 use nocturne_core::model::label::Label;
 use nocturne_core::model::memory::{Mutation, Version};
 use nocturne_core::store::diff::{self, Diff};
-use nocturne_core::store::Store;
+use nocturne_core::store::search;
 use nocturne_core::text::order;
 use nocturne_core::PassKind;
 use std::collections::BTreeSet;
+
+/// Versions drawn at first, and added by each "Show older versions".
+pub const VERSIONS_PER_PAGE: usize = 200;
+
+/// How far back the diff shown before two versions are picked looks for the last Sleep.
+const LAST_SLEEP_WITHIN: usize = 2_000;
 
 /// Versions, diff, curve and log.
 #[component]
 pub fn VersionsPanel() -> impl IntoView {
     let c = ctx();
-    let versions = c.load(|store| async move { store.versions().await });
+    // The newest versions, a page at a time: a memory that has lived for years has tens of
+    // thousands.
+    let shown = RwSignal::new(VERSIONS_PER_PAGE);
+    let versions = LocalResource::new(move || {
+        c.revision.get();
+        let n = shown.get();
+        let store = c.store.get_value();
+        async move { store.last_versions(n).await.map_err(|e| e.to_string()) }
+    });
     let restore = Action::new_local(move |seq: &u64| {
         // In the job worker, through the one write path: recorded for the next sync when the
         // memory syncs.
@@ -41,15 +55,11 @@ pub fn VersionsPanel() -> impl IntoView {
             if q.trim().is_empty() {
                 return Ok(None);
             }
-            let items = store.items().await.map_err(|e| e.to_string())?;
-            let ids: std::collections::HashSet<String> = nocturne_core::store::search::search(&items, &[], &q)
-                .into_iter()
-                .map(|h| h.item.item_id.clone())
-                .collect();
-            let head = store.meta().await.map_err(|e| e.to_string())?.head;
-            let changes = store.changes(0, head).await.map_err(|e| e.to_string())?;
-            let seqs: std::collections::BTreeSet<u64> =
-                changes.into_iter().filter(|(_, i)| ids.contains(&i.item_id)).map(|(seq, _)| seq).collect();
+            // The facts holding the words (the words index), then the keys of their change rows.
+            let (items, _) = search::gather(&store, &q).await.map_err(|e| e.to_string())?;
+            let ids: Vec<String> =
+                search::search(&items, &[], &q).into_iter().map(|h| h.item.item_id.clone()).collect();
+            let seqs = store.versions_changing(&ids).await.map_err(|e| e.to_string())?;
             Ok::<_, String>(Some(seqs))
         }
     });
@@ -62,7 +72,7 @@ pub fn VersionsPanel() -> impl IntoView {
         let store = c.store.get_value();
         async move {
             let (a, b) = if a == 0 || b == 0 {
-                match last_sleep(&store.versions().await.map_err(|e| e.to_string())?) {
+                match last_sleep(&store.last_versions(LAST_SLEEP_WITHIN).await.map_err(|e| e.to_string())?) {
                     Some(range) => range,
                     None => return Ok(None),
                 }
@@ -83,7 +93,9 @@ pub fn VersionsPanel() -> impl IntoView {
             <Transition fallback=|| ()>
                 {move || versions.get().map(|r| match r {
                     Err(e) => view! { <p class="error" role="alert">{e}</p> }.into_any(),
-                    Ok(vs) => view! {
+                    Ok(vs) => {
+                        let first = vs.first().map_or(0, |v| v.seq);
+                        view! {
                         <label class="small"><input type="checkbox" data-testid="curve-by-time" prop:checked=move || by_time.get()
                             on:change=move |ev| by_time.set(event_target_checked(&ev)) />" Curve by date (not by version)"</label>
                         {let vs = vs.clone(); move || view! { <Curve versions=vs.clone() by_time=by_time.get() /> }}
@@ -102,7 +114,13 @@ pub fn VersionsPanel() -> impl IntoView {
                                 }).collect_view()
                             }}
                         </ol>
-                    }.into_any(),
+                        {(first > 1).then(|| view! {
+                            <button class="small" data-testid="older-versions" on:click=move |_| shown.update(|n| *n += VERSIONS_PER_PAGE)>
+                                {format!("Show older versions (from v{first})")}</button>
+                        })}
+                    }.into_any()
+                    }
+
                 })}
             </Transition>
             {move || restore.value().get().map(|r| match r {
@@ -305,7 +323,7 @@ fn Curve(versions: Vec<Version>, by_time: bool) -> impl IntoView {
     let axis = if by_time {
         format!("x: time, {} → {}", stamp(first), stamp(last))
     } else {
-        format!("x: version, v1 → v{}", versions.len())
+        format!("x: version, v{} → v{}", versions.first().map_or(0, |v| v.seq), versions.last().map_or(0, |v| v.seq))
     };
     view! {
         <figure class="curve">
