@@ -28,8 +28,10 @@ const [url, file, out = 'out', model] = process.argv.slice(2);
     await page.click('[data-testid="more-human"]');
     const more = await page.locator('[data-block="human"] .fact').count();
     check(more === 400, '"Show more" draws the next page of the block', `${more} human facts drawn`);
+    const searchStart = Date.now();
     await page.fill('[data-testid="memory-search"]', 'Yul7');
     await page.waitForSelector('[data-testid="search-count"]');
+    const searchMs = Date.now() - searchStart;
     const found = await page.locator('[data-block] .fact .text').allInnerTexts();
     const countLine = await page.locator('[data-testid="search-count"]').innerText();
     check(found.length >= 4 && found.every((t) => t.includes('Yul7')) && countLine.startsWith(`${found.length} active`), 'searching the memory panel by a word shows only the facts holding it, across blocks', `${countLine}: ${found.join(' | ')}`);
@@ -81,20 +83,32 @@ const [url, file, out = 'out', model] = process.argv.slice(2);
     const turnsDrawn = await page.locator('.transcript .turn').count();
     check(turnsDrawn <= 60 && (await page.locator('[data-testid="older-turns"]').count()) === 1, 'the chat draws the newest turns of 20,000, with older ones on demand', `${turnsDrawn} drawn`);
     await page.click('[data-testid="older-turns"]');
+    // The page before is read from the store by key (the conversation is never read whole).
+    await page.waitForFunction(() => document.querySelectorAll('.transcript .turn').length >= 120, null, { timeout: 10000 }).catch(() => {});
     check((await page.locator('.transcript .turn').count()) === 120, '"Show older turns" draws the page before');
 
     // Over the whole memory a prompt would be ~250,000 tokens; the chat carries what is
     // relevant within the budget, so the planted facts come back.
     // A turn is done when its user line is the newest and nothing is pending; the chat
     // keeps the newest turn in sight.
+    // Each turn's time, Enter to the reply drawn, and the page's longest task meanwhile.
+    const turnMs = [];
+    await page.evaluate(() => {
+      window.__longest = 0;
+      new PerformanceObserver((l) => {
+        for (const e of l.getEntries()) window.__longest = Math.max(window.__longest, e.duration);
+      }).observe({ type: 'longtask' });
+    });
     const ask = async (text) => {
       await page.fill('#message', text);
+      const sent = Date.now();
       await page.click('.composer button[type=submit]');
       await page.waitForFunction((t) => {
         const users = document.querySelectorAll('.transcript .turn.user:not(.pending) .said');
         return (users.length && users[users.length - 1].innerText === t && !document.querySelector('.transcript .pending'))
           || document.querySelector('.chat p.error');
       }, text, { timeout: 10 * 60 * 1000 });
+      turnMs.push(Date.now() - sent);
       const error = await page.locator('.chat p.error').count();
       if (error) return { error: await page.locator('.chat p.error').innerText() };
       const reply = await page.locator('.turn.assistant:not(.pending) .said').last().innerText();
@@ -115,6 +129,9 @@ const [url, file, out = 'out', model] = process.argv.slice(2);
     check((scratch.reply || '').includes('Zup4'), 'offline: a scratch note is recalled', JSON.stringify(scratch));
     const never = await ask('Where does my friend Qor7 live now?');
     check((never.reply || '').includes("I don't have that in memory"), 'offline: a never-stated person is not in memory', JSON.stringify(never));
+    const longest = await page.evaluate(() => window.__longest);
+    const median = [...turnMs].sort((a, b) => a - b)[Math.floor(turnMs.length / 2)];
+    console.log(`# lifetime-page: facts=${facts} turnMs=${median} turnsMs=${turnMs.join(',')} searchMs=${searchMs} longestTaskMs=${longest.toFixed(0)}`);
     // A new fact: the next Sleep asks the model about it and its partners only. Every frame
     // from the message on is watched: the chat list must stay drawn (the turn sent never
     // leaves it), also across a switch to Versions and back, and once the memory panel
