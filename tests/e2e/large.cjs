@@ -26,6 +26,8 @@ const [url, file, out = 'out', model] = process.argv.slice(2);
     const drawn = await page.locator('[data-block] .fact').count();
     check(drawn <= 4 * 200 && (await page.locator('[data-testid="more-human"]').count()) === 1, 'the memory panel draws a page per block, not every fact', `${drawn} drawn`);
     await page.click('[data-testid="more-human"]');
+    // The next page is read from the block's index.
+    await page.waitForFunction(() => document.querySelectorAll('[data-block="human"] .fact').length >= 400, null, { timeout: 10000 }).catch(() => {});
     const more = await page.locator('[data-block="human"] .fact').count();
     check(more === 400, '"Show more" draws the next page of the block', `${more} human facts drawn`);
     const searchStart = Date.now();
