@@ -1,6 +1,7 @@
-//! Browser benchmark (not part of the test command; run by scripts/bench.sh): the offline
-//! Sleep over 10,000 synthetic facts in IndexedDB, printing its time and rows written, and
-//! chat-memory selection over 10,000 facts.
+//! Browser benchmark: the offline Sleep over synthetic facts in IndexedDB, printing its time
+//! and rows written (bounded by what it changed, logged and versioned), and chat-memory
+//! selection. 10,000 facts by default (`scripts/bench.sh`, release); the test command runs it
+//! at 2,000 (`NOCTURNE_BENCH_FACTS`, read when the crate compiles).
 #![cfg(target_arch = "wasm32")]
 
 use nocturne_app::idb::IdbStore;
