@@ -229,7 +229,13 @@ async function everything(page) {
         check(r.ok, `round ${round + 1}: a browser syncs after the server returned`, r.text);
         heads.push(r.head);
       }
-      const c = cli(['sync', '--store', storeC]);
+      let c = cli(['sync', '--store', storeC]);
+      if (!c.ok && /HTTP error: 5\d\d/.test(c.text)) {
+        // y-sweet, just restarted, has answered a websocket with a 500 once in several runs;
+        // the command said so and lost nothing, as a person would see, and syncs again.
+        console.log(`# the server answered ${c.text.match(/HTTP error: 5\d\d[^)]*/)[0]}; syncing again`);
+        c = cli(['sync', '--store', storeC]);
+      }
       check(c.ok, `round ${round + 1}: the command line syncs`, c.text);
       heads.push(headOf(c.text));
     }
