@@ -68,8 +68,10 @@ impl StoreError {
 
 /// How often a write is planned again when another writer moved the memory between its
 /// read and its commit (two processes adding turns to one store file as fast as they can
-/// met three conflicts in a row).
-pub const REPLAN_ATTEMPTS: usize = 12;
+/// met three conflicts in a row; an MCP server's add beside a piped chat of 25 turns, on a
+/// loaded 2-core machine, met twelve: each replan is immediate, so the bound must outlast a
+/// burst of the other writer's commits).
+pub const REPLAN_ATTEMPTS: usize = 48;
 
 /// Runs `write` — read, plan, commit against the head it read — again while it fails with
 /// an error `conflicted` calls a conflict, at most [`REPLAN_ATTEMPTS`] times in all; any
