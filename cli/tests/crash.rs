@@ -125,15 +125,27 @@ fn timed<S: AsRef<OsStr> + std::fmt::Debug>(args: &[S]) -> Duration {
     t.elapsed()
 }
 
+/// A database file and the journal files SQLite keeps beside it.
+fn db_files(db: &Path) -> [String; 3] {
+    ["", "-wal", "-shm"].map(|suffix| format!("{}{suffix}", db.display()))
+}
+
 fn copy_db(from: &Path, to: &Path) {
     // Close every reader first (export runs in its own process, so nothing is open here).
+    remove_db(to);
     std::fs::copy(from, to).expect("copy");
-    for suffix in ["-wal", "-shm"] {
-        let (a, b) = (format!("{}{suffix}", from.display()), format!("{}{suffix}", to.display()));
-        let _ = std::fs::remove_file(&b);
+    for (a, b) in db_files(from).into_iter().zip(db_files(to)).skip(1) {
         if Path::new(&a).exists() {
             std::fs::copy(&a, &b).expect("copy");
         }
+    }
+}
+
+/// Removes a database and its journal files (a journal left beside a new file would be
+/// read as its own).
+fn remove_db(db: &Path) {
+    for file in db_files(db) {
+        let _ = std::fs::remove_file(file);
     }
 }
 
@@ -189,9 +201,7 @@ fn an_import_killed_at_any_point_keeps_whole_batches_and_resumes_without_doublin
     // resumption is checked from a kill before the middle, killed once more on resuming.
     let mut killed = 0;
     for (n, at) in points(full, 8).into_iter().enumerate() {
-        for suffix in ["", "-wal", "-shm"] {
-            let _ = std::fs::remove_file(format!("{}{suffix}", db.display()));
-        }
+        remove_db(&db);
         killed += usize::from(kill_after(&import(&db), at));
         if !db.exists() {
             continue; // killed before its first batch: nothing to check yet

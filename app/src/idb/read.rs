@@ -9,7 +9,7 @@ use nocturne_core::model::memory::{Block, Item, Mutation, Turn, Version};
 use nocturne_core::store::retrieval::context_turns;
 use nocturne_core::store::{Corpus, Meta, Shortlist, StoreError};
 use nocturne_core::text::order;
-use rexie::{KeyRange, TransactionMode};
+use rexie::{KeyRange, StoreIndex, TransactionMode};
 use std::collections::{BTreeSet, HashMap, HashSet};
 use wasm_bindgen::JsValue;
 
@@ -53,6 +53,17 @@ fn runs(indexes: &BTreeSet<u32>) -> Vec<(u32, u32)> {
 
 fn read_error(what: &str) -> impl Fn(rexie::Error) -> StoreError + '_ {
     move |e| backend(what, e)
+}
+
+/// The primary keys `index` files under each of `values`, all asked at once; `what` names
+/// the read in an error.
+async fn keys_under(index: &StoreIndex, values: &[String], what: &str) -> Vec<Result<Vec<JsValue>, StoreError>> {
+    crate::task::all(values.iter().map(|value| async move {
+        let only = KeyRange::only(&JsValue::from_str(value))
+            .map_err(|e| StoreError::Backend(format!("bad key range: {e}")))?;
+        index.get_all_keys(Some(only), None).await.map_err(|e| backend(what, e))
+    }))
+    .await
 }
 
 impl IdbStore {
@@ -134,15 +145,7 @@ impl IdbStore {
         let tx = self.db.transaction(&[ITEMS], TransactionMode::ReadOnly).map_err(&fail)?;
         let items = tx.store(ITEMS).map_err(&fail)?;
         let words = items.index("by_word").map_err(&fail)?;
-        let keys = crate::task::all(tokens.iter().map(|t| {
-            let only = KeyRange::only(&JsValue::from_str(t));
-            let words = &words;
-            async move {
-                let only = only.map_err(|e| StoreError::Backend(format!("bad key range: {e}")))?;
-                words.get_all_keys(Some(only), None).await.map_err(|e| backend("cannot search", e))
-            }
-        }))
-        .await;
+        let keys = keys_under(&words, tokens, "cannot search").await;
         let mut common: Option<Vec<String>> = None;
         for found in keys {
             let ids: Vec<String> = found?.into_iter().filter_map(|k| k.as_string()).collect();
@@ -172,15 +175,7 @@ impl IdbStore {
         let tx = self.db.transaction(&[MUTATIONS], TransactionMode::ReadOnly).map_err(&fail)?;
         let log = tx.store(MUTATIONS).map_err(&fail)?;
         let names = log.index("by_name").map_err(&fail)?;
-        let found = crate::task::all(ids.iter().map(|id| {
-            let names = &names;
-            let only = KeyRange::only(&JsValue::from_str(id));
-            async move {
-                let only = only.map_err(|e| StoreError::Backend(format!("bad key range: {e}")))?;
-                names.get_all_keys(Some(only), None).await.map_err(|e| backend("cannot read the log", e))
-            }
-        }))
-        .await;
+        let found = keys_under(&names, ids, "cannot read the log").await;
         let mut wanted = BTreeSet::new();
         for keys in found {
             wanted.extend(keys?.into_iter().filter_map(|k| k.as_f64()).map(|k| k as u64));

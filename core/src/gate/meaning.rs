@@ -131,13 +131,6 @@ fn basis_or_why(old: &Reading<'_>, new: &Reading<'_>, policy: &RetentionPolicy) 
     super::identity::basis(ids, &old.frames, &new.frames, &policy.single_valued_slots)
 }
 
-/// `Err` when `a` and `b` each introduce a new one of a kind, described apart
-/// ([`super::identity::two_of_a_kind`]): a merge of them would make two things one.
-pub fn two_of_a_kind(a: &Item, b: &Item) -> Result<(), String> {
-    let (fa, fb) = (frame::frames(&a.text), frame::frames(&b.text));
-    super::identity::two_of_a_kind((&a.item_id, &fa), (&b.item_id, &fb))
-}
-
 /// Whether two facts are about one thing that is more than the speaker (a merge of them
 /// stays one fact: `gate::identity::one_thing`); `Err` names what each is about.
 pub fn one_thing(a: &Item, b: &Item) -> Result<(), String> {

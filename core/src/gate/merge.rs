@@ -5,8 +5,9 @@
 //! name, or a one-value slot for the same holder), and the merged text stays within the bound.
 
 use super::fields::{invented, optional_str, require_reason, required_str, required_str_list, Ruling};
-use super::{Edit, Ground, Scope};
+use super::{identity, Edit, Ground, Scope};
 use crate::model::memory::Item;
+use crate::text::frame::{self, Frame};
 use crate::text::when::Day;
 use crate::text::{dated, polarity, slots, textmath};
 use serde_json::Value;
@@ -131,12 +132,16 @@ fn judge(scope: &Scope<'_, '_>, p: &Value, common: &Common) -> Ruling<Edit> {
         return Err(format!("mergedText introduces proper nouns absent from every source: {}", names.join(", ")));
     }
     polarity::keeps_polarity(merged_text, &texts, "a source says", "mergedText")?;
+    // Each source's clauses, read once for the rules of meaning below.
+    let read: Vec<(&str, Vec<Frame>, i64)> =
+        sources.iter().map(|s| (s.item_id.as_str(), frame::frames(&s.text), s.created_at)).collect();
     if let Some(bound) = scope.ground.policy.merge_max_words {
-        within_bound(scope, common, (into_id, into), &sources[1..], merged_text, bound)?;
+        within_bound(scope, common, (into_id, into), &sources[1..], &read, merged_text, bound)?;
     }
     // Under every policy: an indefinite brings in a new thing, so two described apart stay two.
-    for other in &sources[1..] {
-        super::meaning::two_of_a_kind(into, other)?;
+    let (first, others) = (&read[0], &read[1..]);
+    for (id, frames, _) in others {
+        identity::two_of_a_kind((first.0, &first.1), (id, frames))?;
     }
     require_reason(reason)?;
     Ok(Edit::Merge {
@@ -147,12 +152,14 @@ fn judge(scope: &Scope<'_, '_>, p: &Value, common: &Common) -> Ruling<Edit> {
 }
 
 /// The rules of a policy that bounds merges (`mergeMaxWords`): every source shares a subject
-/// with `into`, the facts are of one thing, and the merged text is within `bound` words.
+/// with `into`, the facts are of one thing (`read`: each source's id, clauses and day, `into`
+/// first), and the merged text is within `bound` words.
 fn within_bound(
     scope: &Scope<'_, '_>,
     common: &Common,
     (into_id, into): (&str, &Item),
     others: &[&Item],
+    read: &[(&str, Vec<Frame>, i64)],
     merged_text: &str,
     bound: usize,
 ) -> Ruling<()> {
@@ -181,8 +188,9 @@ fn within_bound(
         ));
     }
     // One fact of one thing: what each source is about, read from its grammar.
-    for other in others {
-        super::meaning::one_thing(into, other)?;
+    let (first, rest) = (&read[0], &read[1..]);
+    for (id, frames, day) in rest {
+        identity::one_thing((first.0, &first.1, first.2), (id, frames, *day))?;
     }
     let words = textmath::words(merged_text).count();
     if words > bound {
