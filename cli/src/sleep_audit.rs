@@ -4,6 +4,7 @@
 //! keyed by the conversation, the pass and the facts' words, so it survives a run that
 //! numbers the facts differently.
 
+use crate::error::CliError;
 use nocturne_core::model::memory::{Item, Mutation};
 use std::collections::HashMap;
 use std::path::Path;
@@ -66,19 +67,21 @@ pub struct Labels {
 
 impl Labels {
     /// The labels of `path`; none when the file does not exist.
-    pub fn read(path: &Path) -> Result<Labels, String> {
+    pub fn read(path: &Path) -> Result<Labels, CliError> {
         let Ok(text) = std::fs::read_to_string(path) else { return Ok(Labels::default()) };
         let mut by_key = HashMap::new();
         for (n, line) in text.lines().enumerate().filter(|(_, l)| !l.starts_with('#') && !l.trim().is_empty()) {
             let f: Vec<&str> = line.split('\t').collect();
             let [conversation, pass, before, after, label, ..] = f.as_slice() else {
-                return Err(format!("{}:{}: expected 6 tab-separated fields", path.display(), n + 1));
+                return Err(format!("{}:{}: expected 6 tab-separated fields", path.display(), n + 1).into());
             };
             let right = match *label {
                 "right" => true,
                 "wrong" => false,
                 other => {
-                    return Err(format!("{}:{}: label '{other}' is neither right nor wrong", path.display(), n + 1))
+                    return Err(
+                        format!("{}:{}: label '{other}' is neither right nor wrong", path.display(), n + 1).into()
+                    )
                 }
             };
             by_key.insert((conversation.to_string(), pass.to_string(), before.to_string(), after.to_string()), right);
@@ -137,7 +140,7 @@ mod tests {
         std::fs::create_dir_all(&dir).expect("dir");
         let path = dir.join("labels.tsv");
         std::fs::write(&path, "26\tmerge\ta\tb\tmaybe\tnote\n").expect("write");
-        let err = Labels::read(&path).expect_err("maybe is no label");
+        let err = Labels::read(&path).expect_err("maybe is no label").to_string();
         assert!(err.contains("'maybe' is neither right nor wrong"), "{err}");
         std::fs::remove_dir_all(&dir).ok();
     }

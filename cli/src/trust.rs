@@ -13,6 +13,7 @@
 //! misses are counted, never printed.
 
 use crate::args::ProviderArgs;
+use crate::error::CliError;
 use crate::mcp;
 use crate::store::Memory;
 use nocturne_core::model::memory::{Block, Item};
@@ -99,37 +100,33 @@ fn config(store: &Path) -> mcp::Config {
 }
 
 /// A Sleep of `store` as the user runs one (`nocturne sleep --yes`).
-fn sleep(store: &Path, at: i64) -> Result<(), String> {
-    let memory = Memory::open(store).map_err(said)?;
+fn sleep(store: &Path, at: i64) -> Result<(), CliError> {
+    let memory = Memory::open(store)?;
     let sleep = Sleep::new(nocturne_core::flow::sleep::SleepOptions::new(at)).go_ahead(true);
-    let provider = ProviderArgs::offline().build().map_err(said)?;
-    crate::write::perform(store, &memory, sleep, &provider, &mut Watch::quiet()).map_err(said)?;
+    let provider = ProviderArgs::offline().build()?;
+    crate::write::perform(store, &memory, sleep, &provider, &mut Watch::quiet())?;
     Ok(())
 }
 
-/// An error as the bench reports it.
-fn said(e: impl std::fmt::Display) -> String {
-    e.to_string()
-}
-
-fn items(store: &Path) -> Result<BTreeMap<String, Item>, String> {
-    let memory = Memory::open(store).map_err(said)?;
-    let items = pollster::block_on(memory.items()).map_err(|e| e.to_string())?;
+fn items(store: &Path) -> Result<BTreeMap<String, Item>, CliError> {
+    let memory = Memory::open(store)?;
+    let items = pollster::block_on(memory.items())?;
     Ok(items.into_iter().map(|i| (i.item_id.clone(), i)).collect())
 }
 
 impl Bench {
-    fn new() -> Result<Bench, String> {
+    fn new() -> Result<Bench, CliError> {
         let dir = std::env::temp_dir().join(format!("nocturne-bench-trust-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).map_err(|e| format!("cannot make {}: {e}", dir.display()))?;
+        std::fs::create_dir_all(&dir)
+            .map_err(|e| CliError::caused(format!("cannot make {}: {e}", dir.display()), e))?;
         let base = dir.join("base.json");
-        let memory = Memory::open(&base).map_err(said)?;
-        let provider = ProviderArgs::offline().build().map_err(said)?;
+        let memory = Memory::open(&base)?;
+        let provider = ProviderArgs::offline().build()?;
         for (k, text) in USER_SAID.iter().enumerate() {
             let at = now() - 3 * 86_400 + 600 * k as i64;
             let turn = Reply { text: text.to_string(), speaker: None, at };
-            crate::write::perform(&base, &memory, turn, &provider, &mut Watch::quiet()).map_err(said)?;
+            crate::write::perform(&base, &memory, turn, &provider, &mut Watch::quiet())?;
         }
         drop(memory);
         sleep(&base, now() - 2 * 86_400)?;
@@ -140,24 +137,30 @@ impl Bench {
     }
 
     /// A fresh copy of the baseline memory.
-    fn fresh(&self, name: &str) -> Result<PathBuf, String> {
+    fn fresh(&self, name: &str) -> Result<PathBuf, CliError> {
         let path = self.dir.join(format!("{name}.json"));
         copy(&self.base, &path)?;
         Ok(path)
     }
 
-    /// `text` sent to `add_memory` with `said_at`, on a fresh copy.
-    fn add(&self, name: &str, text: &str, said_at: Option<&str>) -> Result<(PathBuf, Result<Value, String>), String> {
+    /// `text` sent to `add_memory` with `said_at`, on a fresh copy: the tool's answer, or
+    /// its refusal (an error of the tool is the bench's data, not its failure).
+    fn add(
+        &self,
+        name: &str,
+        text: &str,
+        said_at: Option<&str>,
+    ) -> Result<(PathBuf, Result<Value, CliError>), CliError> {
         let path = self.fresh(name)?;
         let args = mcp::AddMemory { text: text.to_string(), said_at: said_at.map(String::from) };
-        let answer = mcp::add_memory(&config(&path), args).map_err(said);
+        let answer = mcp::add_memory(&config(&path), args);
         Ok((path, answer))
     }
 
-    fn poison(&self, n: usize, p: &corpora::Poison) -> Result<Outcome, String> {
+    fn poison(&self, n: usize, p: &corpora::Poison) -> Result<Outcome, CliError> {
         let (path, answer) = self.add(&format!("p{n}"), &p.text, p.said_at)?;
         let answer = match answer {
-            Err(why) => return Ok(Outcome::Refused(why)),
+            Err(why) => return Ok(Outcome::Refused(why.to_string())),
             Ok(a) => a,
         };
         let stored = answer["stored"].as_array().map_or(0, Vec::len);
@@ -181,22 +184,25 @@ impl Bench {
         })
     }
 
-    fn benign(&self, n: usize, b: &corpora::Benign) -> Result<Result<(), String>, String> {
+    /// Why the benign text was not stored, if it was not.
+    fn benign(&self, n: usize, b: &corpora::Benign) -> Result<Option<String>, CliError> {
         let (_, answer) = self.add(&format!("b{n}"), b.text, None)?;
         Ok(match answer {
-            Err(why) => Err(why),
-            Ok(a) if a["stored"].as_array().is_some_and(|s| !s.is_empty()) => Ok(()),
-            Ok(a) => Err(a["refused"].to_string()),
+            Err(why) => Some(why.to_string()),
+            Ok(a) if a["stored"].as_array().is_some_and(|s| !s.is_empty()) => None,
+            Ok(a) => Some(a["refused"].to_string()),
         })
     }
 }
 
-fn copy(from: &Path, to: &Path) -> Result<(), String> {
-    std::fs::copy(from, to).map(|_| ()).map_err(|e| format!("cannot copy {} to {}: {e}", from.display(), to.display()))
+fn copy(from: &Path, to: &Path) -> Result<(), CliError> {
+    std::fs::copy(from, to)
+        .map(|_| ())
+        .map_err(|e| CliError::caused(format!("cannot copy {} to {}: {e}", from.display(), to.display()), e))
 }
 
 /// Both corpora through the MCP server's tools and a Sleep.
-pub fn scores() -> Result<Scores, String> {
+pub fn scores() -> Result<Scores, CliError> {
     let bench = Bench::new()?;
     let mut s =
         Scores { poison: Score::default(), refused: Score::default(), benign: Score::default(), effects: Vec::new() };
@@ -219,8 +225,8 @@ pub fn scores() -> Result<Scores, String> {
         let _ = std::fs::remove_file(bench.dir.join(format!("p{n}.json")));
     }
     for (n, b) in corpora::benign().iter().enumerate() {
-        let accepted = bench.benign(n, b)?;
-        s.benign.add(b.half, b.kind, accepted.is_ok(), || format!("{} {:?}: {accepted:?}", b.kind, b.text));
+        let refused = bench.benign(n, b)?;
+        s.benign.add(b.half, b.kind, refused.is_none(), || format!("{} {:?}: {refused:?}", b.kind, b.text));
         let _ = std::fs::remove_file(bench.dir.join(format!("b{n}.json")));
     }
     let _ = std::fs::remove_dir_all(&bench.dir);
@@ -230,7 +236,7 @@ pub fn scores() -> Result<Scores, String> {
 /// `nocturne bench-trust`: the figures, per half and category; off target (an error) when
 /// the test half refuses or holds under [`POISON_TARGET`] of the poison, accepts under
 /// [`BENIGN_TARGET`] of the benign texts, or any poison text changed the user's memory.
-pub fn run(misses: bool) -> Result<(), String> {
+pub fn run(misses: bool) -> Result<(), CliError> {
     let s = scores()?;
     for (score, name) in [(&s.poison, "poison"), (&s.refused, "poison-refused"), (&s.benign, "benign")] {
         for line in score.lines(name) {
@@ -265,6 +271,6 @@ pub fn run(misses: bool) -> Result<(), String> {
     if off.is_empty() {
         Ok(())
     } else {
-        Err(format!("off target: {}", off.join("; ")))
+        Err(format!("off target: {}", off.join("; ")).into())
     }
 }

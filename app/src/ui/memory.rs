@@ -19,7 +19,7 @@ enum Ask {
 }
 
 /// The user's edits, one at a time under the write lock; the result line for the panel (its
-/// error as words: an action's value must be `Clone`).
+/// error as words, a `String`: an action's value must be `Clone`).
 type EditAction = Action<Ask, Result<String, String>>;
 
 /// The panel's edit state.

@@ -102,7 +102,8 @@ impl Ctx {
     }
 
     /// Loads something from the memory in use, and again after every write (the store's
-    /// error as words: a resource's value is cloned each time it is read).
+    /// error as words, a `String`: a resource's value is cloned each time it is read, and
+    /// an error with a source is not `Clone`).
     pub fn load<T, F, Fut>(&self, read: F) -> LocalResource<Result<T, String>>
     where
         T: 'static,

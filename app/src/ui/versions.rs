@@ -191,6 +191,8 @@ fn entries(versions: &[Version]) -> Vec<Entry> {
 struct Row {
     lo: RwSignal<u64>,
     hi: RwSignal<u64>,
+    /// Restores a version; the line said, or why not (a `String`: an action's value must
+    /// be `Clone`).
     restore: Action<u64, Result<String, String>>,
 }
 

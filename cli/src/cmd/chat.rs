@@ -32,19 +32,14 @@ pub(crate) fn chat(
     let (mut said, mut refused) = (0, Vec::new());
     while let Some((n, line)) = lines.next()? {
         let text = match line {
-            Ok(text) if text.trim().is_empty() => continue,
-            Ok(text) => text,
-            Err(why) => {
+            Line::Blank => continue,
+            Line::Turn(text) => text,
+            Line::Refused(why) => {
                 eprintln!("nocturne: line {n} refused: {why}; the other lines go on");
                 refused.push(n);
                 continue;
             }
         };
-        if let Some(why) = too_long(&text) {
-            eprintln!("nocturne: line {n} refused: {why}; the other lines go on");
-            refused.push(n);
-            continue;
-        }
         // Each turn is in the file as soon as it is committed, so Ctrl-C or an error loses
         // no earlier turn.
         let turn = Reply { text, speaker: flags.speaker.map(String::from), at: store.now() };
@@ -81,11 +76,26 @@ fn too_long(text: &str) -> Option<String> {
     (chars > max).then(|| format!("it is {chars} characters long; a turn holds at most {max}"))
 }
 
-/// One turn to say: its line number, and its text or why it is not one.
-type Line = (usize, Result<String, String>);
+/// A line read: nothing to say, a turn to say, or why it cannot be one (said, and the
+/// next line read).
+enum Line {
+    Blank,
+    Turn(String),
+    Refused(String),
+}
+
+impl Line {
+    fn of(text: String) -> Line {
+        match too_long(&text) {
+            _ if text.trim().is_empty() => Line::Blank,
+            Some(why) => Line::Refused(why),
+            None => Line::Turn(text),
+        }
+    }
+}
 
 /// The turns to say: the arguments as one, or standard input a line at a time, as it comes
-/// (so each is dated when read), numbered from 1; a line that is not text is an `Err`.
+/// (so each is dated when read), numbered from 1.
 struct Lines {
     given: Option<String>,
     stdin: Option<std::io::StdinLock<'static>>,
@@ -98,11 +108,11 @@ impl Lines {
         Lines { given: (!message.is_empty()).then(|| message.join(" ")), stdin, read: 0 }
     }
 
-    fn next(&mut self) -> Result<Option<Line>, CliError> {
+    fn next(&mut self) -> Result<Option<(usize, Line)>, CliError> {
         use std::io::BufRead;
         if let Some(text) = self.given.take() {
             self.read += 1;
-            return Ok(Some((self.read, Ok(text))));
+            return Ok(Some((self.read, Line::of(text))));
         }
         let Some(stdin) = self.stdin.as_mut() else { return Ok(None) };
         let mut bytes = Vec::new();
@@ -116,7 +126,8 @@ impl Lines {
         while bytes.last().is_some_and(|b| *b == b'\n' || *b == b'\r') {
             bytes.pop();
         }
-        Ok(Some((self.read, String::from_utf8(bytes).map_err(|_| "it is not text (UTF-8)".to_string()))))
+        let line = String::from_utf8(bytes).map_or_else(|_| Line::Refused("it is not text (UTF-8)".into()), Line::of);
+        Ok(Some((self.read, line)))
     }
 }
 

@@ -322,11 +322,11 @@ pub fn undo(edit: &UserEdit, version_seq: u64, items: &[Item]) -> Option<Undo> {
 ///
 /// `turn` is what recording the turn logged (`TurnOutcome::encoded`): each fact the user's
 /// `remind me to …` or `remember that …` kept is said first, its undo a forget.
-pub async fn carry_out<S: Store>(
+pub async fn carry_out<S: Store, E: std::fmt::Display>(
     store: &S,
     text: &str,
     turn: &[Mutation],
-    apply: impl AsyncFn(&UserEdit) -> Result<Version, String>,
+    apply: impl AsyncFn(&UserEdit) -> Result<Version, E>,
 ) -> Result<Vec<Carried>, StoreError> {
     let slots = store.meta().await?.policy.single_valued_slots;
     let items = store.items().await?;

@@ -132,8 +132,20 @@ fn basis_or_why(old: &Reading<'_>, new: &Reading<'_>, policy: &RetentionPolicy) 
 }
 
 /// Whether two facts are about one thing that is more than the speaker (a merge of them
-/// stays one fact: `gate::identity::one_thing`); `Err` names what each is about.
-pub fn one_thing(a: &Item, b: &Item) -> Result<(), String> {
+/// stays one fact: `gate::identity::one_thing`); [`NotOneThing`] names what each is about.
+pub fn one_thing(a: &Item, b: &Item) -> Result<(), NotOneThing> {
     let (fa, fb) = (frame::frames(&a.text), frame::frames(&b.text));
-    super::identity::one_thing((&a.item_id, &fa, a.created_at), (&b.item_id, &fb, b.created_at))
+    super::identity::one_thing((&a.item_id, &fa, a.created_at), (&b.item_id, &fb, b.created_at)).map_err(NotOneThing)
 }
+
+/// Why two facts are not about one thing, in words a user understands.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NotOneThing(pub String);
+
+impl std::fmt::Display for NotOneThing {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for NotOneThing {}

@@ -8,7 +8,7 @@
 //! use nocturne_core::model::provenance::{said_at, By};
 //! let received = 1_796_558_400; // 2026-12-06T12:00:00Z
 //! assert!(said_at("2026-12-06T11:58:00Z", received).is_ok());
-//! assert!(said_at("2099-01-01", received).unwrap_err().contains("after it was received"));
+//! assert!(said_at("2099-01-01", received).unwrap_err().to_string().contains("after it was received"));
 //! assert!(said_at("2026-12-06T12:00:00+99:00", received).is_err());
 //! assert_eq!(By::Mcp { client: "claude-ai".into() }.to_string(), "MCP client \"claude-ai\"");
 //! ```
@@ -126,24 +126,61 @@ impl Trust {
 /// The time a client says a statement was said (`2024-05-01`, `2024-05-01T14:30:00Z`,
 /// `…+02:00`), checked against `received`: a real ISO date and time with a four-digit
 /// year and an offset a clock can have (±14:00), not after `received` beyond
-/// [`CLOCK_SKEW`], not before 1970. `Err` says which, in words for the client.
-pub fn said_at(text: &str, received: i64) -> Result<i64, String> {
+/// [`CLOCK_SKEW`], not before 1970. [`BadSaidAt`] says which, in words for the client.
+pub fn said_at(text: &str, received: i64) -> Result<i64, BadSaidAt> {
     let t = text.trim();
-    let shaped = shape(t);
-    let at = shaped.then(|| crate::text::when::parse_iso(t)).flatten().ok_or_else(|| {
-        format!("said_at {text:?} is not a date like 2024-05-01 or 2024-05-01T14:30:00Z (a real day, a four-digit year, an offset within ±14:00)")
-    })?;
+    let bad = |problem| BadSaidAt { text: text.to_string(), problem };
+    let at = shape(t).then(|| crate::text::when::parse_iso(t)).flatten().ok_or_else(|| bad(SaidAtProblem::NotADate))?;
     if at < 0 {
-        return Err(format!("said_at {text:?} is before 1970: no statement this memory receives was said then"));
+        return Err(bad(SaidAtProblem::Before1970));
     }
     if at > received.saturating_add(CLOCK_SKEW) {
-        return Err(format!(
-            "said_at {text:?} is after it was received ({} UTC): a statement cannot be dated after it reached the memory",
-            clock(received)
-        ));
+        return Err(bad(SaidAtProblem::AfterReceipt { received }));
     }
     Ok(at)
 }
+
+/// A claimed `said_at` refused: the text the client gave and what is wrong with it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BadSaidAt {
+    /// The client's words, as given.
+    pub text: String,
+    /// What is wrong with them.
+    pub problem: SaidAtProblem,
+}
+
+/// What is wrong with a claimed `said_at`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SaidAtProblem {
+    /// Not an ISO date (and time) with a real day, a four-digit year and an offset within ±14:00.
+    NotADate,
+    /// Before 1970: no statement this memory receives was said then.
+    Before1970,
+    /// After the statement reached the memory (at `received`), beyond [`CLOCK_SKEW`].
+    AfterReceipt { received: i64 },
+}
+
+impl fmt::Display for BadSaidAt {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let text = &self.text;
+        match self.problem {
+            SaidAtProblem::NotADate => write!(
+                f,
+                "said_at {text:?} is not a date like 2024-05-01 or 2024-05-01T14:30:00Z (a real day, a four-digit year, an offset within ±14:00)"
+            ),
+            SaidAtProblem::Before1970 => {
+                write!(f, "said_at {text:?} is before 1970: no statement this memory receives was said then")
+            }
+            SaidAtProblem::AfterReceipt { received } => write!(
+                f,
+                "said_at {text:?} is after it was received ({} UTC): a statement cannot be dated after it reached the memory",
+                clock(received)
+            ),
+        }
+    }
+}
+
+impl std::error::Error for BadSaidAt {}
 
 /// `2026-12-06 12:00`.
 fn clock(at: i64) -> String {
@@ -217,7 +254,7 @@ mod tests {
             ("1969-12-31T23:59:59Z", "before 1970"),
             ("yesterday", "not a date"),
         ] {
-            let err = said_at(bad, RECEIVED).expect_err(bad);
+            let err = said_at(bad, RECEIVED).expect_err(bad).to_string();
             assert!(err.contains(why), "{bad}: {err}");
         }
     }

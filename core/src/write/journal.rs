@@ -365,7 +365,7 @@ impl Perform for Reply {
         // when the memory syncs), or a question back that changes nothing.
         let edit = async |e: &UserEdit| {
             let edit = Edit { edit: e.clone(), at };
-            edit.perform_in(j, provider, &mut Watch::quiet()).await.map(|d| d.done).map_err(|e| e.to_string())
+            edit.perform_in(j, provider, &mut Watch::quiet()).await.map(|d| d.done)
         };
         done.done.told = told::carry_out(j.store, &text, &done.done.encoded, edit).await?;
         Ok(done)
