@@ -1,0 +1,284 @@
+//! The question, as [`super::answer`] reads it: what kind it is (the speaker's name, who
+//! am I, what do you know about me, or any other), whose it asks about, the words a line
+//! must meet (each with the words that mean it in general English), the kind of answer it
+//! wants.
+
+use super::{with_lemmas, words, Line, PEOPLE};
+use crate::store::retrieval::roots;
+use crate::text::kinds;
+use crate::text::textmath::is_stopword;
+use std::collections::BTreeSet;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Kind {
+    Name,
+    Identity,
+    AboutMe,
+    Topic,
+}
+
+/// What a line must give.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Want {
+    Any,
+    /// A resolved date (`when`, `what date`).
+    Date,
+    /// A number (`how old`, `how many`).
+    Number,
+    /// A clock time (`what time`).
+    Time,
+    /// A name (`what's my cat called`).
+    Name,
+}
+
+/// What a question asks.
+#[derive(Clone, Debug)]
+pub(super) struct Asked {
+    pub(super) kind: Kind,
+    /// Whose: `None` for the speaker; the word naming the person or thing otherwise.
+    pub(super) holder: Option<String>,
+    /// Words a line must meet, each with the roots that meet it.
+    pub(super) needs: Vec<Need>,
+    /// Words naming the kind of answer: met if a line holds them, not required.
+    pub(super) heads: Vec<Need>,
+    /// Names the question names: a line must hold each.
+    pub(super) names: Vec<String>,
+    pub(super) want: Want,
+    /// The question asks about the speaker (`I`, `me`, `we`).
+    pub(super) speaker: bool,
+    /// It asks what is ahead (`am I doing`, `are we going`, `next`, `coming up`): a line
+    /// with a date counts more.
+    pub(super) ahead: bool,
+    /// It asks in the present (`do I live`): a line that says it no longer holds does not
+    /// answer.
+    pub(super) present: bool,
+}
+
+#[derive(Clone, Debug)]
+pub(super) struct Need {
+    word: String,
+    roots: BTreeSet<String>,
+    /// The word's own roots.
+    own: BTreeSet<String>,
+}
+
+impl Need {
+    pub(super) fn new(word: &str) -> Need {
+        let mut roots = with_lemmas(word);
+        roots.insert(word.to_string());
+        let own = roots.clone();
+        for group in MEANS {
+            let (names, members) = group.split_once(':').unwrap_or((group, ""));
+            if names.split_whitespace().any(|w| w == word) {
+                roots.extend(names.split_whitespace().chain(members.split_whitespace()).flat_map(self::roots));
+            }
+        }
+        // A kind's members (`text::kinds`), but not a person's family (`kids` is no husband).
+        if !PEOPLE.contains(&word) {
+            for member in kinds::members(word) {
+                roots.extend(self::roots(member));
+            }
+        }
+        Need { word: word.to_string(), roots, own }
+    }
+
+    /// The line holds the word itself (or what it implies: `job` for `I'm a nurse`), not
+    /// only a word that means it.
+    pub(super) fn exact(&self, line: &Line<'_>) -> bool {
+        !self.own.is_disjoint(&line.roots)
+    }
+
+    /// `a or b`: either meets it.
+    fn either(a: &str, b: &str) -> Need {
+        let mut need = Need::new(a);
+        let other = Need::new(b);
+        need.roots.extend(other.roots);
+        need.own.extend(other.own);
+        need.word = format!("{a} or {b}");
+        need
+    }
+
+    pub(super) fn met(&self, line: &Line<'_>) -> bool {
+        !self.roots.is_disjoint(&line.roots)
+    }
+
+    /// The need names people (`siblings`, `kids`, `my sister`).
+    pub(super) fn people(&self) -> bool {
+        PEOPLE.contains(&self.word.as_str())
+    }
+}
+
+/// Words that answer a question's word, general English: `names: members` — a question
+/// naming one of the names is met by any member (`pets` by `dog`, not `dog` by `goldfish`);
+/// a group with no `:` is words that mean the same, each met by any other.
+#[rustfmt::skip]
+const MEANS: &[&str] = &[
+    "avoid: allergic allergy allergies intolerant react reaction hives",
+    "allergy allergies allergic intolerant",
+    "medicine medicines medication medications drug drugs antibiotic antibiotics painkiller painkillers: pills tablets prescribed avoid",
+    "condition conditions: disease illness diagnosed disorder syndrome",
+    "flight flights fly flying flew",
+    "holiday holidays vacation trip: travel travelling traveling flying fly going visiting",
+    "travel travelling traveling trip: flying fly going",
+    "wedding married marrying marry",
+    "expire expires expiry: run runs valid",
+    "like likes love loves enjoy fan prefer rather obsessed adore support",
+    "favourite favorite: love most best go-to",
+    "sibling siblings: brother brothers sister sisters twin",
+    "kid kids child children: son sons daughter daughters",
+    "parents: mum mom mother dad father",
+    "family relatives: partner spouse husband wife boyfriend girlfriend fiancé fiance fiancee son sons daughter daughters kid kids child children baby mum mom mother dad father parents brother brothers sister sisters sibling siblings twin twins grandma grandmother grandad grandfather grandpa granny aunt uncle cousin niece nephew",
+    "partner spouse: husband wife boyfriend girlfriend fiancé fiancee fiance",
+    "live lives living home city town: based moved move",
+    "race races: marathon triathlon run running",
+    "author authors: writer novels novel books",
+    "composer composers: music",
+    "job work works working career profession living occupation: promoted employed freelance",
+    "pet pets animal animals: dog dogs cat cats puppy kitten dragon lizard tortoise turtle rabbit hamster fish goldfish parrot bird hen hens chicken chickens bee bees goat goats horse pony snake guinea",
+    "dog dogs: puppy puppies beagle labrador lurcher terrier spaniel collie retriever poodle whippet greyhound dachshund pug bulldog husky corgi",
+    "cat cats: kitten kittens",
+    "summer: june july august",
+    "winter: december january february",
+    "spring: march april may",
+    "autumn fall: september october november",
+    "eat eating: food pasta bread gluten coeliac celiac intolerant allergic vegan vegetarian",
+    "surname lastname",
+    "starting start starts",
+    "plans plan: going flying trip",
+];
+
+/// Words a question is asked with, that say nothing of what it is about.
+#[rustfmt::skip]
+const ASKING: &[&str] = &[
+    "remember", "know", "tell", "recall", "say", "said", "mention", "mentioned", "again", "anything", "something",
+    "everything", "think", "happen", "please", "remind", "wonder", "wondering", "ever", "already", "exactly",
+    "do", "does", "did", "done", "doing", "have", "has", "had", "get", "got", "go", "going", "be", "is", "am", "are",
+    "was", "were", "can", "could", "would", "should", "will", "any", "kind", "sort", "type", "name", "names", "called",
+    "call", "when", "date", "day", "time", "old", "age", "many", "much", "where", "who", "what", "which", "how", "why",
+    "whats", "who's", "what's", "where's", "when's", "i", "me", "my", "we", "us", "our", "you", "your", "u", "so",
+    "now", "currently", "still", "right", "yeah", "people", "next", "upcoming", "coming", "up", "this", "that",
+    "alone", "take", "normal", "regular", "usual", "want", "you've", "hear", "i'd", "myself", "all", "stored",
+    "memory", "hold", "or",
+];
+
+impl Asked {
+    pub(super) fn read(question: &str) -> Asked {
+        let ws = words(question);
+        let has = |w: &str| ws.iter().any(|x| x == w);
+        let kind = kind_of(&ws);
+        let holder = holder(question, &ws);
+        let want = if has("when") || has("date") {
+            Want::Date
+        } else if has("time") && !has("when") {
+            Want::Time
+        } else if has("old") || has("age") || has("many") || has("much") {
+            Want::Number
+        } else if holder.is_some() && (has("name") || has("called")) {
+            Want::Name
+        } else {
+            Want::Any
+        };
+        let wh = ws.iter().position(|w| matches!(w.as_str(), "what" | "which" | "whats" | "what's"));
+        let verb = ws
+            .iter()
+            .enumerate()
+            .skip(wh.map_or(0, |w| w + 1))
+            .find(|(_, w)| ASKING.contains(&w.as_str()))
+            .map(|(k, _)| k);
+        let mut needs = Vec::new();
+        let mut heads = Vec::new();
+        let skip = |w: &String| {
+            ASKING.contains(&w.as_str()) || is_stopword(w) || roots(w).is_empty() || Some(w) == holder.as_ref()
+        };
+        let mut k = 0;
+        while k < ws.len() {
+            let w = &ws[k];
+            k += 1;
+            if skip(w)
+                || HOLDER_ADJECTIVES.contains(&w.as_str()) && ws.get(k).is_some_and(|n| Some(n) == holder.as_ref())
+            {
+                continue;
+            }
+            // `Can I eat normal pasta?`: what is eaten names the kind of answer (a diet).
+            let eaten = ws[..k - 1].iter().any(|w| matches!(w.as_str(), "eat" | "drink" | "eating" | "drinking"));
+            let head = wh.is_some_and(|h| k - 1 > h) && verb.is_none_or(|v| k - 1 < v) || eaten;
+            // `window or aisle`: either.
+            let need = match ws.get(k..k + 2) {
+                Some([or, other]) if or == "or" && !skip(other) => {
+                    k += 2;
+                    Need::either(w, other)
+                }
+                _ => Need::new(w),
+            };
+            if head {
+                heads.push(need);
+            } else {
+                needs.push(need);
+            }
+        }
+        // `What do I do?`: asks for the speaker's work.
+        let last = ws.iter().rev().find(|w| !matches!(w.as_str(), "again" | "now" | "exactly"));
+        if needs.is_empty() && heads.is_empty() && holder.is_none() && last.is_some_and(|w| w == "do") {
+            needs.push(Need::new("job"));
+        }
+        let names = crate::text::textmath::proper_nouns(question).into_iter().map(|n| n.to_lowercase()).collect();
+        let speaker = ws.iter().any(|w| matches!(w.as_str(), "i" | "me" | "we" | "us" | "i'm" | "myself"));
+        let ahead = has("next")
+            || has("coming")
+            || has("upcoming")
+            || ws.windows(2).any(|p| matches!(p[0].as_str(), "am" | "are") && p[1].ends_with("ing"))
+            || ws.windows(3).any(|p| {
+                matches!(p[0].as_str(), "am" | "are") && matches!(p[1].as_str(), "i" | "we") && p[2].ends_with("ing")
+            });
+        let present = ws.iter().any(|w| matches!(w.as_str(), "do" | "does" | "am" | "is" | "are" | "now"));
+        Asked { kind, holder, needs, heads, names, want, speaker, ahead, present }
+    }
+}
+
+/// Words between `my` and what it owns (`my next gig`, `my new flat`).
+const HOLDER_ADJECTIVES: &[&str] = &["next", "new", "old", "current", "first", "last", "upcoming", "own", "usual"];
+
+/// Name, who-am-I, about-me, or any other question.
+fn kind_of(ws: &[String]) -> Kind {
+    let text = format!(" {} ", ws.join(" "));
+    let has = |p: &str| text.contains(&format!(" {p} "));
+    let mine = has("my name") && !has("surname") || has("am i called") || has("i'm called") || has("call me");
+    if mine && !ws.windows(3).any(|w| w[0] == "my" && w[2] == "name" && w[1] != "name") {
+        return Kind::Name;
+    }
+    if has("who am i") || has("who i am") || has("who do you think i am") {
+        return Kind::Identity;
+    }
+    let about = has("about me") || has("about myself") || has("on me") || has("about us");
+    let rest: Vec<&String> = ws
+        .iter()
+        .filter(|w| {
+            !ASKING.contains(&w.as_str())
+                && !is_stopword(w)
+                && !matches!(w.as_str(), "myself" | "all" | "got" | "hold" | "stored" | "memory")
+        })
+        .collect();
+    if about && rest.is_empty() {
+        return Kind::AboutMe;
+    }
+    Kind::Topic
+}
+
+/// Whose the question asks about: `my sister` → `sister`; `my flight` → `flight`;
+/// `Yasmin's wedding` → `yasmin`; the speaker → `None`.
+fn holder(question: &str, ws: &[String]) -> Option<String> {
+    if let Some(k) = ws.iter().position(|w| w == "my" || w == "our") {
+        let mut n = k + 1;
+        while ws.get(n).is_some_and(|w| HOLDER_ADJECTIVES.contains(&w.as_str())) && n + 1 < ws.len() {
+            n += 1;
+        }
+        if let Some(next) = ws.get(n).filter(|n| n.as_str() != "name") {
+            return Some(next.clone());
+        }
+    }
+    question.split_whitespace().skip(1).find_map(|w| {
+        let w = w.trim_matches(|c: char| !c.is_alphanumeric() && c != '\'' && c != '’');
+        let name = w.strip_suffix("'s").or_else(|| w.strip_suffix("’s"))?;
+        name.chars().next().is_some_and(char::is_uppercase).then(|| name.to_lowercase())
+    })
+}
