@@ -1,12 +1,17 @@
 //! ARCHITECTURE.md stays a map a newcomer can read: it names every module file under
 //! `core/src` (as `layer/module.rs`, and `lib.rs`), and no line of it runs past
-//! [`MAX_LINE`] characters (a table cell of two thousand characters is not a map).
+//! [`MAX_LINE`] characters (a table cell of two thousand characters is not a map). And the
+//! files it names stay readable: none is over [`MAX_FILE_LINES`] lines.
 
 use std::fs;
 use std::path::{Path, PathBuf};
 
 /// The longest line ARCHITECTURE.md may have, in characters.
 const MAX_LINE: usize = 200;
+
+/// The most lines a file under `core/src` may have: a longer one is split along its
+/// concepts, its parts child modules in a folder of its name (`text/act/words.rs`).
+const MAX_FILE_LINES: usize = 700;
 
 /// Every `.rs` file under `dir`, as a path relative to `root` with `/` between parts.
 fn module_files(root: &Path, dir: &Path, out: &mut Vec<String>) {
@@ -35,6 +40,16 @@ fn long_lines(doc: &str) -> Vec<String> {
         .enumerate()
         .filter(|(_, l)| l.chars().count() > MAX_LINE)
         .map(|(n, l)| format!("{}: {} characters", n + 1, l.chars().count()))
+        .collect()
+}
+
+/// The files of `files` (`(path, text)`) longer than [`MAX_FILE_LINES`], as `path: n lines`.
+fn long_files(files: &[(String, String)]) -> Vec<String> {
+    files
+        .iter()
+        .map(|(path, text)| (path, text.lines().count()))
+        .filter(|(_, n)| *n > MAX_FILE_LINES)
+        .map(|(path, n)| format!("{path}: {n} lines"))
         .collect()
 }
 
@@ -68,4 +83,34 @@ fn the_checks_catch_an_unnamed_module_and_a_long_line() {
     assert!(long_lines(doc).is_empty());
     let cell = format!("| `store/erase.rs` | {} |", "x".repeat(MAX_LINE));
     assert_eq!(long_lines(&format!("{doc}{cell}\n")), [format!("3: {} characters", cell.chars().count())]);
+}
+
+#[test]
+fn no_core_file_is_over_700_lines() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut modules = Vec::new();
+    module_files(&src, &src, &mut modules);
+    assert!(modules.len() >= 30, "only {} module files found: is the layout right?", modules.len());
+    let files: Vec<(String, String)> = modules
+        .into_iter()
+        .map(|m| {
+            let text = fs::read_to_string(src.join(&m)).unwrap_or_else(|e| panic!("core/src/{m}: {e}"));
+            (m, text)
+        })
+        .collect();
+    let long = long_files(&files);
+    assert!(
+        long.is_empty(),
+        "core/src files over {MAX_FILE_LINES} lines; split each along its concepts (child modules in a folder of \
+         its name, as text/act/words.rs):\n{}",
+        long.join("\n")
+    );
+}
+
+#[test]
+fn the_file_check_catches_a_file_over_700_lines() {
+    let at_most = "fn x() {}\n".repeat(MAX_FILE_LINES);
+    let over = format!("{at_most}// one more\n");
+    let files = [("text/act.rs".to_string(), at_most), ("text/addressed.rs".to_string(), over)];
+    assert_eq!(long_files(&files), [format!("text/addressed.rs: {} lines", MAX_FILE_LINES + 1)]);
 }
