@@ -21,6 +21,10 @@ export TRUNK_SKIP_VERSION_CHECK=true
 SETUP_STARTED=${SETUP_STARTED:-$(date +%s)}
 say() { echo "[setup +$(( $(date +%s) - SETUP_STARTED ))s] $*" >&2; }
 
+# Tools built from crates.io are built for a few runs here, not for speed: opt-level 1
+# without LTO (trunk in 306 s instead of 438 s on two cores, 376 s at opt-level 3).
+tool_install() { CARGO_PROFILE_RELEASE_LTO=false CARGO_PROFILE_RELEASE_CODEGEN_UNITS=16 CARGO_PROFILE_RELEASE_OPT_LEVEL=1 cargo install "$@"; }
+
 # The wasm-bindgen version Cargo.lock pins (the CLI must match it exactly).
 wasm_bindgen_version() {
   awk '/^name = "wasm-bindgen"$/ { getline; sub(/version = "/, ""); sub(/"/, ""); print; exit }' "$ROOT/Cargo.lock"
@@ -43,18 +47,15 @@ ensure_wasm_bindgen() {
   if [ "$(wasm-bindgen --version 2>/dev/null | awk '{print $2}')" != "$want" ]; then
     say "installing wasm-bindgen-cli $want (matches Cargo.lock)"
     # Not --locked: its lock file pins a webpki-roots release the registry no longer serves.
-    cargo install -q wasm-bindgen-cli --version "=$want" --force
+    tool_install -q wasm-bindgen-cli --version "=$want" --force
   fi
 }
 
 ensure_trunk() {
   if [ "$(trunk --version 2>/dev/null | awk '{print $2}')" != "$TRUNK_VERSION" ]; then
     say "installing trunk $TRUNK_VERSION (about 5 minutes, once)"
-    # trunk's own release profile asks for fat LTO and one codegen unit; for a tool that
-    # runs a few builds here, opt-level 1 without LTO builds in 306 s instead of 438 s on
-    # two cores (376 s at opt-level 3 without LTO).
-    CARGO_PROFILE_RELEASE_LTO=false CARGO_PROFILE_RELEASE_CODEGEN_UNITS=16 CARGO_PROFILE_RELEASE_OPT_LEVEL=1 \
-      cargo install -q trunk --version "=$TRUNK_VERSION" --locked --force
+    # trunk's own release profile asks for fat LTO and one codegen unit.
+    tool_install -q trunk --version "=$TRUNK_VERSION" --locked --force
   fi
 }
 
@@ -148,7 +149,7 @@ export NOCTURNE_YSWEET="$TOOLS/y-sweet-$YSWEET_VERSION/bin/y-sweet"
 ensure_ysweet() {
   if [ ! -x "$NOCTURNE_YSWEET" ]; then
     say "installing the sync server y-sweet $YSWEET_VERSION from crates.io (about 2 minutes, once)"
-    cargo install -q y-sweet --version "=$YSWEET_VERSION" --locked --root "$TOOLS/y-sweet-$YSWEET_VERSION" \
+    tool_install -q y-sweet --version "=$YSWEET_VERSION" --locked --root "$TOOLS/y-sweet-$YSWEET_VERSION" \
       --target-dir "${CARGO_TARGET_DIR:-$TOOLS/target}/y-sweet"
   fi
 }
