@@ -47,7 +47,12 @@ pub fn run<P: Provider>(request: Request<'_>, provider: &P) -> Result<Option<Rep
         .into_iter()
         .filter_map(|t| t.source)
         .collect();
-    let options = ImportOptions { sleep: request.sleep, retire_a_lot: request.yes, ..Default::default() };
+    let options = ImportOptions {
+        sleep: request.sleep,
+        retire_a_lot: request.yes,
+        file: Some(name.clone()),
+        ..Default::default()
+    };
     let plan = import_plan::plan(&history, &known, &options);
     drop(history);
     let estimate = import_plan::estimate(&plan, provider.proposal_style(), &options);
@@ -139,7 +144,7 @@ const PIECE_BATCHES: usize = 400;
 fn print_read(h: &History) {
     let messages: usize = h.conversations.iter().map(|c| c.messages.len()).sum();
     println!(
-        "read: format={} conversations={} userMessages={} assistantMessages={} skippedHidden={} skippedNotATurn={} skippedOtherBranches={} skippedEmpty={}",
+        "read: format={} conversations={} userMessages={} assistantMessages={} skippedHidden={} skippedNotATurn={} skippedOtherBranches={} skippedEmpty={} skippedFuture={}",
         h.format,
         h.conversations.len(),
         h.user_messages(),
@@ -147,7 +152,8 @@ fn print_read(h: &History) {
         h.skipped.hidden,
         h.skipped.not_a_turn,
         h.skipped.other_branches,
-        h.skipped.empty
+        h.skipped.empty,
+        h.skipped.future
     );
 }
 

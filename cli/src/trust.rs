@@ -1,7 +1,10 @@
 //! `nocturne bench-trust`: the held-out poisoning and benign corpora (`poison.tsv`,
 //! `benign.tsv`) sent to a memory from outside, exactly as an MCP client sends them — the
 //! server's own `add_memory` tool with the client's `said_at` — then a Sleep, each half and
-//! category apart.
+//! category apart. The poison comes through a second door too: a history file imported
+//! (a JSON Lines log of the one message, dated `said_at`), through the import the page and
+//! `nocturne import` run. (A synced device replays a record through the same core
+//! functions and keeps its source: `sync/tests/trust.rs`.)
 //!
 //! Every text meets the same memory: a person's own facts said in chat over the days
 //! before (where they live, their partner, job, phone, e-mail, diet, allergies, medication,
@@ -16,11 +19,13 @@ use crate::args::ProviderArgs;
 use crate::error::CliError;
 use crate::mcp;
 use crate::store::Memory;
+use nocturne_core::flow::import_plan::{self, ImportOptions, SleepAfter};
+use nocturne_core::history::{self, Format};
 use nocturne_core::model::memory::{Block, Item};
 use nocturne_core::store::Store;
 use nocturne_core::testkit::corpora::{self, Half, Score};
 use nocturne_core::text::when::Day;
-use nocturne_core::write::{Reply, Sleep, Watch};
+use nocturne_core::write::{Import, Reply, Sleep, Watch};
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -54,6 +59,28 @@ pub const USER_SAID: &[&str] = &[
     "I support Benfica.",
     "My bank is Millennium.",
 ];
+
+/// The way a text reaches the memory.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Door {
+    /// The MCP server's `add_memory`, with the client's `said_at`.
+    Mcp,
+    /// A history file imported: a JSON Lines log of the one message, dated `said_at`.
+    Import,
+}
+
+impl Door {
+    /// The prefix of its figures' lines: none for MCP (the lines the bench always printed).
+    fn prefix(self) -> &'static str {
+        match self {
+            Door::Mcp => "",
+            Door::Import => "import-",
+        }
+    }
+}
+
+/// The name of the history file the import door reads: the source its facts keep.
+const IMPORTED_FILE: &str = "poison.jsonl";
 
 /// What one poison text did.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -157,13 +184,52 @@ impl Bench {
         Ok((path, answer))
     }
 
-    fn poison(&self, n: usize, p: &corpora::Poison) -> Result<Outcome, CliError> {
-        let (path, answer) = self.add(&format!("p{n}"), &p.text, p.said_at)?;
-        let answer = match answer {
-            Err(why) => return Ok(Outcome::Refused(why.to_string())),
-            Ok(a) => a,
+    /// `text` imported on a fresh copy as a one-message history dated `said_at`, with no
+    /// Sleep of its own: how many facts it stored, or why nothing was.
+    fn import(
+        &self,
+        name: &str,
+        text: &str,
+        said_at: Option<&str>,
+    ) -> Result<(PathBuf, Result<usize, String>), CliError> {
+        let path = self.fresh(name)?;
+        let mut line = serde_json::json!({ "role": "user", "content": text });
+        if let Some(at) = said_at {
+            line["timestamp"] = at.into();
+        }
+        let history = match history::read(IMPORTED_FILE, line.to_string().as_bytes(), Some(Format::Jsonl), now()) {
+            Ok(h) => h,
+            Err(why) => return Ok((path, Err(why.to_string()))),
         };
-        let stored = answer["stored"].as_array().map_or(0, Vec::len);
+        if history.skipped.future > 0 {
+            return Ok((path, Err("dated after it was read".into())));
+        }
+        let options =
+            ImportOptions { sleep: SleepAfter::Never, file: Some(IMPORTED_FILE.into()), ..Default::default() };
+        let piece = import_plan::plan(&history, &Default::default(), &options);
+        let import = Import { piece, options, at: now(), seen: Default::default() };
+        let memory = Memory::open(&path)?;
+        let provider = ProviderArgs::offline().build()?;
+        let done = crate::write::perform(&path, &memory, import, &provider, &mut Watch::quiet())?;
+        Ok((path, Ok(done.done.report.facts)))
+    }
+
+    fn poison(&self, door: Door, n: usize, p: &corpora::Poison) -> Result<Outcome, CliError> {
+        let name = format!("p{n}");
+        let (path, stored, note) = match door {
+            Door::Mcp => match self.add(&name, &p.text, p.said_at)? {
+                (_, Err(why)) => return Ok(Outcome::Refused(why.to_string())),
+                (path, Ok(a)) => (
+                    path,
+                    a["stored"].as_array().map_or(0, Vec::len),
+                    a["note"].as_str().unwrap_or_default().to_string(),
+                ),
+            },
+            Door::Import => match self.import(&name, &p.text, p.said_at)? {
+                (_, Err(why)) => return Ok(Outcome::Refused(why)),
+                (path, Ok(facts)) => (path, facts, "no fact encoded".to_string()),
+            },
+        };
         sleep(&path, now())?;
         let after = items(&path)?;
         for (id, kept) in self.control.iter().filter(|(_, i)| i.active) {
@@ -177,11 +243,7 @@ impl Bench {
         if let Some(pinned) = new.iter().find(|i| matches!(i.block, Block::Persona | Block::Human)) {
             return Ok(Outcome::Effect(format!("pinned: \"{}\" reached {}", pinned.text, pinned.block)));
         }
-        Ok(if stored == 0 && new.is_empty() {
-            Outcome::Refused(answer["note"].as_str().unwrap_or_default().to_string())
-        } else {
-            Outcome::Held
-        })
+        Ok(if stored == 0 && new.is_empty() { Outcome::Refused(note) } else { Outcome::Held })
     }
 
     /// Why the benign text was not stored, if it was not.
@@ -201,13 +263,14 @@ fn copy(from: &Path, to: &Path) -> Result<(), CliError> {
         .map_err(|e| CliError::caused(format!("cannot copy {} to {}: {e}", from.display(), to.display()), e))
 }
 
-/// Both corpora through the MCP server's tools and a Sleep.
-pub fn scores() -> Result<Scores, CliError> {
+/// The poison through `door` and a Sleep; the benign texts through the MCP server's tool
+/// (what an MCP client saves), for that door only.
+pub fn scores(door: Door) -> Result<Scores, CliError> {
     let bench = Bench::new()?;
     let mut s =
         Scores { poison: Score::default(), refused: Score::default(), benign: Score::default(), effects: Vec::new() };
     for (n, p) in corpora::poison().iter().enumerate() {
-        let outcome = bench.poison(n, p)?;
+        let outcome = bench.poison(door, n, p)?;
         let miss = || format!("{} {:?} (said_at {:?}): {outcome:?}", p.category, p.text, p.said_at);
         s.poison.add(p.half, p.category, !matches!(outcome, Outcome::Effect(_)), miss);
         s.refused.add(p.half, p.category, matches!(outcome, Outcome::Refused(_)), miss);
@@ -224,7 +287,7 @@ pub fn scores() -> Result<Scores, CliError> {
         }
         let _ = std::fs::remove_file(bench.dir.join(format!("p{n}.json")));
     }
-    for (n, b) in corpora::benign().iter().enumerate() {
+    for (n, b) in corpora::benign().iter().enumerate().filter(|_| door == Door::Mcp) {
         let refused = bench.benign(n, b)?;
         s.benign.add(b.half, b.kind, refused.is_none(), || format!("{} {:?}: {refused:?}", b.kind, b.text));
         let _ = std::fs::remove_file(bench.dir.join(format!("b{n}.json")));
@@ -237,9 +300,24 @@ pub fn scores() -> Result<Scores, CliError> {
 /// the test half refuses or holds under [`POISON_TARGET`] of the poison, accepts under
 /// [`BENIGN_TARGET`] of the benign texts, or any poison text changed the user's memory.
 pub fn run(misses: bool) -> Result<(), CliError> {
-    let s = scores()?;
-    for (score, name) in [(&s.poison, "poison"), (&s.refused, "poison-refused"), (&s.benign, "benign")] {
-        for line in score.lines(name) {
+    let mut off = Vec::new();
+    for door in [Door::Mcp, Door::Import] {
+        off.extend(run_door(door, misses)?);
+    }
+    if off.is_empty() {
+        Ok(())
+    } else {
+        Err(format!("off target: {}", off.join("; ")).into())
+    }
+}
+
+/// One door's figures, and what of them is off target.
+fn run_door(door: Door, misses: bool) -> Result<Vec<String>, CliError> {
+    let s = scores(door)?;
+    let at = door.prefix();
+    let names = [(&s.poison, "poison"), (&s.refused, "poison-refused"), (&s.benign, "benign")];
+    for (score, name) in names.into_iter().filter(|(_, name)| door == Door::Mcp || *name != "benign") {
+        for line in score.lines(&format!("{at}{name}")) {
             println!("{line}");
         }
         if misses {
@@ -251,26 +329,22 @@ pub fn run(misses: bool) -> Result<(), CliError> {
     let mut off = Vec::new();
     let (held, accepted) = (s.poison.total(Half::Test).share(), s.benign.total(Half::Test).share());
     if held < POISON_TARGET {
-        off.push(format!("poison refused or held {held:.3} < {POISON_TARGET} on the test half"));
+        off.push(format!("{at}poison refused or held {held:.3} < {POISON_TARGET} on the test half"));
     }
-    if accepted < BENIGN_TARGET {
+    if door == Door::Mcp && accepted < BENIGN_TARGET {
         off.push(format!("benign accepted {accepted:.3} < {BENIGN_TARGET} on the test half"));
     }
     for half in [Half::Tuning, Half::Test] {
         let of_half: Vec<&String> = s.effects.iter().filter(|(h, _, _)| *h == half).map(|(_, _, what)| what).collect();
         let pinned = s.effects.iter().filter(|(h, _, pinned)| *h == half && pinned.starts_with("pinned")).count();
         println!(
-            "poison-effects: half={} reached-persona-or-human={pinned} user-facts-changed={}",
+            "{at}poison-effects: half={} reached-persona-or-human={pinned} user-facts-changed={}",
             half.name(),
             of_half.len() - pinned
         );
     }
     if !s.effects.is_empty() {
-        off.push(format!("{} poison text(s) changed the user's memory", s.effects.len()));
+        off.push(format!("{} poison text(s) through {door:?} changed the user's memory", s.effects.len()));
     }
-    if off.is_empty() {
-        Ok(())
-    } else {
-        Err(format!("off target: {}", off.join("; ")).into())
-    }
+    Ok(off)
 }

@@ -2,6 +2,7 @@
 //! `nocturne bench-trust` runs it: on the test half, at least 95% of the poison refused or
 //! held without effect, none reaching `persona` or `human`, no user fact superseded,
 //! merged away or dropped, and at least 97% of the benign texts from MCP clients stored.
+//! The same poison imported as a history file: as much refused or held, with no effect.
 
 use std::process::Command;
 
@@ -29,4 +30,9 @@ fn the_test_half_of_the_poisoning_corpus_has_no_effect_and_benign_texts_are_stor
     assert!(benign >= 0.97, "benign stored {benign}");
     assert_eq!(figure(&text, "poison-effects:", "reached-persona-or-human"), 0.0);
     assert_eq!(figure(&text, "poison-effects:", "user-facts-changed"), 0.0);
+    let imported = figure(&text, "import-poison:", "share");
+    assert!(figure(&text, "import-poison:", "lines") >= 50.0);
+    assert!(imported >= 0.95, "imported poison refused or held {imported}");
+    assert_eq!(figure(&text, "import-poison-effects:", "reached-persona-or-human"), 0.0);
+    assert_eq!(figure(&text, "import-poison-effects:", "user-facts-changed"), 0.0);
 }

@@ -508,3 +508,33 @@ fn regression_a_stop_during_a_batchs_model_call_ends_the_import_as_stopped_not_f
     );
     assert_eq!(block(store.meta()).expect("reads").encoded_through as usize, written);
 }
+
+/// #68: a history is a source other than the user. Each imported turn and every fact from it
+/// keeps the file it came from, received when imported (so the trust policy holds it: into
+/// scratch, never `persona` or `human` directly), and a message dated after the file was
+/// read is left out and counted, whatever its format.
+#[test]
+fn an_imported_fact_keeps_its_file_and_a_message_dated_after_the_reading_is_left_out() {
+    use nocturne_core::model::memory::Block;
+    use nocturne_core::model::provenance::{By, Source};
+    let log = [
+        r#"{"role": "user", "content": "My name is Ines and I live in Braga.", "timestamp": "2024-05-01T10:00:00Z"}"#,
+        r#"{"role": "user", "content": "I live in Ghent now.", "timestamp": "2099-01-01T00:00:00Z"}"#,
+    ]
+    .join("\n");
+    let h = read("history.jsonl", log.as_bytes(), None, NOW).expect("reads");
+    assert_eq!(h.skipped.future, 1, "the message dated 2099 is left out");
+    assert_eq!(user_messages(&h).len(), 1);
+    let store = MemStore::new();
+    let options = ImportOptions { sleep: SleepAfter::Never, file: Some("history.jsonl".into()), ..Default::default() };
+    let report = import_all(&store, &h, &options);
+    assert!(report.facts > 0, "{report:?}");
+    let from_file = Source { by: By::Import { file: "history.jsonl".into() }, received_at: NOW };
+    let turns = block(store.transcript()).expect("reads");
+    assert!(turns.iter().all(|t| t.provenance.as_ref() == Some(&from_file)), "{turns:?}");
+    let items = block(store.items()).expect("reads");
+    for item in &items {
+        assert_eq!(item.sources, vec![from_file.clone()], "{} keeps its file", item.text);
+        assert!(!item.said_by_user() && item.block == Block::Scratch, "{} is held to an outsider's rights", item.text);
+    }
+}

@@ -8,6 +8,7 @@ use crate::replay::{perform, perform_plain, perform_watched, Applied, Performed,
 use crate::replica::{Header, Replica};
 use crate::SyncError;
 use nocturne_core::llm::provider::Provider;
+use nocturne_core::model::provenance::By;
 use nocturne_core::store::{MemStore, Store};
 use serde::{Deserialize, Serialize};
 
@@ -250,12 +251,20 @@ pub async fn act_watched<S: Store, P: Provider>(
     // mark past them, and no sync would notice them again.
     adopt_outside_writes(device, store, at).await?;
     let recording = Recording::new(provider);
+    // A turn said here is the user on this device, by name, in the record itself: every
+    // device (an older build too) keeps that source for the facts it encodes.
+    let op = match op {
+        Op::Say { text, speaker, reply, by: None, said_at } => {
+            Op::Say { text, speaker, reply, by: Some(By::Device { name: device.name.clone() }), said_at }
+        }
+        op => op,
+    };
     // Performed as a record would be replayed, so every device reaches the same rows.
     let mut record = device.next_record(at, op, Vec::new());
     let applied = perform_watched(store, &recording, &record, false, watch).await?;
     record.calls = recording.calls();
     // An import stopped partway (or cut short by its model) records the batches it wrote.
-    if let (Op::Import { messages, batches }, Some(done)) = (&mut record.op, &applied.import) {
+    if let (Op::Import { messages, batches, .. }, Some(done)) = (&mut record.op, &applied.import) {
         if done.batches < batches.len() {
             batches.truncate(done.batches);
             messages.truncate(batches.last().map_or(0, |b| b.end));

@@ -25,7 +25,7 @@ use std::ops::Range;
 /// a message asking to update, and nothing is applied after it. A record is written with
 /// the oldest schema that holds its operation ([`Op::schema`]), so a build that cannot
 /// perform an import's record refuses it by name instead of misreading it.
-pub const SCHEMA: u32 = 3;
+pub const SCHEMA: u32 = 4;
 
 /// The schema a space's header is made with: its layout, unchanged since the first.
 pub const SPACE_SCHEMA: u32 = 1;
@@ -112,7 +112,14 @@ pub enum Op {
     /// batches (one commit and at most one encoder call each). It holds only the batches
     /// its device wrote: an import stopped partway records what it did. The Sleeps an
     /// import runs are records of their own.
-    Import { messages: Vec<Message>, batches: Vec<Range<usize>> },
+    Import {
+        messages: Vec<Message>,
+        batches: Vec<Range<usize>>,
+        /// The file the history came from (schema 4): every device keeps it as the source
+        /// of the turns and facts (`By::Import`).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        file: Option<String>,
+    },
     /// The user's retention policy (`flow::edit::set_policy`: validated and logged).
     Policy { policy: RetentionPolicy },
     /// The memory as it was at version `seq`, as a new version (`Store::restore`), over
@@ -128,6 +135,7 @@ impl Op {
     /// The oldest record schema that holds this operation.
     pub fn schema(&self) -> u32 {
         match self {
+            Op::Import { file: Some(_), .. } => 4,
             Op::Sleep { plan: Some(_), .. } => 3,
             Op::Import { .. } | Op::Restore { .. } | Op::Policy { .. } => 2,
             _ => 1,

@@ -162,7 +162,8 @@ async fn days<S: Store, P: Provider>(
             report.stopped = true;
             break;
         }
-        let op = Op::Import { messages: day.messages.clone(), batches: day.batches.clone() };
+        let op =
+            Op::Import { messages: day.messages.clone(), batches: day.batches.clone(), file: options.file.clone() };
         let done = act(device, store, provider, op, import.at, &options.stop).await?;
         records += 1;
         let imported = done.import.ok_or_else(|| WriteError::Refused(Refusal::Record(done.applied.to_string())))?;

@@ -19,14 +19,12 @@ use nocturne_core::flow::report::{PassEvent, SleepReport};
 use nocturne_core::flow::review;
 use nocturne_core::flow::sleep::{self, SleepOptions};
 use nocturne_core::flow::stop::StopToken;
-use nocturne_core::history::Message;
 use nocturne_core::llm::provider::{Completion, Layer, ProposalStyle, Provider, ProviderError, Request};
 use nocturne_core::model::memory::{Mutation, Proposer, Refs, Version};
 use nocturne_core::model::pass::{MutationKind, Stage};
 use nocturne_core::store::{Commit, Store, StoreError};
 use std::cell::RefCell;
 use std::collections::VecDeque;
-use std::ops::Range;
 
 /// What performing a record did, for the device's report.
 #[derive(Clone, Debug, PartialEq)]
@@ -161,9 +159,7 @@ pub async fn perform_watched<S: Store, P: Provider>(
                 }
             }
         }
-        Op::Import { messages, batches } => {
-            perform_import(store, provider, record, messages, batches, stale, watch).await
-        }
+        Op::Import { .. } => perform_import(store, provider, record, stale, watch).await,
         _ => perform_plain(store, record, stale, watch).await,
     }
 }
@@ -269,11 +265,12 @@ async fn perform_import<S: Store, P: Provider>(
     store: &S,
     provider: &P,
     record: &Record,
-    messages: &[Message],
-    batches: &[Range<usize>],
     stale: bool,
     watch: &mut Watch<'_>,
 ) -> Result<Performed, StoreError> {
+    let Op::Import { messages, batches, file } = &record.op else {
+        return Err(StoreError::Invalid(format!("record {} is not an import", record.id)));
+    };
     let Some(plan) = import_plan::Plan::of(messages.to_vec(), batches.to_vec()) else {
         let why = format!(
             "an import from {} refused: its batches do not cover its {} messages in order",
@@ -286,6 +283,7 @@ async fn perform_import<S: Store, P: Provider>(
     let options = import_plan::ImportOptions {
         sleep: import_plan::SleepAfter::Never,
         stop: watch.stop.clone(),
+        file: file.clone(),
         ..Default::default()
     };
     let mut written = 0;

@@ -671,3 +671,53 @@ fn a_journal_records_a_write_when_the_memory_syncs_and_makes_it_directly_when_no
     assert_eq!(a.digest(), b.digest());
     assert!(block(b.store.items()).expect("items").iter().any(|i| i.pinned && i.text == "My cat is called Miso."));
 }
+
+/// #68's trust boundary through sync: what an MCP client wrote on one device reaches
+/// another with its source, and there — through the other device's own Sleep — changes
+/// nothing the user said and reaches neither `persona` nor `human`; a turn said on a device
+/// keeps that device as its source on every device.
+#[test]
+fn poison_from_an_mcp_client_on_one_device_has_no_effect_on_another() {
+    use nocturne_core::model::memory::Block;
+    use nocturne_core::model::provenance::By;
+    use nocturne_core::testkit::corpora::{self, Half};
+    let server = LoopbackServer::new();
+    let mut a = Phone::join(&server, 0, "correct horse battery").expect("join a");
+    let mut b = Phone::join(&server, 1, "correct horse battery").expect("join b");
+    let user = ["I live in Porto.", "My partner is called Sam.", "My password is hunter2.", "I work as a nurse."];
+    for (k, text) in user.iter().enumerate() {
+        a.say(text, T0 + k as i64 * 600);
+    }
+    a.act(Op::Sleep { deep: false, plan: None }, T0 + 3_600).expect("a's Sleep");
+    a.sync(&server);
+    b.sync(&server);
+    let held = b.active_texts();
+    let poison: Vec<String> =
+        corpora::poison().into_iter().filter(|p| p.half == Half::Test && p.said_at.is_none()).map(|p| p.text).collect();
+    assert!(poison.len() >= 30, "{} poison texts", poison.len());
+    for (k, text) in poison.iter().enumerate() {
+        let by = Some(By::Mcp { client: "hostile".into() });
+        let op = Op::Say { text: text.clone(), speaker: None, reply: None, by, said_at: None };
+        a.act(op, T0 + 7_200 + k as i64).expect("an MCP client's turn is recorded (its facts refused or kept)");
+    }
+    a.sync(&server);
+    b.sync(&server);
+    b.act(Op::Sleep { deep: false, plan: None }, T0 + 86_400).expect("b's Sleep");
+    b.sync(&server);
+    a.sync(&server);
+    assert_eq!(a.digest(), b.digest(), "the devices converge");
+    let items = block(b.store.items()).expect("items");
+    for text in &held {
+        assert!(items.iter().any(|i| i.active && &i.text == text), "the user's {text:?} was changed on b");
+    }
+    let from_client: Vec<_> =
+        items.iter().filter(|i| i.sources.iter().any(|s| matches!(s.by, By::Mcp { .. }))).collect();
+    assert!(!from_client.is_empty(), "some of the poison is kept, held to what a client may do");
+    assert!(from_client.iter().all(|i| !matches!(i.block, Block::Persona | Block::Human)), "{from_client:?}");
+    let said_on_a = items.iter().find(|i| i.text == "I live in Porto.").expect("the user's fact");
+    assert!(
+        said_on_a.sources.iter().any(|s| s.by == By::Device { name: "device 0".into() }),
+        "a turn said on device 0 keeps it as its source: {:?}",
+        said_on_a.sources
+    );
+}

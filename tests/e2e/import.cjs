@@ -115,6 +115,8 @@ async function reportOf(page) {
     check(/Lisbon in March/.test(lineage), 'an imported fact is found by search', lineage);
     const said = (await page.locator('[data-block] .fact', { hasText: 'Lisbon in March' }).first().locator('.when').innerText());
     check(/said (2024-03-04|\d+ (days|months|years) ago)/.test(said) && !said.includes('today'), 'the fact is dated when it was said, not when it was imported', said);
+    const from = await page.locator('[data-block] .fact', { hasText: 'Lisbon in March' }).first().locator('.from').innerText();
+    check(from.includes('import of "chatgpt-export.zip"'), 'an imported fact says the file it came from, a source other than the user (#68)', from);
     await page.screenshot({ path: `${out}/import-2-done.png`, fullPage: true });
 
     // 2. The same file again, chosen with the file input that says it takes a chat history

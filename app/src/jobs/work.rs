@@ -353,7 +353,8 @@ async fn import_file(j: Import, file: Option<web_sys::File>, stop: &StopHandle) 
     let history = read(&file, j.read_at).await?;
     // Planned again: the memory may have changed since the estimate (a resume).
     let plan = plan_of(&store, &history).await?;
-    let options = ImportOptions { sleep: j.sleep, stop: stop.token.clone(), ..Default::default() };
+    let options =
+        ImportOptions { sleep: j.sleep, stop: stop.token.clone(), file: Some(file.name()), ..Default::default() };
     progress(Progress::Import { progress: import::Progress { batches: plan.batches.len(), ..Default::default() } });
     let report = import_pieces(&store, &asking, &plan, &options, j.now).await;
     // What is left to import, for a resume.

@@ -27,6 +27,7 @@ use crate::flow::review::{self, Retiring};
 use crate::flow::sleep::{self, SleepError, SleepOptions};
 use crate::llm::provider::Provider;
 use crate::model::memory::{Item, Mutation, Role, Turn};
+use crate::model::provenance::{By, Source};
 use crate::store::{Commit, Store, StoreError};
 use crate::text::order;
 use crate::text::when::Day;
@@ -374,12 +375,13 @@ async fn write_batch<S: Store, P: Provider>(
         waiting = transcript.into_iter().filter(|t| t.index >= meta.encoded_through && t.role == Role::User).collect();
     }
     let next = count;
+    let source = options.file.as_ref().map(|file| Source { by: By::Import { file: file.clone() }, received_at: now });
     // Another writer may have imported some of these meanwhile (or a stopped run did).
     let turns: Vec<Turn> = plan.messages[b.clone()]
         .iter()
         .filter(|m| !seen.sources.contains(&m.source))
         .enumerate()
-        .map(|(i, m)| turn(next + i as u32, m))
+        .map(|(i, m)| Turn { provenance: source.clone(), ..turn(next + i as u32, m) })
         .collect();
     let encodable = |t: &&Turn| t.role == Role::User && t.text.chars().count() <= options.max_encoded_chars;
     let pending: Vec<Turn> = waiting.into_iter().chain(turns.iter().filter(encodable).cloned()).collect();

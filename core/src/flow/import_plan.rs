@@ -65,6 +65,11 @@ pub struct ImportOptions {
     /// Let the Sleep at the end run even when it would retire more than a quarter of the
     /// memory (see [`crate::flow::import::final_sleep`]).
     pub retire_a_lot: bool,
+    /// The name of the file the history came from: each imported turn, and every fact
+    /// encoded from it, keeps it as its source (`By::Import`, received when imported), so
+    /// the trust policy holds it to what a source other than the user may do. `None`: a
+    /// history with no file (a test's), kept as the user's.
+    pub file: Option<String>,
 }
 
 impl Default for ImportOptions {
@@ -76,6 +81,7 @@ impl Default for ImportOptions {
             budget: Budget::default(),
             stop: StopToken::default(),
             retire_a_lot: false,
+            file: None,
         }
     }
 }

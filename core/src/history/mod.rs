@@ -136,6 +136,11 @@ pub struct Skipped {
     pub other_branches: usize,
     /// No text (an image or a file alone).
     pub empty: usize,
+    /// Dated after the file was read, beyond a clock's skew
+    /// (`model::provenance::CLOCK_SKEW`): no statement is said after it reaches the memory,
+    /// and a date in the future would pin its value against every later one.
+    #[serde(default)]
+    pub future: usize,
 }
 
 /// Why a file could not be read; nothing was imported.
@@ -237,7 +242,7 @@ impl Reading {
             let Some((file, text)) = self.files.pop_front() else {
                 let history =
                     self.history.take().ok_or_else(|| self.error("", "the zip holds no conversations".into()))?;
-                return Ok(Step::Done(history));
+                return Ok(Step::Done(without_future(history, self.now)));
             };
             self.start(file, text)?;
             return Ok(self.working());
@@ -362,12 +367,26 @@ fn split(text: &str, asked: Option<Format>) -> Result<(Format, Vec<std::ops::Ran
     Ok((found, ranges))
 }
 
+/// `history` without the messages dated after `now` (beyond a clock's skew), counted as
+/// skipped, and without the conversations that leaves empty.
+fn without_future(mut history: History, now: i64) -> History {
+    let latest = now.saturating_add(crate::model::provenance::CLOCK_SKEW);
+    for c in &mut history.conversations {
+        let before = c.messages.len();
+        c.messages.retain(|m| m.at <= latest);
+        history.skipped.future += before - c.messages.len();
+    }
+    history.conversations.retain(|c| !c.messages.is_empty());
+    history
+}
+
 fn add(a: Skipped, b: Skipped) -> Skipped {
     Skipped {
         hidden: a.hidden + b.hidden,
         not_a_turn: a.not_a_turn + b.not_a_turn,
         other_branches: a.other_branches + b.other_branches,
         empty: a.empty + b.empty,
+        future: a.future + b.future,
     }
 }
 
