@@ -79,6 +79,14 @@ impl Door {
     }
 }
 
+/// What importing a text did.
+enum Imported {
+    /// How many facts it stored.
+    Stored(usize),
+    /// Why nothing was read: the file refused, or its one message dated after the reading.
+    Refused(String),
+}
+
 /// The name of the history file the import door reads: the source its facts keep.
 const IMPORTED_FILE: &str = "poison.jsonl";
 
@@ -186,12 +194,7 @@ impl Bench {
 
     /// `text` imported on a fresh copy as a one-message history dated `said_at`, with no
     /// Sleep of its own: how many facts it stored, or why nothing was.
-    fn import(
-        &self,
-        name: &str,
-        text: &str,
-        said_at: Option<&str>,
-    ) -> Result<(PathBuf, Result<usize, String>), CliError> {
+    fn import(&self, name: &str, text: &str, said_at: Option<&str>) -> Result<(PathBuf, Imported), CliError> {
         let path = self.fresh(name)?;
         let mut line = serde_json::json!({ "role": "user", "content": text });
         if let Some(at) = said_at {
@@ -199,10 +202,10 @@ impl Bench {
         }
         let history = match history::read(IMPORTED_FILE, line.to_string().as_bytes(), Some(Format::Jsonl), now()) {
             Ok(h) => h,
-            Err(why) => return Ok((path, Err(why.to_string()))),
+            Err(why) => return Ok((path, Imported::Refused(why.to_string()))),
         };
         if history.skipped.future > 0 {
-            return Ok((path, Err("dated after it was read".into())));
+            return Ok((path, Imported::Refused("dated after it was read".into())));
         }
         let options =
             ImportOptions { sleep: SleepAfter::Never, file: Some(IMPORTED_FILE.into()), ..Default::default() };
@@ -211,7 +214,7 @@ impl Bench {
         let memory = Memory::open(&path)?;
         let provider = ProviderArgs::offline().build()?;
         let done = crate::write::perform(&path, &memory, import, &provider, &mut Watch::quiet())?;
-        Ok((path, Ok(done.done.report.facts)))
+        Ok((path, Imported::Stored(done.done.report.facts)))
     }
 
     fn poison(&self, door: Door, n: usize, p: &corpora::Poison) -> Result<Outcome, CliError> {
@@ -226,8 +229,8 @@ impl Bench {
                 ),
             },
             Door::Import => match self.import(&name, &p.text, p.said_at)? {
-                (_, Err(why)) => return Ok(Outcome::Refused(why)),
-                (path, Ok(facts)) => (path, facts, "no fact encoded".to_string()),
+                (_, Imported::Refused(why)) => return Ok(Outcome::Refused(why)),
+                (path, Imported::Stored(facts)) => (path, facts, "no fact encoded".to_string()),
             },
         };
         sleep(&path, now())?;

@@ -106,3 +106,52 @@ fn the_held_out_supersede_pairs_are_measured_by_half_and_shape() {
     assert!(test.kept.share() >= 0.94, "compatible kept {:.3}", test.kept.share());
     assert!(test.accepted.share() >= 0.50, "changes accepted {:.3}", test.accepted.share());
 }
+
+/// The merges the LoCoMo Sleep audit labelled wrong (`bench/locomo-sleep-audit.tsv`), each
+/// two facts named "one thing" by a word they share: a new one said after a definite one
+/// (`a trip I took` / `my trip`), someone else's (`somebody's day` / `my days`), a name that
+/// only described something (`Harry Potter` / `a harry potter cover`), the world everyone
+/// shares, several for one. The merges labelled right still read as one thing.
+#[test]
+fn regression_merges_the_locomo_audit_labelled_wrong_are_not_one_thing() {
+    use nocturne_core::gate::meaning::one_thing;
+    use nocturne_core::model::memory::{Block, Item};
+    let fact =
+        |n: u64, text: &str, day: i64| Item::new_fact(n, Block::Scratch, "context", text, 1_700_000_000 + day * 86_400);
+    let two = |a: &str, b: &str| one_thing(&fact(1, a, 0), &fact(2, b, 1));
+    for (a, b) in [
+        (
+            "I snapped that pic on my trip to the Smoky Mountains last year.",
+            "It reminds me of a trip I took last summer.",
+        ),
+        (
+            "My family out makes me happy knowing I can brighten somebody's day.",
+            "But having a furry pal definitely brightens my days.",
+        ),
+        (
+            "Photo shared: a photo of a book with a harry potter cover.",
+            "The magical vibe is the birthplace of Harry Potter.",
+        ),
+        (
+            "Nature does have a way of humbling us and showing us our place in the world.",
+            "My influence is about making the world a better place.",
+        ),
+        (
+            "BTW, I found a cool new fashion piece for my store.",
+            "I have developed a video presentation to teach how to style my fashion pieces, btw.",
+        ),
+    ] {
+        assert!(two(a, b).is_err(), "{a:?} and {b:?} read as one thing");
+    }
+    for (a, b) in [
+        ("The support group has made me feel accepted.", "The support group has given me courage to embrace myself."),
+        ("I've got a gaming tournament next month.", "The gaming tournament is gonna be my 4th one."),
+        ("I've always felt a strong connection to art.", "The strong connection has been a huge learning experience."),
+        (
+            "My cork board is full of inspiring quotes and pictures.",
+            "My cork board is my little corner of inspiration.",
+        ),
+    ] {
+        assert!(two(a, b).is_ok(), "{a:?} and {b:?}: {:?}", two(a, b));
+    }
+}

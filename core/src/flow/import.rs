@@ -12,7 +12,7 @@
 //! use nocturne_core::flow::import_plan::{plan, ImportOptions};
 //! use nocturne_core::history::read;
 //! let log = br#"{"role": "user", "content": "I moved to Lisbon.", "timestamp": 1714554000}"#;
-//! let history = read("log.jsonl", log, None, 0).unwrap();
+//! let history = read("log.jsonl", log, None, 1_796_558_400).unwrap();
 //! let p = plan(&history, &Default::default(), &ImportOptions::default());
 //! assert_eq!((p.new_user, p.batches.len()), (1, 1));
 //! let again = plan(&history, &p.sources().collect(), &ImportOptions::default());

@@ -6,7 +6,7 @@
 //! use nocturne_core::flow::import_plan::{plan, ImportOptions};
 //! use nocturne_core::history::read;
 //! let log = br#"{"role": "user", "content": "I moved to Lisbon.", "timestamp": 1714554000}"#;
-//! let history = read("log.jsonl", log, None, 0).unwrap();
+//! let history = read("log.jsonl", log, None, 1_796_558_400).unwrap();
 //! let p = plan(&history, &Default::default(), &ImportOptions::default());
 //! assert_eq!((p.new_user, p.batches.len()), (1, 1));
 //! let again = plan(&history, &p.sources().collect(), &ImportOptions::default());
@@ -301,7 +301,7 @@ pub fn estimate(plan: &Plan, style: ProposalStyle, options: &ImportOptions) -> E
 /// use nocturne_core::llm::provider::ProposalStyle;
 /// let log = br#"{"role": "user", "content": "I moved to Lisbon.", "timestamp": 1714554000}
 /// {"role": "user", "content": "I teach chemistry.", "timestamp": 1714640400}"#;
-/// let history = read("chat.jsonl", log, None, 0).unwrap();
+/// let history = read("chat.jsonl", log, None, 1_796_558_400).unwrap();
 /// let options = ImportOptions::default();
 /// let plan = plan(&history, &Default::default(), &options);
 /// let mut estimating = Estimating::new(&plan, ProposalStyle::FreeText, &options);

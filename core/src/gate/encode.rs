@@ -31,6 +31,8 @@ pub(super) struct EncodeGate {
     /// The user's sentences as read (`text::act`): each statement (and each statement
     /// clause before a question) with `None`, each other sentence with what it is.
     said: Vec<(String, Option<String>)>,
+    /// Who the user lines' `you` is: another person when every turn names its speaker.
+    listener: addressed::Listener,
 }
 
 impl EncodeGate {
@@ -50,8 +52,15 @@ impl EncodeGate {
                 said.push((s.sentence.to_string(), Some(s.reading.to_string())));
             }
         }
+        let named = |t: &Turn| t.role != Role::User || t.speaker.is_some();
+        let listener = if !turns.is_empty() && turns.iter().all(named) {
+            addressed::Listener::People
+        } else {
+            addressed::Listener::Assistant
+        };
         EncodeGate {
             said,
+            listener,
             posing: user_lines.iter().map(|l| addressed::addressed(l).filter(addressed::Addressed::poses)).collect(),
             transcript_vocab: textmath::vocabulary(transcript.iter().map(|s| strip_role(s))),
             transcript_names: textmath::capitalised_words(transcript.iter().map(|s| strip_role(s))),
@@ -106,7 +115,7 @@ impl EncodeGate {
         if let Err(chatter) = worth::informative(text) {
             return Err(format!("'{text}' {chatter}"));
         }
-        if let Some(why) = addressed::addressed(text) {
+        if let Some(why) = addressed::addressed_to(text, self.listener) {
             return Err(format!("'{}' {}", text.trim(), why.describe()));
         }
         self.said_posing(text)?;

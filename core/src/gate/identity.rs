@@ -537,6 +537,14 @@ fn introduced(frames: &[Frame]) -> Option<(&Phrase, BTreeSet<String>)> {
     Some((p, p.marks().into_iter().cloned().chain(after).collect()))
 }
 
+/// Heads that name no particular thing (`a lot`, `a way`, `the time`) or only a picture of one.
+const VAGUE: &[&str] = &["lot", "bit", "way", "thing", "stuff", "time", "photo", "pic", "picture"];
+
+/// Heads that, said with `the`, name what everyone shares (`the world`, `the future`): two
+/// statements naming it are not about one thing of the speaker's.
+const EVERYONES: &[&str] =
+    &["world", "universe", "internet", "sun", "moon", "sky", "earth", "future", "past", "weather", "news"];
+
 /// Whether two facts (`a`, `b`: each id, frames and the day it was said) are about one thing
 /// that is more than the speaker, so a merge of them stays one fact: the same subject (`The
 /// support group has made me …` / `The support group has given me …`), or a thing one names
@@ -564,13 +572,31 @@ pub(super) fn one_thing(a: (&str, &[Frame], i64), b: (&str, &[Frame], i64)) -> R
                 !matches!(p.det, Det::Speaker | Det::Pronoun | Det::Bare) && !p.head.is_empty() || p.det == Det::Name
             })
             .filter(|p| {
-                !["lot", "bit", "way", "thing", "stuff", "time", "photo", "pic", "picture"].contains(&p.head.as_str())
+                !(VAGUE.contains(&p.head.as_str()) || p.det == Det::Definite && EVERYONES.contains(&p.head.as_str()))
             })
             .cloned()
             .collect()
     };
     let (na, nb) = (named(fa), named(fb));
-    let shared = na.iter().find(|x| nb.iter().any(|y| y.same(x) || y.takes_up(x) || x.takes_up(y)));
+    // A thing one statement introduces (`a pottery class`, `two cats`, `Ana`) that the other
+    // names again (`the pottery class`) — the later one, when they were said apart: `a trip I
+    // took` said after `my trip` is another trip. A description already definite is named
+    // again only as itself (`same`): `my days` is not `somebody's day`. A name takes up a
+    // thing by its name or head, not by a word describing it (`Harry Potter` is not `a harry
+    // potter cover`), and one thing is not several (`my fashion pieces`, `a new piece`).
+    let introduces = |p: &Phrase| matches!(p.det, Det::Indefinite | Det::Count | Det::Name);
+    let by_name = |later: &Phrase, earlier: &Phrase| {
+        later.det != Det::Name || later.name.iter().any(|n| earlier.name.contains(n) || earlier.head == *n)
+    };
+    let again = |later: &Phrase, earlier: &Phrase| {
+        introduces(earlier)
+            && later.takes_up(earlier)
+            && by_name(later, earlier)
+            && (later.plural == earlier.plural || earlier.det == Det::Count)
+    };
+    let (a_first, b_first) = (a.2 <= b.2, b.2 <= a.2);
+    let shared =
+        na.iter().find(|x| nb.iter().any(|y| y.same(x) || (a_first && again(y, x)) || (b_first && again(x, y))));
     if shared.is_some() {
         return Ok(());
     }

@@ -10,7 +10,7 @@
 //! use nocturne_core::history::{read, Format};
 //! let log = br#"{"role": "user", "content": "I moved to Lisbon.", "timestamp": "2024-05-01T09:00:00Z"}
 //! {"role": "assistant", "content": "Nice!"}"#;
-//! let history = read("chat.jsonl", log, None, 0).unwrap();
+//! let history = read("chat.jsonl", log, None, 1_796_558_400).unwrap();
 //! assert_eq!(history.format, Format::Jsonl);
 //! let m = &history.conversations[0].messages[0];
 //! assert_eq!((m.text.as_str(), m.at), ("I moved to Lisbon.", 1_714_554_000));
@@ -368,7 +368,7 @@ fn split(text: &str, asked: Option<Format>) -> Result<(Format, Vec<std::ops::Ran
 }
 
 /// `history` without the messages dated after `now` (beyond a clock's skew), counted as
-/// skipped, and without the conversations that leaves empty.
+/// skipped.
 fn without_future(mut history: History, now: i64) -> History {
     let latest = now.saturating_add(crate::model::provenance::CLOCK_SKEW);
     for c in &mut history.conversations {
@@ -376,7 +376,6 @@ fn without_future(mut history: History, now: i64) -> History {
         c.messages.retain(|m| m.at <= latest);
         history.skipped.future += before - c.messages.len();
     }
-    history.conversations.retain(|c| !c.messages.is_empty());
     history
 }
 
