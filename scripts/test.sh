@@ -26,8 +26,11 @@ cd "$ROOT"
 LOG=$(mktemp -d)
 failed_steps=()
 skipped_steps=()
-# The command-line tools the wasm suites, the release build and the sync checks need.
-( set -e; ensure_wasm_bindgen; ensure_trunk; ensure_ysweet ) > "$LOG/tools.log" 2>&1 &
+# The sync server the native tests' sync checks run; the command-line tools the wasm suites
+# and the release build need.
+( set -e; ensure_ysweet ) > "$LOG/ysweet.log" 2>&1 &
+ysweet_job=$!
+( set -e; ensure_wasm_bindgen; ensure_trunk ) > "$LOG/tools.log" 2>&1 &
 tools_job=$!
 # The SIMD runtime (scripts/build-wllama.sh), needed from the release build on.
 ( ensure_wllama_built; echo "$WLLAMA_RUNTIME" > "$LOG/wllama-runtime" ) > "$LOG/wllama.log" 2>&1 &
@@ -64,6 +67,7 @@ cargo clippy --locked -p nocturne-app -p nocturne-tests --target wasm32-unknown-
   || failed_steps+=("clippy (wasm32)")
 
 step "native tests (core, command line)"
+await "$ysweet_job" "$LOG/ysweet.log" "installing the sync server y-sweet"
 cargo test --locked --no-fail-fast -p nocturne-core -p nocturne-sync -p nocturne-cli 2>&1 | tee "$LOG/native.log"
 [ "${PIPESTATUS[0]}" = 0 ] || failed_steps+=("native tests")
 read -r native native_failed < <(count "$LOG/native.log")
@@ -109,7 +113,7 @@ grep -q '^ok ' "$LOG/inspector.log" || failed_steps+=("the MCP Inspector check (
 grep -q '^not ok ' "$LOG/inspector.log" && failed_steps+=("the MCP Inspector check")
 
 step "wasm suites in headless Chromium"
-await "$tools_job" "$LOG/tools.log" "installing wasm-bindgen-cli, trunk and y-sweet"
+await "$tools_job" "$LOG/tools.log" "installing wasm-bindgen-cli and trunk"
 # The scripted OpenAI-compatible server the provider suite talks to (a fixed port keeps
 # the compiled-in address, and so the build, stable between runs).
 fake_port=${NOCTURNE_FAKE_PORT:-18999}
