@@ -4,7 +4,7 @@
 //! category apart. The poison comes through a second door too: a history file imported
 //! (a JSON Lines log of the one message, dated `said_at`), through the import the page and
 //! `nocturne import` run. (A synced device replays a record through the same core
-//! functions and keeps its source: `sync/tests/trust.rs`.)
+//! functions and keeps its source: `sync/tests/converge.rs`.)
 //!
 //! Every text meets the same memory: a person's own facts said in chat over the days
 //! before (where they live, their partner, job, phone, e-mail, diet, allergies, medication,

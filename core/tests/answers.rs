@@ -309,3 +309,37 @@ fn auto_retries_a_pass_at_once_by_choosing_and_notes_it() {
     assert_eq!(report.failed().count(), 5, "every pass ended on its cut-off reply");
     assert_eq!(fixed.proposal_style(), ProposalStyle::FreeText);
 }
+
+/// First questions a newcomer asked on facts written fresh for this check (none in
+/// `questions.tsv`), each unanswered before: work said as what the speaker runs, teaches or
+/// has been; a condition, a dislike and a taste said in their own words; children as twins.
+#[test]
+fn regression_first_questions_in_a_newcomers_own_words_are_answered() {
+    use nocturne_core::llm::first::answer;
+    for (facts, question, must) in [
+        (
+            &["I'm Sølvi and I run a bakery in Tromsø.", "My husband Arne repairs boats."][..],
+            "What do I do for a living?",
+            "bakery",
+        ),
+        (&["I teach maths at a secondary school.", "My daughter Lieke is nine."][..], "Where do I work?", "maths"),
+        (&["I've been a bus driver for twelve years.", "I live in Ghent."][..], "What do I do?", "bus driver"),
+        (&["I'm diabetic, type 1.", "I love hiking."][..], "Do I have any medical conditions?", "diabetic"),
+        (&["I can't stand coriander.", "I'm vegetarian."][..], "What food do I dislike?", "coriander"),
+        (
+            &["My favourite band is Radiohead.", "I play bass in a covers band."][..],
+            "What music do I like?",
+            "Radiohead",
+        ),
+        (
+            &["I've got twin girls, Mia and Lotte, who are six.", "My wife Anke is a vet."][..],
+            "How many kids do I have?",
+            "twin",
+        ),
+    ] {
+        let lines: Vec<(String, String)> =
+            facts.iter().enumerate().map(|(k, f)| (format!("m_{}", k + 1), f.to_string())).collect();
+        let got = answer(&lines, question);
+        assert!(got.as_ref().is_some_and(|a| a.text.contains(must)), "{question:?} over {facts:?}: {got:?}");
+    }
+}

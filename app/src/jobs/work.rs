@@ -445,8 +445,12 @@ async fn plan_of(store: &IdbStore, history: &History) -> Result<ImportPlan, JobE
 /// plan will cost with a model proposing in `style`.
 fn summary(name: &str, h: &History, plan: &ImportPlan, style: ProposalStyle) -> HistorySummary {
     let s = h.skipped;
+    let future = match s.future {
+        0 => String::new(),
+        n => format!(", {n} dated after it was read (a statement cannot be dated after it reaches the memory)"),
+    };
     let line = format!(
-        "{name}: {} — {} conversation(s), {} message(s) you wrote; left out: {} hidden, {} system or tool, {} on abandoned branches, {} without text.",
+        "{name}: {} — {} conversation(s), {} message(s) you wrote; left out: {} hidden, {} system or tool, {} on abandoned branches, {} without text{future}.",
         h.format.title(),
         h.conversations.len(),
         h.user_messages(),

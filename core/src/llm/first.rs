@@ -133,10 +133,7 @@ fn implied(text: &str) -> Vec<&'static str> {
     if refuses || has("allergic") || has("intolerant") {
         out.push("avoid");
     }
-    let job = ["i'm a", "i'm an", "i am a", "i am an", "im a", "im an", "i work as", "i'm the"].iter().any(|p| has(p))
-        && !["fan", "vegetarian", "vegan", "bit", "person", "huge", "big", "little"]
-            .iter()
-            .any(|w| ws.contains(&w.to_string()));
+    let job = JOB_SAID.iter().any(|p| has(p)) && !NOT_A_JOB.iter().any(|w| ws.iter().any(|x| x == w));
     if job {
         out.push("job");
     }
@@ -145,6 +142,20 @@ fn implied(text: &str) -> Vec<&'static str> {
     }
     out
 }
+
+/// How a speaker says what they do: `I'm a nurse`, `I've been a bus driver for years`, `I run
+/// a bakery`, `I teach maths`.
+#[rustfmt::skip]
+const JOB_SAID: &[&str] = &[
+    "i'm a", "i'm an", "i am a", "i am an", "im a", "im an", "i work as", "i'm the", "i've been a", "i've been an",
+    "i run a", "i run an", "i run my own", "i teach", "i lecture",
+];
+
+/// Words that make those a taste, a size or a race, not work (`I'm a huge fan`, `I run a
+/// half marathon`).
+#[rustfmt::skip]
+const NOT_A_JOB: &[&str] =
+    &["fan", "vegetarian", "vegan", "bit", "person", "huge", "big", "little", "marathon", "race", "half", "mile"];
 
 /// Whom a fact is about.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -481,5 +492,5 @@ fn gives(line: &Line<'_>, want: Want) -> bool {
 #[rustfmt::skip]
 const NUMBERS: &[&str] = &[
     "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve", "twenty",
-    "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety", "hundred", "twins", "triplets",
+    "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety", "hundred", "twin", "twins", "triplets",
 ];
