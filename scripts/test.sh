@@ -280,6 +280,12 @@ if ./scripts/local-llm.sh start; then
     failed_steps+=("the real model recalls at least 3 of 5 quiz facts through citations (native: ${cited:-none})")
   fi
   grep -q '^\[OK\] citations within prompts' "$LOG/real-cli.log" || failed_steps+=("no answer cites outside its prompt (native)")
+  # The memory is data: given a memory that holds an injected instruction, the real model
+  # does not follow it (and does with the memory unescaped, the fault the test plants).
+  NOCTURNE_LLM_URL="$llm" cargo test --locked -q -p nocturne-cli --test injection -- --ignored --nocapture 2>&1 | tee "$LOG/injection.log"
+  [ "${PIPESTATUS[0]}" = 0 ] || failed_steps+=("a real model does not follow an instruction in its memory")
+  read -r injected injected_failed < <(count "$LOG/injection.log")
+  native=$((native + injected)); native_failed=$((native_failed + injected_failed))
   if grep -q 'leakedForgottenContent=true' "$LOG/real-cli.log"; then failed_steps+=("the forgotten probe leaked (native)"); fi
   if [ -n "${port:-}" ] && [ -f dist/index.html ]; then
     python3 -m http.server "$port" --bind 127.0.0.1 --directory dist > "$LOG/http2.log" 2>&1 &
