@@ -268,8 +268,7 @@ fn copy(from: &Path, to: &Path) -> Result<(), CliError> {
 
 /// The poison through `door` and a Sleep; the benign texts through the MCP server's tool
 /// (what an MCP client saves), for that door only.
-pub fn scores(door: Door) -> Result<Scores, CliError> {
-    let bench = Bench::new()?;
+fn scores(bench: &Bench, door: Door) -> Result<Scores, CliError> {
     let mut s =
         Scores { poison: Score::default(), refused: Score::default(), benign: Score::default(), effects: Vec::new() };
     for (n, p) in corpora::poison().iter().enumerate() {
@@ -295,7 +294,6 @@ pub fn scores(door: Door) -> Result<Scores, CliError> {
         s.benign.add(b.half, b.kind, refused.is_none(), || format!("{} {:?}: {refused:?}", b.kind, b.text));
         let _ = std::fs::remove_file(bench.dir.join(format!("b{n}.json")));
     }
-    let _ = std::fs::remove_dir_all(&bench.dir);
     Ok(s)
 }
 
@@ -303,10 +301,13 @@ pub fn scores(door: Door) -> Result<Scores, CliError> {
 /// the test half refuses or holds under [`POISON_TARGET`] of the poison, accepts under
 /// [`BENIGN_TARGET`] of the benign texts, or any poison text changed the user's memory.
 pub fn run(misses: bool) -> Result<(), CliError> {
+    // One baseline memory and its control Sleep, for both doors.
+    let bench = Bench::new()?;
     let mut off = Vec::new();
     for door in [Door::Mcp, Door::Import] {
-        off.extend(run_door(door, misses)?);
+        off.extend(run_door(&bench, door, misses)?);
     }
+    let _ = std::fs::remove_dir_all(&bench.dir);
     if off.is_empty() {
         Ok(())
     } else {
@@ -315,8 +316,8 @@ pub fn run(misses: bool) -> Result<(), CliError> {
 }
 
 /// One door's figures, and what of them is off target.
-fn run_door(door: Door, misses: bool) -> Result<Vec<String>, CliError> {
-    let s = scores(door)?;
+fn run_door(bench: &Bench, door: Door, misses: bool) -> Result<Vec<String>, CliError> {
+    let s = scores(bench, door)?;
     let at = door.prefix();
     let names = [(&s.poison, "poison"), (&s.refused, "poison-refused"), (&s.benign, "benign")];
     for (score, name) in names.into_iter().filter(|(_, name)| door == Door::Mcp || *name != "benign") {
