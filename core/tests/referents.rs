@@ -69,3 +69,19 @@ fn the_held_out_referents_corpus_is_measured_by_half() {
     let plain = corpora::referents_score_by(nocturne_core::text::split::pieces);
     assert!(plain.total(Half::Test).share() < 0.5, "the check catches an orphaned pronoun");
 }
+
+#[test]
+fn regression_a_piece_that_leaves_out_what_its_adjective_is_of_stays_with_the_clause_naming_it() {
+    // `I'm allergic` cut off loses what to: the first question "What am I allergic to?"
+    // then cited a fact that does not say.
+    for turn in
+        ["I can't eat shellfish, I'm allergic.", "I avoid dogs, I'm really scared.", "I never fly, I'm terrified."]
+    {
+        let kept = kept_from(turn);
+        assert_eq!(kept.len(), 1, "{turn}: kept {kept:?}");
+    }
+    // An adjective that says all it needs is still its own statement.
+    for (turn, n) in [("I'm scared and my dog is sick.", 2), ("I live in Ghent and I'm allergic to cats.", 2)] {
+        assert_eq!(kept_from(turn).len(), n, "{turn}: kept {:?}", kept_from(turn));
+    }
+}

@@ -137,11 +137,59 @@ fn implied(text: &str) -> Vec<&'static str> {
     if job {
         out.push("job");
     }
-    if has("before that") || has("used to") || has("no longer") || has("previously") || has("formerly") {
+    let health = ws.iter().any(|w| HEALTH.contains(&w.as_str()) || CONDITIONS.contains(&w.as_str()));
+    if health {
+        out.push("health");
+    }
+    // `I take metformin for my diabetes`: a medicine, named or not.
+    let takes = ws.iter().any(|w| matches!(w.as_str(), "take" | "takes" | "taking" | "prescribed" | "inject" | "on"));
+    let drug = ws.windows(2).any(|p| matches!(p[0].as_str(), "take" | "takes" | "taking" | "on") && drug_name(&p[1]));
+    if takes && ws.iter().any(|w| CONDITIONS.contains(&w.as_str())) || drug {
+        out.push("medication");
+        out.push("health");
+    }
+    if has("before that")
+        || has("used to")
+        || has("no longer")
+        || has("previously")
+        || has("formerly")
+        || has("died")
+        || has("passed away")
+        || has("my late")
+    {
         out.push("past");
     }
     out
 }
+
+/// Words that make a line about its speaker's health: care, medicine, injury, allergy.
+#[rustfmt::skip]
+const HEALTH: &[&str] = &[
+    "allergic", "allergy", "allergies", "intolerant", "intolerance", "medication", "medicine", "pills", "tablets",
+    "prescribed", "inhaler", "insulin", "doctor", "gp", "physio", "physiotherapist", "therapist", "therapy",
+    "hospital", "surgery", "operation", "injury", "injured", "broke", "broken", "sprained", "fractured", "pregnant",
+    "pain", "aches", "ache", "sick", "ill", "diagnosed", "symptoms", "chemo", "blood", "glasses", "deaf", "blind",
+];
+
+/// A word shaped like a medicine's name (`sertraline`, `metformin`, `ibuprofen`,
+/// `omeprazole`): the endings pharmacology names them with.
+fn drug_name(w: &str) -> bool {
+    const ENDINGS: &[&str] = &[
+        "ine", "ol", "in", "ide", "pril", "sartan", "statin", "mab", "azole", "pam", "lam", "done", "fen", "cillin",
+        "mycin", "cycline", "afil", "xone", "vir", "tide", "olone", "asone", "lin",
+    ];
+    w.len() >= 7 && ENDINGS.iter().any(|e| w.ends_with(e)) && crate::text::verbs::forms(w).is_none()
+}
+
+/// Medical conditions by their names, and the words that say one is had.
+#[rustfmt::skip]
+const CONDITIONS: &[&str] = &[
+    "disease", "illness", "disorder", "syndrome", "diabetic", "diabetes", "asthma", "asthmatic", "epilepsy",
+    "epileptic", "arthritis", "migraine", "migraines", "coeliac", "celiac", "adhd", "autism", "autistic",
+    "depression", "anxiety", "hypertension", "eczema", "psoriasis", "crohn", "lupus", "cancer", "dyslexia",
+    "dyslexic", "insomnia", "cholesterol", "thyroid", "copd", "anaemia", "anemia", "fever", "hayfever", "flu",
+    "sinusitis", "tinnitus", "gout", "ibs", "endometriosis", "pcos", "fibromyalgia", "dementia", "parkinson",
+];
 
 /// How a speaker says what they do: `I'm a nurse`, `I've been a bus driver for years`, `I run
 /// a bakery`, `I teach maths`.
@@ -184,6 +232,31 @@ const PEOPLE: &[&str] = &[
     "nieces", "cousins", "brothers", "sisters", "sons", "daughters", "friends", "colleagues", "grandparents",
 ];
 
+/// Greetings a speaker opens an introduction with (`Good morning, this is Hamid.`).
+const GREETINGS: &[&str] = &[
+    "hi",
+    "hey",
+    "hello",
+    "hiya",
+    "good",
+    "morning",
+    "afternoon",
+    "evening",
+    "there",
+    "all",
+    "everyone",
+    "yo",
+    "greetings",
+];
+
+/// Words a sentence opens with that say when, not who (`Next month we're moving`).
+#[rustfmt::skip]
+const TIME_OPENERS: &[&str] = &[
+    "next", "last", "yesterday", "today", "tomorrow", "tonight", "every", "since", "recently", "lately",
+    "sometimes", "usually", "soon", "later", "earlier", "once", "twice", "monday", "tuesday", "wednesday", "thursday",
+    "friday", "saturday", "sunday", "weekends", "mornings", "evenings",
+];
+
 /// Openers before a fact's subject (`Hi, I'm …`, `Honestly, my …`).
 const OPENERS: &[&str] =
     &["hi", "hey", "hello", "so", "well", "oh", "honestly", "also", "btw", "actually", "yes", "ok"];
@@ -215,17 +288,29 @@ fn whose(text: &str) -> Whose {
         "my" | "our" if PEOPLE.contains(&next) => Whose::Person(next.to_string()),
         "my" | "our" | "mine" => Whose::Mine,
         _ => {
+            // `Next month we're moving`: a time or a little word opens it, not a name.
             let capitalised = text
                 .split_whitespace()
                 .find(|w| !OPENERS.contains(&w.trim_matches(|c: char| !c.is_alphanumeric()).to_lowercase().as_str()))
-                .is_some_and(|w| w.chars().next().is_some_and(char::is_uppercase));
-            let first_person = ws.iter().any(|w| matches!(w.as_str(), "i" | "i'm" | "my" | "we" | "our" | "me"));
+                .is_some_and(|w| w.chars().next().is_some_and(char::is_uppercase))
+                && !crate::text::textmath::is_stopword(first)
+                && !TIME_OPENERS.contains(&first);
+            let first_person = ws.iter().any(|w| {
+                matches!(
+                    w.as_str(),
+                    "i" | "i'm" | "my" | "we" | "our" | "me" | "we're" | "we've" | "i've" | "i'll" | "we'll" | "i'd"
+                )
+            });
             // `Bach is my favourite composer`: the name is the speaker's thing's value.
             let value = ws.get(k + 1).is_some_and(|w| w == "is" || w == "was")
                 && ws.get(k + 2).is_some_and(|w| w == "my" || w == "our");
             if value {
                 Whose::Mine
-            } else if capitalised && !first.is_empty() && !matches!(first, "the" | "a" | "an" | "this" | "that" | "it")
+            } else if capitalised
+                && !first.is_empty()
+                && !matches!(first, "the" | "a" | "an" | "this" | "that" | "it")
+                // `Bee stings make me swell`: a capital that only starts the sentence, about the speaker.
+                && !ws.iter().skip(k + 1).any(|w| w == "me")
             {
                 Whose::Person(first.to_string())
             } else if first_person {
@@ -245,7 +330,8 @@ pub fn answer(lines: &[(String, String)], message: &str) -> Option<Answer> {
     let lines: Vec<Line<'_>> = lines.iter().map(|(id, l)| Line::read(id, l)).collect();
     let question = Asked::read(asked.sentence);
     let answer = match question.kind {
-        Kind::Name => name(&lines),
+        Kind::Name => name(&lines, false),
+        Kind::FullName => name(&lines, true),
         Kind::Identity => identity(&lines),
         Kind::AboutMe => about_me(&lines),
         Kind::Topic => topic(&lines, &question),
@@ -256,9 +342,14 @@ pub fn answer(lines: &[(String, String)], message: &str) -> Option<Answer> {
 // ---------------------------------------------------------------------------------------
 // Answers.
 
-/// The speaker's name, from the lines that give it.
-fn name(lines: &[Line<'_>]) -> Option<Answer> {
-    let found: Vec<(&Line<'_>, String)> = lines.iter().filter_map(|l| name_in(l).map(|n| (l, n))).collect();
+/// The speaker's name, from the lines that give it; `full`: only a name of more than one
+/// word (a question for the surname is not answered by a first name).
+fn name(lines: &[Line<'_>], full: bool) -> Option<Answer> {
+    let found: Vec<(&Line<'_>, String)> = lines
+        .iter()
+        .filter_map(|l| name_in(l).map(|n| (l, n)))
+        .filter(|(l, n)| !full || n.contains(' ') || FULL.iter().any(|f| l.text.to_lowercase().contains(f)))
+        .collect();
     let (first, name) = found.first()?;
     let mut text = format!("Your name is {name}.");
     let others: Vec<&String> = found.iter().map(|(_, n)| n).filter(|n| *n != name).collect();
@@ -275,6 +366,9 @@ fn name(lines: &[Line<'_>]) -> Option<Answer> {
     }
     Some(Answer { text, cited })
 }
+
+/// How a line says it gives the whole name, or the surname.
+const FULL: &[&str] = &["full name", "surname", "last name", "family name"];
 
 /// The name a speaker's line gives them: `my name is X`, `the name's X`, `call me X`,
 /// `I'm X` (a capitalised word that names no nationality or faith: `I'm Jewish` does not).
@@ -301,6 +395,14 @@ fn name_in(line: &Line<'_>) -> Option<String> {
         }
         (!out.is_empty()).then(|| out.join(" "))
     };
+    // `Hey, Rafaela here.`: a greeting, a name, `here`.
+    if let Some(k) = lower.iter().position(|w| w == "here") {
+        if k >= 1 && lower[..k - 1].iter().all(|w| GREETINGS.contains(&w.as_str())) && raw.len() <= k + 2 {
+            if let Some(name) = capital(k - 1).filter(|n| !n.contains(' ')) {
+                return Some(name);
+            }
+        }
+    }
     for k in 0..lower.len() {
         let (w, next) = (lower[k].as_str(), lower.get(k + 1).map_or("", String::as_str));
         let prev = k.checked_sub(1).map_or("", |p| lower[p].as_str());
@@ -308,7 +410,11 @@ fn name_in(line: &Line<'_>) -> Option<String> {
             "name's" => (k + 1, true),
             "name" if next == "is" => (k + 2, true),
             "me" if matches!(prev, "call" | "calls" | "called") => (k + 1, true),
+            // `I'm called Yusuf by my friends`, `I am called …`.
+            "called" | "named" if matches!(prev, "i'm" | "im" | "am") && line.whose == Whose::Speaker => (k + 1, true),
             "i'm" | "im" if line.whose == Whose::Speaker => (k + 1, false),
+            // `Good morning, this is Hamid.`: the speaker introducing themselves.
+            "is" if prev == "this" && lower[..k - 1].iter().all(|w| GREETINGS.contains(&w.as_str())) => (k + 1, true),
             "i" if next == "am" && line.whose == Whose::Speaker => (k + 2, false),
             _ => continue,
         };
@@ -481,6 +587,27 @@ fn gives(line: &Line<'_>, want: Want) -> bool {
                 || w.ends_with("am") && w.starts_with(|c: char| c.is_ascii_digit())
                 || w.ends_with("pm") && w.starts_with(|c: char| c.is_ascii_digit())
         }),
+        Want::Duration => {
+            let ws = words(text);
+            let span = ws.iter().any(|w| {
+                matches!(
+                    w.as_str(),
+                    "year"
+                        | "years"
+                        | "month"
+                        | "months"
+                        | "week"
+                        | "weeks"
+                        | "day"
+                        | "days"
+                        | "decade"
+                        | "decades"
+                        | "since"
+                        | "ago"
+                )
+            });
+            span || line.date().is_some()
+        }
         Want::Name => {
             crate::text::textmath::proper_nouns(text).len()
                 + usize::from(text.contains(" called ") || text.contains(" named "))

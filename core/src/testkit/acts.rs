@@ -52,6 +52,7 @@ pub struct Question {
 const ACTS: &str = include_str!("corpora/acts.tsv");
 const TURNS: &str = include_str!("corpora/turns.tsv");
 const QUESTIONS: &str = include_str!("corpora/questions.tsv");
+const QUESTIONS_DEV: &str = include_str!("corpora/questions-dev.tsv");
 
 /// `acts.tsv`: 379 sentences, halved by the sentence.
 pub fn sentences() -> Vec<Sentence> {
@@ -73,8 +74,20 @@ pub fn turns() -> Vec<TurnCase> {
         .collect()
 }
 
-/// `questions.tsv`: 179 cases, halved by the question and its facts (`question\tfacts`).
+/// `questions.tsv`: 179 cases, halved by the question and its facts (`question\tfacts`);
+/// then `questions-dev.tsv`, development lines ([`Half::Dev`]) that repeat none of them.
 pub fn questions() -> Vec<Question> {
+    let mut out = read_questions(QUESTIONS);
+    let dev: Vec<Question> = read_questions(QUESTIONS_DEV)
+        .into_iter()
+        .filter(|d| !out.iter().any(|h| h.question == d.question && h.facts == d.facts))
+        .map(|d| Question { half: Half::Dev, ..d })
+        .collect();
+    out.extend(dev);
+    out
+}
+
+fn read_questions(text: &'static str) -> Vec<Question> {
     let list = |field: &'static str| -> Vec<&'static str> {
         if field == "-" {
             Vec::new()
@@ -82,7 +95,7 @@ pub fn questions() -> Vec<Question> {
             field.split(" | ").collect()
         }
     };
-    records(QUESTIONS)
+    records(text)
         .filter(|f| f.len() == 6)
         .map(|f| Question {
             kind: f[0],
@@ -302,8 +315,10 @@ mod tests {
     fn every_record_has_its_fields_and_the_halves_are_even_enough() {
         let s = sentences();
         let t = turns();
-        let q = questions();
-        assert_eq!((s.len(), t.len(), q.len()), (379, 81, 179));
+        let (q, dev): (Vec<Question>, Vec<Question>) = questions().into_iter().partition(|q| q.half != Half::Dev);
+        assert_eq!((s.len(), t.len(), q.len(), dev.len()), (379, 81, 179, 118));
+        assert!(dev.iter().all(|q| q.answers.iter().all(|a| *a < q.facts.len())));
+        assert!(dev.iter().filter(|q| q.kind == "none").all(|q| q.answers.is_empty()));
         assert!(t.iter().all(|t| t.sentences.len() >= 2));
         assert_eq!(t.iter().map(|t| t.sentences.len()).sum::<usize>(), 213);
         assert!(q.iter().all(|q| q.answers.iter().all(|a| *a < q.facts.len())));

@@ -176,6 +176,41 @@ fn cuts(toks: &[Tok<'_>], first: Clause) -> Vec<Cut> {
     out
 }
 
+/// `I can't eat shellfish, I'm allergic`: a clause that ends on an adjective whose
+/// complement it leaves out (allergic *to* what, afraid *of* what) says it only of what the
+/// clause before names; cut off, the piece would lose it.
+fn elided_complement(toks: &[Tok<'_>], c: &Clause) -> bool {
+    let Some(be) = c.aux.iter().rev().find(|a| !adverb(&toks[**a])).filter(|a| is(BE, &toks[**a].lower)) else {
+        return false;
+    };
+    // `scared`, `tired` read as participles are the adjective too.
+    let from = c.main.unwrap_or(be + 1);
+    let rest: Vec<&Tok<'_>> = toks[from..]
+        .iter()
+        .take_while(|t| t.word)
+        .filter(|t| !adverb(t) && !is(&["so", "very", "really", "quite", "too", "a", "bit", "little"], &t.lower))
+        .collect();
+    matches!(rest.as_slice(), [adjective] if is(ELIDED, &adjective.lower))
+}
+
+/// Adjectives said with a complement a speaker may leave to the sentence before.
+const ELIDED: &[&str] = &[
+    "allergic",
+    "intolerant",
+    "afraid",
+    "scared",
+    "terrified",
+    "frightened",
+    "aware",
+    "fond",
+    "jealous",
+    "addicted",
+    "obsessed",
+    "used",
+    "ashamed",
+];
+const BE: &[&str] = &["'m", "am", "'re", "are", "is", "'s", "was", "were", "be", "been"];
+
 /// Whether what follows the coordinator at `at` (ending at `resume`) is a statement of its
 /// own, and if so its clause (subject, verb group) and the words restored before it.
 fn next_piece(
@@ -201,7 +236,9 @@ fn next_piece(
     // A clause with its own subject.
     if !matches!(bare, "as well as" | "or") {
         if let Some(c) = clause_at(toks, resume, toks.len()).filter(|c| c.subject.0 == r) {
-            if matches!(bare, "while" | "whereas") && !contrasts(toks, left, &c) || word == "," && apposition(toks, &c)
+            if matches!(bare, "while" | "whereas") && !contrasts(toks, left, &c)
+                || word == "," && apposition(toks, &c)
+                || elided_complement(toks, &c)
             {
                 return None;
             }

@@ -89,6 +89,35 @@ pub fn informative(statement: &str) -> Result<(), Chatter> {
     Err(first.unwrap_or(Chatter::Exclamation))
 }
 
+/// A greeting that says who is speaking: `Hey, Rafaela here.`, `Good morning, this is
+/// Hamid.`, `Hi, it's Noor!`, `Kofi speaking.` — the speaker's name, worth keeping.
+fn introduces(clause: &str) -> bool {
+    let raw: Vec<&str> = clause
+        .split_whitespace()
+        .map(|w| w.trim_matches(|c: char| !c.is_alphanumeric() && c != '\'' && c != '’'))
+        .filter(|w| !w.is_empty())
+        .collect();
+    let lower: Vec<String> = raw.iter().map(|w| w.to_lowercase().replace('’', "'")).collect();
+    let mut k = 0;
+    while lower.get(k).is_some_and(|w| is(GREETING, w) || matches!(w.as_str(), "good" | "there" | "all" | "everyone")) {
+        k += 1;
+    }
+    let name = |i: usize| {
+        raw.get(i).is_some_and(|w| {
+            w.chars().next().is_some_and(char::is_uppercase)
+                && *w != "I"
+                && !is(GREETING, &lower[i])
+                && !super::textmath::is_stopword(&lower[i])
+        })
+    };
+    let rest: Vec<&str> = lower[k..].iter().map(String::as_str).collect();
+    match rest.as_slice() {
+        [_, "here"] | [_, "speaking"] => name(k),
+        ["this", "is", _] | ["it's", _] | ["its", _] | ["it", "is", _] => name(lower.len() - 1),
+        _ => false,
+    }
+}
+
 #[rustfmt::skip]
 const GREETING: &[&str] = &[
     "hi", "hello", "hey", "heya", "hiya", "howdy", "morning", "evening", "afternoon", "gm", "dear", "bonjour",
@@ -319,6 +348,9 @@ fn is(list: &[&str], w: &str) -> bool {
 }
 
 fn clause_worth(clause: &str) -> Result<(), Chatter> {
+    if introduces(clause) {
+        return Ok(());
+    }
     let (words, offsets) = words_at(clause);
     let formula = in_formula(&words);
     let names = vocatives(clause);

@@ -12,6 +12,8 @@ use std::collections::BTreeSet;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) enum Kind {
     Name,
+    /// The speaker's surname or full name: a name of more than one word.
+    FullName,
     Identity,
     AboutMe,
     Topic,
@@ -29,6 +31,8 @@ pub(super) enum Want {
     Time,
     /// A name (`what's my cat called`).
     Name,
+    /// How long (`how long have I lived here`): a span of time, or the date it began.
+    Duration,
 }
 
 /// What a question asks.
@@ -67,10 +71,25 @@ impl Need {
         let mut roots = with_lemmas(word);
         roots.insert(word.to_string());
         let own = roots.clone();
-        for group in MEANS {
-            let (names, members) = group.split_once(':').unwrap_or((group, ""));
-            if names.split_whitespace().any(|w| w == word) {
-                roots.extend(names.split_whitespace().chain(members.split_whitespace()).flat_map(self::roots));
+        // A member that names a kind of its own brings its members: `pets` → `dog` → `greyhound`.
+        // The word and its lemma (`lived` → `live`) each name their groups.
+        let mut named: Vec<String> = vec![word.to_string()];
+        named.extend(with_lemmas(word).into_iter().filter(|l| l != word));
+        let first = named.len();
+        let mut k = 0;
+        while k < named.len() && k < 64 {
+            let name = named[k].clone();
+            k += 1;
+            for group in MEANS {
+                let (names, members) = group.split_once(':').unwrap_or((group, ""));
+                if names.split_whitespace().any(|w| w == name) {
+                    roots.extend(names.split_whitespace().chain(members.split_whitespace()).flat_map(self::roots));
+                    for m in members.split_whitespace() {
+                        if k <= first && !named.iter().any(|n| n == m) {
+                            named.push(m.to_string());
+                        }
+                    }
+                }
             }
         }
         // A kind's members (`text::kinds`), but not a person's family (`kids` is no husband).
@@ -98,8 +117,13 @@ impl Need {
         need
     }
 
+    /// The line holds one of the words that meet it, or a longer word one of them begins
+    /// (`physio` in `physiotherapist`, five letters at least: `vet` is not in `veteran`).
     pub(super) fn met(&self, line: &Line<'_>) -> bool {
         !self.roots.is_disjoint(&line.roots)
+            || self.own.iter().any(|w| {
+                w.chars().count() >= 5 && line.roots.iter().any(|r| r.len() > w.len() && r.starts_with(w.as_str()))
+            })
     }
 
     /// The need names people (`siblings`, `kids`, `my sister`).
@@ -114,8 +138,22 @@ impl Need {
 #[rustfmt::skip]
 const MEANS: &[&str] = &[
     "avoid: allergic allergy allergies intolerant react reaction hives",
-    "allergy allergies allergic intolerant",
-    "medicine medicines medication medications drug drugs antibiotic antibiotics painkiller painkillers: pills tablets prescribed avoid",
+    "allergy allergies allergic intolerant: swell swelling hives rash react reaction anaphylactic anaphylaxis epipen sting stings",
+    "health healthy medical wellbeing ailment ailments: health",
+    "condition conditions illness illnesses: health",
+    "surgery surgeries operation operations: surgery operation operated",
+    "suffer suffers suffering: health",
+    "grow grew raised upbringing childhood: born raised grew hometown",
+    "study studies studying student: university uni college school degree course studying studies student phd masters doctorate thesis",
+    "alive: lives living",
+    "baby: pregnant expecting due child",
+    "disability disabled: wheelchair blind deaf crutches",
+    "training train: marathon race run running gym triathlon exam exams",
+    "injury injuries injured hurt: broke broken sprained sprain fractured fracture torn surgery operation",
+    "diet diets eat eating food: vegetarian vegan pescatarian gluten keto halal kosher lactose dairy coeliac celiac intolerant allergic",
+    "milk dairy cheese cream yoghurt yogurt butter: lactose dairy",
+    "from origin origins hometown: grew born raised native",
+    "medicine medicines medication medications drug drugs antibiotic antibiotics painkiller painkillers meds pills tablets prescription prescriptions: pills tablets prescribed avoid medication inhaler insulin",
     "condition conditions medical: disease illness diagnosed disorder syndrome diabetic diabetes asthma asthmatic epilepsy epileptic arthritis migraine migraines coeliac celiac adhd autism autistic depression anxiety hypertension eczema psoriasis crohn's lupus",
     "flight flights fly flying flew",
     "holiday holidays vacation trip: travel travelling traveling flying fly going visiting",
@@ -123,14 +161,14 @@ const MEANS: &[&str] = &[
     "wedding married marrying marry",
     "expire expires expiry: run runs valid",
     "like likes love loves enjoy fan prefer rather obsessed adore support favourite favorite",
-    "dislike dislikes: hate hates loathe detest stand",
+    "dislike dislikes hate hates loathe loathes detest: stand",
     "favourite favorite: love most best go-to",
     "sibling siblings: brother brothers sister sisters twin",
     "kid kids child children: son sons daughter daughters twin twins boys girls",
     "parents: mum mom mother dad father",
     "family relatives: partner spouse husband wife boyfriend girlfriend fiancé fiance fiancee son sons daughter daughters kid kids child children baby mum mom mother dad father parents brother brothers sister sisters sibling siblings twin twins grandma grandmother grandad grandfather grandpa granny aunt uncle cousin niece nephew",
     "partner spouse: husband wife boyfriend girlfriend fiancé fiancee fiance",
-    "live lives living home city town: based moved move",
+    "live lives living home city town: based moved move flat apartment house share flatmate housemate roommate",
     "race races: marathon triathlon run running",
     "author authors: writer novels novel books",
     "composer composers: music",
@@ -159,7 +197,7 @@ const ASKING: &[&str] = &[
     "whats", "who's", "what's", "where's", "when's", "i", "me", "my", "we", "us", "our", "you", "your", "u", "so",
     "now", "currently", "still", "right", "yeah", "people", "next", "upcoming", "coming", "up", "this", "that",
     "alone", "take", "normal", "regular", "usual", "want", "you've", "hear", "i'd", "myself", "all", "stored",
-    "memory", "hold", "or",
+    "memory", "hold", "or", "told", "telling", "long", "summarise", "summarize", "list",
 ];
 
 impl Asked {
@@ -168,7 +206,10 @@ impl Asked {
         let has = |w: &str| ws.iter().any(|x| x == w);
         let kind = kind_of(&ws);
         let holder = holder(question, &ws);
-        let want = if has("when") || has("date") {
+        let how_long = ws.windows(2).any(|p| p[0] == "how" && p[1] == "long");
+        let want = if how_long {
+            Want::Duration
+        } else if has("when") || has("date") {
             Want::Date
         } else if has("time") && !has("when") {
             Want::Time
@@ -217,6 +258,17 @@ impl Asked {
                 needs.push(need);
             }
         }
+        // `Where am I from?`: asks for the speaker's origin.
+        if has("where") && ws.last().is_some_and(|w| w == "from") {
+            needs.push(Need::new("from"));
+        }
+        // `What's my house like?`: `like` asks for what it is, not for a taste.
+        if ws.last().is_some_and(|w| w == "like")
+            && holder.is_some()
+            && ws.iter().any(|w| w == "what" || w == "what's" || w == "whats")
+        {
+            needs.retain(|n| n.word != "like");
+        }
         // `What do I do?`: asks for the speaker's work.
         let last = ws.iter().rev().find(|w| !matches!(w.as_str(), "again" | "now" | "exactly"));
         if needs.is_empty() && heads.is_empty() && holder.is_none() && last.is_some_and(|w| w == "do") {
@@ -231,7 +283,15 @@ impl Asked {
             || ws.windows(3).any(|p| {
                 matches!(p[0].as_str(), "am" | "are") && matches!(p[1].as_str(), "i" | "we") && p[2].ends_with("ing")
             });
-        let present = ws.iter().any(|w| matches!(w.as_str(), "do" | "does" | "am" | "is" | "are" | "now"));
+        let contracted = question.to_lowercase().replace('’', "'");
+        let contracted = contracted.split_whitespace().any(|w| matches!(w, "what's" | "who's" | "where's" | "how's"));
+        let present = contracted
+            || ws.iter().any(|w| {
+                matches!(
+                    w.as_str(),
+                    "do" | "does" | "am" | "is" | "are" | "now" | "what's" | "who's" | "where's" | "whats"
+                )
+            });
         Asked { kind, holder, needs, heads, names, want, speaker, ahead, present }
     }
 }
@@ -243,14 +303,26 @@ const HOLDER_ADJECTIVES: &[&str] = &["next", "new", "old", "current", "first", "
 fn kind_of(ws: &[String]) -> Kind {
     let text = format!(" {} ", ws.join(" "));
     let has = |p: &str| text.contains(&format!(" {p} "));
-    let mine = has("my name") && !has("surname") || has("am i called") || has("i'm called") || has("call me");
+    let mine = has("my name") || has("my nickname") || has("am i called") || has("i'm called") || has("call me");
+    if ["my surname", "my last name", "my full name", "my family name"].iter().any(|p| has(p)) {
+        return Kind::FullName;
+    }
     if mine && !ws.windows(3).any(|w| w[0] == "my" && w[2] == "name" && w[1] != "name") {
         return Kind::Name;
     }
     if has("who am i") || has("who i am") || has("who do you think i am") {
         return Kind::Identity;
     }
-    let about = has("about me") || has("about myself") || has("on me") || has("about us");
+    let about = has("about me")
+        || has("about myself")
+        || has("on me")
+        || has("about us")
+        || has("have i told you")
+        || has("did i tell you")
+        || has("what do you know")
+        || has("what do you remember")
+        || has("what you know")
+        || has("what you remember");
     let rest: Vec<&String> = ws
         .iter()
         .filter(|w| {
