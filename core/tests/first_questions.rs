@@ -109,3 +109,10 @@ fn how_long_wants_a_span_and_a_question_about_nothing_said_is_not_answered() {
     let (reply, cited) = ask(&["I'm a firefighter in Dublin.", "My partner is Aoife."], "What car do I drive?");
     assert!(cited.is_empty() && reply.contains("don't have that"), "{reply}");
 }
+
+#[test]
+fn regression_a_name_split_from_the_rest_of_its_sentence_was_refused_as_an_exclamation() {
+    // `I'm Ben, I'm a nurse.` is cut in two; `I'm Ben.` alone was read as chatter.
+    let (reply, cited) = ask(&["I'm Ben, I'm a nurse.", "I love climbing."], "What's my name?");
+    assert!(reply.starts_with("Your name is Ben.") && cited == ["I'm Ben."], "{reply}");
+}

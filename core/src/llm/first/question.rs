@@ -164,7 +164,9 @@ const MEANS: &[&str] = &[
     "dislike dislikes hate hates loathe loathes detest: stand",
     "favourite favorite: love most best go-to",
     "sibling siblings: brother brothers sister sisters twin",
-    "kid kids child children: son sons daughter daughters twin twins boys girls",
+    "kid kids child children: son sons daughter daughters twin twins boys girls stepson stepdaughter stepkids stepchildren baby",
+    "related relation relationship relative: family",
+    "due: expecting pregnant expected",
     "parents: mum mom mother dad father",
     "family relatives: partner spouse husband wife boyfriend girlfriend fiancé fiance fiancee son sons daughter daughters kid kids child children baby mum mom mother dad father parents brother brothers sister sisters sibling siblings twin twins grandma grandmother grandad grandfather grandpa granny aunt uncle cousin niece nephew",
     "partner spouse: husband wife boyfriend girlfriend fiancé fiancee fiance",
@@ -197,7 +199,7 @@ const ASKING: &[&str] = &[
     "whats", "who's", "what's", "where's", "when's", "i", "me", "my", "we", "us", "our", "you", "your", "u", "so",
     "now", "currently", "still", "right", "yeah", "people", "next", "upcoming", "coming", "up", "this", "that",
     "alone", "take", "normal", "regular", "usual", "want", "you've", "hear", "i'd", "myself", "all", "stored",
-    "memory", "hold", "or", "told", "telling", "long", "summarise", "summarize", "list",
+    "memory", "hold", "or", "told", "telling", "getting", "long", "summarise", "summarize", "list",
 ];
 
 impl Asked {
@@ -307,7 +309,9 @@ fn kind_of(ws: &[String]) -> Kind {
     if ["my surname", "my last name", "my full name", "my family name"].iter().any(|p| has(p)) {
         return Kind::FullName;
     }
-    if mine && !ws.windows(3).any(|w| w[0] == "my" && w[2] == "name" && w[1] != "name") {
+    let own_name = |w: &str| matches!(w, "name" | "real" | "actual" | "proper" | "first" | "given");
+    let mine = mine || ws.windows(3).any(|w| w[0] == "my" && w[2] == "name" && own_name(&w[1]));
+    if mine && !ws.windows(3).any(|w| w[0] == "my" && w[2] == "name" && !own_name(&w[1])) {
         return Kind::Name;
     }
     if has("who am i") || has("who i am") || has("who do you think i am") {
@@ -328,6 +332,7 @@ fn kind_of(ws: &[String]) -> Kind {
         .filter(|w| {
             !ASKING.contains(&w.as_str())
                 && !is_stopword(w)
+                && !KNOWING.contains(&w.as_str())
                 && !matches!(w.as_str(), "myself" | "all" | "got" | "hold" | "stored" | "memory")
         })
         .collect();
@@ -336,6 +341,27 @@ fn kind_of(ws: &[String]) -> Kind {
     }
     Kind::Topic
 }
+
+/// Words that ask what is known, with no topic of their own (`What have you learned about me
+/// so far?`).
+const KNOWING: &[&str] = &[
+    "learned",
+    "learnt",
+    "gathered",
+    "figured",
+    "kept",
+    "noted",
+    "saved",
+    "far",
+    "yet",
+    "basically",
+    "actually",
+    "exactly",
+    "everything",
+    "anything",
+    "stuff",
+    "things",
+];
 
 /// Whose the question asks about: `my sister` → `sister`; `my flight` → `flight`;
 /// `Yasmin's wedding` → `yasmin`; the speaker → `None`.
