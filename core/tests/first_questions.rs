@@ -46,7 +46,12 @@ fn the_first_questions_the_rules_were_written_on_stay_answered() {
 
 #[test]
 fn regression_a_greeting_that_names_the_speaker_was_dropped_as_chatter() {
-    for (said, name) in [("Hey, Rafaela here.", "Rafaela"), ("Good morning, this is Hamid.", "Hamid")] {
+    for (said, name) in [
+        ("Hey, Rafaela here.", "Rafaela"),
+        ("Good morning, this is Hamid.", "Hamid"),
+        ("Hey! It's Maya.", "Maya"),
+        ("Hi, it's Noor here.", "Noor"),
+    ] {
         let (reply, cited) = ask(&[said, "I run a barbershop."], "What's my name?");
         assert!(reply.starts_with(&format!("Your name is {name}.")), "{said}: {reply}");
         assert_eq!(cited.len(), 1, "{said}: {cited:?}");
@@ -115,4 +120,12 @@ fn regression_a_name_split_from_the_rest_of_its_sentence_was_refused_as_an_excla
     // `I'm Ben, I'm a nurse.` is cut in two; `I'm Ben.` alone was read as chatter.
     let (reply, cited) = ask(&["I'm Ben, I'm a nurse.", "I love climbing."], "What's my name?");
     assert!(reply.starts_with("Your name is Ben.") && cited == ["I'm Ben."], "{reply}");
+}
+
+#[test]
+fn what_do_you_know_about_me_opens_with_who_they_are() {
+    let facts = ["Our street is being dug up again.", "My son's school won a prize.", "I'm Henrik, a welder."];
+    let (reply, cited) = ask(&facts, "What do you know about me?");
+    assert!(reply.starts_with("You're Henrik."), "{reply}");
+    assert_eq!(cited.first().map(String::as_str), Some("I'm Henrik, a welder."), "{reply}");
 }

@@ -415,6 +415,10 @@ fn name_in(line: &Line<'_>) -> Option<String> {
             "i'm" | "im" if line.whose == Whose::Speaker => (k + 1, false),
             // `Good morning, this is Hamid.`: the speaker introducing themselves.
             "is" if prev == "this" && lower[..k - 1].iter().all(|w| GREETINGS.contains(&w.as_str())) => (k + 1, true),
+            // `Hey! It's Maya.`, `Hi, it's Maya here.`
+            "it's" | "its" if lower[..k].iter().all(|w| GREETINGS.contains(&w.as_str())) && lower.len() <= k + 3 => {
+                (k + 1, true)
+            }
             "i" if next == "am" && line.whose == Whose::Speaker => (k + 2, false),
             _ => continue,
         };
@@ -502,19 +506,26 @@ fn who_they_are(line: &Line<'_>) -> bool {
 
 /// Every line about the speaker or someone or something of theirs.
 fn about_me(lines: &[Line<'_>]) -> Option<Answer> {
-    let chosen: Vec<&Line<'_>> = lines
+    let mut chosen: Vec<&Line<'_>> = lines
         .iter()
         .filter(|l| {
             l.whose != Whose::World
+                || name_in(l).is_some()
                 || words(l.text).iter().any(|w| matches!(w.as_str(), "i" | "my" | "we" | "our" | "me" | "us" | "i'm"))
         })
-        .take(MAX_CITED)
         .collect();
+    // Who they are first — the name, then age, work, home — then the rest of theirs.
+    crate::text::order::sort_by_key(&mut chosen, |l| {
+        (name_in(l).is_none(), !who_they_are(l), l.whose != Whose::Speaker)
+    });
+    chosen.truncate(MAX_CITED);
     if chosen.is_empty() {
         return None;
     }
+    let name = chosen.iter().find_map(|l| name_in(l));
+    let head = name.map_or("From memory:".to_string(), |n| format!("You're {n}. From memory:"));
     let quotes: Vec<String> = chosen.iter().map(|l| l.quoted()).collect();
-    let text = format!("From memory: {} (offline rules: the lines about you and yours)", quotes.join("; "));
+    let text = format!("{head} {} (offline rules: the lines about you and yours)", quotes.join("; "));
     Some(Answer { text, cited: chosen.iter().map(|l| l.id.to_string()).collect() })
 }
 

@@ -117,6 +117,7 @@ fn introduces(clause: &str) -> bool {
         ["i'm", _] | ["im", _] | ["i", "am", _] | ["name's", _] => name(lower.len() - 1),
         ["my", "name", "is", ..] => rest.len() <= 5 && name(k + 3),
         ["this", "is", _] | ["it's", _] | ["its", _] | ["it", "is", _] => name(lower.len() - 1),
+        ["it's", _, "here"] | ["its", _, "here"] => name(lower.len() - 2),
         _ => false,
     }
 }
