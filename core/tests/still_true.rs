@@ -136,6 +136,11 @@ fn regression_merges_the_locomo_audit_labelled_wrong_are_not_one_thing() {
             "Nature does have a way of humbling us and showing us our place in the world.",
             "My influence is about making the world a better place.",
         ),
+        // Advice to the other speaker is about anyone's business, not the speaker's.
+        (
+            "Starting a business takes courage - you hang in there too.",
+            "The new has been a wild ride starting my business.",
+        ),
         (
             "BTW, I found a cool new fashion piece for my store.",
             "I have developed a video presentation to teach how to style my fashion pieces, btw.",
@@ -146,6 +151,7 @@ fn regression_merges_the_locomo_audit_labelled_wrong_are_not_one_thing() {
     for (a, b) in [
         ("The support group has made me feel accepted.", "The support group has given me courage to embrace myself."),
         ("I've got a gaming tournament next month.", "The gaming tournament is gonna be my 4th one."),
+        ("I started a business last year.", "The new has been a wild ride starting my business."),
         ("I've always felt a strong connection to art.", "The strong connection has been a huge learning experience."),
         (
             "My cork board is full of inspiring quotes and pictures.",

@@ -537,6 +537,20 @@ fn introduced(frames: &[Frame]) -> Option<(&Phrase, BTreeSet<String>)> {
     Some((p, p.marks().into_iter().cloned().chain(after).collect()))
 }
 
+/// Whether `text` opens on a gerund that is its subject: `Starting a business takes courage`
+/// (a finite verb follows it), not `Starting a new job today!` (the speaker's, said short).
+fn gerund_subject(text: &str) -> bool {
+    use crate::text::verbs::{forms, Form};
+    let clause = text.split([',', ';', '-', '–', '—', '.', '!', '?']).next().unwrap_or("");
+    let ws: Vec<String> = clause.split_whitespace().map(|w| w.to_lowercase().replace('’', "'")).collect();
+    let opens = ws.first().is_some_and(|w| w.ends_with("ing") && forms(w).is_some_and(|f| f.is(Form::Gerund)));
+    opens
+        && ws.iter().skip(2).any(|w| {
+            matches!(w.as_str(), "is" | "was" | "can" | "will" | "has" | "isn't" | "wasn't" | "makes" | "takes")
+                || w.ends_with('s') && forms(w).is_some_and(|f| f.is(Form::Third))
+        })
+}
+
 /// Heads that name no particular thing (`a lot`, `a way`, `the time`) or only a picture of one.
 const VAGUE: &[&str] = &["lot", "bit", "way", "thing", "stuff", "time", "photo", "pic", "picture"];
 
@@ -577,7 +591,16 @@ pub(super) fn one_thing(a: (&str, &[Frame], i64), b: (&str, &[Frame], i64)) -> R
             .cloned()
             .collect()
     };
-    let (na, nb) = (named(fa), named(fb));
+    // `Starting a business takes courage`: a gerund subject says what holds of anyone's; its
+    // `a business` is no particular business another fact could name again.
+    let particular = |f: &Frame, names: Vec<Phrase>| -> Vec<Phrase> {
+        if gerund_subject(&f.text) {
+            names.into_iter().filter(|p| p.det != Det::Indefinite).collect()
+        } else {
+            names
+        }
+    };
+    let (na, nb) = (particular(fa, named(fa)), particular(fb, named(fb)));
     // A thing one statement introduces (`a pottery class`, `two cats`, `Ana`) that the other
     // names again (`the pottery class`) — the later one, when they were said apart: `a trip I
     // took` said after `my trip` is another trip. A description already definite is named
