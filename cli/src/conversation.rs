@@ -381,6 +381,7 @@ pub fn measure(
         let memory_text = system.split_once(prompt::MEMORY_HEADER).map_or("", |(_, m)| m);
         let hit = hits(&reached, memory_text);
         let all = hit.all;
+        let memory_words = hit.words;
         let half = half_of(&q.question);
         out.memory.entry(q.category).or_default().add(hit);
         if (1..=4).contains(&q.category) {
@@ -425,6 +426,15 @@ pub fn measure(
         let room = budget.saturating_sub(prompt::prompt_tokens(&rest));
         let shown = raw.bm25(&q.question, room);
         let bm25 = hits(&shown.ids, &shown.text);
+        // Where raw turns hold the answer's words and the memory's prompt does not (tuning half).
+        if misses && half == Half::Tuning && bm25.words && !memory_words {
+            let held = content_tokens(memory_text);
+            let lost: Vec<&String> = answer.iter().filter(|w| !held.contains(*w)).collect();
+            println!(
+                "answer-words: c{} {:?} answer {:?}: the memory's prompt lacks {lost:?}",
+                q.category, q.question, q.answer
+            );
+        }
         out.bm25.entry(q.category).or_default().add(bm25);
         if (1..=4).contains(&q.category) {
             let tallies = out.halves.entry(half.name()).or_default();
