@@ -50,6 +50,9 @@ await() { # job, log, what
     && nice -n 19 ./scripts/local-llm.sh page-model > /dev/null ) > "$LOG/llm-install.log" 2>&1 &
 llm_install=$!
 export CHROMEDRIVER=${CHROMEDRIVER:-/usr/bin/chromedriver}
+# Every build here starts from what the lock file names, not from an edit a minute ago:
+# incremental compilation's bookkeeping only slows such a build (and fills the disk).
+export CARGO_INCREMENTAL=${CARGO_INCREMENTAL:-0}
 export WASM_BINDGEN_TEST_TIMEOUT=${WASM_BINDGEN_TEST_TIMEOUT:-120}
 native=0; native_failed=0; wasm=0; wasm_failed=0; e2e=0; e2e_failed=0
 
