@@ -1,4 +1,5 @@
-//! The offline provider's answers to the questions people ask first (issue 67), at the
+//! Talking to the memory (issue 67): what a sentence does, and the offline provider's answers
+//! to the questions people ask first, at the
 //! boundary a newcomer meets: facts said as chat turns, a question asked, the reply and
 //! what it cites. The corpora the rules were written on stay answered (the held-out test
 //! half is `nocturne bench-acts`'s to report), and each shape a fresh batch found missing
@@ -9,6 +10,7 @@ use nocturne_core::llm::offline::OfflineProvider;
 use nocturne_core::store::{MemStore, Store};
 use nocturne_core::testkit::acts::question_score;
 use nocturne_core::testkit::corpora::Half;
+use nocturne_core::text::act::{read, Act};
 
 const DAY: i64 = 1_796_558_400;
 
@@ -128,4 +130,32 @@ fn what_do_you_know_about_me_opens_with_who_they_are() {
     let (reply, cited) = ask(&facts, "What do you know about me?");
     assert!(reply.starts_with("You're Henrik."), "{reply}");
     assert_eq!(cited.first().map(String::as_str), Some("I'm Henrik, a welder."), "{reply}");
+}
+
+#[test]
+fn regression_a_request_phrased_as_the_speakers_need_was_stored_as_a_fact() {
+    for r in [
+        "I need a gift idea for my mum's birthday.",
+        "I'd love a recipe for banana bread.",
+        "I want to know how long to boil an egg.",
+        "I need help planning a trip to Rome.",
+        "I'd appreciate some tips on sleeping better.",
+        "I need a word that means happy.",
+        "I want a list of healthy snacks.",
+        "I have a question about my tax return.",
+    ] {
+        assert_eq!(read(r).act, Act::Request, "{r}");
+    }
+    // What the speaker wants of the world, or likes, is theirs to keep.
+    for s in [
+        "I need a new laptop.",
+        "I want a dog.",
+        "I'd love to visit Japan.",
+        "I love a good recipe.",
+        "I need to remember to renew my passport.",
+        "I want to know what my blood type is.",
+        "My daughter needs help with her maths homework.",
+    ] {
+        assert_ne!(read(s).act, Act::Request, "{s}");
+    }
 }

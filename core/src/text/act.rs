@@ -31,7 +31,11 @@
 //!    you remember`, `can you remember` + a noun; every other verb is a request.
 //! 5. **A wish to know** what `you` know or what the user said (`I want to know everything
 //!    you've got on me`, `I was wondering if you remember …`, `let me know if you have …`)
-//!    is a question.
+//!    is a question. A wish for what the assistant gives in the chat — an idea, a recipe,
+//!    tips, help, a list, an answer, a way to do something (`I need a gift idea for my
+//!    mum`, `I'd love a recipe for …`, `I want to know how long to boil an egg`, `I have a
+//!    question about …`) — is a request; a wish for a thing of the world is the speaker's
+//!    (`I need a new laptop`, `I'd love to visit Japan`).
 //! 6. Anything else is a statement — a subject and its verb that tell something, whatever
 //!    they say about reminding or forgetting (`My physio keeps telling me to remember my
 //!    posture.`, `I need to remember to renew my passport.`) — unless it ends with `?`
@@ -55,7 +59,8 @@ mod words;
 
 use super::verbs::{self, Form};
 use assistant::{
-    addressed, embedded_you, imperative, negated_imperative, wanted_done, wish_to_know, you_first, you_modal,
+    addressed, embedded_you, imperative, negated_imperative, wanted_done, wants_given, wish_to_know, you_first,
+    you_modal,
 };
 use words::{aux, base_verb, capitals, is, lemma, subject_at, unquoted, words, W};
 use words::{MODALS, NEGATED, OPENERS, STATE_VERBS, SUBJECTS, SUMMARY_WORDS, WH};
@@ -496,7 +501,11 @@ fn declarative(ws: &[W], asks: bool) -> Reading {
     let text: Vec<&str> = ws.iter().map(|w| w.w.as_str()).collect();
     let speaker = matches!(text.first(), Some(&"i") | Some(&"if") | Some(&"it"));
     if speaker {
-        if let Some(r) = embedded_you(ws).or_else(|| wish_to_know(&text)).or_else(|| wanted_done(&text)) {
+        if let Some(r) = embedded_you(ws)
+            .or_else(|| wish_to_know(&text))
+            .or_else(|| wanted_done(&text))
+            .or_else(|| wants_given(&text))
+        {
             return r;
         }
     }

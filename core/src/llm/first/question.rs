@@ -150,7 +150,7 @@ const MEANS: &[&str] = &[
     "disability disabled: wheelchair blind deaf crutches",
     "training train: marathon race run running gym triathlon exam exams",
     "injury injuries injured hurt: broke broken sprained sprain fractured fracture torn surgery operation",
-    "diet diets eat eating food: vegetarian vegan pescatarian gluten keto halal kosher lactose dairy coeliac celiac intolerant allergic",
+    "diet diets dietary restriction restrictions requirement requirements eat eating food: vegetarian vegan pescatarian gluten keto halal kosher lactose dairy coeliac celiac intolerant allergic",
     "milk dairy cheese cream yoghurt yogurt butter: lactose dairy",
     "from origin origins hometown: grew born raised native",
     "medicine medicines medication medications drug drugs antibiotic antibiotics painkiller painkillers meds pills tablets prescription prescriptions: pills tablets prescribed avoid medication inhaler insulin",
@@ -168,7 +168,7 @@ const MEANS: &[&str] = &[
     "related relation relationship relative: family",
     "due: expecting pregnant expected",
     "parents: mum mom mother dad father",
-    "family relatives: partner spouse husband wife boyfriend girlfriend fiancé fiance fiancee son sons daughter daughters kid kids child children baby mum mom mother dad father parents brother brothers sister sisters sibling siblings twin twins grandma grandmother grandad grandfather grandpa granny aunt uncle cousin niece nephew",
+    "family relatives: partner spouse husband wife boyfriend girlfriend fiancé fiance fiancee son sons daughter daughters kid kids child children baby mum mom mother dad father parents brother brothers sister sisters sibling siblings twin twins grandma grandmother grandad grandfather grandpa granny aunt uncle cousin niece nephew grandson granddaughter grandchildren grandkids stepson stepdaughter",
     "partner spouse: husband wife boyfriend girlfriend fiancé fiancee fiance",
     "live lives living home city town: based moved move flat apartment house share flatmate housemate roommate",
     "race races: marathon triathlon run running",
@@ -178,6 +178,8 @@ const MEANS: &[&str] = &[
     "pet pets animal animals: dog dogs cat cats puppy kitten dragon lizard tortoise turtle rabbit hamster fish goldfish parrot bird hen hens chicken chickens bee bees goat goats horse pony snake guinea",
     "dog dogs: puppy puppies beagle labrador lurcher terrier spaniel collie retriever poodle whippet greyhound dachshund pug bulldog husky corgi",
     "cat cats: kitten kittens",
+    "breed breeds: beagle labrador lurcher terrier spaniel collie retriever poodle whippet greyhound dachshund pug bulldog husky corgi tabby siamese persian",
+    "grandchildren grandchild grandkids grandkid: grandson grandsons granddaughter granddaughters",
     "summer: june july august",
     "winter: december january february",
     "spring: march april may",
@@ -254,7 +256,8 @@ impl Asked {
                 }
                 _ => Need::new(w),
             };
-            if head {
+            // `health problems`, `any issues`: a word that only says a kind of answer.
+            if head || SOFT.contains(&need.word.as_str()) {
                 heads.push(need);
             } else {
                 needs.push(need);
@@ -297,6 +300,10 @@ impl Asked {
         Asked { kind, holder, needs, heads, names, want, speaker, ahead, present }
     }
 }
+
+/// Words that name only the kind of answer, wherever they stand (`Do I have any health
+/// problems?`): a line need not hold them.
+const SOFT: &[&str] = &["problem", "problems", "issue", "issues", "concern", "concerns", "trouble", "stuff", "things"];
 
 /// Words between `my` and what it owns (`my next gig`, `my new flat`).
 const HOLDER_ADJECTIVES: &[&str] = &["next", "new", "old", "current", "first", "last", "upcoming", "own", "usual"];

@@ -325,6 +325,56 @@ pub(super) fn wanted_done(text: &[&str]) -> Option<Reading> {
         .then(|| Reading::new(Act::Command(done.0), format!("\"{} … {}\"", text[wish], done.1)))
 }
 
+/// `I need a gift idea for my mum`, `I'd love a recipe for banana bread`, `I want to know how
+/// long to boil an egg`, `I need help planning a trip`, `I have a question about my tax
+/// return`: a wish for what the assistant gives in the chat — an idea, a recipe, advice,
+/// help, an answer, a way to do something — asks it, as a request does. A wish for a thing
+/// of the world is the speaker's (`I need a new laptop`, `I want a dog`, `I'd love to visit
+/// Japan`), and so is a taste (`I love a good recipe`: no `would`).
+pub(super) fn wants_given(text: &[&str]) -> Option<Reading> {
+    let would = |k: usize| k > 0 && matches!(text[k - 1], "'d" | "would");
+    let question = |k: usize| {
+        let after: Vec<&str> = text.iter().skip(k + 1).take(3).copied().collect();
+        matches!(after.as_slice(), ["a", "question", ..] | ["a", "quick", "question"] | ["some", "questions", ..])
+    };
+    let wish = text.iter().take(5).enumerate().position(|(k, w)| {
+        matches!(*w, "need" | "want" | "needed" | "wanted")
+            || matches!(*w, "like" | "love" | "appreciate") && would(k)
+            || *w == "use" && k > 0 && text[k - 1] == "could"
+            || *w == "have" && question(k)
+    })?;
+    let rest = &text[wish + 1..];
+    // `I want to know how long …`, `I need to understand why …`: a way or a reason asked.
+    if rest.first() == Some(&"to")
+        && rest.get(1).is_some_and(|w| matches!(*w, "know" | "understand" | "learn" | "figure"))
+        && rest.iter().skip(2).take(2).any(|w| is(WH, w) || matches!(*w, "if" | "whether"))
+        && !rest.iter().any(|w| matches!(*w, "my" | "i" | "our" | "me" | "you"))
+    {
+        return Some(Reading::new(
+            Act::Request,
+            format!("\"{} to {}\": a way or an answer asked", text[wish], rest[1]),
+        ));
+    }
+    // `I need a gift idea`, `I'd appreciate some tips`: the thing wished for, past its
+    // determiner and a few describing words, is one the assistant gives.
+    let given = rest
+        .iter()
+        .take(5)
+        .take_while(|w| !matches!(**w, "for" | "on" | "about" | "to" | "that" | "with" | "of"))
+        .find(|w| is(GIVEN, w))?;
+    Some(Reading::new(Act::Request, format!("\"{} … {given}\": what the assistant gives, asked of it", text[wish])))
+}
+
+/// What an assistant gives in a chat, when a speaker says they need or would like it.
+#[rustfmt::skip]
+const GIVEN: &[&str] = &[
+    "idea", "ideas", "recipe", "recipes", "tip", "tips", "advice", "suggestion", "suggestions", "recommendation",
+    "recommendations", "help", "hand", "list", "word", "synonym", "explanation", "example", "examples", "template",
+    "draft", "outline", "answer", "answers", "opinion", "feedback", "joke", "poem", "pointers", "guidance",
+    "overview", "breakdown", "rundown", "checklist", "plan", "itinerary", "quote", "translation", "summary",
+    "question", "questions",
+];
+
 /// `I want to know …`, `I'd love to hear what you know …`, `I was wondering if you
 /// remember …`: a wish to know what the assistant holds or what the user told it.
 pub(super) fn wish_to_know(text: &[&str]) -> Option<Reading> {
