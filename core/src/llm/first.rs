@@ -556,7 +556,7 @@ fn score(line: &Line<'_>, q: &Asked) -> Option<usize> {
         return None;
     }
     match &q.holder {
-        Some(h) if !Need::new(h).met(line) => return None,
+        Some(_) if !q.holder_need.as_ref().is_some_and(|h| h.met(line)) => return None,
         // A question about the speaker is not answered by what another person does, unless
         // it asks about their people (`Do I have any siblings?`).
         None if q.speaker && q.names.is_empty() => {
@@ -577,7 +577,7 @@ fn score(line: &Line<'_>, q: &Asked) -> Option<usize> {
     // Ties go to the line that holds the asked words themselves, says it of the speaker
     // (`I moved …` over `My cat hated the move`), and, for what is ahead, names its date.
     let exact = q.needs.iter().chain(&q.heads).filter(|n| n.exact(line)).count()
-        + q.holder.as_ref().map_or(0, |h| usize::from(Need::new(h).exact(line)));
+        + q.holder_need.as_ref().map_or(0, |h| usize::from(h.exact(line)));
     let own = usize::from(q.speaker && q.holder.is_none() && line.whose == Whose::Speaker);
     let ahead = usize::from(q.ahead && line.date().is_some());
     (met > 0).then_some(8 * met + 2 * exact + own + ahead)

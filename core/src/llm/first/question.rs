@@ -41,6 +41,8 @@ pub(super) struct Asked {
     pub(super) kind: Kind,
     /// Whose: `None` for the speaker; the word naming the person or thing otherwise.
     pub(super) holder: Option<String>,
+    /// The words that meet the holder, read once per question (each line is tested by them).
+    pub(super) holder_need: Option<Need>,
     /// Words a line must meet, each with the roots that meet it.
     pub(super) needs: Vec<Need>,
     /// Words naming the kind of answer: met if a line holds them, not required.
@@ -74,7 +76,7 @@ impl Need {
         // A member that names a kind of its own brings its members: `pets` → `dog` → `greyhound`.
         // The word and its lemma (`lived` → `live`) each name their groups.
         let mut named: Vec<String> = vec![word.to_string()];
-        named.extend(with_lemmas(word).into_iter().filter(|l| l != word));
+        named.extend(own.iter().filter(|l| *l != word).cloned());
         let first = named.len();
         let mut k = 0;
         while k < named.len() && k < 64 {
@@ -297,7 +299,8 @@ impl Asked {
                     "do" | "does" | "am" | "is" | "are" | "now" | "what's" | "who's" | "where's" | "whats"
                 )
             });
-        Asked { kind, holder, needs, heads, names, want, speaker, ahead, present }
+        let holder_need = holder.as_deref().map(Need::new);
+        Asked { kind, holder, holder_need, needs, heads, names, want, speaker, ahead, present }
     }
 }
 
