@@ -391,3 +391,89 @@ fn a_reply_performed_by_the_journal_carries_out_its_memory_commands() {
     let out = say("Remind me to call the vet tomorrow.", NOW + 120);
     assert!(out.told.len() == 1 && out.told[0].said.contains("due 2026-01-02"), "{:?}", out.told);
 }
+
+/// A store that notes each read of a whole table (every fact, turn, version or log entry),
+/// answering everything from `inner`.
+struct Watched {
+    inner: MemStore,
+    whole: std::cell::RefCell<Vec<&'static str>>,
+}
+
+impl Watched {
+    fn note(&self, what: &'static str) {
+        self.whole.borrow_mut().push(what);
+    }
+}
+
+impl Store for Watched {
+    async fn items(&self) -> Result<Vec<nocturne_core::Item>, StoreError> {
+        self.note("items");
+        self.inner.items().await
+    }
+    async fn meta(&self) -> Result<Meta, StoreError> {
+        self.inner.meta().await
+    }
+    async fn versions(&self) -> Result<Vec<Version>, StoreError> {
+        self.note("versions");
+        self.inner.versions().await
+    }
+    async fn mutations(&self) -> Result<Vec<Mutation>, StoreError> {
+        self.note("mutations");
+        self.inner.mutations().await
+    }
+    async fn transcript(&self) -> Result<Vec<Turn>, StoreError> {
+        self.note("transcript");
+        self.inner.transcript().await
+    }
+    async fn items_at(&self, seq: u64) -> Result<Vec<nocturne_core::Item>, StoreError> {
+        self.note("items_at");
+        self.inner.items_at(seq).await
+    }
+    async fn item_states(&self, ids: &[String], seq: u64) -> Result<Vec<nocturne_core::Item>, StoreError> {
+        self.inner.item_states(ids, seq).await
+    }
+    async fn changes(&self, lo: u64, hi: u64) -> Result<Vec<(u64, nocturne_core::Item)>, StoreError> {
+        self.inner.changes(lo, hi).await
+    }
+    async fn commit(&self, commit: Commit) -> Result<Vec<Version>, StoreError> {
+        self.inner.commit(commit).await
+    }
+    async fn set_policy(&self, policy: RetentionPolicy) -> Result<(), StoreError> {
+        self.inner.set_policy(policy).await
+    }
+    fn rows_written(&self) -> u64 {
+        self.inner.rows_written()
+    }
+    async fn replace_all(&self, doc: Document, base: u64) -> Result<(), StoreError> {
+        self.inner.replace_all(doc, base).await
+    }
+}
+
+/// Issue 70: every chat turn in the page read all of a lifetime's facts after it was stored
+/// (3.4 s at 100,000), looking for a memory command it did not hold. A turn that forgets,
+/// erases or corrects nothing now reads only the facts it kept, by id; one that does still
+/// finds its fact.
+#[test]
+fn regression_every_chat_turn_read_the_whole_memory_for_commands_it_did_not_hold() {
+    let store = Watched { inner: MemStore::new(), whole: Default::default() };
+    let said = "Remind me to call the vet tomorrow.";
+    for text in ["I'm vegan.", "I live in Graz.", said] {
+        let out = block(chat::chat_turn(&store.inner, &OfflineProvider, text, NOW, chat::TurnOptions::default()))
+            .expect("turn");
+        store.whole.borrow_mut().clear();
+        let done = block(told::carry_out(&store, text, &out.encoded, async |e: &UserEdit| {
+            edit::apply(&store.inner, e, NOW + 120).await.map_err(|e| e.to_string())
+        }))
+        .expect("carried out");
+        assert_eq!(*store.whole.borrow(), Vec::<&str>::new(), "{text}: {done:?}");
+        if text == said {
+            assert!(done.len() == 1 && done[0].said.contains("as a reminder, due 2026-01-02"), "{done:?}");
+        }
+    }
+    let done = block(told::carry_out(&store, "Please forget that I'm vegan.", &[], async |e: &UserEdit| {
+        edit::apply(&store.inner, e, NOW + 180).await.map_err(|e| e.to_string())
+    }))
+    .expect("carried out");
+    assert!(done.len() == 1 && done[0].said.starts_with("forgot m_"), "{done:?}");
+    assert!(store.whole.borrow().contains(&"items"), "a forget reads the facts to find its own");
+}

@@ -322,23 +322,35 @@ pub fn undo(edit: &UserEdit, version_seq: u64, items: &[Item]) -> Option<Undo> {
 ///
 /// `turn` is what recording the turn logged (`TurnOutcome::encoded`): each fact the user's
 /// `remind me to …` or `remember that …` kept is said first, its undo a forget.
+///
+/// Only a turn that forgets, erases or corrects reads the whole memory (to find the fact it
+/// means); any other reads the facts its turn kept, by id — a chat turn's cost does not
+/// grow with the memory's lifetime.
 pub async fn carry_out<S: Store, E: std::fmt::Display>(
     store: &S,
     text: &str,
     turn: &[Mutation],
     apply: impl AsyncFn(&UserEdit) -> Result<Version, E>,
 ) -> Result<Vec<Carried>, StoreError> {
-    let slots = store.meta().await?.policy.single_valued_slots;
-    let items = store.items().await?;
-    let mut out = kept_said(turn, &items);
-    let told = plan(text, &items, &slots);
+    let meta = store.meta().await?;
+    let kept: Vec<String> = own_kept(turn).map(|m| m.item_id.clone()).collect();
+    let mut out =
+        if kept.is_empty() { Vec::new() } else { kept_said(turn, &store.item_states(&kept, meta.head).await?) };
+    let edits = act::turn(text).iter().any(|s| {
+        matches!(s.reading.act, Act::Command(CommandKind::Forget | CommandKind::Erase | CommandKind::Correct))
+    });
+    if !edits {
+        return Ok(out);
+    }
+    let told = plan(text, &store.items().await?, &meta.policy.single_valued_slots);
     for t in told {
         let carried = match t {
             Told::WithTurn { .. } => continue,
             Told::Ask { sentence, question } => Carried { sentence, said: question, changed: false, undo: None },
             Told::Edit { sentence, edit, did } => match apply(&edit).await {
                 Ok(version) => {
-                    let undo = undo(&edit, version.seq, &store.items().await?);
+                    let edited = store.item_states(&[edit.item_id().to_string()], version.seq).await?;
+                    let undo = undo(&edit, version.seq, &edited);
                     Carried { sentence, said: format!("{did} (your edit, {})", version.label), changed: true, undo }
                 }
                 Err(why) => Carried { sentence, said: format!("not done: {why}"), changed: false, undo: None },
@@ -349,27 +361,36 @@ pub async fn carry_out<S: Store, E: std::fmt::Display>(
     Ok(out)
 }
 
+/// What the user's own commands (remember, remind) kept with the turn, as logged.
+fn own_kept(turn: &[Mutation]) -> impl Iterator<Item = &Mutation> {
+    turn.iter().filter(|m| m.proposer == Proposer::User && m.kind == MutationKind::Add && m.accepted)
+}
+
 /// Each fact the user's own command kept with the turn, as the chat shows it.
 fn kept_said(turn: &[Mutation], items: &[Item]) -> Vec<Carried> {
-    let own = turn.iter().filter(|m| m.proposer == Proposer::User && m.kind == MutationKind::Add && m.accepted);
-    own.filter_map(|m| {
-        let item = items.iter().find(|i| i.item_id == m.item_id)?;
-        let due = match (item.is_commitment(), item.when()) {
-            (true, Some(when)) => format!(", due {}", when.last()),
-            (true, None) => ", with no date its words name".to_string(),
-            _ => String::new(),
-        };
-        let what = if item.is_commitment() { "a reminder" } else { "a fact" };
-        Some(Carried {
-            sentence: m.reason.trim_start_matches("the user said in the chat: ").trim_matches(['“', '”']).to_string(),
-            said: format!("kept {} “{}” as {what}{due} (your edit)", item.item_id, item.text),
-            changed: true,
-            undo: Some(Undo::Edit {
-                edit: UserEdit::Forget { item_id: item.item_id.clone(), reason: "undone from the chat".into() },
-            }),
+    own_kept(turn)
+        .filter_map(|m| {
+            let item = items.iter().find(|i| i.item_id == m.item_id)?;
+            let due = match (item.is_commitment(), item.when()) {
+                (true, Some(when)) => format!(", due {}", when.last()),
+                (true, None) => ", with no date its words name".to_string(),
+                _ => String::new(),
+            };
+            let what = if item.is_commitment() { "a reminder" } else { "a fact" };
+            Some(Carried {
+                sentence: m
+                    .reason
+                    .trim_start_matches("the user said in the chat: ")
+                    .trim_matches(['“', '”'])
+                    .to_string(),
+                said: format!("kept {} “{}” as {what}{due} (your edit)", item.item_id, item.text),
+                changed: true,
+                undo: Some(Undo::Edit {
+                    edit: UserEdit::Forget { item_id: item.item_id.clone(), reason: "undone from the chat".into() },
+                }),
+            })
         })
-    })
-    .collect()
+        .collect()
 }
 
 /// What a chat turn's `remind me to …` and `remember that …` keep: each the user's own fact
