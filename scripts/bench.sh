@@ -58,6 +58,16 @@ node tests/e2e/import.cjs "http://127.0.0.1:$port/" tests/e2e/out "$exports/smal
   | grep -E "^import-page:|^not ok"
 rm -rf "$exports"
 echo
+# A lifetime in the page: chat turns (Enter to the reply drawn), search and the longest
+# main-thread task with 10,000 and 100,000 facts imported (the suite runs 10,000; its
+# checks past the turns are sized for it, so only the figure is kept here).
+lifetime=$(mktemp -d)
+for facts in 10000 100000; do
+  "$nocturne" bench-recall --facts "$facts" --export "$lifetime/memory.json" > /dev/null
+  node tests/e2e/large.cjs "http://127.0.0.1:$port/" "$lifetime/memory.json" tests/e2e/out | grep -E "^# lifetime-page:" || true
+done
+rm -rf "$lifetime"
+echo
 # The native memory kept as a JSON file and as a database, side by side: a chat turn, a
 # search and an MCP add at 10,000 and 100,000 facts, and 2,500 turns piped into one chat.
 bench_store=$(mktemp -d)
