@@ -558,3 +558,37 @@ async fn every_write_the_page_offers_is_a_command_of_the_write_path() {
     }
     IdbStore::delete(&memory).await.expect("delete");
 }
+
+/// Issue 70: a Sleep estimate made stale by a chat turn ran on to its end (Leptos never
+/// cancels a resource's future), its read of every fact holding the turn's write back by
+/// seconds. Work wrapped by `task::abortable` ends, and is dropped, once its handle is.
+#[wasm_bindgen_test]
+async fn abortable_work_ends_and_is_dropped_when_its_handle_is() {
+    use nocturne_app::task;
+    use std::rc::Rc;
+    struct Held(Rc<std::cell::Cell<bool>>);
+    impl Drop for Held {
+        fn drop(&mut self) {
+            self.0.set(true);
+        }
+    }
+    let dropped = Rc::new(std::cell::Cell::new(false));
+    let held = Held(dropped.clone());
+    let (work, handle) = task::abortable(async move {
+        let _held = held;
+        std::future::pending::<()>().await;
+        "never"
+    });
+    let waiting = wasm_bindgen_futures::spawn_local;
+    let out = Rc::new(std::cell::RefCell::new(None));
+    let got = out.clone();
+    waiting(async move { *got.borrow_mut() = Some(work.await) });
+    task::next().await;
+    assert!(out.borrow().is_none() && !dropped.get(), "still running while its handle lives");
+    drop(handle);
+    task::next().await;
+    assert_eq!(*out.borrow(), Some(None), "ended with nothing once its handle was dropped");
+    assert!(dropped.get(), "and what it held was dropped with it");
+    let (work, _kept) = task::abortable(async { 7 });
+    assert_eq!(work.await, Some(7), "work whose handle lives ends as it would");
+}

@@ -35,6 +35,11 @@ impl<T> Inbox<T> {
         }
     }
 
+    /// Drops every event queued and not yet taken.
+    pub fn clear(&self) {
+        self.events.borrow_mut().clear();
+    }
+
     /// The next event, waiting (without blocking the page) until one comes.
     pub async fn next(&self) -> T {
         loop {

@@ -1,11 +1,14 @@
 //! Timers of the global scope — the page's window or a worker's, whichever runs this:
 //! returning to the event loop between the steps of long work (decoding a large read), so
-//! input and drawing run in between, and a timeout cleared when dropped; and many
-//! IndexedDB requests awaited together ([`all`]).
+//! input and drawing run in between, and a timeout cleared when dropped; many IndexedDB
+//! requests awaited together ([`all`]); and work given up when its handle is dropped
+//! ([`abortable`]).
 
+use std::cell::{Cell, RefCell};
 use std::future::Future;
 use std::pin::Pin;
-use std::task::{Context, Poll};
+use std::rc::Rc;
+use std::task::{Context, Poll, Waker};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
@@ -110,5 +113,60 @@ impl<F: Future> Future for Batch<F> {
                 })
                 .collect(),
         )
+    }
+}
+
+/// `work`, and the handle that keeps it going: once the handle is dropped, the future ends
+/// with `None` and drops `work` (a job's: its worker ends). A Leptos resource never cancels
+/// a stale future; one that keeps the handle of its latest does, by dropping the one before.
+pub fn abortable<F: Future>(work: F) -> (Abortable<F>, AbortHandle) {
+    let state = Rc::new(AbortState::default());
+    (Abortable { work: Some(Box::pin(work)), state: state.clone() }, AbortHandle(state))
+}
+
+#[derive(Default)]
+struct AbortState {
+    aborted: Cell<bool>,
+    waker: RefCell<Option<Waker>>,
+}
+
+/// Keeps an [`abortable`]'s work going while it lives.
+pub struct AbortHandle(Rc<AbortState>);
+
+impl Drop for AbortHandle {
+    fn drop(&mut self) {
+        self.0.aborted.set(true);
+        if let Some(waker) = self.0.waker.borrow_mut().take() {
+            waker.wake();
+        }
+    }
+}
+
+/// Work that ends with `None` once its [`AbortHandle`] is dropped.
+pub struct Abortable<F: Future> {
+    work: Option<Pin<Box<F>>>,
+    state: Rc<AbortState>,
+}
+
+impl<F: Future> Unpin for Abortable<F> {}
+
+impl<F: Future> Future for Abortable<F> {
+    type Output = Option<F::Output>;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        let this = self.get_mut();
+        if this.state.aborted.get() {
+            this.work = None;
+            return Poll::Ready(None);
+        }
+        *this.state.waker.borrow_mut() = Some(cx.waker().clone());
+        match this.work.as_mut().map(|w| w.as_mut().poll(cx)) {
+            Some(Poll::Ready(out)) => {
+                this.work = None;
+                Poll::Ready(Some(out))
+            }
+            Some(Poll::Pending) => Poll::Pending,
+            None => Poll::Ready(None),
+        }
     }
 }

@@ -78,6 +78,9 @@ async function reportOf(page) {
   // cache reached no server).
   const fetched = [];
   const syncFetched = [];
+  // The history reader's workers started: one per file read.
+  let readers = 0;
+  page.on('worker', (w) => { if (/nocturne-import/.test(w.url())) readers += 1; });
   context.on('requestfinished', async (r) => {
     const sync = /nocturne-sync-worker_bg\.wasm$/.test(r.url());
     if (!sync && !/nocturne-import_bg\.wasm$/.test(r.url())) return;
@@ -95,6 +98,7 @@ async function reportOf(page) {
     check(fetched.length === 0, 'a visit that reads no history file does not fetch the import module', fetched.join(' '));
 
     // 1. The small realistic export, zipped, dropped on the page.
+    const readersBefore = readers;
     await drop(page, smallZip, 'chatgpt-export.zip');
     await page.waitForSelector('[data-testid="history-estimate"]', { timeout: 30000 });
     const read = await text(page, 'history-read');
@@ -108,6 +112,7 @@ async function reportOf(page) {
     await page.click('[data-testid="history-start"]');
     const report = await reportOf(page);
     check(/Imported 2 conversation\(s\): 4 of your messages and 4 replies stored as turns; \d+ fact\(s\) stored/.test(report), 'the import reports conversations, turns and facts', report);
+    check(readers - readersBefore === 1, 'the file is read once: the import takes what was read for its estimate (the job worker is kept warm)', `${readers - readersBefore} reads`);
     await page.fill('[data-testid="memory-search"]', 'Lisbon');
     await page.waitForSelector('[data-testid="search-lineage"]', { timeout: 10000 });
     await page.click('[data-testid="search-lineage"] summary');

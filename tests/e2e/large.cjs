@@ -12,6 +12,9 @@ const [url, file, out = 'out', model] = process.argv.slice(2);
   const page = await browser.newPage({ viewport: { width: 1280, height: 1000 } });
   const errors = [];
   page.on('pageerror', (e) => errors.push(String(e)));
+  // Job workers started: a turn takes the warm one; each Sleep estimate starts its own.
+  let jobWorkers = 0;
+  page.on('worker', (w) => { if (/nocturne-jobs/.test(w.url())) jobWorkers += 1; });
   try {
     await page.goto(url);
     await page.waitForSelector('[data-block="scratch"]', { timeout: 30000 });
@@ -122,6 +125,7 @@ const [url, file, out = 'out', model] = process.argv.slice(2);
       });
       return { reply, inSight };
     };
+    const workersBefore = jobWorkers;
     const same = await ask('Where does my friend Yul3 live now?');
     check((same.reply || '').includes('Hom3'), 'offline: a fact from the 5,000-fact human block is recalled', JSON.stringify(same));
     check(same.inSight === true, 'the new message and its reply are in sight, not off screen', JSON.stringify(same));
@@ -133,7 +137,11 @@ const [url, file, out = 'out', model] = process.argv.slice(2);
     check((never.reply || '').includes("I don't have that in memory"), 'offline: a never-stated person is not in memory', JSON.stringify(never));
     const longest = await page.evaluate(() => window.__longest);
     const median = [...turnMs].sort((a, b) => a - b)[Math.floor(turnMs.length / 2)];
-    console.log(`# lifetime-page: facts=${facts} turnMs=${median} turnsMs=${turnMs.join(',')} searchMs=${searchMs} longestTaskMs=${longest.toFixed(0)}`);
+    const started = jobWorkers - workersBefore;
+    const heapMb = await page.evaluate(() => (performance.memory ? performance.memory.usedJSHeapSize / 1e6 : NaN).toFixed(1));
+    console.log(`# lifetime-page: facts=${facts} turnMs=${median} turnsMs=${turnMs.join(',')} searchMs=${searchMs} longestTaskMs=${longest.toFixed(0)} heapMb=${heapMb} jobWorkersStarted=${started}`);
+    // A worker per job would be two per turn (the turn's, the estimate's after it).
+    check(started <= turnMs.length + 1, 'the job worker is kept warm between chat turns (each Sleep estimate starts its own)', `${started} job workers started for ${turnMs.length} turns`);
     // A new fact: the next Sleep asks the model about it and its partners only. Every frame
     // from the message on is watched: the chat list must stay drawn (the turn sent never
     // leaves it), also across a switch to Versions and back, and once the memory panel

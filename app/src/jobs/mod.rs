@@ -13,8 +13,12 @@
 //! proposal style as the job moves it and hands it back at the end. Stop reaches the
 //! worker through the job's [`StopHandle`] (an abort posts `stop`).
 //!
-//! A job is one worker: started when the job starts, ended when it ends or its caller
-//! drops it (a Sleep estimate made stale by a write). The worker opens the memory's
+//! The worker is kept warm between jobs: one that ended as it should is kept for the next
+//! (the module fetched, compiled and started once, its code made fast by the jobs before),
+//! the newest at a time; a second job while one runs starts another. A job whose caller
+//! drops it ends its worker, as does one that failed or a worker that broke: the next job
+//! starts a fresh one. The Sleep's estimate, background work that a write or a chat turn
+//! gives up (`task::abortable`), runs in a worker of its own and never takes the warm one. The worker opens the memory's
 //! IndexedDB itself and writes through the one write path: each job that writes is one
 //! command of `nocturne_core::write`, performed by the journal `crate::sync::Writer`
 //! builds (under the same Web Lock as every writer, recorded and under the sync worker's
@@ -28,6 +32,7 @@
 mod remote;
 mod work;
 
+use crate::error::AppError;
 use crate::providers::AnyProvider;
 use crate::stop::{StopHandle, Stoppable};
 use crate::worker::Started;
@@ -45,6 +50,7 @@ use nocturne_core::proof::quiz::QuizReport;
 use nocturne_core::write::Kind;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
+use std::cell::RefCell;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
@@ -54,10 +60,68 @@ pub use work::{perform_here, serve};
 pub const WORKER_URL: &str = "./nocturne-jobs_loader.js";
 
 /// The version of these messages (see `crate::worker`).
-const PROTOCOL: u32 = 2;
+const PROTOCOL: u32 = 3;
 
 /// What the job module is called in messages.
 const WHAT: &str = "the job module";
+
+/// A worker whose wasm memory grew past this in a job (a large import, a deep Sleep of a
+/// lifetime) is ended rather than kept: a wasm memory never gives back what it grew by.
+const KEEP_BELOW_BYTES: f64 = 256.0 * 1024.0 * 1024.0;
+
+/// Idle job workers kept between jobs, at most.
+const KEPT: usize = 1;
+
+thread_local! {
+    /// The job workers kept between jobs (see the module's words), idle, the newest last.
+    static WARM: RefCell<Vec<Engine>> = const { RefCell::new(Vec::new()) };
+}
+
+/// A job worker on the page's side, and whether it said it is ready.
+struct Engine {
+    worker: Started,
+    ready: bool,
+}
+
+impl Engine {
+    /// The newest warm worker, or a new one.
+    fn take() -> Result<Engine, AppError> {
+        match WARM.with(|w| w.borrow_mut().pop()) {
+            Some(engine) => Ok(engine),
+            None => Engine::start(),
+        }
+    }
+
+    /// A new worker.
+    fn start() -> Result<Engine, AppError> {
+        Ok(Engine { worker: Started::new(WORKER_URL, WHAT, "with the page")?, ready: false })
+    }
+
+    /// Waits for a new worker's first message (a warm one said it long ago).
+    async fn ready(&mut self) -> Result<(), AppError> {
+        if !self.ready {
+            self.worker.ready(PROTOCOL).await?;
+            self.ready = true;
+        }
+        Ok(())
+    }
+
+    /// Keeps this worker, idle, for the next job, unless its memory grew past
+    /// [`KEEP_BELOW_BYTES`]; the oldest kept ends when more than [`KEPT`] are. The newest is
+    /// taken first: it holds what its last job left for the next (a history file read for
+    /// its import).
+    fn keep(self, memory: f64) {
+        if memory >= KEEP_BELOW_BYTES {
+            return;
+        }
+        let oldest = WARM.with(|w| {
+            let mut warm = w.borrow_mut();
+            warm.push(self);
+            (warm.len() > KEPT).then(|| warm.remove(0))
+        });
+        drop(oldest);
+    }
+}
 
 /// A job the page runs in the job worker: what it is sent as, and what it comes to — its
 /// result's type is the job's own ([`Job::Done`]), so a page never matches on another
@@ -462,6 +526,8 @@ enum FromWorker {
     Done {
         done: serde_json::Value,
         style: Option<StyleState>,
+        /// The worker's wasm memory as the job left it, in bytes (it never shrinks).
+        memory: f64,
     },
     /// The job or the worker failed, in words a user can act on.
     Failed {
@@ -480,20 +546,43 @@ pub struct Given<'a> {
     pub file: Option<&'a web_sys::File>,
 }
 
-/// Runs `job` in a worker of its own, answering its model calls with the providers in
-/// `given` and handing `on_progress` what it says as it goes; what it came to, of the job's
-/// own type. Dropping the future ends the worker. The error is the words the page shows
-/// (a worker of another build answering with another job's result included): `String`,
-/// because a Leptos action's or resource's value must be `Clone`.
+/// Runs `job` in the job worker (the warm one, or a new one), answering its model calls
+/// with the providers in `given` and handing `on_progress` what it says as it goes; what it
+/// came to, of the job's own type. Dropping the future ends the worker. The error is the
+/// words the page shows (a worker of another build answering with another job's result
+/// included): `String`, because a Leptos action's or resource's value must be `Clone`.
 pub async fn run<J: Job>(job: J, given: Given<'_>, on_progress: &mut dyn FnMut(Progress)) -> Result<J::Done, String> {
     let job: AnyJob = job.into();
     if job.writes() {
         // Only a page may ask (`navigator.storage.persist` is not a worker's).
         crate::storage::persist_once().await;
     }
-    let worker = Started::new(WORKER_URL, WHAT, "with the page")?;
-    worker.ready(PROTOCOL).await?;
-    let _stop = given.provider.and_then(|p| forward_stop(&p.stop, &worker));
+    // The Sleep's estimate is background work a chat turn gives up: it never takes the warm
+    // worker a turn would (nor is its worker kept: it holds the whole memory it read).
+    let background = matches!(job, AnyJob::Estimate(_));
+    // Dropped before its end (this future dropped, an error), the engine ends its worker.
+    let mut engine = if background { Engine::start()? } else { Engine::take()? };
+    engine.ready().await?;
+    let (done, memory) = exchange(job, &engine.worker, &given, on_progress).await?;
+    let done = serde_json::from_value(done)
+        .map_err(|e| format!("{WHAT} answered with another job's result ({e}); reload the page"))?;
+    // Only a job that ended as it should leaves its worker fit for the next.
+    if !background {
+        engine.keep(memory);
+    }
+    Ok(done)
+}
+
+/// One job's exchange with `worker`: the job posted, the worker's model calls answered and
+/// its progress handed on, until it is done (its result, as posted, and the worker's memory
+/// in bytes) or failed (`String`: [`run`]'s error, as it is).
+async fn exchange(
+    job: AnyJob,
+    worker: &Started,
+    given: &Given<'_>,
+    on_progress: &mut dyn FnMut(Progress),
+) -> Result<(serde_json::Value, f64), String> {
+    let _stop = given.provider.and_then(|p| forward_stop(&p.stop, worker));
     let run = text(&ToWorker::Run { job }).map_err(|e| e.to_string())?;
     match given.file {
         None => worker.post(&JsValue::from_str(&run))?,
@@ -520,12 +609,11 @@ pub async fn run<J: Job>(job: J, given: Given<'_>, on_progress: &mut dyn FnMut(P
                 });
             }
             FromWorker::Progress { progress } => on_progress(*progress),
-            FromWorker::Done { done, style } => {
+            FromWorker::Done { done, style, memory } => {
                 if let (Some(slot), Some(style)) = (given.provider.and_then(|p| p.inner.style()), style) {
                     slot.set(style);
                 }
-                return serde_json::from_value(done)
-                    .map_err(|e| format!("{WHAT} answered with another job's result ({e}); reload the page"));
+                return Ok((done, memory));
             }
             FromWorker::Failed { message } => return Err(message),
         }

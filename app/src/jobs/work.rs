@@ -10,6 +10,7 @@ use super::{
     TurnSummary, Verify, PROTOCOL, WHAT,
 };
 use crate::idb::IdbStore;
+use crate::inbox::Inbox;
 use crate::stop::StopHandle;
 use crate::sync::Writer;
 use crate::worker as module;
@@ -27,7 +28,9 @@ use nocturne_core::proof::verify;
 use nocturne_core::store::Store;
 use nocturne_core::write::{self, NoModel, Refusal, Watch, WriteError};
 use serde::Serialize;
+use std::cell::RefCell;
 use std::collections::HashSet;
+use std::rc::Rc;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
@@ -48,10 +51,15 @@ pub fn serve() {
 }
 
 thread_local! {
-    /// Stopped when the page posts `stop`.
-    static STOP: StopHandle = StopHandle::default();
+    /// The running job's, stopped when the page posts `stop`; each job starts with a new
+    /// one (the worker is kept warm between jobs).
+    static STOP: RefCell<StopHandle> = RefCell::default();
     /// Jobs run here by [`perform_here`], with no page to post their progress to.
     static HERE: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+    /// The history file the last job read (a `Read`), kept for the `Import` of it that
+    /// follows in this warm worker, which then does not read the file again; any other job
+    /// lets it go.
+    static LAST_READ: RefCell<Option<(String, Rc<History>)>> = const { RefCell::new(None) };
 }
 
 async fn answer(data: JsValue) -> Result<(), crate::error::AppError> {
@@ -69,10 +77,15 @@ async fn answer(data: JsValue) -> Result<(), crate::error::AppError> {
     match message {
         ToWorker::Delta { text } => ANSWERS.with(|a| a.push(Answered::Delta(text))),
         ToWorker::Answer { result } => ANSWERS.with(|a| a.push(Answered::Done(result))),
-        ToWorker::Stop => STOP.with(StopHandle::stop),
+        ToWorker::Stop => STOP.with(|s| s.borrow().stop()),
         ToWorker::Run { job } => {
+            // A job the page ran here before left nothing for this one: a stop, an answer.
+            STOP.with(|s| *s.borrow_mut() = StopHandle::default());
+            ANSWERS.with(Inbox::clear);
             let (done, style) = perform(job, file).await.map_err(|e| e.to_string())?;
-            module::post(&FromWorker::Done { done, style });
+            let memory = wasm_bindgen::memory().unchecked_into::<js_sys::WebAssembly::Memory>().buffer();
+            let memory = memory.unchecked_into::<js_sys::ArrayBuffer>().byte_length();
+            module::post(&FromWorker::Done { done, style, memory: f64::from(memory) });
         }
     }
     Ok(())
@@ -172,7 +185,8 @@ pub async fn perform_here(job: AnyJob) -> Result<serde_json::Value, crate::error
 
 /// Runs `job`; every branch is one job type and posts that job's result.
 async fn perform(job: AnyJob, file: Option<web_sys::File>) -> Result<Posted, JobError> {
-    let stop = STOP.with(StopHandle::clone);
+    let stop = STOP.with(|s| s.borrow().clone());
+    let last_read = LAST_READ.with(RefCell::take);
     match job {
         AnyJob::Turn(j) => turn(j, &stop).await,
         AnyJob::Sleep(j) => sleep(j, &stop).await,
@@ -191,7 +205,7 @@ async fn perform(job: AnyJob, file: Option<web_sys::File>) -> Result<Posted, Job
         AnyJob::Restore(j) => restore(j).await,
         AnyJob::Policy(j) => policy(j).await,
         AnyJob::Read(j) => read_file(j, file).await,
-        AnyJob::Import(j) => import_file(j, file, &stop).await,
+        AnyJob::Import(j) => import_file(j, file, last_read, &stop).await,
         AnyJob::Verify(j) => verify_here(j, &stop).await,
         AnyJob::Compare(j) => compare_here(j, &stop).await,
     }
@@ -342,15 +356,32 @@ async fn read_file(j: Read, file: Option<web_sys::File>) -> Result<Posted, JobEr
     let history = read(&file, j.now).await?;
     let plan = plan_of(&store, &history).await;
     store.close();
-    posted(summary(&file.name(), &history, &plan?, j.style), None)
+    let done = posted(summary(&file.name(), &history, &plan?, j.style), None);
+    LAST_READ.with(|r| *r.borrow_mut() = Some((read_key(&file, j.now), Rc::new(history))));
+    done
+}
+
+/// What tells a file read at `now` from another: its name, size and date, and `now` (which
+/// dates messages the file gives no time).
+fn read_key(file: &web_sys::File, now: i64) -> String {
+    format!("{}\u{1f}{}\u{1f}{}\u{1f}{now}", file.name(), file.size(), file.last_modified())
 }
 
 /// A history file imported: `Import` commands a piece at a time, then the `ImportSleep`.
-async fn import_file(j: Import, file: Option<web_sys::File>, stop: &StopHandle) -> Result<Posted, JobError> {
+async fn import_file(
+    j: Import,
+    file: Option<web_sys::File>,
+    last_read: Option<(String, Rc<History>)>,
+    stop: &StopHandle,
+) -> Result<Posted, JobError> {
     let file = file.ok_or("choose a file first")?;
     let store = open(&j.memory).await?;
     let asking = WorkerModel::new(j.model, stop);
-    let history = read(&file, j.read_at).await?;
+    // Read by the job before, in this worker, unless another ran here between.
+    let history = match last_read {
+        Some((key, history)) if key == read_key(&file, j.read_at) => history,
+        _ => Rc::new(read(&file, j.read_at).await?),
+    };
     // Planned again: the memory may have changed since the estimate (a resume).
     let plan = plan_of(&store, &history).await?;
     let options =

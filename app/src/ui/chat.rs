@@ -52,6 +52,9 @@ pub fn ChatPanel() -> impl IntoView {
         let memory = c.memory.get_untracked();
         streaming.set(String::new());
         asked.set(text.clone());
+        c.chatting.set(true);
+        // At once: a resource would only be asked again once something reads it.
+        c.background.set_value(None);
         async move {
             let mut on_progress = |p: Progress| {
                 if let Progress::Delta { text } = p {
@@ -63,6 +66,7 @@ pub fn ChatPanel() -> impl IntoView {
             let job = jobs::Turn { memory, text, now: now(), model: Model::of(&provider) };
             let given = Given { provider: Some(&provider), recorder: Some(&recorder), file: None };
             let done = jobs::run(job, given, &mut on_progress).await;
+            c.chatting.set(false);
             c.bump();
             sent_by.set(c.revision.get_untracked());
             c.refresh_mode();

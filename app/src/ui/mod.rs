@@ -53,6 +53,12 @@ pub struct Ctx {
     pub tab: RwSignal<Tab>,
     /// The fact whose lineage the log panel shows (`""`: none).
     pub lineage: RwSignal<String>,
+    /// A chat turn is under way: what can wait for it (the next Sleep's estimate, which
+    /// reads the whole memory) does, so the turn has the memory and the machine to itself.
+    pub chatting: RwSignal<bool>,
+    /// The background work a chat turn gives up as it starts (the next Sleep's estimate, in
+    /// its job worker), kept going by this handle.
+    pub background: StoredValue<Option<crate::task::AbortHandle>, LocalStorage>,
 }
 
 impl Ctx {
@@ -190,6 +196,8 @@ fn Shell(store: IdbStore) -> impl IntoView {
         memory: RwSignal::new(String::new()),
         tab: RwSignal::new(Tab::Chat),
         lineage: RwSignal::new(String::new()),
+        chatting: RwSignal::new(false),
+        background: StoredValue::new_local(None),
     };
     ctx.memory.set(ctx.store.with_value(IdbStore::name));
     provide_context(ctx);

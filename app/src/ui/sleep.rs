@@ -5,6 +5,7 @@ use super::review::{ReviewPanel, Reviewing};
 use super::{ctx, now};
 use crate::jobs::{self, Given, Model, Progress, SleepDone, SleepJob, SleepSummary};
 use crate::stop::StopHandle;
+use crate::task;
 use leptos::prelude::*;
 use nocturne_core::flow::report::{PassEvent, Phase};
 use nocturne_core::llm::provider::Provider;
@@ -17,20 +18,28 @@ pub fn SleepPanel() -> impl IntoView {
     let dry_run = RwSignal::new(false);
     let deep = RwSignal::new(false);
     // What the Sleep would ask the model, worked out before anything runs, in the job worker
-    // (off the page's thread); a write meanwhile starts a newer estimate and ends this one's
-    // worker. Each is kept with what it was asked for (the memory, its revision, deep or
-    // not): one of an older revision describes the memory before the last write, so it is not
-    // shown as the next Sleep's (a turn's new fact would be missing from its count).
+    // (off the page's thread). A write meanwhile starts a newer estimate and ends this one
+    // (Leptos would let it run: the handle of the latest is kept, and dropping the one
+    // before ends its worker). A chat turn ends it as it starts (`Ctx::background`), and
+    // the next waits for the turn's end: an estimate reads the whole memory, which a turn must not wait behind (at 100,000
+    // facts its read held the turn's write back by seconds). Each is kept with what it was
+    // asked for (the memory, its revision, deep or not): one of an older revision describes
+    // the memory before the last write, so it is not shown as the next Sleep's (a turn's new
+    // fact would be missing from its count).
     let estimate = LocalResource::new(move || {
         let asked = (c.memory.get(), c.revision.get(), deep.get());
+        let chatting = c.chatting.get();
         let job =
             jobs::Estimate { memory: asked.0.clone(), now: now(), deep: asked.2, style: c.provider().proposal_style() };
-        async move { (asked, jobs::run(job, Given::default(), &mut |_| {}).await) }
+        let (work, handle) = task::abortable(async move { jobs::run(job, Given::default(), &mut |_| {}).await });
+        // During a turn nothing runs (and the one before is given up): the turn's end asks again.
+        c.background.set_value((!chatting).then_some(handle));
+        async move { (asked, if chatting { None } else { work.await }) }
     });
     // The estimate of the memory as it is now; `None` while it is being worked out again.
     let current = move || {
         let now_asked = (c.memory.get(), c.revision.get(), deep.get());
-        estimate.with(|e| e.as_ref().filter(|(asked, _)| *asked == now_asked).map(|(_, e)| e.clone()))
+        estimate.with(|e| e.as_ref().filter(|(asked, _)| *asked == now_asked).and_then(|(_, e)| e.clone()))
     };
     let events: RwSignal<Vec<PassEvent>> = RwSignal::new(Vec::new());
     let on_pass = move |p: Progress| {
