@@ -18,8 +18,9 @@
 //! the newest at a time; a second job while one runs starts another. A job whose caller
 //! drops it ends its worker, as does one that failed or a worker that broke: the next job
 //! starts a fresh one. The Sleep's estimate, background work that a write or a chat turn
-//! gives up (`task::abortable`), runs in a worker of its own and never takes the warm one. The worker opens the memory's
-//! IndexedDB itself and writes through the one write path: each job that writes is one
+//! gives up (`task::abortable`), runs in a worker of its own and never takes the warm one.
+//!
+//! The worker opens the memory's IndexedDB itself and writes through the one write path: each job that writes is one
 //! command of `nocturne_core::write`, performed by the journal `crate::sync::Writer`
 //! builds (under the same Web Lock as every writer, recorded and under the sync worker's
 //! lease when the memory syncs), and its outcome rendered for the page.
@@ -69,12 +70,9 @@ const WHAT: &str = "the job module";
 /// lifetime) is ended rather than kept: a wasm memory never gives back what it grew by.
 const KEEP_BELOW_BYTES: f64 = 256.0 * 1024.0 * 1024.0;
 
-/// Idle job workers kept between jobs, at most.
-const KEPT: usize = 1;
-
 thread_local! {
-    /// The job workers kept between jobs (see the module's words), idle, the newest last.
-    static WARM: RefCell<Vec<Engine>> = const { RefCell::new(Vec::new()) };
+    /// The job worker kept between jobs (see the module's words), idle.
+    static WARM: RefCell<Option<Engine>> = const { RefCell::new(None) };
 }
 
 /// A job worker on the page's side, and whether it said it is ready.
@@ -84,9 +82,9 @@ struct Engine {
 }
 
 impl Engine {
-    /// The newest warm worker, or a new one.
+    /// The warm worker, or a new one.
     fn take() -> Result<Engine, AppError> {
-        match WARM.with(|w| w.borrow_mut().pop()) {
+        match WARM.with(|w| w.borrow_mut().take()) {
             Some(engine) => Ok(engine),
             None => Engine::start(),
         }
@@ -107,19 +105,13 @@ impl Engine {
     }
 
     /// Keeps this worker, idle, for the next job, unless its memory grew past
-    /// [`KEEP_BELOW_BYTES`]; the oldest kept ends when more than [`KEPT`] are. The newest is
-    /// taken first: it holds what its last job left for the next (a history file read for
-    /// its import).
+    /// [`KEEP_BELOW_BYTES`]; one kept before ends. The newest is kept: it holds what its last
+    /// job left for the next (a history file read for its import).
     fn keep(self, memory: f64) {
-        if memory >= KEEP_BELOW_BYTES {
-            return;
+        if memory < KEEP_BELOW_BYTES {
+            let older = WARM.with(|w| w.borrow_mut().replace(self));
+            drop(older);
         }
-        let oldest = WARM.with(|w| {
-            let mut warm = w.borrow_mut();
-            warm.push(self);
-            (warm.len() > KEPT).then(|| warm.remove(0))
-        });
-        drop(oldest);
     }
 }
 
