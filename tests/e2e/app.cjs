@@ -3,7 +3,7 @@
 // FAKE_MODEL_URL is tests/fake_openai.py, for stopping a Sleep against a slow model.
 // Prints one "ok N - …" or "not ok N - …" line per check and saves a screenshot of each
 // panel in OUTDIR. Exits non-zero if any check failed.
-const { check, launch, finish, until, say } = require('./harness.cjs');
+const { check, launch, finish, until, say, turnsSaid, saidSince } = require('./harness.cjs');
 
 const [url, out = 'out', fake] = process.argv.slice(2);
 
@@ -452,12 +452,12 @@ function brokenWords(page, selector) {
       await page.getByRole('textbox', { name: 'Base URL', exact: true }).fill(`${fake}/slowchat/v1`);
       await page.click('text=Save provider');
       await page.click('text=Chat, memory & sleep');
-      const turnsBefore = await page.locator('.turn:not(.pending)').count();
+      const turnsBefore = await turnsSaid(page);
       await page.fill('#message', 'Tell me a long story.');
       await page.click('.composer button[type=submit]');
       await page.waitForFunction(() => (document.querySelector('.turn.assistant.pending .said')?.innerText || '').includes('Hel'), null, { timeout: 20000 });
       await page.click('[data-testid="stop-chat"]');
-      await page.waitForFunction((b) => document.querySelectorAll('.turn:not(.pending)').length >= b + 2, turnsBefore, { timeout: 20000 });
+      await saidSince(page, turnsBefore, { timeout: 20000 });
       const turns = await page.locator('.turn:not(.pending)').allInnerTexts();
       const cut = turns[turns.length - 1];
       check(cut.includes('Hel') && cut.includes('[stopped by the user]') && turns[turns.length - 2].includes('Tell me a long story.'), 'a stopped chat reply keeps what was streamed, marked as cut, and the turn is kept', cut);
@@ -591,16 +591,20 @@ function brokenWords(page, selector) {
     while (!quotaMessage && sent < 80) {
       storesBefore = await dump();
       const noise = await qpage.evaluate(() => { let n = ''; while (n.length < 199000) n += Math.random().toString(36).slice(2) + ' '; return n.slice(0, 199000); });
-      const turnsBefore = await qpage.locator('.turn:not(.pending)').count();
+      const turnsBefore = await turnsSaid(qpage);
       await qpage.fill('#message', `I keep notes about ${noise}`);
       await qpage.click('.composer button[type=submit]');
-      await qpage.waitForFunction((b) => document.querySelector('.chat p.error') || document.querySelectorAll('.turn:not(.pending)').length >= b + 2, turnsBefore, { timeout: 60000 });
+      await saidSince(qpage, turnsBefore, { timeout: 60000, orError: '.chat p.error' });
       // No error shown: no wait (innerText would wait its 30 s for one to appear).
       const error = qpage.locator('.chat p.error');
       quotaMessage = (await error.count()) ? await error.innerText() : '';
       sent += 1;
     }
     check(quotaMessage.includes('storage is full') && quotaMessage.includes('nothing was changed'), 'a full disk gets a clear message', `after ${sent} long messages: ${quotaMessage.slice(0, 200)}`);
+    // Two turns for each message that fitted (two short ones, then all but the last long
+    // one), counted past the 60 the transcript draws: the refused message kept nothing.
+    const turnsKept = await turnsSaid(qpage);
+    check(turnsKept === 2 * (2 + sent - 1), 'the conversation holds every turn that fitted and none of the one refused', `${turnsKept} turns after ${sent} long messages`);
     const storesAfter = await dump();
     const names = Object.keys(storesBefore);
     const unchanged = names.filter((k) => JSON.stringify(storesBefore[k]) === JSON.stringify(storesAfter[k]));

@@ -42,10 +42,27 @@ async function until(cond, what, timeout = 30000) {
  * turns, neither pending).
  */
 async function say(page, text, timeout = 15000) {
-  const before = await page.locator('.turn:not(.pending)').count();
+  const before = await turnsSaid(page);
   await page.fill('#message', text);
   await page.click('.composer button[type=submit]');
-  await page.waitForFunction((b) => document.querySelectorAll('.turn:not(.pending)').length >= b + 2, before, { timeout });
+  await saidSince(page, before, { timeout });
+}
+
+/**
+ * How many turns the conversation holds, drawn or not. Not the rows on the page: the
+ * transcript draws only the last 60, so counting rows waits forever once it holds more.
+ */
+async function turnsSaid(page) {
+  return page.evaluate(() => Number(document.querySelector('.transcript .end')?.dataset.turns ?? 0));
+}
+
+/** Waits until the turn sent after `before` turns is answered, or an `orError` shows. */
+async function saidSince(page, before, { timeout = 15000, orError = null } = {}) {
+  await page.waitForFunction(([b, error]) => {
+    if (error && document.querySelector(error)) return true;
+    const said = Number(document.querySelector('.transcript .end')?.dataset.turns ?? 0);
+    return !document.querySelector('.turn.pending') && said >= b + 2;
+  }, [before, orError], { timeout });
 }
 
 /**
@@ -63,4 +80,4 @@ function finish(name) {
   process.exit(failed ? 1 : 0);
 }
 
-module.exports = { check, launch, finish, until, say, builtRuntime };
+module.exports = { check, launch, finish, until, say, turnsSaid, saidSince, builtRuntime };

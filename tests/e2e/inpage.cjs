@@ -6,7 +6,7 @@
 // usage: node inpage.cjs APP_URL GGUF_FILE DIST_DIR OUTDIR
 const fs = require('fs');
 const path = require('path');
-const { check, launch, finish, builtRuntime } = require('./harness.cjs');
+const { check, launch, finish, builtRuntime, turnsSaid, saidSince } = require('./harness.cjs');
 
 const [url, gguf, dist, out = 'out'] = process.argv.slice(2);
 const origin = new URL(url).origin;
@@ -28,11 +28,11 @@ const stats = (page) => page.evaluate(async () => {
 
 /** Sends a chat message and waits for its reply; returns the reply and the seconds it took. */
 async function chat(page, text, timeout = 300000) {
-  const before = await page.locator('.turn:not(.pending)').count();
+  const before = await turnsSaid(page);
   const t0 = Date.now();
   await page.fill('#message', text);
   await page.click('.composer button[type=submit]');
-  await page.waitForFunction((b) => document.querySelectorAll('.turn:not(.pending)').length >= b + 2, before, { timeout });
+  await saidSince(page, before, { timeout });
   const reply = await page.locator('.turn:not(.pending)').last().innerText();
   return { reply, seconds: (Date.now() - t0) / 1000 };
 }

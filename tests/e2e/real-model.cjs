@@ -3,7 +3,7 @@
 // usage: node real-model.cjs APP_URL MODEL_BASE_URL OUTDIR
 // Every check that does not depend on the model's skill must pass; the model-dependent
 // figures are printed, not asserted.
-const { check, launch, finish } = require('./harness.cjs');
+const { check, launch, finish, turnsSaid, saidSince } = require('./harness.cjs');
 
 const [url, base, out = 'out'] = process.argv.slice(2);
 
@@ -60,10 +60,10 @@ const [url, base, out = 'out'] = process.argv.slice(2);
     // request and llama.cpp's slot is free again (no orphaned generation).
     await page.click('text=Chat, memory & sleep');
     for (const text of ['I live in Ghent and I keep a cat called Miso.', 'I work as a chemist and I prefer green tea.']) {
-      const before = await page.locator('.turn:not(.pending)').count();
+      const before = await turnsSaid(page);
       await page.fill('#message', text);
       await page.click('.composer button[type=submit]');
-      await page.waitForFunction((b) => document.querySelectorAll('.turn:not(.pending)').length >= b + 2, before, { timeout: 120000 });
+      await saidSince(page, before, { timeout: 120000 });
     }
     await page.click('[data-testid="sleep"]');
     await page.waitForSelector('tr[data-pass="promote"].running', { timeout: 120000 });

@@ -120,7 +120,8 @@ pub fn ChatPanel() -> impl IntoView {
                                         {format!("Show older turns ({hidden} more)")}</button></li>
                                 })}
                                 {turns.into_iter().map(|t| turn_view(c, t, &facts)).collect_view()}
-                                <li class="end" aria-hidden="true" node_ref=end></li>
+                                // Every turn of the conversation, drawn or not: what a test counts on.
+                                <li class="end" aria-hidden="true" data-turns=count node_ref=end></li>
                             }.into_any()
                         }
                     })}
