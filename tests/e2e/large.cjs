@@ -129,7 +129,13 @@ const [url, file, out = 'out', model] = process.argv.slice(2);
     const same = await ask('Where does my friend Yul3 live now?');
     check((same.reply || '').includes('Hom3'), 'offline: a fact from the 5,000-fact human block is recalled', JSON.stringify(same));
     check(same.inSight === true, 'the new message and its reply are in sight, not off screen', JSON.stringify(same));
+    // The rows drawn before a turn stay the same elements: a turn reads and draws only its
+    // own two (at 60 rows, drawing them all again was a third of a turn).
+    await page.evaluate(() => { window.__drawnBefore = [...document.querySelectorAll('.transcript .turn:not(.pending)')]; });
     const moved = await ask('Where does my friend Yul2 live now?');
+    const redrawn = await page.evaluate(() => window.__drawnBefore.filter((row) => !row.isConnected).length);
+    const drawnBefore = await page.evaluate(() => window.__drawnBefore.length);
+    check(drawnBefore >= 2 && redrawn <= 2, 'a chat turn draws its own two rows and leaves the others as they were', `${redrawn} of ${drawnBefore} rows drawn again`);
     check((moved.reply || '').includes('Wob2') && !(moved.reply || '').includes('Hom2'), 'offline: the current value, not the superseded one', JSON.stringify(moved));
     const scratch = await ask('Where is the spare key for the Yul4 shed?');
     check((scratch.reply || '').includes('Zup4'), 'offline: a scratch note is recalled', JSON.stringify(scratch));

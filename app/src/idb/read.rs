@@ -246,6 +246,13 @@ impl IdbStore {
         Ok(out)
     }
 
+    /// The turns from index `start` on, and how many the transcript holds: what a turn appended
+    /// to a transcript already read up to `start`.
+    pub async fn turns_since(&self, start: u32) -> Result<(u32, Vec<Turn>), StoreError> {
+        let count = self.count_turns().await?;
+        Ok((count, self.turns_after(start).await?))
+    }
+
     /// The newest `limit` turns and how many the transcript holds.
     pub async fn last_turns(&self, limit: usize) -> Result<(u32, Vec<Turn>), StoreError> {
         let count = self.count_turns().await?;

@@ -10,6 +10,7 @@ use nocturne_core::flow::told::{Carried, Undo};
 use nocturne_core::model::memory::{AnswerStyle, Item, MemoryUse, Turn};
 use nocturne_core::store::{Store, StoreError};
 use std::collections::HashMap;
+use std::sync::Arc;
 
 /// Turns drawn at first, and added by each "Show older turns": a memory that has lived
 /// for years holds tens of thousands.
@@ -23,16 +24,53 @@ pub fn ChatPanel() -> impl IntoView {
     let shown = RwSignal::new(TURNS_PER_PAGE);
     // The newest turns (and how many the conversation holds), and the facts their replies
     // drew on (to show block, date and source), with the revision they were read at: read
-    // by key, never the whole conversation or memory.
+    // by key, never the whole conversation or memory. After this panel's own turn, which
+    // only appended its two turns, only those are read (and drawn: the rows keep their key);
+    // after any other write, all of them again.
+    let last: StoredValue<Option<Arc<Drawn>>, LocalStorage> = StoredValue::new_local(None);
+    let appended_at = StoredValue::new(0u64);
     let transcript = LocalResource::new(move || {
         let read_at = c.revision.get();
         let n = shown.get();
         let store = c.store.get_value();
+        let before = last.get_value();
+        let generation = before.as_ref().map_or(0, |d| d.generation + 1);
+        let base = before.filter(|d| d.shown == n && d.read_at + 1 == read_at && appended_at.get_value() == read_at);
         async move {
-            let (count, turns, facts) = drawn(&store, n).await.map_err(|e| e.to_string())?;
-            Ok::<_, String>((read_at, count, turns, facts))
+            let fresh = match base {
+                Some(base) => appended(&store, &base, read_at).await,
+                None => Ok(None),
+            };
+            let drawn = match fresh {
+                Ok(Some(drawn)) => drawn,
+                _ => drawn(&store, n, read_at, generation).await.map_err(|e| e.to_string())?,
+            };
+            let drawn = Arc::new(drawn);
+            // A read a newer one overtook (a resource never ends a stale one) is not kept.
+            if last.with_value(|l| l.as_ref().is_none_or(|l| l.read_at <= read_at)) {
+                last.set_value(Some(drawn.clone()));
+            }
+            Ok::<_, String>(drawn)
         }
     });
+    // What is drawn: the last transcript read, kept while the next is read.
+    let current: Memo<Option<Arc<Drawn>>> = Memo::new_with_compare(
+        move |before: Option<&Option<Arc<Drawn>>>| match transcript.get() {
+            Some(Ok(drawn)) => Some(drawn),
+            _ => before.cloned().flatten(),
+        },
+        |a, b| match (a.and_then(Option::as_ref), b.and_then(Option::as_ref)) {
+            (Some(a), Some(b)) => !Arc::ptr_eq(a, b),
+            (a, b) => a.is_some() != b.is_some(),
+        },
+    );
+    let rows = move || {
+        current.with(|d| {
+            d.as_ref().map_or_else(Vec::new, |d| {
+                d.turns.iter().map(|t| (d.generation, t.clone(), d.facts.clone())).collect::<Vec<_>>()
+            })
+        })
+    };
     // The revision whose transcript holds the turn last sent: until it is read, that turn stays
     // drawn as it was sent, so it never leaves the list and comes back.
     let sent_by = RwSignal::new(0u64);
@@ -67,6 +105,11 @@ pub fn ChatPanel() -> impl IntoView {
             let given = Given { provider: Some(&provider), recorder: Some(&recorder), file: None };
             let done = jobs::run(job, given, &mut on_progress).await;
             c.chatting.set(false);
+            // A turn whose commands changed nothing appended its two turns and no more: the
+            // transcript reads only those (a forget or an erase may have rewritten older ones).
+            if matches!(&done, Ok(out) if out.told.iter().all(|t| !t.changed)) {
+                appended_at.set_value(c.revision.get_untracked() + 1);
+            }
             c.bump();
             sent_by.set(c.revision.get_untracked());
             c.refresh_mode();
@@ -76,7 +119,7 @@ pub fn ChatPanel() -> impl IntoView {
     // A turn sent and not yet in the transcript drawn: pending, or stored and being read.
     let awaiting = move || {
         let sent = sent_by.get();
-        send.pending().get() || (sent > 0 && transcript.with(|t| !matches!(t, Some(Ok((at, ..))) if *at >= sent)))
+        send.pending().get() || (sent > 0 && current.with(|d| !matches!(d, Some(d) if d.read_at >= sent)))
     };
     // Push the view outward: whenever the stored turns are drawn anew (`end` mounts again)
     // or a turn is pending, the newest is brought into sight — except when the redraw was
@@ -103,29 +146,35 @@ pub fn ChatPanel() -> impl IntoView {
         <div class="chat">
             <h2>"Chat"</h2>
             <ol class="transcript" aria-live="polite" node_ref=list>
-                // A Transition, not a Suspense: while the transcript is read again after a
-                // write (seconds, in a memory of years) the turns drawn stay on the page.
-                <Transition fallback=|| ()>
-                    {move || transcript.get().map(|r| match r {
-                        Err(e) => view! { <li class="error" role="alert">{e}</li> }.into_any(),
-                        Ok((_, _, turns, _)) if turns.is_empty() => view! {
+                // While the transcript is read again after a write (seconds, in a memory of
+                // years) the turns drawn stay on the page; a row is drawn once, and again only
+                // when a full read replaces every row.
+                {move || transcript.with(|r| match r {
+                    Some(Err(e)) => Some(view! { <li class="error" role="alert">{e.clone()}</li> }.into_any()),
+                    _ => None,
+                })}
+                {move || current.with(|d| d.as_ref().map(|d| {
+                    let hidden = (d.count as usize).saturating_sub(d.turns.len());
+                    if d.turns.is_empty() {
+                        view! {
                             <li class="hint" data-testid="first-run" hidden=awaiting>"Tell Nocturne about yourself — where you live, what you like, what you promised. Each message becomes facts in scratch; press Sleep to consolidate them, then ask."</li>
-                        }.into_any(),
-                        Ok((_, count, turns, facts)) => {
-                            let hidden = (count as usize).saturating_sub(turns.len());
-                            view! {
-                                {(hidden > 0).then(|| view! {
-                                    <li class="older"><button class="small" data-testid="older-turns"
-                                        on:click=move |_| shown.update(|n| *n += TURNS_PER_PAGE)>
-                                        {format!("Show older turns ({hidden} more)")}</button></li>
-                                })}
-                                {turns.into_iter().map(|t| turn_view(c, t, &facts)).collect_view()}
-                                // Every turn of the conversation, drawn or not: what a test counts on.
-                                <li class="end" aria-hidden="true" data-turns=count node_ref=end></li>
-                            }.into_any()
-                        }
-                    })}
-                </Transition>
+                        }.into_any()
+                    } else {
+                        (hidden > 0).then(|| view! {
+                            <li class="older"><button class="small" data-testid="older-turns"
+                                on:click=move |_| shown.update(|n| *n += TURNS_PER_PAGE)>
+                                {format!("Show older turns ({hidden} more)")}</button></li>
+                        }).into_any()
+                    }
+                }))}
+                <For each=rows key=|(generation, t, _)| (*generation, t.index) let:row>
+                    {turn_view(c, row.1, &row.2)}
+                </For>
+                // Every turn of the conversation, drawn or not (what a test counts on), mounted
+                // anew by each read: the newest is then brought into sight.
+                {move || current.with(|d| d.as_ref().filter(|d| !d.turns.is_empty()).map(|d| {
+                    view! { <li class="end" aria-hidden="true" data-turns=d.count node_ref=end></li> }
+                }))}
                 {move || awaiting().then(|| view! {
                     <li class="turn user pending"><span class="who">"user"</span><span class="said">{asked.get()}</span></li>
                     <li class="turn assistant pending"><span class="who">"assistant"</span><span class="said">{move || streaming.get()}{move || send.pending().get().then_some("▍")}</span></li>
@@ -161,16 +210,53 @@ fn turn_view(c: Ctx, t: Turn, facts: &HashMap<String, Item>) -> impl IntoView {
     }
 }
 
+/// What the chat draws: the newest turns, how many the conversation holds and the facts
+/// their replies drew on, as read at a revision.
+struct Drawn {
+    read_at: u64,
+    /// How many turns were asked for.
+    shown: usize,
+    /// Which full read this is, or extends: a row is drawn again only by a new one.
+    generation: u64,
+    count: u32,
+    turns: Vec<Turn>,
+    facts: Arc<HashMap<String, Item>>,
+}
+
 /// The newest `n` turns (with how many the conversation holds) and the facts their replies
 /// drew on, each read by its key.
-async fn drawn(store: &IdbStore, n: usize) -> Result<(u32, Vec<Turn>, HashMap<String, Item>), StoreError> {
+async fn drawn(store: &IdbStore, n: usize, read_at: u64, generation: u64) -> Result<Drawn, StoreError> {
     let (count, turns) = store.last_turns(n).await?;
+    let facts = Arc::new(store.items_by_id(&used(&turns)).await?.into_iter().map(|i| (i.item_id.clone(), i)).collect());
+    Ok(Drawn { read_at, shown: n, generation, count, turns, facts })
+}
+
+/// `base` with the turns appended since it was read, and the facts their replies drew on;
+/// `None` when the transcript is not `base` and more (read it whole).
+async fn appended(store: &IdbStore, base: &Drawn, read_at: u64) -> Result<Option<Drawn>, StoreError> {
+    let (count, new) = store.turns_since(base.count).await?;
+    let follows = new.first().is_some_and(|t| t.index == base.count) && count == base.count + new.len() as u32;
+    if !follows {
+        return Ok(None);
+    }
+    let wanted: Vec<String> = used(&new).into_iter().filter(|id| !base.facts.contains_key(id)).collect();
+    let mut facts: HashMap<String, Item> = base.facts.as_ref().clone();
+    facts.extend(store.items_by_id(&wanted).await?.into_iter().map(|i| (i.item_id.clone(), i)));
+    let mut turns = base.turns.clone();
+    turns.extend(new);
+    turns.drain(..turns.len().saturating_sub(base.shown));
+    let kept = used(&turns);
+    facts.retain(|id, _| kept.binary_search(id).is_ok());
+    Ok(Some(Drawn { read_at, count, turns, facts: Arc::new(facts), ..*base }))
+}
+
+/// The facts the replies among `turns` drew on, sorted, each once.
+fn used(turns: &[Turn]) -> Vec<String> {
     let mut used: Vec<String> =
         turns.iter().filter_map(|t| t.memory.as_ref()).flat_map(|m| m.used.iter().cloned()).collect();
     nocturne_core::text::order::sort(&mut used);
     used.dedup();
-    let facts = store.items_by_id(&used).await?.into_iter().map(|i| (i.item_id.clone(), i)).collect();
-    Ok((count, turns, facts))
+    used
 }
 
 /// Under a reply: the facts it cited, as chips, and every fact its prompt carried.
