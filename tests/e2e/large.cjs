@@ -33,10 +33,21 @@ const [url, file, out = 'out', model] = process.argv.slice(2);
     await page.waitForFunction(() => document.querySelectorAll('[data-block="human"] .fact').length >= 400, null, { timeout: 10000 }).catch(() => {});
     const more = await page.locator('[data-block="human"] .fact').count();
     check(more === 400, '"Show more" draws the next page of the block', `${more} human facts drawn`);
-    const searchStart = Date.now();
+    // Timed in the page: from the input event to the frame after the count of hits is drawn.
+    await page.evaluate(() => {
+      const search = window.__search = { typed: 0, drawn: 0 };
+      document.querySelector('[data-testid="memory-search"]').addEventListener('input', () => { search.typed = performance.now(); }, { once: true, capture: true });
+      const watch = new MutationObserver(() => {
+        if (search.typed && document.querySelector('[data-testid="search-count"]')) {
+          watch.disconnect();
+          requestAnimationFrame(() => { search.drawn = performance.now(); });
+        }
+      });
+      watch.observe(document.querySelector('.memory'), { childList: true, subtree: true });
+    });
     await page.fill('[data-testid="memory-search"]', 'Yul7');
-    await page.waitForSelector('[data-testid="search-count"]');
-    const searchMs = Date.now() - searchStart;
+    await page.waitForFunction(() => window.__search.drawn > 0, null, { timeout: 60000 });
+    const searchMs = Math.round(await page.evaluate(() => window.__search.drawn - window.__search.typed));
     const found = await page.locator('[data-block] .fact .text').allInnerTexts();
     const countLine = await page.locator('[data-testid="search-count"]').innerText();
     check(found.length >= 4 && found.every((t) => t.includes('Yul7')) && countLine.startsWith(`${found.length} active`), 'searching the memory panel by a word shows only the facts holding it, across blocks', `${countLine}: ${found.join(' | ')}`);
@@ -104,16 +115,31 @@ const [url, file, out = 'out', model] = process.argv.slice(2);
         for (const e of l.getEntries()) window.__longest = Math.max(window.__longest, e.duration);
       }).observe({ type: 'longtask' });
     });
+    // Timed in the page, from the form's submit (Enter pressed) to the frame after the reply
+    // is drawn (its user line the newest, nothing pending): not the test driver's own
+    // round trips and checks before it presses a key, which are not the page's.
     const ask = async (text) => {
       await page.fill('#message', text);
-      const sent = Date.now();
-      await page.click('.composer button[type=submit]');
-      await page.waitForFunction((t) => {
-        const users = document.querySelectorAll('.transcript .turn.user:not(.pending) .said');
-        return (users.length && users[users.length - 1].innerText === t && !document.querySelector('.transcript .pending'))
-          || document.querySelector('.chat p.error');
-      }, text, { timeout: 10 * 60 * 1000 });
-      turnMs.push(Date.now() - sent);
+      await page.evaluate((t) => {
+        const turn = window.__turn = { sent: 0, drawn: 0, seen: false };
+        document.querySelector('.composer').addEventListener('submit', () => { turn.sent = performance.now(); }, { once: true, capture: true });
+        const done = () => {
+          const users = document.querySelectorAll('.transcript .turn.user:not(.pending) .said');
+          return (users.length && users[users.length - 1].innerText === t && !document.querySelector('.transcript .pending'))
+            || document.querySelector('.chat p.error');
+        };
+        const watch = new MutationObserver(() => {
+          if (turn.sent && !turn.seen && done()) {
+            turn.seen = true;
+            watch.disconnect();
+            requestAnimationFrame(() => { turn.drawn = performance.now(); });
+          }
+        });
+        watch.observe(document.querySelector('.chat'), { childList: true, subtree: true, characterData: true, attributes: true });
+      }, text);
+      await page.press('#message', 'Enter');
+      await page.waitForFunction(() => window.__turn.drawn > 0, null, { timeout: 10 * 60 * 1000 });
+      turnMs.push(Math.round(await page.evaluate(() => window.__turn.drawn - window.__turn.sent)));
       const error = await page.locator('.chat p.error').count();
       if (error) return { error: await page.locator('.chat p.error').innerText() };
       const reply = await page.locator('.turn.assistant:not(.pending) .said').last().innerText();
@@ -141,11 +167,24 @@ const [url, file, out = 'out', model] = process.argv.slice(2);
     check((scratch.reply || '').includes('Zup4'), 'offline: a scratch note is recalled', JSON.stringify(scratch));
     const never = await ask('Where does my friend Qor7 live now?');
     check((never.reply || '').includes("I don't have that in memory"), 'offline: a never-stated person is not in memory', JSON.stringify(never));
+    // Each tab drawn, timed in the page: from its click to the second frame after it (the
+    // first frame that shows it has been painted by then).
+    const tabMs = [];
+    for (const name of ['Versions & diff', 'Mutations & lineage', 'Wake & verify', 'Settings', 'Chat, memory & sleep']) {
+      tabMs.push(Math.round(await page.evaluate((name) => new Promise((drawn) => {
+        const tab = [...document.querySelectorAll('[role="tab"]')].find((t) => t.innerText === name);
+        const start = performance.now();
+        tab.click();
+        requestAnimationFrame(() => requestAnimationFrame(() => drawn(performance.now() - start)));
+      }), name)));
+    }
+    const shownTab = await page.locator('[role="tab"][aria-selected="true"]').innerText();
+    check(shownTab === 'Chat, memory & sleep', 'every tab is drawn in turn, back to the chat', `${shownTab} shown; ${tabMs.join(',')} ms`);
     const longest = await page.evaluate(() => window.__longest);
     const median = [...turnMs].sort((a, b) => a - b)[Math.floor(turnMs.length / 2)];
     const started = jobWorkers - workersBefore;
     const heapMb = await page.evaluate(() => (performance.memory ? performance.memory.usedJSHeapSize / 1e6 : NaN).toFixed(1));
-    console.log(`# lifetime-page: facts=${facts} turnMs=${median} turnsMs=${turnMs.join(',')} searchMs=${searchMs} longestTaskMs=${longest.toFixed(0)} heapMb=${heapMb} jobWorkersStarted=${started}`);
+    console.log(`# lifetime-page: facts=${facts} turnMs=${median} turnsMs=${turnMs.join(',')} searchMs=${searchMs} tabMs=${Math.max(...tabMs)} tabsMs=${tabMs.join(",")} longestTaskMs=${longest.toFixed(0)} heapMb=${heapMb} jobWorkersStarted=${started}`);
     // A worker per job would be two per turn (the turn's, the estimate's after it).
     check(started <= turnMs.length + 1, 'the job worker is kept warm between chat turns (each Sleep estimate starts its own)', `${started} job workers started for ${turnMs.length} turns`);
     // A new fact: the next Sleep asks the model about it and its partners only. Every frame

@@ -28,14 +28,13 @@ pub fn ChatPanel() -> impl IntoView {
     // only appended its two turns, only those are read (and drawn: the rows keep their key);
     // after any other write, all of them again.
     let last: StoredValue<Option<Arc<Drawn>>, LocalStorage> = StoredValue::new_local(None);
-    let appended_at = StoredValue::new(0u64);
     let transcript = LocalResource::new(move || {
         let read_at = c.revision.get();
         let n = shown.get();
         let store = c.store.get_value();
         let before = last.get_value();
         let generation = before.as_ref().map_or(0, |d| d.generation + 1);
-        let base = before.filter(|d| d.shown == n && d.read_at + 1 == read_at && appended_at.get_value() == read_at);
+        let base = before.filter(|d| d.shown == n && d.read_at + 1 == read_at && c.only_added(read_at));
         async move {
             let fresh = match base {
                 Some(base) => appended(&store, &base, read_at).await,
@@ -105,12 +104,13 @@ pub fn ChatPanel() -> impl IntoView {
             let given = Given { provider: Some(&provider), recorder: Some(&recorder), file: None };
             let done = jobs::run(job, given, &mut on_progress).await;
             c.chatting.set(false);
-            // A turn whose commands changed nothing appended its two turns and no more: the
-            // transcript reads only those (a forget or an erase may have rewritten older ones).
+            // A turn whose commands changed nothing only added its two turns and its facts:
+            // the views read only those (a forget or an erase may have rewritten older ones).
             if matches!(&done, Ok(out) if out.told.iter().all(|t| !t.changed)) {
-                appended_at.set_value(c.revision.get_untracked() + 1);
+                c.bump_appended();
+            } else {
+                c.bump();
             }
-            c.bump();
             sent_by.set(c.revision.get_untracked());
             c.refresh_mode();
             done

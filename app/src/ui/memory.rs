@@ -136,11 +136,28 @@ fn BlockView(
 ) -> impl IntoView {
     let c = ctx();
     let shown = RwSignal::new(FACTS_PER_PAGE);
+    // The page as last read, with the block's count then: after a write that only added,
+    // a block whose count has not grown is as it was (its page is not read again).
+    let last: StoredValue<Option<Paged>, LocalStorage> = StoredValue::new_local(None);
     let page = LocalResource::new(move || {
-        c.revision.get();
+        let at = c.revision.get();
         let n = shown.get();
         let store = c.store.get_value();
-        async move { store.block_page(block, n).await.map_err(|e| e.to_string()) }
+        let before =
+            last.with_value(|l| l.as_ref().filter(|p| p.shown == n && p.at + 1 == at && c.only_added(at)).cloned());
+        async move {
+            let count = store.block_counts().await.map_err(|e| e.to_string())?;
+            let count = count.into_iter().find(|(b, _)| *b == block).map_or(0, |(_, n)| n);
+            let items = match before.filter(|p| p.count == count) {
+                Some(p) => p.items,
+                None => store.block_page(block, n).await.map_err(|e| e.to_string())?,
+            };
+            // A read a newer one overtook (a resource never ends a stale one) is not kept.
+            if last.with_value(|l| l.as_ref().is_none_or(|l| l.at <= at)) {
+                last.set_value(Some(Paged { at, shown: n, count, items: items.clone() }));
+            }
+            Ok::<_, String>(items)
+        }
     });
     // The page, kept while a write reloads it.
     let paged: Memo<Vec<Item>> = Memo::new(move |prev: Option<&Vec<Item>>| match page.get() {
@@ -177,6 +194,16 @@ fn BlockView(
             }}
         </section>
     }
+}
+
+/// A block's page as read at revision `at`: `shown` facts asked for, `count` active in the
+/// block then.
+#[derive(Clone)]
+struct Paged {
+    at: u64,
+    shown: usize,
+    count: usize,
+    items: Vec<Item>,
 }
 
 /// What a row shows: a row is redrawn only when one of these changes.

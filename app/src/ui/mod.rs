@@ -59,11 +59,37 @@ pub struct Ctx {
     /// The background work a chat turn gives up as it starts (the next Sleep's estimate, in
     /// its job worker), kept going by this handle.
     pub background: StoredValue<Option<crate::task::AbortHandle>, LocalStorage>,
+    /// The revision of the last write that only added (a chat turn none of whose commands
+    /// changed the memory: its two turns, and facts): a view read at the revision before it
+    /// reads only what was added, or nothing when its part of the memory has not grown.
+    pub appended: StoredValue<u64>,
 }
 
 impl Ctx {
     pub fn bump(&self) {
         self.revision.update(|r| *r += 1);
+    }
+
+    /// [`Ctx::bump`] after a write that only added (see [`Ctx::appended`]).
+    pub fn bump_appended(&self) {
+        self.appended.set_value(self.revision.get_untracked() + 1);
+        self.bump();
+    }
+
+    /// Whether the write that made revision `at` only added to the memory as read at `at - 1`.
+    pub fn only_added(&self, at: u64) -> bool {
+        self.appended.get_value() == at
+    }
+
+    /// The revision as the panel of `tab` last saw it: the current one while it is shown,
+    /// the one it was left at while hidden. A hidden panel's reads wait until it is shown (a
+    /// chat turn's reply would be drawn behind them).
+    pub fn revision_seen_in(&self, tab: Tab) -> Memo<u64> {
+        let c = *self;
+        Memo::new(move |seen: Option<&u64>| match (c.tab.get() == tab, seen) {
+            (false, Some(seen)) => *seen,
+            _ => c.revision.get(),
+        })
     }
 
     /// Shows the lineage of fact `id` in the log panel.
@@ -198,6 +224,7 @@ fn Shell(store: IdbStore) -> impl IntoView {
         lineage: RwSignal::new(String::new()),
         chatting: RwSignal::new(false),
         background: StoredValue::new_local(None),
+        appended: StoredValue::new(0),
     };
     ctx.memory.set(ctx.store.with_value(IdbStore::name));
     provide_context(ctx);
