@@ -14,7 +14,16 @@ const [url, file, out = 'out', model] = process.argv.slice(2);
   page.on('pageerror', (e) => errors.push(String(e)));
   // Job workers started: a turn takes the warm one; each Sleep estimate starts its own.
   let jobWorkers = 0;
-  page.on('worker', (w) => { if (/nocturne-jobs/.test(w.url())) jobWorkers += 1; });
+  // The job workers alive, to read their wasm memory.
+  const alive = new Set();
+  page.on('worker', (w) => {
+    if (!/nocturne-jobs/.test(w.url())) return;
+    jobWorkers += 1;
+    alive.add(w);
+    w.on('close', () => alive.delete(w));
+  });
+  // The page's own wasm instance, to read its memory.
+  await page.addInitScript(() => addEventListener('TrunkApplicationStarted', (e) => { window.__wasm = e.detail.wasm; }));
   try {
     await page.goto(url);
     await page.waitForSelector('[data-block="scratch"]', { timeout: 30000 });
@@ -88,6 +97,8 @@ const [url, file, out = 'out', model] = process.argv.slice(2);
     await page.fill('[data-testid="memory-search"]', '');
     await page.screenshot({ path: `${out}/22-memory-edits.png` });
     await page.click('text=Versions & diff');
+    // The timeline is read once the chat has drawn the last write: wait for the edits' versions.
+    await page.waitForFunction(() => [...document.querySelectorAll('[data-testid="timeline"] .label')].some((l) => l.innerText === 'user:forget'), null, { timeout: 30000 }).catch(() => {});
     const userVersions = await page.locator('[data-testid="timeline"] .label').allInnerTexts();
     check(['user:correct', 'user:pin', 'user:unpin', 'user:forget'].every((l) => userVersions.includes(l)), 'each edit is a version of its own on the timeline', userVersions.slice(0, 5).join(','));
     await page.fill('[data-testid="timeline-search"]', 'Tamsil3');
@@ -184,7 +195,15 @@ const [url, file, out = 'out', model] = process.argv.slice(2);
     const median = [...turnMs].sort((a, b) => a - b)[Math.floor(turnMs.length / 2)];
     const started = jobWorkers - workersBefore;
     const heapMb = await page.evaluate(() => (performance.memory ? performance.memory.usedJSHeapSize / 1e6 : NaN).toFixed(1));
-    console.log(`# lifetime-page: facts=${facts} turnMs=${median} turnsMs=${turnMs.join(',')} searchMs=${searchMs} tabMs=${Math.max(...tabMs)} tabsMs=${tabMs.join(",")} longestTaskMs=${longest.toFixed(0)} heapMb=${heapMb} jobWorkersStarted=${started}`);
+    // The page's memory with wasm counted: its own module's and each job worker's alive.
+    const pageWasm = await page.evaluate(() => window.__wasm.memory.buffer.byteLength);
+    const workersWasm = [];
+    for (const w of alive) workersWasm.push(await w.evaluate(() => wasm_bindgen.memory_bytes()).catch(() => 0));
+    const workerWasm = workersWasm.reduce((a, b) => a + b, 0);
+    const wasmMb = ((pageWasm + workerWasm) / 1e6).toFixed(1);
+    const wasmParts = [pageWasm, ...workersWasm].map((b) => (b / 1e6).toFixed(1)).join('+');
+    check(pageWasm > 0 && workerWasm > 0, "the page's and its job worker's wasm memory are read", `${pageWasm} + ${workerWasm} bytes`);
+    console.log(`# lifetime-page: facts=${facts} turnMs=${median} turnsMs=${turnMs.join(',')} searchMs=${searchMs} tabMs=${Math.max(...tabMs)} tabsMs=${tabMs.join(",")} longestTaskMs=${longest.toFixed(0)} heapMb=${heapMb} wasmMb=${wasmMb} wasmPartsMb=${wasmParts} jobWorkersStarted=${started}`);
     // A worker per job would be two per turn (the turn's, the estimate's after it).
     check(started <= turnMs.length + 1, 'the job worker is kept warm between chat turns (each Sleep estimate starts its own)', `${started} job workers started for ${turnMs.length} turns`);
     // A new fact: the next Sleep asks the model about it and its partners only. Every frame

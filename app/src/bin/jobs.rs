@@ -6,3 +6,10 @@
 fn main() {
     nocturne_app::jobs::serve();
 }
+
+/// The worker's wasm memory in bytes, for a test or a profiler to read in the worker
+/// (`wasm_bindgen.memory_bytes()`): what a warm worker holds between jobs.
+#[wasm_bindgen::prelude::wasm_bindgen]
+pub fn memory_bytes() -> f64 {
+    nocturne_app::jobs::memory_bytes()
+}

@@ -55,7 +55,7 @@ use std::cell::RefCell;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
-pub use work::{perform_here, serve};
+pub use work::{memory_bytes, perform_here, serve};
 
 /// The worker's loader, next to the page (Trunk's loader shim for the worker module).
 pub const WORKER_URL: &str = "./nocturne-jobs_loader.js";

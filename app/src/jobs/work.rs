@@ -62,6 +62,12 @@ thread_local! {
     static LAST_READ: RefCell<Option<(String, Rc<History>)>> = const { RefCell::new(None) };
 }
 
+/// This module's wasm memory in bytes (it only grows).
+pub fn memory_bytes() -> f64 {
+    let memory = wasm_bindgen::memory().unchecked_into::<js_sys::WebAssembly::Memory>().buffer();
+    f64::from(memory.unchecked_into::<js_sys::ArrayBuffer>().byte_length())
+}
+
 async fn answer(data: JsValue) -> Result<(), crate::error::AppError> {
     // A job that reads a history comes as `{message, file}`; everything else as text.
     let (text, file) = match data.as_string() {
@@ -83,9 +89,7 @@ async fn answer(data: JsValue) -> Result<(), crate::error::AppError> {
             STOP.with(|s| *s.borrow_mut() = StopHandle::default());
             ANSWERS.with(Inbox::clear);
             let (done, style) = perform(job, file).await.map_err(|e| e.to_string())?;
-            let memory = wasm_bindgen::memory().unchecked_into::<js_sys::WebAssembly::Memory>().buffer();
-            let memory = memory.unchecked_into::<js_sys::ArrayBuffer>().byte_length();
-            module::post(&FromWorker::Done { done, style, memory: f64::from(memory) });
+            module::post(&FromWorker::Done { done, style, memory: memory_bytes() });
         }
     }
     Ok(())

@@ -36,15 +36,12 @@ pub fn ChatPanel() -> impl IntoView {
         let generation = before.as_ref().map_or(0, |d| d.generation + 1);
         let base = before.filter(|d| d.shown == n && d.read_at + 1 == read_at && c.only_added(read_at));
         async move {
-            let fresh = match base {
-                Some(base) => appended(&store, &base, read_at).await,
-                None => Ok(None),
-            };
-            let drawn = match fresh {
-                Ok(Some(drawn)) => drawn,
-                _ => drawn(&store, n, read_at, generation).await.map_err(|e| e.to_string())?,
-            };
-            let drawn = Arc::new(drawn);
+            let read = read(&store, base.as_deref(), n, read_at, generation).await;
+            // Whatever came of it: what waited for the chat to be drawn may read now.
+            if c.drawn.get_untracked() < read_at {
+                c.drawn.set(read_at);
+            }
+            let drawn = Arc::new(read?);
             // A read a newer one overtook (a resource never ends a stale one) is not kept.
             if last.with_value(|l| l.as_ref().is_none_or(|l| l.read_at <= read_at)) {
                 last.set_value(Some(drawn.clone()));
@@ -221,6 +218,23 @@ struct Drawn {
     count: u32,
     turns: Vec<Turn>,
     facts: Arc<HashMap<String, Item>>,
+}
+
+/// The transcript as drawn at `read_at`: `base` and the turns appended since, when it was
+/// read just before and only added to (see [`Ctx::only_added`]); otherwise read whole.
+async fn read(
+    store: &IdbStore,
+    base: Option<&Drawn>,
+    n: usize,
+    read_at: u64,
+    generation: u64,
+) -> Result<Drawn, String> {
+    if let Some(base) = base {
+        if let Ok(Some(drawn)) = appended(store, base, read_at).await {
+            return Ok(drawn);
+        }
+    }
+    drawn(store, n, read_at, generation).await.map_err(|e| e.to_string())
 }
 
 /// The newest `n` turns (with how many the conversation holds) and the facts their replies

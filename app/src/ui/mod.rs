@@ -63,6 +63,9 @@ pub struct Ctx {
     /// changed the memory: its two turns, and facts): a view read at the revision before it
     /// reads only what was added, or nothing when its part of the memory has not grown.
     pub appended: StoredValue<u64>,
+    /// The revision whose transcript the chat has read (or failed to): what need not be
+    /// read before a chat turn's reply is drawn (the Versions and Log panels) reads after it.
+    pub drawn: RwSignal<u64>,
 }
 
 impl Ctx {
@@ -79,17 +82,6 @@ impl Ctx {
     /// Whether the write that made revision `at` only added to the memory as read at `at - 1`.
     pub fn only_added(&self, at: u64) -> bool {
         self.appended.get_value() == at
-    }
-
-    /// The revision as the panel of `tab` last saw it: the current one while it is shown,
-    /// the one it was left at while hidden. A hidden panel's reads wait until it is shown (a
-    /// chat turn's reply would be drawn behind them).
-    pub fn revision_seen_in(&self, tab: Tab) -> Memo<u64> {
-        let c = *self;
-        Memo::new(move |seen: Option<&u64>| match (c.tab.get() == tab, seen) {
-            (false, Some(seen)) => *seen,
-            _ => c.revision.get(),
-        })
     }
 
     /// Shows the lineage of fact `id` in the log panel.
@@ -225,6 +217,7 @@ fn Shell(store: IdbStore) -> impl IntoView {
         chatting: RwSignal::new(false),
         background: StoredValue::new_local(None),
         appended: StoredValue::new(0),
+        drawn: RwSignal::new(0),
     };
     ctx.memory.set(ctx.store.with_value(IdbStore::name));
     provide_context(ctx);
