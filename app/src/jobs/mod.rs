@@ -61,7 +61,7 @@ pub use work::{memory_bytes, perform_here, serve};
 pub const WORKER_URL: &str = "./nocturne-jobs_loader.js";
 
 /// The version of these messages (see `crate::worker`).
-const PROTOCOL: u32 = 3;
+const PROTOCOL: u32 = 4;
 
 /// What the job module is called in messages.
 const WHAT: &str = "the job module";
@@ -253,6 +253,15 @@ pub struct Verify {
     pub model: Model,
 }
 
+/// The memory export posted beside this job, filled into a new memory called `name` (the
+/// one in use is never touched): in the job worker, so the page's own wasm memory never
+/// holds a lifetime's document (it would never give that back).
+#[derive(Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct OpenExport {
+    pub name: String,
+}
+
 /// The offline provider's row, then the endpoint's, if one is given.
 #[derive(Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -277,6 +286,7 @@ pub enum AnyJob {
     Policy(Policy),
     Read(Read),
     Import(Import),
+    OpenExport(OpenExport),
     Verify(Verify),
     Compare(Compare),
 }
@@ -307,6 +317,7 @@ jobs!(
     Policy => Policy: String,
     Read => Read: HistorySummary,
     Import => Import: Imported,
+    OpenExport => OpenExport: usize,
     Verify => Verify: String,
     Compare => Compare: Vec<Row>,
 );
@@ -329,6 +340,8 @@ impl AnyJob {
             | AnyJob::Estimate(_)
             | AnyJob::Quiz(_)
             | AnyJob::Read(_)
+            // A new memory, filled whole, not the memory in use.
+            | AnyJob::OpenExport(_)
             | AnyJob::Verify(_)
             | AnyJob::Compare(_) => &[],
         }
@@ -534,7 +547,7 @@ pub struct Given<'a> {
     pub provider: Option<&'a Stoppable<AnyProvider>>,
     /// The same model, for calls Stop does not reach (recording a stopped chat turn).
     pub recorder: Option<&'a Stoppable<AnyProvider>>,
-    /// The history file a `Read` or `Import` reads.
+    /// The file a `Read` or `Import` reads (a history), or an `OpenExport` (a memory export).
     pub file: Option<&'a web_sys::File>,
 }
 

@@ -6,8 +6,8 @@
 use super::remote::{Answered, WorkerModel, ANSWERS};
 use super::{
     AnyJob, Apply, Compare, Edit, Erase, Estimate, EstimateSummary, FromWorker, HeavySleep, HistorySummary, Import,
-    Imported, Model, Plan, Policy, Progress, Read, Refused, Restore, SleepDone, SleepJob, SleepSummary, ToWorker, Turn,
-    TurnSummary, Verify, PROTOCOL, WHAT,
+    Imported, Model, OpenExport, Plan, Policy, Progress, Read, Refused, Restore, SleepDone, SleepJob, SleepSummary,
+    ToWorker, Turn, TurnSummary, Verify, PROTOCOL, WHAT,
 };
 use crate::idb::IdbStore;
 use crate::inbox::Inbox;
@@ -208,6 +208,7 @@ async fn perform(job: AnyJob, file: Option<web_sys::File>) -> Result<Posted, Job
         AnyJob::Erase(j) => erase(j).await,
         AnyJob::Restore(j) => restore(j).await,
         AnyJob::Policy(j) => policy(j).await,
+        AnyJob::OpenExport(j) => open_export(j, file).await,
         AnyJob::Read(j) => read_file(j, file).await,
         AnyJob::Import(j) => import_file(j, file, last_read, &stop).await,
         AnyJob::Verify(j) => verify_here(j, &stop).await,
@@ -344,6 +345,20 @@ async fn restore(j: Restore) -> Result<Posted, JobError> {
 }
 
 /// The retention policy: one `Policy` command.
+/// A memory export filled into the new memory `j.name`, under the write lock: how many
+/// active facts it holds. A refused or failed import leaves no new memory behind.
+async fn open_export(j: OpenExport, file: Option<web_sys::File>) -> Result<Posted, JobError> {
+    let file = file.ok_or("choose a file first")?;
+    let text = wasm_bindgen_futures::JsFuture::from(file.text())
+        .await
+        .map_err(|_| format!("the file {} could not be read", file.name()))?;
+    let text = text.as_string().unwrap_or_default();
+    let (store, facts) =
+        crate::lock::write(IdbStore::import_new(&j.name, &text)).await.map_err(|e| e.to_string())??;
+    store.close();
+    posted(facts, None)
+}
+
 async fn policy(j: Policy) -> Result<Posted, JobError> {
     let store = open(&j.memory).await?;
     let command = write::Policy { policy: j.policy, at: j.now };

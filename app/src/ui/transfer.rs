@@ -1,12 +1,13 @@
 //! Export and import of the whole memory as one JSON document, and switching to a new,
-//! empty memory. Import never overwrites: it fills a new database and switches to it, and
-//! a corrupt or foreign file is refused with a clear message, changing nothing.
+//! empty memory. Import never overwrites: the job worker fills a new database (the page
+//! never holds the document) and the page switches to it, and a corrupt or foreign file is
+//! refused with a clear message, changing nothing.
 
 use super::{ctx, now, Ctx};
 use crate::idb::IdbStore;
+use crate::jobs;
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
-use wasm_bindgen_futures::JsFuture;
 
 const ACTIVE: &str = "nocturne.memory";
 
@@ -65,11 +66,11 @@ pub fn TransferPanel() -> impl IntoView {
     let import = Action::new_local(move |file: &web_sys::File| {
         let file = file.clone();
         async move {
-            let text = JsFuture::from(file.text()).await.map_err(|_| "the file could not be read".to_string())?;
-            let text = text.as_string().unwrap_or_default();
+            // Parsed and filled in the job worker: the page never holds the document.
             let name = format!("nocturne-{}", js_sys::Date::now() as u64);
-            let (store, facts) =
-                crate::lock::write(IdbStore::import_new(&name, &text)).await.map_err(|e| e.to_string())??;
+            let given = jobs::Given { file: Some(&file), ..Default::default() };
+            let facts = jobs::run(jobs::OpenExport { name: name.clone() }, given, &mut |_| {}).await?;
+            let store = IdbStore::open(&name).await.map_err(|e| e.to_string())?;
             switch_to(c, store).await;
             Ok::<String, String>(format!(
                 "Imported {facts} active facts into a new memory ({name}); the previous memory is kept."
