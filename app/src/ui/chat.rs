@@ -41,7 +41,7 @@ pub fn ChatPanel() -> impl IntoView {
             if c.drawn.get_untracked() < read_at {
                 c.drawn.set(read_at);
             }
-            let drawn = Arc::new(read?);
+            let drawn = Arc::new(read.map_err(|e| e.to_string())?);
             // A read a newer one overtook (a resource never ends a stale one) is not kept.
             if last.with_value(|l| l.as_ref().is_none_or(|l| l.read_at <= read_at)) {
                 last.set_value(Some(drawn.clone()));
@@ -228,13 +228,13 @@ async fn read(
     n: usize,
     read_at: u64,
     generation: u64,
-) -> Result<Drawn, String> {
+) -> Result<Drawn, StoreError> {
     if let Some(base) = base {
         if let Ok(Some(drawn)) = appended(store, base, read_at).await {
             return Ok(drawn);
         }
     }
-    drawn(store, n, read_at, generation).await.map_err(|e| e.to_string())
+    drawn(store, n, read_at, generation).await
 }
 
 /// The newest `n` turns (with how many the conversation holds) and the facts their replies
