@@ -1,7 +1,7 @@
 //! The mutations table — filterable by pass, verdict and proposer — and the lineage of
 //! any item.
 
-use super::ctx;
+use super::{ctx, Tab};
 use leptos::prelude::*;
 use nocturne_core::model::memory::Mutation;
 use nocturne_core::store::lineage;
@@ -14,8 +14,9 @@ pub fn LogPanel() -> impl IntoView {
     let c = ctx();
     // The newest entries, a page at a time (how many the log holds besides).
     let shown = RwSignal::new(MUTATIONS_PER_PAGE);
+    let seen = c.revision_for(Tab::Log);
     let log = LocalResource::new(move || {
-        c.drawn.get();
+        seen.get();
         let n = shown.get();
         let store = c.store.get_value();
         async move { store.last_mutations(n).await.map_err(|e| e.to_string()) }
@@ -99,8 +100,9 @@ pub const MUTATIONS_PER_PAGE: usize = 200;
 #[component]
 fn Lineage(id: RwSignal<String>) -> impl IntoView {
     let c = ctx();
+    let seen = c.revision_for(Tab::Log);
     let about = LocalResource::new(move || {
-        c.drawn.get();
+        seen.get();
         let item = id.get();
         let store = c.store.get_value();
         async move {

@@ -84,6 +84,14 @@ impl Ctx {
         self.appended.get_value() == at
     }
 
+    /// The revision the panel of `tab` reads at: the newest while it is shown (a write made
+    /// from it is drawn at once), the one the chat has drawn while hidden (its reads wait
+    /// for a chat turn's reply to be drawn).
+    pub fn revision_for(&self, tab: Tab) -> Memo<u64> {
+        let c = *self;
+        Memo::new(move |_| if c.tab.get() == tab { c.revision.get() } else { c.drawn.get() })
+    }
+
     /// Shows the lineage of fact `id` in the log panel.
     pub fn show_lineage(&self, id: &str) {
         self.lineage.set(id.to_string());

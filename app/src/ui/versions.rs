@@ -1,7 +1,7 @@
 //! The version timeline with restore, the diff of any two versions, the forgetting
 //! curve and the mutations table.
 
-use super::{ctx, now};
+use super::{ctx, now, Tab};
 use crate::jobs;
 use leptos::prelude::*;
 use nocturne_core::model::label::Label;
@@ -25,8 +25,9 @@ pub fn VersionsPanel() -> impl IntoView {
     // The newest versions, a page at a time: a memory that has lived for years has tens of
     // thousands.
     let shown = RwSignal::new(VERSIONS_PER_PAGE);
+    let seen = c.revision_for(Tab::Versions);
     let versions = LocalResource::new(move || {
-        c.drawn.get();
+        seen.get();
         let n = shown.get();
         let store = c.store.get_value();
         async move { store.last_versions(n).await.map_err(|e| e.to_string()) }
@@ -48,7 +49,7 @@ pub fn VersionsPanel() -> impl IntoView {
     // Given words, the timeline keeps the versions that changed a fact holding them.
     let words = RwSignal::new(String::new());
     let touching = LocalResource::new(move || {
-        c.drawn.get();
+        seen.get();
         let q = words.get();
         let store = c.store.get_value();
         async move {
@@ -67,7 +68,7 @@ pub fn VersionsPanel() -> impl IntoView {
     let hi = RwSignal::new(0u64);
     // Until two versions are picked, the diff is the last Sleep's.
     let diffed = LocalResource::new(move || {
-        c.drawn.get();
+        seen.get();
         let (a, b) = (lo.get(), hi.get());
         let store = c.store.get_value();
         async move {
