@@ -80,4 +80,28 @@ function finish(name) {
   process.exit(failed ? 1 : 0);
 }
 
-module.exports = { check, launch, finish, until, say, turnsSaid, saidSince, builtRuntime };
+// Times an action in the page, not the driver's round trips and checks before it acts:
+// from the first `event` on `target` to the frame after `drawn(arg)` holds, looked at on
+// every change under `within`. `act` does what fires the event.
+async function timeInPage(page, { target, event, within, drawn, arg = null }, act, timeout = 60000) {
+  await page.evaluate(`(${watchDrawn})(${JSON.stringify({ target, event, within })}, ${drawn}, ${JSON.stringify(arg)})`);
+  await act();
+  await page.waitForFunction(() => window.__timed.drawn > 0, null, { timeout });
+  return Math.round(await page.evaluate(() => window.__timed.drawn - window.__timed.start));
+}
+
+// In the page: marks `o.event`'s time, then the frame after `drawn(arg)` first holds.
+function watchDrawn(o, drawn, arg) {
+  const timed = window.__timed = { start: 0, seen: false, drawn: 0 };
+  document.querySelector(o.target).addEventListener(o.event, () => { timed.start = performance.now(); }, { once: true, capture: true });
+  const watch = new MutationObserver(() => {
+    if (timed.start && !timed.seen && drawn(arg)) {
+      timed.seen = true;
+      watch.disconnect();
+      requestAnimationFrame(() => { timed.drawn = performance.now(); });
+    }
+  });
+  watch.observe(document.querySelector(o.within), { childList: true, subtree: true, characterData: true, attributes: true });
+}
+
+module.exports = { check, launch, finish, until, say, turnsSaid, saidSince, builtRuntime, timeInPage };

@@ -220,6 +220,14 @@ impl IdbStore {
         Ok(out)
     }
 
+    /// `block`'s active facts, from the kept statistics: one key read.
+    pub async fn block_count(&self, block: Block) -> Result<usize, StoreError> {
+        let fail = read_error("cannot read the statistics");
+        let tx = self.db.transaction(&[STATS], TransactionMode::ReadOnly).map_err(&fail)?;
+        let n = tx.store(STATS).map_err(&fail)?.get(JsValue::from_str(&block_key(block))).await.map_err(&fail)?;
+        Ok(n.and_then(|v| v.as_f64()).unwrap_or(0.0).max(0.0) as usize)
+    }
+
     /// The first `limit` active facts of `block` in display order (by id), through the
     /// `by_block` index.
     pub async fn block_page(&self, block: Block, limit: usize) -> Result<Vec<Item>, StoreError> {

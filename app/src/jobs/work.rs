@@ -344,7 +344,6 @@ async fn restore(j: Restore) -> Result<Posted, JobError> {
     posted(done?.done.id(), None)
 }
 
-/// The retention policy: one `Policy` command.
 /// A memory export filled into the new memory `j.name`, under the write lock: how many
 /// active facts it holds. A refused or failed import leaves no new memory behind.
 async fn open_export(j: OpenExport, file: Option<web_sys::File>) -> Result<Posted, JobError> {
@@ -359,6 +358,7 @@ async fn open_export(j: OpenExport, file: Option<web_sys::File>) -> Result<Poste
     posted(facts, None)
 }
 
+/// The retention policy: one `Policy` command.
 async fn policy(j: Policy) -> Result<Posted, JobError> {
     let store = open(&j.memory).await?;
     let command = write::Policy { policy: j.policy, at: j.now };

@@ -42,10 +42,7 @@ pub fn ChatPanel() -> impl IntoView {
                 c.drawn.set(read_at);
             }
             let drawn = Arc::new(read.map_err(|e| e.to_string())?);
-            // A read a newer one overtook (a resource never ends a stale one) is not kept.
-            if last.with_value(|l| l.as_ref().is_none_or(|l| l.read_at <= read_at)) {
-                last.set_value(Some(drawn.clone()));
-            }
+            super::keep_newest(last, read_at, drawn.clone(), |d| d.read_at);
             Ok::<_, String>(drawn)
         }
     });

@@ -146,16 +146,12 @@ fn BlockView(
         let before =
             last.with_value(|l| l.as_ref().filter(|p| p.shown == n && p.at + 1 == at && c.only_added(at)).cloned());
         async move {
-            let count = store.block_counts().await.map_err(|e| e.to_string())?;
-            let count = count.into_iter().find(|(b, _)| *b == block).map_or(0, |(_, n)| n);
+            let count = store.block_count(block).await.map_err(|e| e.to_string())?;
             let items = match before.filter(|p| p.count == count) {
                 Some(p) => p.items,
                 None => store.block_page(block, n).await.map_err(|e| e.to_string())?,
             };
-            // A read a newer one overtook (a resource never ends a stale one) is not kept.
-            if last.with_value(|l| l.as_ref().is_none_or(|l| l.at <= at)) {
-                last.set_value(Some(Paged { at, shown: n, count, items: items.clone() }));
-            }
+            super::keep_newest(last, at, Paged { at, shown: n, count, items: items.clone() }, |p| p.at);
             Ok::<_, String>(items)
         }
     });

@@ -33,6 +33,15 @@ pub fn now() -> i64 {
     (js_sys::Date::now() / 1000.0) as i64
 }
 
+/// Keeps `read`, made at revision `at`, as the panel's `last` read, unless a newer one was
+/// kept first: a resource never ends a read that a newer one overtook, and that stale read
+/// must not replace what the newer one drew.
+fn keep_newest<T: 'static>(last: StoredValue<Option<T>, LocalStorage>, at: u64, read: T, at_of: fn(&T) -> u64) {
+    if last.with_value(|l| l.as_ref().is_none_or(|l| at_of(l) <= at)) {
+        last.set_value(Some(read));
+    }
+}
+
 /// What every panel shares. `Copy`: handles only.
 #[derive(Clone, Copy)]
 pub struct Ctx {
