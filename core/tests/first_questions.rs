@@ -159,3 +159,59 @@ fn regression_a_request_phrased_as_the_speakers_need_was_stored_as_a_fact() {
         assert_ne!(read(s).act, Act::Request, "{s}");
     }
 }
+
+#[test]
+fn regression_call_me_and_a_name_was_answered_as_a_request_and_never_stored() {
+    assert_eq!(read("Call me Jojo, everyone does.").act, Act::Statement);
+    let (reply, cited) = ask(&["Call me Jojo, everyone does.", "I work nights at a hotel."], "what do you call me");
+    assert!(reply.starts_with("Your name is Jojo."), "{reply}");
+    assert_eq!(cited, ["Call me Jojo, everyone does."]);
+    // A lowercase object is still asked of the assistant.
+    assert_eq!(read("Call me tomorrow.").act, Act::Request);
+}
+
+#[test]
+fn regression_a_greeting_with_a_name_and_more_after_its_comma_was_dropped_as_chatter() {
+    let (reply, cited) =
+        ask(&["Hey, Oluwaseun here, but Seun is fine.", "I'm a data engineer."], "whats my name again");
+    assert!(reply.starts_with("Your name is Oluwaseun."), "{reply}");
+    assert_eq!(cited.len(), 1, "{cited:?}");
+}
+
+#[test]
+fn regression_what_do_you_know_about_me_cited_the_news_when_it_opened_with_a_name() {
+    let facts =
+        ["I'm Ana Lúcia, a nurse in Recife.", "Sport Recife got promoted this season.", "My kids are Caio and Bia."];
+    for question in ["Anything you remember about me?", "What info do you have on me?", "what do you know abt me"] {
+        let (_, cited) = ask(&facts, question);
+        assert!(cited.len() == 2 && !cited.iter().any(|c| c.contains("promoted")), "{question}: {cited:?}");
+    }
+}
+
+#[test]
+fn regression_a_thing_of_the_speakers_was_answered_by_another_persons() {
+    let facts = ["My sister Ayesha has a cat called Simba.", "I live in a flat in Karachi."];
+    let (reply, cited) = ask(&facts, "what's my cat called again");
+    assert!(cited.is_empty() && reply.contains("I don't have that in memory"), "{reply}");
+    let facts = ["I've got an MRI in six days.", "My friend Amara had an MRI last week."];
+    let (_, cited) = ask(&facts, "What date is my MRI?");
+    assert_eq!(cited, ["I've got an MRI in six days."]);
+}
+
+#[test]
+fn regression_a_family_question_cited_a_colleagues_baby_and_missed_a_stepmother() {
+    let facts = [
+        "My parents split up when I was nine.",
+        "My stepmother Lourdes is from Manila.",
+        "I'm an estate agent in Swindon.",
+        "My colleague Imran just had a baby.",
+    ];
+    let (_, cited) = ask(&facts, "Who's in my family?");
+    assert!(cited.iter().any(|c| c.contains("Lourdes")) && !cited.iter().any(|c| c.contains("Imran")), "{cited:?}");
+}
+
+#[test]
+fn regression_a_polite_forget_with_a_gerund_was_read_as_a_request() {
+    let r = read("Would you mind forgetting what I said about my neighbour's drinking?");
+    assert!(matches!(r.act, Act::Command(_)), "{r:?}");
+}

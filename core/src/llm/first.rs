@@ -33,10 +33,12 @@
 //! assert!(answer(&lines, "What's my wife's name?").is_none());
 //! ```
 
+mod implied;
 mod question;
 
 use crate::store::retrieval::roots;
 use crate::text::act::{self, Act};
+use implied::{implied, says_job, THIRD_JOB};
 use question::{Asked, Kind, Need, Want};
 use std::collections::BTreeSet;
 
@@ -78,15 +80,24 @@ impl<'a> Line<'a> {
                 about = Some(&note[..note.len() - 1]);
             }
         }
+        let whose = whose(text);
         let mut found = with_lemmas(text);
         found.extend(implied(text).into_iter().map(String::from));
+        // `My dog Chai is a rescue from Romania`: where someone or something is from.
+        if words(text).iter().any(|w| w == "from") {
+            found.insert("from".into());
+        }
+        // `My husband Rhys is a firefighter`: what another person does for work.
+        if matches!(whose, Whose::Person(_)) && says_job(&words(text), THIRD_JOB) {
+            found.insert("job".into());
+        }
         // `(due 2026-01-02, tomorrow)`: the prompt says the fact falls due then.
         // A commitment is what the speaker needs to do (`When do I need to call the vet?`).
         if about.is_some_and(|a| a.starts_with("due ")) {
             found.insert("due".into());
             found.insert("need".into());
         }
-        Line { id, text, about, roots: found, whose: whose(text) }
+        Line { id, text, about, roots: found, whose }
     }
 
     /// The resolved date the note names (`due 2026-03-14, in 3 days` → `2026-03-14`).
@@ -117,94 +128,6 @@ fn with_lemmas(text: &str) -> BTreeSet<String> {
     out
 }
 
-/// What a fact says without the word a question uses: `I can't take ibuprofen` says what
-/// to `avoid`; `I'm a sonographer` says the speaker's `job`; `Before that I lived …`,
-/// `I used to …` say what no longer holds (`past`).
-fn implied(text: &str) -> Vec<&'static str> {
-    let ws = words(text);
-    let joined = format!(" {} ", ws.join(" "));
-    let has = |p: &str| joined.contains(&format!(" {p} "));
-    let mut out = Vec::new();
-    let refuses = ["can't", "cannot", "can", "don't", "shouldn't", "mustn't"].iter().any(|n| {
-        ["take", "eat", "have", "drink", "use"]
-            .iter()
-            .any(|v| has(&format!("{n} {v}")) && (*n != "can" || has(&format!("can not {v}"))))
-    });
-    if refuses || has("allergic") || has("intolerant") {
-        out.push("avoid");
-    }
-    let job = JOB_SAID.iter().any(|p| has(p)) && !NOT_A_JOB.iter().any(|w| ws.iter().any(|x| x == w));
-    if job {
-        out.push("job");
-    }
-    let health = ws.iter().any(|w| HEALTH.contains(&w.as_str()) || CONDITIONS.contains(&w.as_str()));
-    if health {
-        out.push("health");
-    }
-    // `I take metformin for my diabetes`: a medicine, named or not.
-    let takes = ws.iter().any(|w| matches!(w.as_str(), "take" | "takes" | "taking" | "prescribed" | "inject" | "on"));
-    let drug = ws.windows(2).any(|p| matches!(p[0].as_str(), "take" | "takes" | "taking" | "on") && drug_name(&p[1]));
-    if takes && ws.iter().any(|w| CONDITIONS.contains(&w.as_str())) || drug {
-        out.push("medication");
-        out.push("health");
-    }
-    if has("before that")
-        || has("used to")
-        || has("no longer")
-        || has("previously")
-        || has("formerly")
-        || has("died")
-        || has("passed away")
-        || has("my late")
-    {
-        out.push("past");
-    }
-    out
-}
-
-/// Words that make a line about its speaker's health: care, medicine, injury, allergy.
-#[rustfmt::skip]
-const HEALTH: &[&str] = &[
-    "allergic", "allergy", "allergies", "intolerant", "intolerance", "medication", "medicine", "pills", "tablets",
-    "prescribed", "inhaler", "insulin", "doctor", "gp", "physio", "physiotherapist", "therapist", "therapy",
-    "hospital", "surgery", "operation", "injury", "injured", "broke", "broken", "sprained", "fractured", "pregnant",
-    "pain", "aches", "ache", "sick", "ill", "diagnosed", "symptoms", "chemo", "blood", "glasses", "deaf", "blind",
-];
-
-/// A word shaped like a medicine's name (`sertraline`, `metformin`, `ibuprofen`,
-/// `omeprazole`): the endings pharmacology names them with.
-fn drug_name(w: &str) -> bool {
-    const ENDINGS: &[&str] = &[
-        "ine", "ol", "in", "ide", "pril", "sartan", "statin", "mab", "azole", "pam", "lam", "done", "fen", "cillin",
-        "mycin", "cycline", "afil", "xone", "vir", "tide", "olone", "asone", "lin",
-    ];
-    w.len() >= 7 && ENDINGS.iter().any(|e| w.ends_with(e)) && crate::text::verbs::forms(w).is_none()
-}
-
-/// Medical conditions by their names, and the words that say one is had.
-#[rustfmt::skip]
-const CONDITIONS: &[&str] = &[
-    "disease", "illness", "disorder", "syndrome", "diabetic", "diabetes", "asthma", "asthmatic", "epilepsy",
-    "epileptic", "arthritis", "migraine", "migraines", "coeliac", "celiac", "adhd", "autism", "autistic",
-    "depression", "anxiety", "hypertension", "eczema", "psoriasis", "crohn", "lupus", "cancer", "dyslexia",
-    "dyslexic", "insomnia", "cholesterol", "thyroid", "copd", "anaemia", "anemia", "fever", "hayfever", "flu",
-    "sinusitis", "tinnitus", "gout", "ibs", "endometriosis", "pcos", "fibromyalgia", "dementia", "parkinson",
-];
-
-/// How a speaker says what they do: `I'm a nurse`, `I've been a bus driver for years`, `I run
-/// a bakery`, `I teach maths`.
-#[rustfmt::skip]
-const JOB_SAID: &[&str] = &[
-    "i'm a", "i'm an", "i am a", "i am an", "im a", "im an", "i work as", "i'm the", "i've been a", "i've been an",
-    "i run a", "i run an", "i run my own", "i teach", "i lecture",
-];
-
-/// Words that make those a taste, a size or a race, not work (`I'm a huge fan`, `I run a
-/// half marathon`).
-#[rustfmt::skip]
-const NOT_A_JOB: &[&str] =
-    &["fan", "vegetarian", "vegan", "bit", "person", "huge", "big", "little", "marathon", "race", "half", "mile"];
-
 /// Whom a fact is about.
 #[derive(Clone, Debug, PartialEq, Eq)]
 enum Whose {
@@ -230,7 +153,13 @@ const PEOPLE: &[&str] = &[
     "doctor", "dentist", "therapist", "gp", "grandson", "granddaughter", "grandkids", "stepson", "stepdaughter",
     "sister-in-law", "brother-in-law", "mother-in-law", "father-in-law", "ex", "twins", "family", "fiancée", "nephews",
     "nieces", "cousins", "brothers", "sisters", "sons", "daughters", "friends", "colleagues", "grandparents",
+    "neighbours", "neighbors", "stepmother", "stepfather", "stepmum", "stepmom", "stepdad", "stepbrother", "stepsister",
+    "godmother", "godfather", "godson", "goddaughter", "in-laws", "flatmates", "housemates", "roommates",
 ];
+
+/// Words between `my` and the person it names (`my little sister`, `my best friend`).
+const PERSON_ADJECTIVES: &[&str] =
+    &["best", "old", "little", "big", "younger", "older", "eldest", "oldest", "youngest", "late", "baby", "twin"];
 
 /// Greetings a speaker opens an introduction with (`Good morning, this is Hamid.`).
 const GREETINGS: &[&str] = &[
@@ -278,7 +207,14 @@ fn whose(text: &str) -> Whose {
         k += 1;
     }
     let first = ws.get(k).map_or("", String::as_str);
-    let next = ws.get(k + 1).map_or("", String::as_str);
+    let mut n = k + 1;
+    while matches!(first, "my" | "our")
+        && ws.get(n).is_some_and(|w| PERSON_ADJECTIVES.contains(&w.as_str()))
+        && ws.get(n + 1).is_some_and(|w| PEOPLE.contains(&w.as_str()))
+    {
+        n += 1;
+    }
+    let next = ws.get(n).map_or("", String::as_str);
     match first {
         "i" | "i'm" | "i've" | "i'd" | "i'll" | "we" | "we're" | "we've" | "we'll" | "me" | "im" | "ive" => {
             Whose::Speaker
@@ -295,12 +231,14 @@ fn whose(text: &str) -> Whose {
                 .is_some_and(|w| w.chars().next().is_some_and(char::is_uppercase))
                 && !crate::text::textmath::is_stopword(first)
                 && !TIME_OPENERS.contains(&first);
-            let first_person = ws.iter().any(|w| {
-                matches!(
-                    w.as_str(),
-                    "i" | "i'm" | "my" | "we" | "our" | "me" | "we're" | "we've" | "i've" | "i'll" | "we'll" | "i'd"
-                )
-            });
+            let subject = |w: &String| {
+                matches!(w.as_str(), "i" | "i'm" | "we" | "we're" | "we've" | "i've" | "i'll" | "we'll" | "i'd" | "me")
+            };
+            // `The neighbour's cat digs up our flowerbeds`: a determiner opens the subject,
+            // and the speaker is only an owner further on, not who it is about.
+            let determined = matches!(first, "the" | "a" | "an" | "this" | "that" | "these" | "those");
+            let first_person =
+                ws.iter().any(subject) || !determined && ws.iter().any(|w| matches!(w.as_str(), "my" | "our"));
             // `Bach is my favourite composer`: the name is the speaker's thing's value.
             let value = ws.get(k + 1).is_some_and(|w| w == "is" || w == "was")
                 && ws.get(k + 2).is_some_and(|w| w == "my" || w == "our");
@@ -397,7 +335,9 @@ fn name_in(line: &Line<'_>) -> Option<String> {
     };
     // `Hey, Rafaela here.`: a greeting, a name, `here`.
     if let Some(k) = lower.iter().position(|w| w == "here") {
-        if k >= 1 && lower[..k - 1].iter().all(|w| GREETINGS.contains(&w.as_str())) && raw.len() <= k + 2 {
+        // `Hi, Siddharth here, I'm a medical student.`: more may follow a comma.
+        let ends = raw.len() <= k + 2 || raw[k].ends_with(',');
+        if k >= 1 && lower[..k - 1].iter().all(|w| GREETINGS.contains(&w.as_str())) && ends {
             if let Some(name) = capital(k - 1).filter(|n| !n.contains(' ')) {
                 return Some(name);
             }
@@ -416,7 +356,11 @@ fn name_in(line: &Line<'_>) -> Option<String> {
             // `Good morning, this is Hamid.`: the speaker introducing themselves.
             "is" if prev == "this" && lower[..k - 1].iter().all(|w| GREETINGS.contains(&w.as_str())) => (k + 1, true),
             // `Hey! It's Maya.`, `Hi, it's Maya here.`
-            "it's" | "its" if lower[..k].iter().all(|w| GREETINGS.contains(&w.as_str())) && lower.len() <= k + 3 => {
+            // `It's Gráinne, by the way.`: a name set off by a comma.
+            "it's" | "its"
+                if lower[..k].iter().all(|w| GREETINGS.contains(&w.as_str()))
+                    && (lower.len() <= k + 3 || raw.get(k + 1).is_some_and(|w| w.ends_with(','))) =>
+            {
                 (k + 1, true)
             }
             "i" if next == "am" && line.whose == Whose::Speaker => (k + 2, false),
@@ -478,8 +422,15 @@ fn who_they_are(line: &Line<'_>) -> bool {
         "afraid",
         "saving",
         "want",
+        "planning",
+        "hoping",
+        "thinking",
+        "trying",
     ]) {
         return false;
+    }
+    if line.roots.contains("job") {
+        return true;
     }
     has(&[
         "i'm",
@@ -506,14 +457,14 @@ fn who_they_are(line: &Line<'_>) -> bool {
 
 /// Every line about the speaker or someone or something of theirs.
 fn about_me(lines: &[Line<'_>]) -> Option<Answer> {
-    let mut chosen: Vec<&Line<'_>> = lines
-        .iter()
-        .filter(|l| {
-            l.whose != Whose::World
-                || name_in(l).is_some()
-                || words(l.text).iter().any(|w| matches!(w.as_str(), "i" | "my" | "we" | "our" | "me" | "us" | "i'm"))
+    // A name that opens a line may be a team, a town or a firm (`Sport Recife got
+    // promoted`): a line is the speaker's when it says `I`, `my`, `we` or `our`.
+    let mine = |l: &Line<'_>| {
+        words(l.text).iter().any(|w| {
+            matches!(w.as_str(), "i" | "my" | "we" | "our" | "me" | "us" | "i'm" | "i've" | "we're" | "we've" | "im")
         })
-        .collect();
+    };
+    let mut chosen: Vec<&Line<'_>> = lines.iter().filter(|l| mine(l) || name_in(l).is_some()).collect();
     // Who they are first — the name, then age, work, home — then the rest of theirs.
     crate::text::order::sort_by_key(&mut chosen, |l| {
         (name_in(l).is_none(), !who_they_are(l), l.whose != Whose::Speaker)
@@ -557,11 +508,24 @@ fn score(line: &Line<'_>, q: &Asked) -> Option<usize> {
     }
     match &q.holder {
         Some(_) if !q.holder_need.as_ref().is_some_and(|h| h.met(line)) => return None,
+        // `my MRI`, `my cat`: a thing of the speaker's, not one another person has.
+        Some(h) if q.mine && !PEOPLE.contains(&h.as_str()) && matches!(&line.whose, Whose::Person(p) if p != h) => {
+            return None
+        }
+        // `my family`: a person of the family, not a colleague who had a baby.
+        Some(h)
+            if PEOPLE.contains(&h.as_str())
+                && matches!(&line.whose, Whose::Person(p) if p != h && !q.holder_need.as_ref().is_some_and(|n| n.names(p))) =>
+        {
+            return None
+        }
         // A question about the speaker is not answered by what another person does, unless
         // it asks about their people (`Do I have any siblings?`).
         None if q.speaker && q.names.is_empty() => {
             let people = q.needs.iter().chain(&q.heads).any(Need::people);
-            if !people && matches!(line.whose, Whose::Person(_) | Whose::World) {
+            // `My aunt Farida raised me`: another's doing, said of the speaker.
+            let of_me = matches!(line.whose, Whose::Person(_)) && words(line.text).iter().skip(1).any(|w| w == "me");
+            if !people && !of_me && matches!(line.whose, Whose::Person(_) | Whose::World) {
                 return None;
             }
         }

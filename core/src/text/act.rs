@@ -415,6 +415,10 @@ fn clause_type(ws: &[W], caps: &[bool], asks: bool) -> Option<Reading> {
     if first == "let" && next == "me" && ws.get(2).is_some_and(|w| w.w == "know") {
         return Some(Reading::new(Act::Question, "\"let me know\" asks"));
     }
+    // `Call me Jojo, everyone does.`: the name the speaker goes by, a fact about them.
+    if first == "call" && next == "me" && caps.get(2).copied().unwrap_or(false) {
+        return Some(Reading::new(Act::Statement, "\"call me\" and a name: the name the speaker goes by"));
+    }
     imperative(ws, 0)
 }
 
@@ -651,7 +655,7 @@ mod tests {
             ("Work is mad this week.", Act::Statement),
             ("Let's plan my week.", Act::Request),
             ("How about a list of easy dinners", Act::Question),
-            ("From now on, call me Sam.", Act::Request),
+            ("From now on, call me Sam.", Act::Statement),
             ("When you get a chance, summarise this thread.", Act::Request),
             ("TL;DR of this thread please", Act::Request),
             ("I don't want you to remember my old address.", Act::Command(Forget)),

@@ -337,6 +337,10 @@ fn imperative(words: &[String], asked: bool, reminder: bool, text: &str) -> Opti
     if !verb || next.is_some_and(|n| FINITE.contains(&n)) || head.ends_with("'s") {
         return None;
     }
+    // `Call me Jojo, everyone does.`: the name the speaker goes by, not an order.
+    if head == "call" && next == Some("me") && calls_me_by_name(text) {
+        return None;
+    }
     if KEEPING.contains(&head.as_str()) && !reminder {
         // `remember that I'm vegan`: the clause after `that`; `remind me to call Ana`: a reminder.
         let mut rest = &words[1..];
@@ -359,6 +363,17 @@ fn imperative(words: &[String], asked: bool, reminder: bool, text: &str) -> Opti
         || (HANDING.contains(&head.as_str()) && next.is_some_and(|n| ["me", "us"].contains(&n)));
     (work || (!reminder && (only_told || asked)))
         .then(|| (Device::Instruction, words.iter().take(8).cloned().collect::<Vec<_>>().join(" ")))
+}
+
+/// `text` says `call me` and a capitalised name (`Call me Jojo`), not a task (`call me a taxi`).
+fn calls_me_by_name(text: &str) -> bool {
+    let ws: Vec<&str> = text.split_whitespace().map(|w| w.trim_matches(|c: char| !c.is_alphanumeric())).collect();
+    ws.windows(3).any(|w| {
+        w[0].eq_ignore_ascii_case("call")
+            && w[1].eq_ignore_ascii_case("me")
+            && w[2].starts_with(char::is_uppercase)
+            && w[2] != "I"
+    })
 }
 
 #[cfg(test)]

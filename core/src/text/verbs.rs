@@ -365,6 +365,7 @@ const FREQUENT: &[&str] = &[
     // Asked of an assistant (`Summarise this`, `Nudge me on Sunday`).
     "summarize", "recap", "nudge", "ping", "purge", "disregard", "jot", "brainstorm", "shorten", "scale",
     "scratch", "rephrase", "reword", "paraphrase", "simplify", "tweak", "draft", "quiz", "rank", "sort", "alert",
+    "condense", "abridge",
 ];
 
 /// Two-syllable verbs that double their final consonant (`prefer` → `preferred`).
@@ -373,6 +374,7 @@ const DOUBLING: &[&str] = &[
     "admit", "cancel", "commit", "compel", "control", "enrol", "equip", "excel", "expel", "transmit", "label", "level", "model", "occur",
     "omit", "patrol", "permit", "prefer", "program", "rebel", "refer", "regret", "signal", "submit", "transfer",
     "travel", "upset", "kidnap", "worship", "quarrel", "recap", "dial", "fuel", "total", "marvel", "channel", "tunnel",
+    "forget", "begin", "forbid",
 ];
 
 /// Verbs said in the passive of someone's life (`raised`, `diagnosed`, `offered`).

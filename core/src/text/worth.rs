@@ -113,6 +113,8 @@ fn introduces(clause: &str) -> bool {
     let rest: Vec<&str> = lower[k..].iter().map(String::as_str).collect();
     match rest.as_slice() {
         [_, "here"] | [_, "speaking"] => name(k),
+        // `Hey, Oluwaseun here, but Seun is fine.`: the name set off by a comma.
+        [_, "here", _, ..] => name(k) && clause.contains(&format!("{} here,", raw[k])),
         // `I'm Ben.` left alone by a split (`I'm Ben, I'm a nurse.`).
         ["i'm", _] | ["im", _] | ["i", "am", _] | ["name's", _] => name(lower.len() - 1),
         ["my", "name", "is", ..] => rest.len() <= 5 && name(k + 3),

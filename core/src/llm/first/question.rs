@@ -56,8 +56,10 @@ pub(super) struct Asked {
     /// with a date counts more.
     pub(super) ahead: bool,
     /// It asks in the present (`do I live`): a line that says it no longer holds does not
-    /// answer.
+    /// answer — unless it asks whether it `still` holds.
     pub(super) present: bool,
+    /// The holder is the speaker's (`my cat`, `our house`), not a name's (`Yasmin's`).
+    pub(super) mine: bool,
 }
 
 #[derive(Clone, Debug)]
@@ -128,9 +130,14 @@ impl Need {
             })
     }
 
-    /// The need names people (`siblings`, `kids`, `my sister`).
+    /// The need names people (`siblings`, `kids`, `my sister`, `engaged`: to a fiancée).
     pub(super) fn people(&self) -> bool {
-        PEOPLE.contains(&self.word.as_str())
+        PEOPLE.contains(&self.word.as_str()) || self.roots.iter().any(|r| PEOPLE.contains(&r.as_str()))
+    }
+
+    /// The word (`stepmother`) is one that meets it (`family`).
+    pub(super) fn names(&self, word: &str) -> bool {
+        self.roots.contains(word) || roots(word).iter().any(|r| self.roots.contains(r))
     }
 }
 
@@ -143,13 +150,13 @@ const MEANS: &[&str] = &[
     "allergy allergies allergic intolerant: swell swelling hives rash react reaction anaphylactic anaphylaxis epipen sting stings",
     "health healthy medical wellbeing ailment ailments: health",
     "condition conditions illness illnesses: health",
-    "surgery surgeries operation operations: surgery operation operated",
+    "surgery surgeries operation operations: surgery operation operated removed replacement replaced transplant stitches",
     "suffer suffers suffering: health",
     "grow grew raised upbringing childhood: born raised grew hometown",
     "study studies studying student: university uni college school degree course studying studies student phd masters doctorate thesis",
     "alive: lives living",
     "baby: pregnant expecting due child",
-    "disability disabled: wheelchair blind deaf crutches",
+    "disability disabilities disabled: wheelchair blind deaf crutches sighted cane hearing amputee",
     "training train: marathon race run running gym triathlon exam exams",
     "injury injuries injured hurt: broke broken sprained sprain fractured fracture torn surgery operation",
     "diet diets dietary restriction restrictions requirement requirements eat eating food: vegetarian vegan pescatarian gluten keto halal kosher lactose dairy coeliac celiac intolerant allergic",
@@ -157,7 +164,7 @@ const MEANS: &[&str] = &[
     "from origin origins hometown: grew born raised native",
     "medicine medicines medication medications drug drugs antibiotic antibiotics painkiller painkillers meds pills tablets prescription prescriptions: pills tablets prescribed avoid medication inhaler insulin",
     "condition conditions medical: disease illness diagnosed disorder syndrome diabetic diabetes asthma asthmatic epilepsy epileptic arthritis migraine migraines coeliac celiac adhd autism autistic depression anxiety hypertension eczema psoriasis crohn's lupus",
-    "flight flights fly flying flew",
+    "flight flights fly flying flew plane planes",
     "holiday holidays vacation trip: travel travelling traveling flying fly going visiting",
     "travel travelling traveling trip: flying fly going",
     "wedding married marrying marry",
@@ -170,14 +177,14 @@ const MEANS: &[&str] = &[
     "related relation relationship relative: family",
     "due: expecting pregnant expected",
     "parents: mum mom mother dad father",
-    "family relatives: partner spouse husband wife boyfriend girlfriend fiancé fiance fiancee son sons daughter daughters kid kids child children baby mum mom mother dad father parents brother brothers sister sisters sibling siblings twin twins grandma grandmother grandad grandfather grandpa granny aunt uncle cousin niece nephew grandson granddaughter grandchildren grandkids stepson stepdaughter",
+    "family relatives: stepmother stepfather stepmum stepmom stepdad stepbrother stepsister partner spouse husband wife boyfriend girlfriend fiancé fiance fiancee son sons daughter daughters kid kids child children baby mum mom mother dad father parents brother brothers sister sisters sibling siblings twin twins grandma grandmother grandad grandfather grandpa granny aunt uncle cousin niece nephew grandson granddaughter grandchildren grandkids stepson stepdaughter",
     "partner spouse: husband wife boyfriend girlfriend fiancé fiancee fiance",
-    "live lives living home city town: based moved move flat apartment house share flatmate housemate roommate",
+    "live lives living home city town stay staying place: based moved move flat apartment house share flatmate housemate roommate bungalow cottage studio yurt farmhouse house-sitting",
     "race races: marathon triathlon run running",
     "author authors: writer novels novel books",
     "composer composers: music",
-    "job work works working career profession living occupation: promoted employed freelance",
-    "pet pets animal animals: dog dogs cat cats puppy kitten dragon lizard tortoise turtle rabbit hamster fish goldfish parrot bird hen hens chicken chickens bee bees goat goats horse pony snake guinea",
+    "job work works working career profession living occupation employer: promoted employed freelance",
+    "pet pets animal animals: dog dogs cat cats puppy kitten dragon lizard tortoise turtle rabbit hamster fish goldfish parrot bird hen hens chicken chickens bee bees goat goats horse pony snake guinea axolotl gecko ferret chinchilla tarantula tarantulas budgie budgies parakeet cockatiel iguana donkey donkeys alpaca alpacas llama sheep pig pigs duck ducks hedgehog",
     "dog dogs: puppy puppies beagle labrador lurcher terrier spaniel collie retriever poodle whippet greyhound dachshund pug bulldog husky corgi",
     "cat cats: kitten kittens",
     "breed breeds: beagle labrador lurcher terrier spaniel collie retriever poodle whippet greyhound dachshund pug bulldog husky corgi tabby siamese persian",
@@ -190,6 +197,19 @@ const MEANS: &[&str] = &[
     "surname lastname",
     "starting start starts",
     "plans plan: going flying trip",
+    "supplement supplements: vitamin vitamins omega omega-3 magnesium iron zinc probiotic probiotics capsules",
+    "react reaction reacts reacting: itch itchy itches rash swell swelling hives allergic allergy sneeze",
+    "skin: eczema psoriasis rash acne dermatitis rosacea",
+    "back: disc discs spine spinal sciatica slipped",
+    "grandparents grandparent: grandmother grandma grandad granddad grandfather grandpa nan nana granny gran nonna nonno abuela abuelo",
+    "engaged engagement: fiancée fiance fiancé fiancee",
+    "own owns: rent rents renting bought mortgage",
+    "house home place: farmhouse cottage bungalow flat apartment studio yurt bathroom kitchen loft garden roof",
+    "employ employs employer employed employment: work works job freelance self-employed",
+    "author authors writer writers novelist",
+    "sing sang singing: song songs karaoke",
+    "watch watching watched: film films movie movies series show shows drama dramas tv documentaries documentary anime telly netflix",
+    "like likes: always usually go-to",
 ];
 
 /// Words a question is asked with, that say nothing of what it is about.
@@ -204,11 +224,14 @@ const ASKING: &[&str] = &[
     "now", "currently", "still", "right", "yeah", "people", "next", "upcoming", "coming", "up", "this", "that",
     "alone", "take", "normal", "regular", "usual", "want", "you've", "hear", "i'd", "myself", "all", "stored",
     "memory", "hold", "or", "told", "telling", "getting", "long", "summarise", "summarize", "list",
+    "according", "supposed", "meant", "keep", "anyone", "anybody", "someone", "days", "these", "nowadays", "moment",
+    "usually", "spend", "spent", "what've", "where'd", "what'd", "who'd", "how'd", "when'd", "where've", "who've",
+    "i've", "we've", "wheres", "whos", "whens",
 ];
 
 impl Asked {
     pub(super) fn read(question: &str) -> Asked {
-        let ws = words(question);
+        let ws = plain_words(question);
         let has = |w: &str| ws.iter().any(|x| x == w);
         let kind = kind_of(&ws);
         let holder = holder(question, &ws);
@@ -299,17 +322,68 @@ impl Asked {
                     "do" | "does" | "am" | "is" | "are" | "now" | "what's" | "who's" | "where's" | "whats"
                 )
             });
+        let present = present && !has("still");
+        let mine = ws.iter().any(|w| w == "my" || w == "our");
         let holder_need = holder.as_deref().map(Need::new);
-        Asked { kind, holder, holder_need, needs, heads, names, want, speaker, ahead, present }
+        Asked { kind, holder, holder_need, needs, heads, names, want, speaker, ahead, present, mine }
     }
+}
+
+/// The question's words, with what chat shortens written out (`abt` → `about`) and set
+/// phrases said by the word that means them (`stay away from` → `avoid`, `on my own` →
+/// `alone`, `line of work` → `job`, `hand in` → `due`, `brought me up` → `raised`).
+fn plain_words(question: &str) -> Vec<String> {
+    const SHORT: &[(&str, &str)] = &[("abt", "about"), ("u", "you"), ("ur", "your"), ("r", "are")];
+    const PHRASES: &[(&str, &str)] = &[
+        ("stay away from", "avoid"),
+        ("keep away from", "avoid"),
+        ("steer clear of", "avoid"),
+        ("on my own", "alone"),
+        ("by myself", "alone"),
+        ("line of work", "job"),
+        ("do for work", "job"),
+        ("do for a living", "job"),
+        ("hand in", "due"),
+        ("brought me up", "raised"),
+        ("bring me up", "raised"),
+        ("not keen on", "dislike"),
+        ("don't like", "dislike"),
+        ("do not like", "dislike"),
+        ("these days", "now"),
+        ("at the moment", "now"),
+    ];
+    let ws: Vec<String> = words(question)
+        .into_iter()
+        .map(|w| SHORT.iter().find(|(s, _)| *s == w).map_or(w, |(_, l)| l.to_string()))
+        .collect();
+    let mut out = Vec::new();
+    let mut k = 0;
+    'next: while k < ws.len() {
+        for (phrase, word) in PHRASES {
+            let p: Vec<&str> = phrase.split(' ').collect();
+            if ws[k..].iter().take(p.len()).map(String::as_str).eq(p.iter().copied()) {
+                out.push(word.to_string());
+                k += p.len();
+                continue 'next;
+            }
+        }
+        out.push(ws[k].clone());
+        k += 1;
+    }
+    out
 }
 
 /// Words that name only the kind of answer, wherever they stand (`Do I have any health
 /// problems?`): a line need not hold them.
-const SOFT: &[&str] = &["problem", "problems", "issue", "issues", "concern", "concerns", "trouble", "stuff", "things"];
+#[rustfmt::skip]
+const SOFT: &[&str] = &[
+    "problem", "problems", "issue", "issues", "concern", "concerns", "trouble", "stuff", "things", "wrong", "unusual",
+    "exotic", "big", "title", "guy", "man", "woman", "person", "alive", "around", "plans", "plan",
+];
 
 /// Words between `my` and what it owns (`my next gig`, `my new flat`).
-const HOLDER_ADJECTIVES: &[&str] = &["next", "new", "old", "current", "first", "last", "upcoming", "own", "usual"];
+const HOLDER_ADJECTIVES: &[&str] =
+    &["next", "new", "old", "current", "first", "last", "upcoming", "own", "usual", "fave", "favourite", "favorite"];
 
 /// Name, who-am-I, about-me, or any other question.
 fn kind_of(ws: &[String]) -> Kind {
@@ -324,7 +398,10 @@ fn kind_of(ws: &[String]) -> Kind {
     if mine && !ws.windows(3).any(|w| w[0] == "my" && w[2] == "name" && !own_name(&w[1])) {
         return Kind::Name;
     }
-    if has("who am i") || has("who i am") || has("who do you think i am") {
+    if has("go by") && has("name") && (has("i") || has("me")) {
+        return Kind::Name;
+    }
+    if has("who am i") || has("who i am") || has("who do you think i am") || has("who you think i am") {
         return Kind::Identity;
     }
     let about = has("about me")
@@ -355,6 +432,12 @@ fn kind_of(ws: &[String]) -> Kind {
 /// Words that ask what is known, with no topic of their own (`What have you learned about me
 /// so far?`).
 const KNOWING: &[&str] = &[
+    "info",
+    "information",
+    "details",
+    "shared",
+    "life",
+    "point",
     "learned",
     "learnt",
     "gathered",
