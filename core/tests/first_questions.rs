@@ -215,3 +215,22 @@ fn regression_a_polite_forget_with_a_gerund_was_read_as_a_request() {
     let r = read("Would you mind forgetting what I said about my neighbour's drinking?");
     assert!(matches!(r.act, Act::Command(_)), "{r:?}");
 }
+
+#[test]
+fn regression_who_am_i_engaged_to_was_read_as_who_am_i() {
+    let facts = ["My fiancée Amaka is a lawyer.", "I'm a quantity surveyor."];
+    let (_, cited) = ask(&facts, "who am I engaged to");
+    assert_eq!(cited, ["My fiancée Amaka is a lawyer."]);
+    let (_, cited) = ask(&facts, "Who am I again?");
+    assert_eq!(cited, ["I'm a quantity surveyor."]);
+}
+
+#[test]
+fn regression_our_baby_said_of_my_wife_was_not_the_babys() {
+    let facts = ["My wife Marta is expecting our first baby in April.", "My brother Dev is allergic to penicillin."];
+    let (_, cited) = ask(&facts, "When is our baby due?");
+    assert_eq!(cited, ["My wife Marta is expecting our first baby in April."]);
+    // Another person of the family is still not the one asked about.
+    let (reply, cited) = ask(&facts, "Is my sister allergic to anything?");
+    assert!(cited.is_empty(), "{reply}");
+}

@@ -157,6 +157,16 @@ const PEOPLE: &[&str] = &[
     "godmother", "godfather", "godson", "goddaughter", "in-laws", "flatmates", "housemates", "roommates",
 ];
 
+/// `text` names `holder` as the speaker's past its subject (`My wife is expecting our first
+/// baby`): the line is about that one too.
+fn owns_later(text: &str, holder: &str) -> bool {
+    let ws = words(text);
+    ws.iter()
+        .enumerate()
+        .skip(2)
+        .any(|(k, w)| (w == "my" || w == "our") && ws[k + 1..].iter().take(3).any(|x| x == holder))
+}
+
 /// Words between `my` and the person it names (`my little sister`, `my best friend`).
 const PERSON_ADJECTIVES: &[&str] =
     &["best", "old", "little", "big", "younger", "older", "eldest", "oldest", "youngest", "late", "baby", "twin"];
@@ -515,7 +525,8 @@ fn score(line: &Line<'_>, q: &Asked) -> Option<usize> {
         // `my family`: a person of the family, not a colleague who had a baby.
         Some(h)
             if PEOPLE.contains(&h.as_str())
-                && matches!(&line.whose, Whose::Person(p) if p != h && !q.holder_need.as_ref().is_some_and(|n| n.names(p))) =>
+                && matches!(&line.whose, Whose::Person(p)
+                    if p != h && !q.holder_need.as_ref().is_some_and(|n| n.names(p)) && !owns_later(line.text, h)) =>
         {
             return None
         }

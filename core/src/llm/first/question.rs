@@ -226,7 +226,7 @@ const ASKING: &[&str] = &[
     "memory", "hold", "or", "told", "telling", "getting", "long", "summarise", "summarize", "list",
     "according", "supposed", "meant", "keep", "anyone", "anybody", "someone", "days", "these", "nowadays", "moment",
     "usually", "spend", "spent", "what've", "where'd", "what'd", "who'd", "how'd", "when'd", "where've", "who've",
-    "i've", "we've", "wheres", "whos", "whens",
+    "i've", "we've", "wheres", "whos", "whens", "every", "each", "daily",
 ];
 
 impl Asked {
@@ -401,7 +401,11 @@ fn kind_of(ws: &[String]) -> Kind {
     if has("go by") && has("name") && (has("i") || has("me")) {
         return Kind::Name;
     }
-    if has("who am i") || has("who i am") || has("who do you think i am") || has("who you think i am") {
+    // `Who am I?`, `who am i again`, not `Who am I engaged to?`.
+    let who_am_i = ws.windows(3).position(|w| w[0] == "who" && w[1] == "am" && w[2] == "i").is_some_and(|k| {
+        ws[k + 3..].iter().all(|w| ASKING.contains(&w.as_str()) || KNOWING.contains(&w.as_str()) || is_stopword(w))
+    });
+    if who_am_i || has("who i am") || has("who do you think i am") || has("who you think i am") {
         return Kind::Identity;
     }
     let about = has("about me")
