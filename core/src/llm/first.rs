@@ -213,7 +213,8 @@ fn words(text: &str) -> Vec<String> {
 fn whose(text: &str) -> Whose {
     let ws = words(text);
     let mut k = 0;
-    while ws.get(k).is_some_and(|w| OPENERS.contains(&w.as_str())) {
+    // `Good evening, I'm Hemi.`: a greeting opens it, the speaker is its subject.
+    while ws.get(k).is_some_and(|w| OPENERS.contains(&w.as_str()) || GREETINGS.contains(&w.as_str())) {
         k += 1;
     }
     let first = ws.get(k).map_or("", String::as_str);
@@ -405,8 +406,10 @@ fn identity(lines: &[Line<'_>]) -> Option<Answer> {
 /// pronouns or marital state — not a taste, a plan, their health, family or pets.
 fn who_they_are(line: &Line<'_>) -> bool {
     let ws = words(line.text);
-    let starts_i =
-        ws.iter().find(|w| !OPENERS.contains(&w.as_str())).is_some_and(|w| matches!(w.as_str(), "i" | "i'm" | "im"));
+    let starts_i = ws
+        .iter()
+        .find(|w| !OPENERS.contains(&w.as_str()) && !GREETINGS.contains(&w.as_str()))
+        .is_some_and(|w| matches!(w.as_str(), "i" | "i'm" | "im"));
     if !starts_i || line.date().is_some() {
         return false;
     }

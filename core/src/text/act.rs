@@ -393,6 +393,10 @@ fn clause_type(ws: &[W], caps: &[bool], asks: bool) -> Option<Reading> {
     if is(WH, first) {
         return Some(wh(ws, caps, asks));
     }
+    // `since when have I been in Nairobi`: a wh-word after a preposition.
+    if matches!(first, "since" | "until" | "till") && is(WH, next) && ws.len() > 2 {
+        return Some(wh(&ws[1..], &caps[1.min(caps.len())..], asks));
+    }
     if first == "any" && next == "chance"
         || (first == "is" && next == "there" && ws.get(2).is_some_and(|w| w.w == "any"))
     {
@@ -428,8 +432,10 @@ fn wh(ws: &[W], caps: &[bool], asks: bool) -> Reading {
     let asked = |why: &str| Reading::new(Act::Question, format!("\"{first}\" {why}"));
     let Some(n1) = ws.get(1).map(|w| w.w.as_str()) else { return asked("asks") };
     // `What a view!`, `How lovely!`: an exclamation.
-    let verbless =
-        !ws[1..].iter().any(|w| aux(&w.w) || verbs::forms(&w.w).is_some_and(|f| f.is(Form::Third) || f.is(Form::Past)));
+    let verbless = !ws[1..].iter().any(|w| {
+        // `how old's mum now`: `'s` is `is`.
+        aux(&w.w) || w.w.ends_with("'s") || verbs::forms(&w.w).is_some_and(|f| f.is(Form::Third) || f.is(Form::Past))
+    });
     let how_adjective = first == "how" && !matches!(n1, "about" | "come" | "many" | "much" | "long" | "often" | "far");
     if (first == "what" && matches!(n1, "a" | "an") || how_adjective) && verbless && !asks {
         return Reading::new(Act::Statement, format!("an exclamation with \"{first}\""));
@@ -466,7 +472,14 @@ fn auxiliary_first(ws: &[W], caps: &[bool]) -> Option<Reading> {
         let verb = if first == "do" { 2 } else { 1 };
         return negated_imperative(ws, verb);
     }
-    if !subject_at(ws, 1, caps) {
+    // `is dumpling a dog or a cat`, `does tofu go outside`: a name typed lowercase is still
+    // the subject when a verb or an article follows it.
+    let lowercase_subject = matches!(first, "is" | "are" | "was" | "were" | "does" | "do" | "did" | "has" | "have")
+        && ws
+            .get(1)
+            .is_some_and(|w| !aux(&w.w) && verbs::forms(&w.w).is_none() && !matches!(w.w.as_str(), "and" | "not"))
+        && ws.get(2).is_some_and(|w| matches!(w.w.as_str(), "a" | "an" | "the" | "still") || base_verb(&w.w));
+    if !subject_at(ws, 1, caps) && !lowercase_subject {
         // No subject: `Can't remember the last time …`, `May is when …`: a statement.
         return None;
     }

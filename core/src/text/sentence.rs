@@ -1,5 +1,5 @@
 //! Cutting text into sentences: at a `.`, `!` or `?` that ends one (not after `Dr.` or an
-//! initial), a `;`, a line end. The splitter ([`super::split`]) cuts each sentence further.
+//! initial), a `;` between words (not in `tl;dr`), a line end. The splitter ([`super::split`]) cuts each sentence further.
 
 /// The sentences of `text`, each with its closing mark: a `.`, `!` or `?` followed by a
 /// space or the end (not after an abbreviation such as `Dr.` or an initial), a `;`, a
@@ -11,7 +11,9 @@ pub fn sentences(text: &str) -> Vec<&str> {
     for (k, &(i, c)) in chars.iter().enumerate() {
         let next = chars.get(k + 1).map(|x| x.1);
         let ends = match c {
-            ';' | '\n' => true,
+            '\n' => true,
+            // `tl;dr of that email`: a `;` inside a word ends nothing.
+            ';' => !(k > 0 && chars[k - 1].1.is_alphanumeric() && next.is_some_and(char::is_alphanumeric)),
             '.' | '!' | '?' | '…' => {
                 next.is_none_or(|n| n.is_whitespace() || matches!(n, '"' | '\'' | ')' | '”' | '’'))
                     && !(c == '.' && abbreviation(&text[start..i]))

@@ -226,7 +226,7 @@ const ASKING: &[&str] = &[
     "memory", "hold", "or", "told", "telling", "getting", "long", "summarise", "summarize", "list",
     "according", "supposed", "meant", "keep", "anyone", "anybody", "someone", "days", "these", "nowadays", "moment",
     "usually", "spend", "spent", "what've", "where'd", "what'd", "who'd", "how'd", "when'd", "where've", "who've",
-    "i've", "we've", "wheres", "whos", "whens", "every", "each", "daily",
+    "i've", "we've", "wheres", "whos", "whens", "every", "each", "daily", "taking", "whereabouts",
 ];
 
 impl Asked {
@@ -403,9 +403,14 @@ fn kind_of(ws: &[String]) -> Kind {
     }
     // `Who am I?`, `who am i again`, not `Who am I engaged to?`.
     let who_am_i = ws.windows(3).position(|w| w[0] == "who" && w[1] == "am" && w[2] == "i").is_some_and(|k| {
-        ws[k + 3..].iter().all(|w| ASKING.contains(&w.as_str()) || KNOWING.contains(&w.as_str()) || is_stopword(w))
+        // Nothing after, or a phrase that says how (`in a nutshell`, `according to your notes`).
+        ws.get(k + 3).is_none_or(|w| ASKING.contains(&w.as_str()) || KNOWING.contains(&w.as_str()) || is_stopword(w))
     });
-    if who_am_i || has("who i am") || has("who do you think i am") || has("who you think i am") {
+    // `Who's this you're talking to?`, `what's my story`, `sum me up`, `describe me`.
+    let talking = has("who") && (has("talking to") || has("speaking to") || has("chatting with"));
+    let story =
+        ["my deal", "my story", "sum me up", "describe me", "introduce me", "my life story"].iter().any(|p| has(p));
+    if who_am_i || talking || story || has("who i am") || has("who do you think i am") || has("who you think i am") {
         return Kind::Identity;
     }
     let about = has("about me")

@@ -151,8 +151,10 @@ pub(super) fn addressed(ws: &[W], k: usize, how: &str) -> Option<Reading> {
         if (is(WH, wh) || matches!(wh, "whether" | "if")) && !how_to {
             return Some(Reading::new(Act::Question, format!("{how}: \"{w} me {wh} …\" asks for a stored fact")));
         }
-        // `Remind me my therapist's name.`: a noun phrase and no `to` + verb asks for it.
-        let named = matches!(wh, "my" | "our" | "his" | "her" | "their" | "the" | "your");
+        // `Remind me my therapist's name.`, `remind me of my horse's name`: a noun phrase and
+        // no `to` + verb asks for it.
+        let np = if wh == "of" { after.get(2).copied().unwrap_or("") } else { wh };
+        let named = matches!(np, "my" | "our" | "his" | "her" | "their" | "the" | "your");
         let to_do = after.windows(2).any(|p| p[0] == "to" && base_verb(p[1]));
         if lemma == "remind" && named && !to_do {
             return Some(Reading::new(Act::Question, format!("{how}: \"{w} me\" + a noun asks for a stored fact")));
@@ -255,7 +257,9 @@ fn reminds(after: &[&str]) -> bool {
     let me = after.first().is_some_and(|m| matches!(*m, "me" | "us"));
     let next = after.get(1).copied().unwrap_or("");
     let asks = is(WH, next) || matches!(next, "whether" | "if");
-    let named = matches!(next, "my" | "our" | "his" | "her" | "their" | "the" | "your");
+    // `remind me of my horse's name`: what to be reminded of, a noun phrase.
+    let np = if next == "of" { after.get(2).copied().unwrap_or("") } else { next };
+    let named = matches!(np, "my" | "our" | "his" | "her" | "their" | "the" | "your");
     let to_do = after.windows(2).any(|p| p[0] == "to" && base_verb(p[1]));
     me && !next.is_empty() && !asks && (!named || to_do)
 }

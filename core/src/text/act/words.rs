@@ -122,7 +122,7 @@ pub(super) const NEGATED: &[&str] = &[
     "couldn't", "won't", "wouldn't", "shouldn't", "mustn't", "ain't",
 ];
 pub(super) const MODALS: &[&str] = &["can", "could", "would", "will", "'d", "'ll", "might", "may", "should", "must"];
-pub(super) const WH: &[&str] = &["what", "where", "when", "who", "whom", "whose", "which", "why", "how"];
+pub(super) const WH: &[&str] = &["what", "where", "when", "who", "whom", "whose", "which", "why", "how", "whereabouts"];
 #[rustfmt::skip]
 pub(super) const SUBJECTS: &[&str] = &[
     "i", "you", "we", "he", "she", "they", "it", "there", "this", "that", "these", "those", "my", "our", "your",
