@@ -275,8 +275,11 @@ fn regression_a_lowercase_question_without_its_mark_was_stored_as_a_statement() 
 
 #[test]
 fn regression_who_am_i_said_with_a_phrase_after_it_or_as_who_you_are_talking_to_was_not_read() {
-    let facts =
-        ["Good evening, I'm Hemi Walker.", "I'm a rugby coach at a high school in Rotorua.", "My dad used to play rugby."];
+    let facts = [
+        "Good evening, I'm Hemi Walker.",
+        "I'm a rugby coach at a high school in Rotorua.",
+        "My dad used to play rugby.",
+    ];
     for question in ["Who am I, according to your notes?", "Who's this you're talking to?", "what's my story"] {
         let (reply, cited) = ask(&facts, question);
         assert!(reply.starts_with("You're Hemi Walker.") && cited.len() == 2, "{question}: {reply}");
