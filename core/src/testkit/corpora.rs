@@ -116,6 +116,7 @@ const PERSON_DEV: &str = include_str!("corpora/person-dev.tsv");
 const CHATTER_DEV: &str = include_str!("corpora/chatter-dev.tsv");
 const COMPOUNDS_DEV: &str = include_str!("corpora/compounds-dev.tsv");
 const SUPERSEDE: &str = include_str!("corpora/supersede.tsv");
+const SUPERSEDE_DEV: &str = include_str!("corpora/supersede-dev.tsv");
 const REFERENTS: &str = include_str!("corpora/referents.tsv");
 
 /// The records of a TSV corpus: every line but the `#` header, split at tabs (every corpus
@@ -160,19 +161,24 @@ pub fn compounds() -> Vec<Compound> {
     out
 }
 
-/// `supersede.tsv`: 337 pairs of nine shapes. A pair's half is its older and newer
-/// statement's, hashed together (`older<TAB>newer`).
+/// `supersede.tsv`: 337 pairs of nine shapes, then `supersede-dev.tsv`'s ([`Half::Dev`]).
+/// A held-out pair's half is its older and newer statement's, hashed together
+/// (`older<TAB>newer`); a dev pair that repeats a held-out statement is left out.
 pub fn supersede() -> Vec<Pair> {
-    records(SUPERSEDE)
-        .map(|f| Pair {
-            shape: f[0],
-            first: f[1] == "first",
-            change: f[2] == "change",
-            older: f[3],
-            newer: f[4],
-            half: half_of(&format!("{}\t{}", f[3], f[4])),
-        })
-        .collect()
+    let pair = |f: &[&'static str], half: Half| Pair {
+        shape: f[0],
+        first: f[1] == "first",
+        change: f[2] == "change",
+        older: f[3],
+        newer: f[4],
+        half,
+    };
+    let mut out: Vec<Pair> = records(SUPERSEDE).map(|f| pair(&f, half_of(&format!("{}\t{}", f[3], f[4])))).collect();
+    let held = |s: &str| out.iter().any(|h| same(h.older, s) || same(h.newer, s));
+    let dev: Vec<Pair> =
+        records(SUPERSEDE_DEV).map(|f| pair(&f, Half::Dev)).filter(|d| !held(d.older) && !held(d.newer)).collect();
+    out.extend(dev);
+    out
 }
 
 /// `referents.tsv`: 147 turns, 110 listed pronouns.
@@ -454,7 +460,7 @@ mod tests {
         let c: Vec<Chatter> = chatter().into_iter().filter(|x| held(x.half)).collect();
         let k: Vec<Compound> = compounds().into_iter().filter(|x| held(x.half)).collect();
         assert_eq!((p.len(), c.len(), k.len()), (478, 188, 309));
-        let (s, r) = (supersede(), referents());
+        let (s, r) = (supersede().into_iter().filter(|x| held(x.half)).collect::<Vec<_>>(), referents());
         assert_eq!((s.len(), r.len()), (337, 147));
         assert_eq!(r.iter().map(|x| x.pronouns.len()).sum::<usize>(), 110);
         assert_eq!(s.iter().filter(|x| !x.change).count(), 169);

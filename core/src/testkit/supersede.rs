@@ -2,7 +2,8 @@
 //! model would send them: every pair, compatible or not, proposed as a supersession of the
 //! older statement by the newer, each statement its own fact and its own turn, said thirty
 //! days and one day ago. A compatible pair must be refused (both still hold); a change
-//! accepted. Figures by half and shape; the test half's are the ones reported.
+//! accepted. Figures by half and shape; the test half's are the ones reported, the dev
+//! pairs (`supersede-dev.tsv`, a second writer's) are tuning material like the tuning half.
 
 use super::corpora::{self, Half, Pair};
 use crate::gate::case::{Case, CaseError};
@@ -53,8 +54,8 @@ pub struct Tally {
 #[derive(Clone, Debug, Default)]
 pub struct Score {
     pub groups: BTreeMap<(Half, &'static str), Tally>,
-    /// `(half, line)`: the pairs the gate got wrong, with its reason (print the tuning
-    /// half's only: nobody tunes a rule on the test half by reading it).
+    /// `(half, line)`: the pairs the gate got wrong, with its reason (print the tuning and
+    /// dev halves' only: nobody tunes a rule on the test half by reading it).
     pub misses: Vec<(Half, String)>,
 }
 
@@ -87,7 +88,10 @@ impl Score {
             )
         };
         let mut out = Vec::new();
-        for half in [Half::Tuning, Half::Test] {
+        for half in [Half::Tuning, Half::Test, Half::Dev] {
+            if self.total(half) == Tally::default() {
+                continue;
+            }
             out.push(line(half, "all", &self.total(half)));
             for ((_, shape), t) in self.groups.iter().filter(|((h, _), _)| *h == half) {
                 out.push(line(half, shape, t));
