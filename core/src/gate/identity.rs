@@ -26,6 +26,9 @@ use crate::text::referent::{Det, Phrase};
 use crate::text::{slots, textmath, verbs};
 use std::collections::BTreeSet;
 
+mod clauses;
+use clauses::{bridged, ends_a_while, resolved};
+
 /// The basis on which the newer fact's clauses (`new`) replace the older fact's first
 /// clause (`old[0]`), or the refusal naming the referents and roles at fault.
 pub(super) fn basis(
@@ -56,7 +59,7 @@ pub(super) fn basis(
         return Err(format!("{n_id} has no clause with a subject and a verb: it gives no new value"));
     }
     let mut refusals = Vec::new();
-    for n in new {
+    for n in &resolved(new) {
         match relation(o, n, ids, slots) {
             Ok(b) => return Ok(b),
             Err(r) => refusals.push(r),
@@ -97,6 +100,9 @@ fn relation(o: &Frame, n: &Frame, (o_id, n_id): (&str, &str), slots: &[String]) 
                 "{o_id} introduces {} (indefinite) and {n_id} does not take it up to end it: a new one is not a new value of another",
                 o.subject.text
             )));
+        }
+        if let Some(basis) = bridged(o, n).and_then(|(o, n)| relation(&o, &n, (o_id, n_id), slots).ok()) {
+            return Ok(basis);
         }
         return Err(other_referent(o, n, (o_id, n_id)));
     }
@@ -151,6 +157,10 @@ fn same_referent(
     if let Some(verb) = frame::ending(n).filter(|v| n.event && ends(o, n, v)) {
         let thing = if n.mentions.is_empty() || intransitive(&n.verb) { who } else { n.mentions[0].text.clone() };
         return Ok(SupersedeBasis::Ended { thing, verb });
+    }
+    if let Some(phrase) = o.bounded.as_ref().filter(|_| ends_a_while(o, n)) {
+        // `My husband is in Singapore until the 20th` / `My husband flew home last night`.
+        return Ok(SupersedeBasis::While { phrase: phrase.clone() });
     }
     if o.negated {
         return Err((0, format!("{o_id} says what does not hold of {who}: {n_id}'s value does not undo it")));

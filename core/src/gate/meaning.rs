@@ -121,6 +121,13 @@ fn basis_or_why(old: &Reading<'_>, new: &Reading<'_>, policy: &RetentionPolicy) 
         if polarity::keeps_polarity(&new.item.text, &[old.item.text.as_str()], "", "").is_err() {
             return Ok(SupersedeBasis::Polarity);
         }
+        // Words shared are not a value shared: `… rate is £7 an hour` / `… £7.50 an hour`,
+        // `Spirited Away is my favourite film` / `Past Lives has replaced Spirited Away as
+        // my favourite film` restate the older's words around a new value.
+        let ids = (old.item.item_id.as_str(), new.item.item_id.as_str());
+        if let Ok(basis) = super::identity::basis(ids, &old.frames, &new.frames, &policy.single_valued_slots) {
+            return Ok(basis);
+        }
         return Err(format!(
             "similarity {sim:.3} reaches the threshold {threshold} and each clause of {} keeps the polarity of the clause of {} it restates: a duplicate, which is Dedupe's job",
             new.item.item_id, old.item.item_id

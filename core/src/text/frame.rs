@@ -127,6 +127,7 @@ const ADVERBS: &[&str] = &[
     "definitely", "literally", "totally", "basically", "kinda", "sort", "kind", "of", "ever", "once", "again",
     "rarely", "hardly", "barely", "mainly", "nearly", "almost", "too", "pretty", "so", "back", "then", "officially",
     "occasionally", "regularly", "normally", "typically", "eventually", "suddenly", "lol", "btw", "tbh",
+    "nowadays", "lately",
 ];
 
 /// The first clause of `text`, read; `None` when it has no subject and verb (`Good
@@ -324,7 +325,10 @@ fn auxiliaries(w: &[Word], v: usize) -> Auxiliaries {
         if t.is(AUXILIARIES) {
             a.past |= !a.any && t.is(PAST_AUXILIARIES);
             a.negated |= lower.contains("n't") || (lower.ends_with("nt") && lower.len() > 3) || lower == "cannot";
-            a.be = t.is(BE);
+            // `My brother's got 6 points`: `'s` before `got` or `been` is `has`.
+            let has = lower == "'s" && next.is_some_and(|n| n.is(&["got", "been"]));
+            a.be = t.is(BE) && !has;
+            a.have |= has;
             a.have |= t.is(&["have", "has", "had", "'ve", "haven't", "hasn't", "hadn't", "havent", "hasnt"]);
             a.any = true;
             // `had to put`, `have got to`: a need, the verb after `to` is the clause's.
@@ -334,6 +338,13 @@ fn auxiliaries(w: &[Word], v: usize) -> Auxiliaries {
             }
         } else if t.is(&["not", "never"]) || (lower == "no" && next.is_some_and(|n| n.lower == "longer")) {
             a.negated = true;
+        } else if (lower == "these" && next.is_some_and(|n| n.lower == "days"))
+            || (lower == "at"
+                && next.is_some_and(|n| n.lower == "the")
+                && w.get(a.end + 2).is_some_and(|n| n.lower == "moment"))
+        {
+            // `My go-to takeaway these days is …`: when, between the subject and its verb.
+            a.end += if lower == "at" { 2 } else { 1 };
         } else if lower == "used" && next.is_some_and(|n| n.lower == "to") {
             a.past = true;
             a.end += 1;

@@ -16,6 +16,8 @@
 //! assert_eq!(noun_phrase(&w, 0).unwrap().0.det, Det::Indefinite);
 //! ```
 
+mod contraction;
+
 use super::textmath::{is_stopword, stem_token};
 use super::verbs::{self, Form};
 
@@ -33,7 +35,7 @@ pub struct Word {
 }
 
 impl Word {
-    fn new(text: &str, mark: bool) -> Word {
+    pub(super) fn new(text: &str, mark: bool) -> Word {
         let lower = text.to_lowercase().replace('’', "'");
         Word { text: text.to_string(), lower, cap: text.chars().next().is_some_and(char::is_uppercase), mark }
     }
@@ -99,7 +101,7 @@ pub fn words(text: &str) -> Vec<Word> {
             k += 1;
         }
     }
-    out
+    contraction::contract_is(out)
 }
 
 fn push_word(out: &mut Vec<Word>, text: &str) {

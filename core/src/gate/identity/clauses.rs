@@ -1,0 +1,64 @@
+//! How the clauses of two facts are lined up before the referent rule compares them: a
+//! later clause's pronoun read as the subject it points back at, one of the speaker's
+//! things told of the speaker, and a while a later event ends.
+
+use super::object;
+use crate::text::frame::Frame;
+use crate::text::referent::{Det, Phrase};
+
+/// The clauses of one fact with a later clause's `he`, `she`, `it` or `they` read as the
+/// earlier clause's subject it points back at (`My mum was discharged yesterday and she's
+/// home now`): one the same number, a name or a description, the only one before it.
+pub(super) fn resolved(frames: &[Frame]) -> Vec<Frame> {
+    let mut out: Vec<Frame> = frames.to_vec();
+    for k in 1..out.len() {
+        let p = &out[k].subject;
+        if p.det != Det::Pronoun || !["he", "she", "it", "they"].contains(&p.text.to_lowercase().as_str()) {
+            continue;
+        }
+        let plural = p.plural;
+        let before: Vec<&Phrase> = out[..k]
+            .iter()
+            .map(|f| &f.subject)
+            .filter(|s| matches!(s.det, Det::Name | Det::Possessive | Det::Definite) && s.plural == plural)
+            .collect();
+        if let [only] = before.as_slice() {
+            out[k].subject = (*only).clone();
+        }
+    }
+    out
+}
+
+/// The two clauses told of one of the speaker's things where one tells it of the speaker
+/// (`I pay £45 a month for my phone contract` / `My phone contract is down to £22`,
+/// `my daily step goal is 8000` / `bumped my daily step goal to 10k`): that clause with the
+/// thing as its subject. `None` when neither clause names the other's thing.
+pub(super) fn bridged(o: &Frame, n: &Frame) -> Option<(Frame, Frame)> {
+    let owned = |p: &Phrase| p.det == Det::Possessive && p.possessor.first().is_some_and(|w| w == "my" || w == "our");
+    let with_subject = |f: &Frame, thing: &Phrase| {
+        let m = f.mentions.iter().find(|m| m.same(thing))?;
+        Some(Frame { subject: m.clone(), ..f.clone() })
+    };
+    if o.subject.det == Det::Speaker && owned(&n.subject) {
+        return Some((with_subject(o, &n.subject)?, n.clone()));
+    }
+    if n.subject.det == Det::Speaker && owned(&o.subject) {
+        return Some((o.clone(), with_subject(n, &o.subject)?));
+    }
+    None
+}
+
+/// Whether `n`, an event, ends the state `o` said for a while: a return (`flew home`,
+/// `came back`, `was discharged`, `reopened`, `recovered`) or the end of what `o` names
+/// (`finished the antibiotics`).
+pub(super) fn ends_a_while(o: &Frame, n: &Frame) -> bool {
+    if !n.event {
+        return false;
+    }
+    let home = n.value.iter().any(|v| v == "home") || n.change.iter().any(|c| c == "back");
+    let returning = ["reopen", "discharge", "release", "recover", "return"].contains(&n.verb.as_str())
+        || home && ["fly", "come", "go", "get", "head", "drive", "move", "be"].contains(&n.verb.as_str());
+    let ended = ["finish", "end", "complete", "stop", "leave"].contains(&n.verb.as_str())
+        && object(n).is_some_and(|p| o.value.contains(&p.head));
+    returning || ended
+}
