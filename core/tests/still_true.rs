@@ -129,6 +129,7 @@ fn regression_a_while_is_ended_by_a_later_return_and_a_pronoun_is_its_subject() 
         ("My wife is in Oslo for a conference until Friday.", "My wife flew home from Oslo yesterday."),
         ("The library on our street is closed for repairs this month.", "The library on our street reopened today."),
         ("My grandad's in hospital at the moment.", "My grandad was discharged on Monday and he's home now."),
+        ("The bridge into town is closed this month.", "They reopened the bridge into town today."),
     ] {
         let (accepted, reason) = judge(older, newer);
         assert!(accepted, "{older} / {newer}: refused ({reason})");
@@ -138,6 +139,7 @@ fn regression_a_while_is_ended_by_a_later_return_and_a_pronoun_is_its_subject() 
     for (older, newer) in [
         ("I'm on antibiotics this week.", "I finished my book last night."),
         ("My mum is in hospital at the moment.", "My sister came over and she's home now."),
+        ("The bridge into town is closed this month.", "They reopened the pool near work today."),
     ] {
         let (accepted, reason) = judge(older, newer);
         assert!(!accepted, "{older} / {newer}: accepted ({reason})");
@@ -150,6 +152,44 @@ fn regression_one_of_my_things_told_of_me_is_the_thing() {
     assert!(accepted && reason.contains("broadband"), "{reason}");
     let (accepted, reason) = judge("I pay £30 a month for my broadband.", "My gym membership is £24 a month.");
     assert!(!accepted, "{reason}");
+}
+
+#[test]
+fn regression_a_name_said_to_be_my_favourite_is_the_favourites_value() {
+    for (older, newer) in [
+        ("Mogwai are my favourite band.", "I've gone off Mogwai, my favourite band is Slowdive now."),
+        ("My favourite season is winter.", "My favourite season is summer."),
+    ] {
+        let (accepted, reason) = judge(older, newer);
+        assert!(accepted, "{older} / {newer}: refused ({reason})");
+    }
+    // A name that is one of several things I like is no favourite's value.
+    let (accepted, reason) = judge("Mogwai are a band I like.", "My favourite band is Slowdive now.");
+    assert!(!accepted, "{reason}");
+    // `Spirited Away is …`: a capitalised pair before a verb is a name, `Met Sarah` a verb.
+    let subject = |text: &str| nocturne_core::text::frame::frame(text).map(|f| f.subject.text).unwrap_or_default();
+    assert_eq!(subject("Spirited Away is my favourite film."), "Spirited Away");
+    assert_eq!(subject("Met Sarah at the gym."), "");
+}
+
+#[test]
+fn regression_what_was_denied_and_now_holds_and_a_count_that_grew_are_changes() {
+    for (older, newer) in [
+        ("I'm not dating anyone.", "I'm dating someone from my running club."),
+        ("I only have one passport.", "I got a new passport from Ireland as well."),
+        ("We've got three guitars.", "We bought another guitar on Saturday."),
+    ] {
+        let (accepted, reason) = judge(older, newer);
+        assert!(accepted, "{older} / {newer}: refused ({reason})");
+    }
+    for (older, newer) in [
+        // Another value than the one denied; an amount paid is no count of the thing.
+        ("I don't eat pork.", "I eat chicken most days."),
+        ("I pay £20 a month for my phone.", "I got a new phone for my birthday."),
+    ] {
+        let (accepted, reason) = judge(older, newer);
+        assert!(!accepted, "{older} / {newer}: accepted ({reason})");
+    }
 }
 
 #[test]

@@ -38,11 +38,14 @@ pub(super) fn basis(
     slots: &[String],
 ) -> Result<SupersedeBasis, String> {
     let (o_id, n_id) = ids;
+    let old = resolved(old);
     let Some(o) = old.first() else {
         return Err(format!("{o_id} has no clause with a subject and a verb: nothing in it has a value to replace"));
     };
-    if let Some(p) = new.iter().flat_map(|n| &n.mentions).find(|p| p.is_new() && p.modifiers.iter().any(|m| m == "new"))
-    {
+    let counted = counted(o);
+    if let Some(p) = new.iter().flat_map(|n| &n.mentions).find(|p| {
+        p.is_new() && p.modifiers.iter().any(|m| m == "new") && !counted.iter().any(|c| same_kind(&p.head, c))
+    }) {
         // `I got her a new collar`: a new thing, whatever the older fact says.
         return Err(format!(
             "{n_id} names a new {} (indefinite \"{}\"): \"new\" in {n_id} describes \"{}\", not a new value of {o_id}'s",
@@ -161,6 +164,10 @@ fn same_referent(
     if let Some(phrase) = o.bounded.as_ref().filter(|_| ends_a_while(o, n)) {
         // `My husband is in Singapore until the 20th` / `My husband flew home last night`.
         return Ok(SupersedeBasis::While { phrase: phrase.clone() });
+    }
+    if o.negated && !n.negated && affirms(o, n) {
+        // `I'm not seeing anyone` / `I'm seeing someone I met at salsa`: what was denied holds.
+        return Ok(SupersedeBasis::Polarity);
     }
     if o.negated {
         return Err((0, format!("{o_id} says what does not hold of {who}: {n_id}'s value does not undo it")));
@@ -321,8 +328,24 @@ fn differs(o: &Frame, n: &Frame, role: &Role) -> bool {
     match (&o.complement, &n.complement) {
         (Complement::Amount { number: a, .. }, Complement::Amount { number: b, .. }) => a != b,
         (Complement::Naming(a), Complement::Naming(b)) | (Complement::Name(a), Complement::Name(b)) => a != b,
+        // `My favourite season is autumn` / `… spring`: a time word is no value token, but
+        // it is what the clause names.
+        _ if o.value.is_empty() && n.value.is_empty() => {
+            let heads = |f: &Frame| f.mentions.iter().map(|m| m.head.clone()).collect::<Vec<_>>();
+            heads(o) != heads(n)
+        }
         _ => n.value.iter().any(|t| !o.value.contains(t)),
     }
+}
+
+/// Whether `n` says, with the verb `o` denied, what `o` denied: the same value (`I don't
+/// drive` / `I drive now`) or one where `o` denied any (`not seeing anyone` / `seeing
+/// someone`), not another value (`I don't eat meat` / `I eat fish`).
+fn affirms(o: &Frame, n: &Frame) -> bool {
+    let any = ["anyone", "anybody", "anything", "any"];
+    o.verb == n.verb
+        && !o.verb.is_empty()
+        && (o.value.iter().any(|v| any.contains(&v.as_str())) || o.value.iter().all(|v| n.value.contains(v)))
 }
 
 /// Why the role holds one value at a time, if it does: a name or an amount of one
@@ -448,12 +471,16 @@ fn count_changed(o: &Frame, n: &Frame) -> Option<SupersedeBasis> {
     if only && holder && n.additive.is_some() && n.mentions.iter().any(kind) {
         return Some(SupersedeBasis::Role { referent: o.subject.describe(), role: "count".into() });
     }
-    // A number of a kind (`I only have one bike`, `we have two cars`), and one more of it.
-    if let Complement::Amount { unit, .. } = &o.complement {
-        let more = n.additive.as_deref().is_some_and(|a| a.starts_with("a ") || a == "another");
-        let kind = unit.first().is_some_and(|u| n.mentions.iter().any(|m| same_kind(&m.head, u)));
-        if more && kind && o.subject.same(&n.subject) {
-            return Some(SupersedeBasis::Role { referent: who, role: format!("number of {}", unit.join(" ")) });
+    // A number of a kind (`I only have one bike`, `we have two cars`, `the one credit
+    // card`), and one more of it (`another`, `a second`, `a new one`).
+    let counted = counted(o);
+    let more = |m: &Phrase| {
+        n.additive.as_deref().is_some_and(|a| a.starts_with("a ") || a == "another")
+            || m.is_new() && m.modifiers.iter().any(|w| w == "new")
+    };
+    if let Some(kind) = counted.iter().find(|c| n.mentions.iter().any(|m| more(m) && same_kind(&m.head, c))) {
+        if o.subject.same(&n.subject) {
+            return Some(SupersedeBasis::Role { referent: who, role: format!("number of {kind}") });
         }
     }
     // None (`no brothers`, `never had a car`) and now one of the kind.
@@ -466,6 +493,21 @@ fn count_changed(o: &Frame, n: &Frame) -> Option<SupersedeBasis> {
         }
     }
     None
+}
+
+/// The kinds `o` states a number of: the unit of a count it has and what it has (`two
+/// sewing machines`: `sewing`, `machine`), a thing said to be the one (`the one credit card`).
+fn counted(o: &Frame) -> Vec<String> {
+    let numbered = |p: &Phrase| p.modifiers.iter().any(|m| m == "one" || m == "only");
+    let mut out: Vec<String> = o.mentions.iter().filter(|p| numbered(p)).map(|p| p.head.clone()).collect();
+    // A count had (`have two`, `keep three`), not an amount paid or spent on a thing.
+    let had = ["have", "own", "keep", "get"].contains(&o.verb.as_str());
+    if let (Complement::Amount { unit, .. }, true) = (&o.complement, had) {
+        out.extend(unit.first().cloned());
+        out.extend(o.mentions.iter().map(|p| p.head.clone()));
+    }
+    out.retain(|h| !h.is_empty());
+    out
 }
 
 /// Whether two head nouns name one kind (`brother` and `half-brother`, `grandchild`).

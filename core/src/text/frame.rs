@@ -239,7 +239,10 @@ fn subject(w: &[Word], k: usize) -> Option<(Phrase, bool, usize)> {
     let verb_first = verbs::forms(&t.lower).is_some_and(|f| {
         f.is(Form::Gerund) || f.past_only() || (f.is(Form::Past) || f.is(Form::Base)) && !next_is_verb
     });
-    let implied = (verb_first && (!t.cap || k == 0) && !t.is(AUXILIARIES)) || t.is(&["back", "off", "away", "home"]);
+    // `Spirited Away is …`: a capitalised pair before a verb is a name, not a verb and its object.
+    let titled = t.cap && w.get(k + 1).is_some_and(|n| n.cap && n.lower != "i") && referent::verb_here(w, k + 2, true);
+    let implied =
+        (verb_first && (!t.cap || k == 0) && !t.is(AUXILIARIES) && !titled) || t.is(&["back", "off", "away", "home"]);
     if implied {
         let speaker = Phrase { text: String::new(), ..noun_phrase(&words("I"), 0)?.0 };
         return Some((speaker, false, k));

@@ -1,9 +1,10 @@
 //! How the clauses of two facts are lined up before the referent rule compares them: a
-//! later clause's pronoun read as the subject it points back at, one of the speaker's
+//! later clause's pronoun read as the subject it points back at, a name said to be one's
+//! favourite read as the favourite's value, one of the speaker's
 //! things told of the speaker, and a while a later event ends.
 
 use super::object;
-use crate::text::frame::Frame;
+use crate::text::frame::{Complement, Frame};
 use crate::text::referent::{Det, Phrase};
 
 /// The clauses of one fact with a later clause's `he`, `she`, `it` or `they` read as the
@@ -26,13 +27,36 @@ pub(super) fn resolved(frames: &[Frame]) -> Vec<Frame> {
             out[k].subject = (*only).clone();
         }
     }
-    out
+    out.into_iter().map(inverted).collect()
+}
+
+/// `Radiohead are my favourite band` told the way round it means: `my favourite band` is
+/// Radiohead. A name said to be the one description that picks one of a kind (`favourite`,
+/// `best`, `only`, `go-to`) is that description's value, as in `My favourite band is IDLES`.
+fn inverted(f: Frame) -> Frame {
+    const ONE_OF: &[&str] = &["favourite", "favorite", "fave", "best", "only", "go-to", "main", "usual"];
+    let picks = |p: &Phrase| {
+        matches!(p.det, Det::Possessive | Det::Definite) && p.modifiers.iter().any(|m| ONE_OF.contains(&m.as_str()))
+    };
+    if !(f.copula && f.verb == "be" && f.subject.det == Det::Name && !f.negated) {
+        return f;
+    }
+    let Some(described) = f.mentions.first().filter(|p| picks(p)).cloned() else { return f };
+    let name = f.subject.name.clone();
+    Frame {
+        subject: described,
+        complement: Complement::Name(name.clone()),
+        mentions: vec![f.subject.clone()],
+        value: name,
+        ..f
+    }
 }
 
 /// The two clauses told of one of the speaker's things where one tells it of the speaker
 /// (`I pay £45 a month for my phone contract` / `My phone contract is down to £22`,
 /// `my daily step goal is 8000` / `bumped my daily step goal to 10k`): that clause with the
-/// thing as its subject. `None` when neither clause names the other's thing.
+/// thing as its subject; the same of a thing `they` did something to (`The road … is closed
+/// this week` / `They reopened the road …`). `None` when neither clause names the other's thing.
 pub(super) fn bridged(o: &Frame, n: &Frame) -> Option<(Frame, Frame)> {
     let owned = |p: &Phrase| p.det == Det::Possessive && p.possessor.first().is_some_and(|w| w == "my" || w == "our");
     let with_subject = |f: &Frame, thing: &Phrase| {
@@ -44,6 +68,12 @@ pub(super) fn bridged(o: &Frame, n: &Frame) -> Option<(Frame, Frame)> {
     }
     if n.subject.det == Det::Speaker && owned(&o.subject) {
         return Some((o.clone(), with_subject(n, &o.subject)?));
+    }
+    // `They reopened the road outside our house`: no one in particular did it to the thing.
+    let anyone = n.subject.det == Det::Pronoun && n.subject.text.eq_ignore_ascii_case("they");
+    if anyone && matches!(o.subject.det, Det::Definite | Det::Possessive | Det::Name) {
+        n.mentions.iter().find(|m| m.same(&o.subject) || m.takes_up(&o.subject))?;
+        return Some((o.clone(), Frame { subject: o.subject.clone(), ..n.clone() }));
     }
     None
 }
