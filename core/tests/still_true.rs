@@ -16,6 +16,22 @@ fn judge(older: &'static str, newer: &'static str) -> (bool, String) {
     (v.accepted, v.reason.clone())
 }
 
+/// Every pair accepted as a change.
+fn changes(pairs: &[(&'static str, &'static str)]) {
+    for &(older, newer) in pairs {
+        let (accepted, reason) = judge(older, newer);
+        assert!(accepted, "{older} / {newer}: refused ({reason})");
+    }
+}
+
+/// Every pair refused: both still hold.
+fn kept(pairs: &[(&'static str, &'static str)]) {
+    for &(older, newer) in pairs {
+        let (accepted, reason) = judge(older, newer);
+        assert!(!accepted, "{older} / {newer}: accepted ({reason})");
+    }
+}
+
 #[test]
 fn regression_a_new_book_film_plant_town_podcast_or_colleague_never_supersedes_another() {
     for (older, newer, kind) in [
@@ -98,13 +114,10 @@ fn a_dropped_not_is_still_the_opposite_and_a_negated_old_fact_is_not_replaced() 
 /// near-miss the same rule must still keep.
 #[test]
 fn regression_a_nouns_s_before_a_value_is_is_and_the_change_is_read() {
-    for (older, newer) in [
+    changes(&[
         ("My landline's 020 7946 0123.", "My landline's 020 7946 0456."),
         ("My dad's in Lagos at the moment.", "My dad's back in Leeds now."),
-    ] {
-        let (accepted, reason) = judge(older, newer);
-        assert!(accepted, "{older} / {newer}: refused ({reason})");
-    }
+    ]);
     // A possessive stays one: `my brother's wedding` is the wedding's, not the brother's.
     let (accepted, reason) = judge("My brother's wedding is in May.", "My brother is in Spain now.");
     assert!(!accepted, "{reason}");
@@ -125,25 +138,19 @@ fn regression_words_shared_around_a_new_value_are_not_a_duplicate() {
 
 #[test]
 fn regression_a_while_is_ended_by_a_later_return_and_a_pronoun_is_its_subject() {
-    for (older, newer) in [
+    changes(&[
         ("My wife is in Oslo for a conference until Friday.", "My wife flew home from Oslo yesterday."),
         ("The library on our street is closed for repairs this month.", "The library on our street reopened today."),
         ("My grandad's in hospital at the moment.", "My grandad was discharged on Monday and he's home now."),
         ("The bridge into town is closed this month.", "They reopened the bridge into town today."),
-    ] {
-        let (accepted, reason) = judge(older, newer);
-        assert!(accepted, "{older} / {newer}: refused ({reason})");
-    }
+    ]);
     // An event that ends something the older fact does not name ends nothing; a `she` that
     // points at someone else is not the older fact's person.
-    for (older, newer) in [
+    kept(&[
         ("I'm on antibiotics this week.", "I finished my book last night."),
         ("My mum is in hospital at the moment.", "My sister came over and she's home now."),
         ("The bridge into town is closed this month.", "They reopened the pool near work today."),
-    ] {
-        let (accepted, reason) = judge(older, newer);
-        assert!(!accepted, "{older} / {newer}: accepted ({reason})");
-    }
+    ]);
 }
 
 #[test]
@@ -156,13 +163,10 @@ fn regression_one_of_my_things_told_of_me_is_the_thing() {
 
 #[test]
 fn regression_a_name_said_to_be_my_favourite_is_the_favourites_value() {
-    for (older, newer) in [
+    changes(&[
         ("Mogwai are my favourite band.", "I've gone off Mogwai, my favourite band is Slowdive now."),
         ("My favourite season is winter.", "My favourite season is summer."),
-    ] {
-        let (accepted, reason) = judge(older, newer);
-        assert!(accepted, "{older} / {newer}: refused ({reason})");
-    }
+    ]);
     // A name that is one of several things I like is no favourite's value.
     let (accepted, reason) = judge("Mogwai are a band I like.", "My favourite band is Slowdive now.");
     assert!(!accepted, "{reason}");
@@ -174,22 +178,16 @@ fn regression_a_name_said_to_be_my_favourite_is_the_favourites_value() {
 
 #[test]
 fn regression_what_was_denied_and_now_holds_and_a_count_that_grew_are_changes() {
-    for (older, newer) in [
+    changes(&[
         ("I'm not dating anyone.", "I'm dating someone from my running club."),
         ("I only have one passport.", "I got a new passport from Ireland as well."),
         ("We've got three guitars.", "We bought another guitar on Saturday."),
-    ] {
-        let (accepted, reason) = judge(older, newer);
-        assert!(accepted, "{older} / {newer}: refused ({reason})");
-    }
-    for (older, newer) in [
+    ]);
+    kept(&[
         // Another value than the one denied; an amount paid is no count of the thing.
         ("I don't eat pork.", "I eat chicken most days."),
         ("I pay £20 a month for my phone.", "I got a new phone for my birthday."),
-    ] {
-        let (accepted, reason) = judge(older, newer);
-        assert!(!accepted, "{older} / {newer}: accepted ({reason})");
-    }
+    ]);
 }
 
 #[test]

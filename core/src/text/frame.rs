@@ -331,8 +331,7 @@ fn auxiliaries(w: &[Word], v: usize) -> Auxiliaries {
             // `My brother's got 6 points`: `'s` before `got` or `been` is `has`.
             let has = lower == "'s" && next.is_some_and(|n| n.is(&["got", "been"]));
             a.be = t.is(BE) && !has;
-            a.have |= has;
-            a.have |= t.is(&["have", "has", "had", "'ve", "haven't", "hasn't", "hadn't", "havent", "hasnt"]);
+            a.have |= has || t.is(&["have", "has", "had", "'ve", "haven't", "hasn't", "hadn't", "havent", "hasnt"]);
             a.any = true;
             // `had to put`, `have got to`: a need, the verb after `to` is the clause's.
             if t.is(&["have", "has", "had", "'ve"]) && next.is_some_and(|n| n.lower == "to") {

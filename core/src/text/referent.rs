@@ -35,7 +35,7 @@ pub struct Word {
 }
 
 impl Word {
-    pub(super) fn new(text: &str, mark: bool) -> Word {
+    fn new(text: &str, mark: bool) -> Word {
         let lower = text.to_lowercase().replace('’', "'");
         Word { text: text.to_string(), lower, cap: text.chars().next().is_some_and(char::is_uppercase), mark }
     }

@@ -1,7 +1,7 @@
 //! What a noun's `'s` is: the possessive (`my mum's birthday`) or `is` / `has` cut short
 //! (`my mum's in hospital`, `my brother's got 6 points`), read from what follows it.
 
-use super::{Word, AUXILIARIES, DEFINITE, INDEFINITE, POSSESSIVE, PREPOSITIONS};
+use super::{Word, DEFINITE, INDEFINITE, POSSESSIVE, PREPOSITIONS};
 use crate::text::verbs::{self, Form};
 
 /// `My mum's in hospital`, `Jun's over the flu`, `My mobile's 07700 900318`: a noun's `'s`
@@ -47,48 +47,20 @@ fn predicate_follows(next: &Word, after: Option<&Word>) -> bool {
     if next.lower.starts_with(|c: char| c.is_ascii_digit()) {
         return true;
     }
+    #[rustfmt::skip]
     const VERBAL: &[&str] = &[
-        "a",
-        "an",
-        "the",
-        "not",
-        "never",
-        "been",
-        "got",
-        "gone",
-        "still",
-        "just",
-        "always",
-        "now",
-        "back",
-        "home",
-        "out",
-        "away",
-        "up",
-        "down",
-        "really",
-        "so",
-        "very",
-        "finally",
-        "already",
-        "definitely",
-        "no",
-        "off",
-        "over",
+        "a", "an", "the", "not", "never", "been", "got", "gone", "still", "just", "always", "now", "back", "home",
+        "out", "away", "up", "down", "really", "so", "very", "finally", "already", "definitely", "no", "off", "over",
     ];
     if next.is(VERBAL) || next.is(PREPOSITIONS) {
         return true;
     }
     // `Sam's building a shed` (a gerund and its object), not `Sam's building is old`.
     let gerund = verbs::forms(&next.lower).is_some_and(|f| f.is(Form::Gerund));
-    gerund
-        && after.is_some_and(|a| {
-            !a.mark
-                && !a.is(AUXILIARIES)
-                && (a.is(PREPOSITIONS)
-                    || a.is(INDEFINITE)
-                    || a.is(DEFINITE)
-                    || a.is(POSSESSIVE)
-                    || a.is(&["me", "us", "him", "her", "them", "it"]))
-        })
+    let object = |a: &Word| {
+        [PREPOSITIONS, INDEFINITE, DEFINITE, POSSESSIVE, &["me", "us", "him", "her", "them", "it"]]
+            .iter()
+            .any(|l| a.is(l))
+    };
+    gerund && after.is_some_and(object)
 }
