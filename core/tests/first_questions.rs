@@ -285,3 +285,21 @@ fn regression_who_am_i_said_with_a_phrase_after_it_or_as_who_you_are_talking_to_
         assert!(reply.starts_with("You're Hemi Walker.") && cited.len() == 2, "{question}: {reply}");
     }
 }
+
+#[test]
+fn regression_a_where_question_cited_a_line_that_says_no_place() {
+    let (_, cited) = ask(&["I've just started a new job at Siemens.", "I'm an engineer."], "Where do I work?");
+    assert_eq!(cited, ["I've just started a new job at Siemens."]);
+    let (_, cited) = ask(
+        &["We bought a farmhouse outside Lund last autumn.", "The farmhouse needs a whole new kitchen."],
+        "Where's our house?",
+    );
+    assert_eq!(cited, ["We bought a farmhouse outside Lund last autumn."]);
+    // `to` and `on` before a name or a determiner say where; before a bare word or a day, not.
+    let (_, cited) = ask(&["I just got promoted to head chef.", "I've just moved to Cluj."], "Where do I work?");
+    assert!(cited.is_empty(), "{cited:?}");
+    let (_, cited) = ask(&["I've just moved to Cluj.", "My sister lives in Iasi."], "Where do I live now?");
+    assert_eq!(cited, ["I've just moved to Cluj."]);
+    let (_, cited) = ask(&["I live on a narrowboat on the Thames.", "I'm a potter."], "Where's my home?");
+    assert_eq!(cited, ["I live on a narrowboat on the Thames."]);
+}

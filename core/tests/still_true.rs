@@ -258,3 +258,19 @@ fn regression_merges_the_locomo_audit_labelled_wrong_are_not_one_thing() {
         assert!(two(a, b).is_ok(), "{a:?} and {b:?}: {:?}", two(a, b));
     }
 }
+
+#[test]
+fn regression_a_new_feeling_about_another_thing_superseded_the_first_on_now() {
+    // The LoCoMo audit's one wrong supersession: a feeling is about what its clause is about.
+    kept(&[
+        (
+            "I always feel like I could write a whole movie when I'm out there in cool places like that.",
+            "I feel like I just can't stop writing write now.",
+        ),
+        ("I think my sister would love Lisbon.", "I think I'll take the train now."),
+        // Then the one it superseded instead: only one of the two says a clause is felt.
+        ("I feel like a different person now.", "I feel like I just can't stop writing write now."),
+    ]);
+    // A feeling about the same thing, changed, still is a change.
+    changes(&[("I feel like my flat is too small.", "I feel like my flat is big enough now.")]);
+}

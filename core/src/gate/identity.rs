@@ -27,7 +27,7 @@ use crate::text::{slots, textmath, verbs};
 use std::collections::BTreeSet;
 
 mod clauses;
-use clauses::{bridged, ends_a_while, resolved};
+use clauses::{bridged, ends_a_while, felt, resolved};
 
 /// The basis on which the newer fact's clauses (`new`) replace the older fact's first
 /// clause (`old[0]`), or the refusal naming the referents and roles at fault.
@@ -171,6 +171,9 @@ fn same_referent(
     }
     if o.negated {
         return Err((0, format!("{o_id} says what does not hold of {who}: {n_id}'s value does not undo it")));
+    }
+    if let Some(verdict) = felt(o, n, (o_id, n_id), slots) {
+        return verdict;
     }
     let role = role(o, n).ok_or_else(|| {
         (0, format!(

@@ -597,6 +597,21 @@ fn gives(line: &Line<'_>, want: Want) -> bool {
             });
             span || line.date().is_some()
         }
+        Want::Place => {
+            // `I've just started a new job at Siemens`, not `I'm an engineer`.
+            let ws = words(text);
+            let raw: Vec<&str> = text.split_whitespace().collect();
+            // `to` and `on` say where before a name or a determiner (`moved to Cluj`, `on a
+            // narrowboat`), not before a bare word (`promoted to head chef`) or a date.
+            let towards = raw.windows(2).any(|p| {
+                matches!(p[0].to_lowercase().as_str(), "to" | "on")
+                    && (p[1].starts_with(char::is_uppercase) && !when_word(p[1])
+                        || matches!(p[1].to_lowercase().as_str(), "a" | "an" | "the" | "my" | "our"))
+            });
+            towards
+                || ws.windows(2).any(|p| PLACE_WORDS.contains(&p[0].as_str()))
+                || ws.iter().any(|w| PLACES.contains(&w.as_str()))
+        }
         Want::Name => {
             crate::text::textmath::proper_nouns(text).len()
                 + usize::from(text.contains(" called ") || text.contains(" named "))
@@ -604,6 +619,24 @@ fn gives(line: &Line<'_>, want: Want) -> bool {
         }
     }
 }
+
+/// Words that say where something is, before the place they name (`in Kreuzberg`, `at
+/// Siemens`, `outside Lund`, `from Faro`); `to` and `on` are read apart.
+#[rustfmt::skip]
+const PLACE_WORDS: &[&str] = &[
+    "in", "at", "near", "outside", "inside", "from", "behind", "opposite", "beside", "between", "around", "across",
+    "into", "above", "below", "under", "beyond", "within", "towards",
+];
+
+/// `Fridays`, `March`: a capitalised word that says when, not where.
+fn when_word(word: &str) -> bool {
+    let w = word.trim_matches(|c: char| !c.is_alphanumeric()).to_lowercase();
+    crate::text::cues::time_word(&w) || crate::text::cues::time_word(w.trim_end_matches('s'))
+}
+
+/// Words that are a place by themselves (`I work from home`, `we live abroad`).
+const PLACES: &[&str] =
+    &["home", "abroad", "overseas", "here", "there", "away", "locally", "nearby", "upstairs", "downstairs"];
 
 #[rustfmt::skip]
 const NUMBERS: &[&str] = &[

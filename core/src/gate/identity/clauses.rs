@@ -1,10 +1,12 @@
 //! How the clauses of two facts are lined up before the referent rule compares them: a
 //! later clause's pronoun read as the subject it points back at, a name said to be one's
 //! favourite read as the favourite's value, one of the speaker's
-//! things told of the speaker, and a while a later event ends.
+//! things told of the speaker, a while a later event ends, and what a clause of feeling or
+//! thinking holds (`I feel like I could write a movie`).
 
-use super::object;
-use crate::text::frame::{Complement, Frame};
+use super::{object, relation, Refusal};
+use crate::model::memory::SupersedeBasis;
+use crate::text::frame::{self, Complement, Frame};
 use crate::text::referent::{Det, Phrase};
 
 /// The clauses of one fact with a later clause's `he`, `she`, `it` or `they` read as the
@@ -91,4 +93,51 @@ pub(super) fn ends_a_while(o: &Frame, n: &Frame) -> bool {
     let ended = ["finish", "end", "complete", "stop", "leave"].contains(&n.verb.as_str())
         && object(n).is_some_and(|p| o.value.contains(&p.head));
     returning || ended
+}
+
+/// Two clauses of one verb of feeling or thinking compared by what is felt: by their clauses
+/// when both say one (`I feel like I could write a movie` / `I feel like I can't stop writing
+/// now`), about different things when only one does (`I feel like a different person now`);
+/// `None` when neither does.
+pub(super) fn felt(
+    o: &Frame,
+    n: &Frame,
+    (o_id, n_id): (&str, &str),
+    slots: &[String],
+) -> Option<Result<SupersedeBasis, Refusal>> {
+    if o.verb != n.verb {
+        return None;
+    }
+    match (embedded(o), embedded(n)) {
+        (Some(eo), Some(en)) => Some(relation(&eo, &en, (o_id, n_id), slots)),
+        (Some(c), None) | (None, Some(c)) => Some(Err((0, format!(
+            "{o_id} and {n_id} are not about the same thing: one says what {} feels or thinks of \"{}\", the other not; each can hold with the other",
+            o.subject.describe(),
+            c.text
+        )))),
+        (None, None) => None,
+    }
+}
+
+/// What `f` says is felt, thought or said, as a clause of its own: `I always feel like I
+/// could write a whole movie` → `I could write a whole movie`. Two such facts are about what
+/// their clauses are about: a new feeling about another thing (`I feel like I can't stop
+/// writing now`) changes nothing of the first. `None` when `f`'s verb takes no clause or
+/// no clause with a subject and a verb follows it.
+fn embedded(f: &Frame) -> Option<Frame> {
+    const TAKES_A_CLAUSE: &[&str] = &["feel", "think", "believe", "reckon", "guess", "suppose", "say", "wish"];
+    if !TAKES_A_CLAUSE.contains(&f.verb.as_str()) {
+        return None;
+    }
+    let words: Vec<&str> = f.text.split_whitespace().collect();
+    let verb = words.iter().position(|w| {
+        let bare = w.trim_matches(|c: char| !c.is_alphanumeric());
+        crate::text::verbs::forms(bare).is_some_and(|forms| forms.lemma == f.verb)
+    })?;
+    let mut from = verb + 1;
+    while words.get(from).is_some_and(|w| matches!(w.to_lowercase().as_str(), "like" | "that" | "as" | "if")) {
+        from += 1;
+    }
+    let clause = frame::frames(&words.get(from..)?.join(" ")).into_iter().next()?;
+    (!clause.subject.text.is_empty() && !clause.verb.is_empty()).then_some(clause)
 }

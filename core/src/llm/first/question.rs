@@ -33,6 +33,8 @@ pub(super) enum Want {
     Name,
     /// How long (`how long have I lived here`): a span of time, or the date it began.
     Duration,
+    /// Where (`where do I work`, `whereabouts is our flat`): a line that says where.
+    Place,
 }
 
 /// What a question asks.
@@ -246,6 +248,8 @@ impl Asked {
             Want::Number
         } else if holder.is_some() && (has("name") || has("called")) {
             Want::Name
+        } else if has("where") || has("whereabouts") || has("where's") || has("wheres") {
+            Want::Place
         } else {
             Want::Any
         };
