@@ -303,3 +303,12 @@ fn regression_a_where_question_cited_a_line_that_says_no_place() {
     let (_, cited) = ask(&["I live on a narrowboat on the Thames.", "I'm a potter."], "Where's my home?");
     assert_eq!(cited, ["I live on a narrowboat on the Thames."]);
 }
+
+#[test]
+fn regression_a_name_and_i_as_the_subject_was_read_as_an_imperative() {
+    for s in ["Mark and I share an allotment behind the station.", "Bill and I met at university."] {
+        assert_eq!(read(s).act, Act::Statement, "{s}");
+    }
+    // A verb joined to another verb is still asked of the assistant.
+    assert_eq!(read("Check and tell me what I said about my flight.").act, Act::Request);
+}

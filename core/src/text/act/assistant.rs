@@ -94,6 +94,10 @@ pub(super) fn imperative(ws: &[W], k: usize) -> Option<Reading> {
     if !verb || is(STATE_VERBS, lemma(w)) && !particle {
         return None;
     }
+    // `Mark and I share an allotment`: a name coordinated with the speaker is a subject.
+    if matches!(next, "and" | "&") && ws.get(k + 2).is_some_and(|n| n.w == "i") {
+        return None;
+    }
     // `Work is crazy`, `Plan B worked`: a noun subject, not an imperative.
     if ws
         .get(k + 1)
