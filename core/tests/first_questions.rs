@@ -312,3 +312,58 @@ fn regression_a_name_and_i_as_the_subject_was_read_as_an_imperative() {
     // A verb joined to another verb is still asked of the assistant.
     assert_eq!(read("Check and tell me what I said about my flight.").act, Act::Request);
 }
+
+#[test]
+fn regression_a_sentence_opening_on_last_week_was_read_as_the_imperative_last() {
+    // Found by the LoCoMo conversations: 46 sentences open "Last <time>", and each was
+    // refused as a request to the assistant, its evidence lost.
+    for s in [
+        "Last weekend I joined a mentorship program for LGBTQ youth.",
+        "Last night I joined a fantasy literature forum and had a great talk.",
+        "Last week I had a crazy game - crazy intense!",
+        "Last Friday we finally got the keys to the flat.",
+        "Last time I checked, my rent was £900.",
+    ] {
+        assert_eq!(read(s).act, Act::Statement, "{s}");
+    }
+    let (_, cited) = ask(&["Last week I went to a Harry Potter conference in the UK."], "Where did I go last week?");
+    assert_eq!(cited, ["Last week I went to a Harry Potter conference in the UK."]);
+}
+
+#[test]
+fn regression_questions_in_everyday_words_were_not_met() {
+    for (facts, question, cited) in [
+        // `all the time` asks how often, not for a clock time.
+        (
+            &["I've seen my comfort film thirty times.", "My brother loves Marvel stuff."][..],
+            "what film do I rewatch all the time",
+            "I've seen my comfort film thirty times.",
+        ),
+        // A check is a test, a scan, an appointment.
+        (
+            &["My cholesterol test is on Wednesday.", "My wife Parveen has a scan on the 4th."],
+            "when am I getting my cholesterol checked",
+            "My cholesterol test is on Wednesday.",
+        ),
+        // `become` says nothing a line must hold.
+        (
+            &["My citizenship ceremony is on 12 March 2027.", "I'm a hotel night manager."],
+            "what day do I become a citizen",
+            "My citizenship ceremony is on 12 March 2027.",
+        ),
+        (
+            &["My birthday's on the 9th of September.", "My partner Efua's birthday is on the 20th of October."],
+            "when do I next turn a year older",
+            "My birthday's on the 9th of September.",
+        ),
+        // To follow a club is to support it.
+        (
+            &["I'm a huge Galatasaray fan.", "My husband Emre supports Fenerbahçe, sadly."],
+            "which football club do I follow",
+            "I'm a huge Galatasaray fan.",
+        ),
+    ] {
+        let (reply, got) = ask(facts, question);
+        assert_eq!(got, [cited], "{question}: {reply}");
+    }
+}

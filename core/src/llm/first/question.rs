@@ -171,9 +171,9 @@ const MEANS: &[&str] = &[
     "travel travelling traveling trip: flying fly going",
     "wedding married marrying marry",
     "expire expires expiry: run runs valid",
-    "like likes love loves enjoy fan prefer rather obsessed adore support favourite favorite",
+    "like likes love loves enjoy fan prefer rather obsessed adore support follow follows favourite favorite",
     "dislike dislikes hate hates loathe loathes detest: stand",
-    "favourite favorite: love most best go-to",
+    "favourite favorite choice: love most best go-to",
     "sibling siblings: brother brothers sister sisters twin",
     "kid kids child children: son sons daughter daughters twin twins boys girls stepson stepdaughter stepkids stepchildren baby",
     "related relation relationship relative: family",
@@ -212,6 +212,7 @@ const MEANS: &[&str] = &[
     "sing sang singing: song songs karaoke",
     "watch watching watched: film films movie movies series show shows drama dramas tv documentaries documentary anime telly netflix",
     "like likes: always usually go-to",
+    "check checked checking checkup check-up: test tests scan screening appointment",
 ];
 
 /// Words a question is asked with, that say nothing of what it is about.
@@ -242,7 +243,10 @@ impl Asked {
             Want::Duration
         } else if has("when") || has("date") {
             Want::Date
-        } else if has("time") && !has("when") {
+        } else if ws
+            .windows(2)
+            .any(|p| matches!(p[0].as_str(), "what" | "which" | "whats" | "what's") && p[1] == "time")
+        {
             Want::Time
         } else if has("old") || has("age") || has("many") || has("much") {
             Want::Number
@@ -355,6 +359,7 @@ fn plain_words(question: &str) -> Vec<String> {
         ("do not like", "dislike"),
         ("these days", "now"),
         ("at the moment", "now"),
+        ("turn a year older", "birthday"),
     ];
     let ws: Vec<String> = words(question)
         .into_iter()
@@ -382,7 +387,8 @@ fn plain_words(question: &str) -> Vec<String> {
 #[rustfmt::skip]
 const SOFT: &[&str] = &[
     "problem", "problems", "issue", "issues", "concern", "concerns", "trouble", "stuff", "things", "wrong", "unusual",
-    "exotic", "big", "title", "guy", "man", "woman", "person", "alive", "around", "plans", "plan",
+    "exotic", "big", "title", "guy", "man", "woman", "person", "alive", "around", "plans", "plan", "become",
+    "becoming",
 ];
 
 /// Words between `my` and what it owns (`my next gig`, `my new flat`).

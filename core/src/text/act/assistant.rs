@@ -94,6 +94,10 @@ pub(super) fn imperative(ws: &[W], k: usize) -> Option<Reading> {
     if !verb || is(STATE_VERBS, lemma(w)) && !particle {
         return None;
     }
+    // `Last week I joined a forum`, `Last night …`: a time said first, not the verb `last`.
+    if w == "last" && crate::text::cues::time_word(next.trim_end_matches('s')) {
+        return None;
+    }
     // `Mark and I share an allotment`: a name coordinated with the speaker is a subject.
     if matches!(next, "and" | "&") && ws.get(k + 2).is_some_and(|n| n.w == "i") {
         return None;
