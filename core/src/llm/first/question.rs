@@ -238,25 +238,7 @@ impl Asked {
         let has = |w: &str| ws.iter().any(|x| x == w);
         let kind = kind_of(&ws);
         let holder = holder(question, &ws);
-        let how_long = ws.windows(2).any(|p| p[0] == "how" && p[1] == "long");
-        let want = if how_long {
-            Want::Duration
-        } else if has("when") || has("date") {
-            Want::Date
-        } else if ws
-            .windows(2)
-            .any(|p| matches!(p[0].as_str(), "what" | "which" | "whats" | "what's") && p[1] == "time")
-        {
-            Want::Time
-        } else if has("old") || has("age") || has("many") || has("much") {
-            Want::Number
-        } else if holder.is_some() && (has("name") || has("called")) {
-            Want::Name
-        } else if has("where") || has("whereabouts") || has("where's") || has("wheres") {
-            Want::Place
-        } else {
-            Want::Any
-        };
+        let want = want(&ws, holder.is_some());
         let wh = ws.iter().position(|w| matches!(w.as_str(), "what" | "which" | "whats" | "what's"));
         let verb = ws
             .iter()
@@ -334,6 +316,29 @@ impl Asked {
         let mine = ws.iter().any(|w| w == "my" || w == "our");
         let holder_need = holder.as_deref().map(Need::new);
         Asked { kind, holder, holder_need, needs, heads, names, want, speaker, ahead, present, mine }
+    }
+}
+
+/// The kind of answer the question's words ask for (`when` a date, `how long` a span,
+/// `what time` a clock time, `how old` a number, `where` a place); `holder`: it asks of
+/// someone or something's (`what's my cat called` wants a name).
+fn want(ws: &[String], holder: bool) -> Want {
+    let has = |w: &str| ws.iter().any(|x| x == w);
+    if ws.windows(2).any(|p| p[0] == "how" && p[1] == "long") {
+        Want::Duration
+    } else if has("when") || has("date") {
+        Want::Date
+    } else if ws.windows(2).any(|p| matches!(p[0].as_str(), "what" | "which" | "whats" | "what's") && p[1] == "time") {
+        // `what time`, not `all the time`.
+        Want::Time
+    } else if has("old") || has("age") || has("many") || has("much") {
+        Want::Number
+    } else if holder && (has("name") || has("called")) {
+        Want::Name
+    } else if has("where") || has("whereabouts") || has("where's") || has("wheres") {
+        Want::Place
+    } else {
+        Want::Any
     }
 }
 
