@@ -85,3 +85,36 @@ fn regression_a_piece_that_leaves_out_what_its_adjective_is_of_stays_with_the_cl
         assert_eq!(kept_from(turn).len(), n, "{turn}: kept {:?}", kept_from(turn));
     }
 }
+
+#[test]
+fn regression_a_piece_whose_it_only_an_adjective_named_was_stored_alone() {
+    // `It's well controlled with lamotrigine.` was stored alone: what `it` is, only the
+    // adjective said, and no question about a medicine found the epilepsy beside it.
+    for (turn, fact) in [
+        (
+            "I'm epileptic, but it's well controlled with lamotrigine.",
+            "I'm epileptic, but it's well controlled with lamotrigine.",
+        ),
+        ("I'm dyslexic and it makes reading slow.", "I'm dyslexic and it makes reading slow."),
+    ] {
+        let kept = kept_from(turn);
+        assert!(kept.iter().any(|k| k == fact), "{turn}: kept {kept:?}");
+        assert!(!kept.iter().any(|k| k.starts_with("It")), "{turn}: orphaned in {kept:?}");
+        // The same where a model's compound proposal is cut into facts.
+        assert_eq!(nocturne_core::text::antecedent::facts(turn), [fact], "{turn}");
+    }
+    // An `it` with a referent is still replaced by it, one that names nothing still stands
+    // alone, and a turn that opens on `it` is left as written.
+    for (turn, kept) in [
+        ("I bought a tent and it rained the whole weekend.", &["I bought a tent.", "It rained the whole weekend."][..]),
+        ("I adopted a cat and it sleeps on my bed.", &["I adopted a cat.", "The cat sleeps on my bed."]),
+    ] {
+        assert_eq!(kept_from(turn), kept, "{turn}");
+    }
+    // Only an adjective of the speaker is kept with: an `it` the turn never named as
+    // anything stays as said (joining any piece before lost LoCoMo evidence).
+    assert_eq!(
+        nocturne_core::text::antecedent::facts("We talked for hours and it was lovely."),
+        ["We talked for hours.", "It was lovely."]
+    );
+}

@@ -13,7 +13,9 @@
 //! took it …`, `our neighbours have two goats and we feed them`). A pronoun whose
 //! antecedent is in its own piece (`My brother sold his flat`), an `it` that names nothing
 //! (`it rained`, `it's been a long week`, `it turns out`) and a pronoun the turn never
-//! names (`She said yes!`) are left as written. An indefinite antecedent is taken up
+//! names (`She said yes!`) are left as written; a piece that opens on an `it` no earlier
+//! phrase names, only an adjective (`I'm epileptic, but it's well controlled …`), stays with
+//! the piece before it. An indefinite antecedent is taken up
 //! definitely (`a dishwasher` → `the dishwasher`), with what names it (`a podcast about
 //! cycling`).
 //!
@@ -35,10 +37,77 @@ use super::split;
 use super::verbs::{self, Form};
 
 /// The statements of `text` as facts: every piece the splitter cuts, each pronoun whose
-/// antecedent is in an earlier piece replaced by it.
+/// antecedent is in an earlier piece replaced by it, and a piece whose `it` names nothing
+/// said before kept with the piece before it ([`orphaned`]).
 pub fn facts(text: &str) -> Vec<String> {
-    let pieces: Vec<String> = split::statements(text).into_iter().map(|p| p.text).collect();
-    resolve(&pieces)
+    let pieces = split::statements(text);
+    let mut before: Vec<String> = Vec::with_capacity(pieces.len());
+    let mut out = Vec::with_capacity(pieces.len());
+    for (n, piece) in pieces.iter().enumerate() {
+        let prev = n.checked_sub(1).map(|m| &pieces[m]).filter(|_| piece.how != split::How::First);
+        if let Some(joined) = prev.and_then(|prev| kept_with(text, prev, piece, &before)) {
+            before.pop();
+            out.pop();
+            out.push(resolve_in(&joined, &before));
+            before.push(joined);
+            continue;
+        }
+        out.push(resolve_in(&piece.text, &before));
+        before.push(piece.text.clone());
+    }
+    out
+}
+
+/// Whether `fact` opens on an `it` that stands for something (not `it rained`) which no
+/// phrase of the statements `before` it names (`I'm epileptic, but it's well controlled
+/// with lamotrigine`: what `it` is, only the adjective said): alone, it would name nothing.
+pub fn orphaned(fact: &str, before: &[String]) -> bool {
+    let w = words(fact);
+    let opens_on_it = pronoun(&w, 0) == Some(Kind::It(Place::Subject)) && !expletive(&w, 0, Kind::It(Place::Subject));
+    !before.is_empty() && opens_on_it && resolve_in(fact, before) == fact
+}
+
+/// Whether `statement` says only how the speaker is, by one adjective (`I'm epileptic`,
+/// `I'm mildly dyslexic`): what a later `it` stands for it names by no phrase.
+fn only_how_the_speaker_is(statement: &str) -> bool {
+    let w: Vec<String> = statement
+        .split_whitespace()
+        .map(|t| {
+            t.trim_matches(|c: char| !c.is_alphanumeric() && c != '\'' && c != '’').to_lowercase().replace('’', "'")
+        })
+        .collect();
+    let rest = match w.first().map(String::as_str) {
+        Some("i'm" | "im" | "we're") => &w[1..],
+        Some("i" | "we") if w.get(1).is_some_and(|b| b == "am" || b == "are") => &w[2..],
+        _ => return false,
+    };
+    const DEGREE: &[&str] = &["very", "really", "so", "quite", "mildly", "severely", "slightly", "pretty", "also"];
+    match rest.split_last() {
+        Some((last, before)) => {
+            before.len() <= 2
+                && before.iter().all(|b| DEGREE.contains(&b.as_str()))
+                && last.chars().all(char::is_alphabetic)
+        }
+        None => false,
+    }
+}
+
+/// `piece` kept with the piece before it, `prev` (both cut from one sentence of `text`),
+/// when it is [`orphaned`]: the statement `before` ends with, then the sentence's words up
+/// to the end of `piece` (`I'm epileptic, but it's well controlled with lamotrigine.`).
+/// `None` when `piece` has its referent or the spans are not `text`'s.
+pub fn kept_with(text: &str, prev: &split::Piece<'_>, piece: &split::Piece<'_>, before: &[String]) -> Option<String> {
+    if !orphaned(&piece.text, before) || !only_how_the_speaker_is(before.last()?) {
+        return None;
+    }
+    let end_of = |span: &str| {
+        let start = (span.as_ptr() as usize).checked_sub(text.as_ptr() as usize)?;
+        (start + span.len() <= text.len()).then_some(start + span.len())
+    };
+    let (from, to) = (end_of(prev.span)?, end_of(piece.span)?);
+    let last = before.last()?.trim_end().trim_end_matches(['.', '!', ';', ',']);
+    let rest = text.get(from..to)?.trim_end().trim_end_matches(['.', '!', ';', ',']);
+    Some(format!("{last}{rest}."))
 }
 
 /// `pieces` (one turn's statements, in order) with each pronoun whose antecedent is in an

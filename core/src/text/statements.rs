@@ -48,12 +48,31 @@ pub fn statements(texts: &[&str]) -> Vec<Statement> {
                 // A question names things too (`Have you seen my new bike? It's electric.`).
                 before.push(said.sentence.to_string());
             }
-            for piece in said.stated.iter().flat_map(|s| split::split(s)) {
-                let resolved = antecedent::resolve_in(&piece.text, &before);
-                before.push(piece.text);
-                let Some(candidate) = candidate(&resolved) else { continue };
-                if !out.iter().any(|c| c.text == candidate.text) {
-                    out.push(candidate);
+            for s in &said.stated {
+                let pieces = split::split(s);
+                // Where the candidate of the piece before went in `out`, if it made one.
+                let mut last: Option<usize> = None;
+                for (n, piece) in pieces.iter().enumerate() {
+                    // `I'm epileptic, but it's well controlled`: kept with the piece before.
+                    let joined = n.checked_sub(1).and_then(|m| antecedent::kept_with(s, &pieces[m], piece, &before));
+                    let text = match joined {
+                        Some(joined) => {
+                            before.pop();
+                            if let Some(k) = last.take() {
+                                out.remove(k);
+                            }
+                            joined
+                        }
+                        None => piece.text.clone(),
+                    };
+                    let resolved = antecedent::resolve_in(&text, &before);
+                    before.push(text);
+                    last = None;
+                    let Some(candidate) = candidate(&resolved) else { continue };
+                    if !out.iter().any(|c| c.text == candidate.text) {
+                        last = Some(out.len());
+                        out.push(candidate);
+                    }
                 }
             }
         }
